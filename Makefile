@@ -1,0 +1,64 @@
+# GPU Canary. Quick start on Debian/Ubuntu: `make run`, `make test`.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+# go-nvml's cgo preamble declares every NVML symbol, deprecated ones too.
+export CGO_ENABLED := 1
+export CGO_CFLAGS := -O2 -Wno-deprecated-declarations
+FUZZTIME ?= 5s
+
+.PHONY: all deps deps-test build cli run test vet unit fuzz e2e bench test-gpu clean
+
+all: build cli
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+## build: bin/gpucanary, the tray app with every command
+build: deps
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gpucanary ./cmd/gpucanary
+
+## cli: bin/gpucanary-cli, the same commands without GUI code (no libGL/libX11)
+cli:
+	$(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o bin/gpucanary-cli ./cmd/gpucanary
+	@if ldd bin/gpucanary-cli 2>/dev/null | grep -Eq 'libGL|libX11'; then \
+		echo "cli: bin/gpucanary-cli links GUI libraries"; ldd bin/gpucanary-cli; exit 1; fi
+
+## run: install what is missing, build, start the tray (or `watch` without a display)
+run: build
+	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		echo "No display (DISPLAY and WAYLAND_DISPLAY are unset): running 'gpucanary watch' in this terminal instead of the tray."; \
+		exec bin/gpucanary watch; \
+	fi; \
+	exec bin/gpucanary
+
+## test: install what is missing, vet, race tests, fuzz briefly, desktop end to end
+test: deps deps-test vet unit cli fuzz e2e
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags nogui ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	@FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+e2e:
+	@if [ -x scripts/e2e-desktop.sh ]; then scripts/e2e-desktop.sh; else echo "e2e: no desktop end-to-end tests yet"; fi
+
+## bench: the benchmarks, each beside the peer it is compared with
+bench: cli
+	@scripts/bench.sh
+
+## test-gpu: on a machine with an NVIDIA GPU and a CUDA torch; runs the carried bin/gpucanary-cli
+test-gpu:
+	@scripts/test-gpu.sh
+
+clean:
+	rm -rf bin

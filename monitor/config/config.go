@@ -1,0 +1,158 @@
+// Package config holds GPU Canary's settings: one TOML file shared by the
+// tray and the command line, so that what the tray remembers (roots, extra
+// environments, the index mirror) is what `check` and `watch` use.
+//
+// A missing file is the defaults. A malformed one is reported and the
+// defaults are used: a broken config never stops the program.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is every setting, with its default from Default.
+type Config struct {
+	// Roots are extra folders searched for environments, besides home.
+	Roots []string `toml:"roots"`
+	// Envs are environments added by hand; always checked.
+	Envs []string `toml:"envs"`
+	// IndexBase is the PyTorch wheel index base (a mirror may stand in).
+	IndexBase string `toml:"index_base"`
+	// Refresh is how often processes and the GPU are polled.
+	Refresh Duration `toml:"refresh"`
+	// CPUFallbackPercent and CPUFallbackWindow decide when a busy process
+	// on the CPU becomes JOB_ON_CPU.
+	CPUFallbackPercent float64  `toml:"cpu_fallback_percent"`
+	CPUFallbackWindow  Duration `toml:"cpu_fallback_window"`
+	// Notify lists the event kinds that become notifications; empty = all.
+	Notify []string `toml:"notify"`
+	// DiscoverHome turns the walk of the home directory on or off.
+	DiscoverHome bool `toml:"discover_home"`
+}
+
+// Duration is a time.Duration written as "2s" in TOML.
+type Duration struct{ time.Duration }
+
+// MarshalText writes "2s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads "2s", "500ms".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("reading duration %q: %w", b, err)
+	}
+	d.Duration = v
+	return nil
+}
+
+// Default is the configuration with nothing set.
+func Default() Config {
+	return Config{
+		IndexBase:          "https://download.pytorch.org/whl",
+		Refresh:            Duration{2 * time.Second},
+		CPUFallbackPercent: 50,
+		CPUFallbackWindow:  Duration{20 * time.Second},
+		DiscoverHome:       true,
+	}
+}
+
+// Path is the config file's location: $XDG_CONFIG_HOME/gpucanary/config.toml
+// (os.UserConfigDir, so %AppData% on Windows).
+func Path() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the config directory: %w", err)
+	}
+	return filepath.Join(dir, "gpucanary", "config.toml"), nil
+}
+
+// Load reads the file at path over the defaults. A missing file is the
+// defaults and no error; a malformed file returns the defaults and an error
+// that says what is wrong, for the caller to show.
+func Load(path string) (Config, error) {
+	c := Default()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("reading settings %s: %w", path, err)
+	}
+	read := c
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&read); err != nil {
+		return c, fmt.Errorf("reading settings %s (using defaults): %w", path, err)
+	}
+	if err := read.validate(); err != nil {
+		return c, fmt.Errorf("reading settings %s (using defaults): %w", path, err)
+	}
+	return read, nil
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Refresh.Duration < 100*time.Millisecond:
+		return fmt.Errorf("refresh %s is shorter than 100ms", c.Refresh)
+	case c.CPUFallbackPercent <= 0:
+		return fmt.Errorf("cpu_fallback_percent %v must be above 0", c.CPUFallbackPercent)
+	case c.CPUFallbackWindow.Duration < 0:
+		return fmt.Errorf("cpu_fallback_window %s is negative", c.CPUFallbackWindow)
+	case c.IndexBase == "":
+		return errors.New("index_base is empty")
+	}
+	return nil
+}
+
+// Save writes c to path atomically (temp file + rename), creating the folder.
+func Save(path string, c Config) error {
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("saving settings %s: %w", path, err)
+	}
+	data, err := toml.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("saving settings %s: %w", path, err)
+	}
+	return WriteAtomic(path, data, 0o644)
+}
+
+// WriteAtomic replaces path with data so that a reader sees the old file or
+// the new one, never a half-written one.
+func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replacing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package wheels
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Index serves wheels the way download.pytorch.org does: BASE/TAG/ is a
+// PEP 503 simple index whose projects are the wheels added under TAG.
+type Index struct {
+	dir string
+	mu  sync.Mutex
+	// wheels: tag -> project -> file names
+	wheels map[string]map[string][]string
+	// Requests counts the files fetched, for tests that check nothing was.
+	Requests int
+}
+
+// NewIndex keeps its wheels under dir.
+func NewIndex(dir string) *Index {
+	return &Index{dir: dir, wheels: map[string]map[string][]string{}}
+}
+
+// Add builds s and publishes it under tag.
+func (x *Index) Add(tag string, s Spec) error {
+	d := filepath.Join(x.dir, tag)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return fmt.Errorf("adding %s to the index: %w", s.Filename(), err)
+	}
+	if _, err := Write(d, s); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.wheels[tag] == nil {
+		x.wheels[tag] = map[string][]string{}
+	}
+	x.wheels[tag][s.Name] = append(x.wheels[tag][s.Name], s.Filename())
+	return nil
+}
+
+// ServeHTTP answers /TAG/, /TAG/PROJECT/ and /TAG/files/FILE.
+func (x *Index) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(path.Clean(r.URL.Path), "/"), "/")
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	tag := parts[0]
+	projects, ok := x.wheels[tag]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	switch {
+	case len(parts) == 1:
+		names := make([]string, 0, len(projects))
+		for p := range projects {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!DOCTYPE html><html><body>\n")
+		for _, p := range names {
+			fmt.Fprintf(w, "<a href=\"%s/\">%s</a><br>\n", p, p)
+		}
+		fmt.Fprint(w, "</body></html>\n")
+	case len(parts) == 2:
+		files, ok := projects[normalize(parts[1])]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!DOCTYPE html><html><body>\n")
+		for _, f := range files {
+			fmt.Fprintf(w, "<a href=\"../files/%s\">%s</a><br>\n", html.EscapeString(f), html.EscapeString(f))
+		}
+		fmt.Fprint(w, "</body></html>\n")
+	case len(parts) == 3 && parts[1] == "files":
+		x.Requests++
+		http.ServeFile(w, r, filepath.Join(x.dir, tag, filepath.Base(parts[2])))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func normalize(name string) string {
+	return strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(name))
+}

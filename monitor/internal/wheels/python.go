@@ -1,0 +1,66 @@
+package wheels
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Python finds a python3 whose pip can install into another environment
+// (pip --python, pip 22.3 or newer). Without one the test is skipped with
+// the reason: `make test` installs python3-pip, so CI always has one.
+func Python(t testing.TB) string {
+	t.Helper()
+	for _, cand := range []string{os.Getenv("GPUCANARY_TEST_PYTHON"), "python3", "/usr/bin/python3"} {
+		if cand == "" {
+			continue
+		}
+		path, err := exec.LookPath(cand)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(path, "-c", "import pip, venv; v = tuple(int(x) for x in pip.__version__.split('.')[:2]); print(v >= (22, 3))").Output()
+		if err == nil && strings.TrimSpace(string(out)) == "True" {
+			return path
+		}
+	}
+	t.Skip("no python3 with venv and pip >= 22.3 (make deps-test installs python3-venv and python3-pip)")
+	return ""
+}
+
+// NewVenv makes a real venv without pip (as the engine tests' environments
+// are: the host pip installs into them with --python).
+func NewVenv(t testing.TB, python, dir string) {
+	t.Helper()
+	if out, err := exec.Command(python, "-m", "venv", "--without-pip", dir).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv %s: %v\n%s", dir, err, out)
+	}
+}
+
+// Pip runs the host pip against the venv: python3 -m pip --python VENV/bin/python ARGS.
+func Pip(t testing.TB, python, venv string, args ...string) {
+	t.Helper()
+	if out, err := PipCommand(python, venv, args...).CombinedOutput(); err != nil {
+		t.Fatalf("pip %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// PipCommand is the command Pip runs, for tests that start it themselves.
+func PipCommand(python, venv string, args ...string) *exec.Cmd {
+	full := append([]string{"-m", "pip", "--python", filepath.Join(venv, "bin", "python"), "--disable-pip-version-check", "--no-input", "-q"}, args...)
+	cmd := exec.Command(python, full...)
+	cmd.Env = append(os.Environ(), "PIP_NO_CACHE_DIR=1", "PIP_CONFIG_FILE=/dev/null")
+	return cmd
+}
+
+// SitePackages is the venv's site-packages folder.
+func SitePackages(t testing.TB, venv string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages"))
+	if len(m) != 1 {
+		t.Fatalf("site-packages of %s: %v", venv, m)
+	}
+	return m[0]
+}

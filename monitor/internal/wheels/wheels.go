@@ -1,0 +1,169 @@
+// Package wheels builds small but well-formed wheels of torch and its
+// companions, and serves them as a download.pytorch.org-style index
+// (BASE/TAG/PROJECT/), so tests can run real pip against them: PyPI is not
+// reachable from the machines the tests run on, and real torch wheels are
+// gigabytes.
+package wheels
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Spec describes one wheel.
+type Spec struct {
+	// Name is the distribution: torch, torchvision, torchaudio.
+	Name string
+	// Version is the full version, with its local tag ("2.5.1+cu121").
+	Version string
+	// CUDA is version.py's cuda ("12.1"); "" writes None.
+	CUDA string
+	// Libs are extra files under NAME/lib (libtorch_cuda.so); torch gets
+	// libtorch_cpu.so always and libtorch_cuda.so when CUDA is set.
+	Libs []string
+	// Size pads the wheel with an incompressible file of about this many
+	// bytes, so an install takes long enough to be interrupted.
+	Size int
+}
+
+// Filename is the wheel's file name (py3-none-any: it installs anywhere).
+func (s Spec) Filename() string {
+	return fmt.Sprintf("%s-%s-py3-none-any.whl", s.Name, strings.ReplaceAll(s.Version, "-", "_"))
+}
+
+// Torch is a torch wheel for an index tag: "cu121" gives 2.5.1+cu121 with
+// cuda '12.1' and libtorch_cuda.so; "cpu" gives a CPU build.
+func Torch(version, tag string) Spec {
+	return Spec{Name: "torch", Version: version + "+" + tag, CUDA: cudaOf(tag)}
+}
+
+// Companion is torchvision or torchaudio for an index tag.
+func Companion(name, version, tag string) Spec {
+	return Spec{Name: name, Version: version + "+" + tag, CUDA: cudaOf(tag)}
+}
+
+func cudaOf(tag string) string {
+	if !strings.HasPrefix(tag, "cu") || len(tag) < 5 {
+		return ""
+	}
+	d := tag[2:]
+	return d[:len(d)-1] + "." + d[len(d)-1:]
+}
+
+// Write builds the wheel into dir and returns its path.
+func Write(dir string, s Spec) (string, error) {
+	data, err := Build(s)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, s.Filename())
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", fmt.Errorf("writing wheel %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// file is one member of a wheel.
+type file struct {
+	name string
+	data []byte
+}
+
+// Build returns the wheel's bytes.
+func Build(s Spec) ([]byte, error) {
+	pkg := s.Name
+	distInfo := fmt.Sprintf("%s-%s.dist-info", s.Name, s.Version)
+	files := []file{
+		{pkg + "/__init__.py", []byte("from .version import __version__\n")},
+		{pkg + "/version.py", versionPy(s)},
+	}
+	libs := s.Libs
+	if s.Name == "torch" {
+		libs = append([]string{"libtorch_cpu.so", "libc10.so"}, libs...)
+		if s.CUDA != "" {
+			libs = append(libs, "libtorch_cuda.so", "libc10_cuda.so")
+		}
+	}
+	for _, l := range libs {
+		files = append(files, file{pkg + "/lib/" + l, []byte("\x7fELF fixture " + l + "\n")})
+	}
+	if s.Size > 0 {
+		pad := make([]byte, s.Size)
+		seed := sha256.Sum256([]byte(s.Version))
+		for i := 0; i < len(pad); i += len(seed) {
+			seed = sha256.Sum256(seed[:])
+			copy(pad[i:], seed[:])
+		}
+		files = append(files, file{pkg + "/lib/padding.bin", pad})
+	}
+	files = append(files,
+		file{distInfo + "/METADATA", metadata(s)},
+		file{distInfo + "/WHEEL", []byte("Wheel-Version: 1.0\nGenerator: gpucanary-tests\nRoot-Is-Purelib: false\nTag: py3-none-any\n")},
+		file{distInfo + "/top_level.txt", []byte(pkg + "\n")},
+	)
+	var record strings.Builder
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		w, err := zw.Create(f.name)
+		if err != nil {
+			return nil, fmt.Errorf("building wheel %s: %w", s.Filename(), err)
+		}
+		if _, err := w.Write(f.data); err != nil {
+			return nil, fmt.Errorf("building wheel %s: %w", s.Filename(), err)
+		}
+		sum := sha256.Sum256(f.data)
+		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.name, base64.RawURLEncoding.EncodeToString(sum[:]), len(f.data))
+	}
+	fmt.Fprintf(&record, "%s/RECORD,,\n", distInfo)
+	w, err := zw.Create(distInfo + "/RECORD")
+	if err != nil {
+		return nil, fmt.Errorf("building wheel %s: %w", s.Filename(), err)
+	}
+	if _, err := w.Write([]byte(record.String())); err != nil {
+		return nil, fmt.Errorf("building wheel %s: %w", s.Filename(), err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("building wheel %s: %w", s.Filename(), err)
+	}
+	return buf.Bytes(), nil
+}
+
+// versionPy is NAME/version.py in the form torch 2.6+ writes.
+func versionPy(s Spec) []byte {
+	cuda := "None"
+	if s.CUDA != "" {
+		cuda = "'" + s.CUDA + "'"
+	}
+	if s.Name != "torch" {
+		return []byte(fmt.Sprintf("__version__ = '%s'\ngit_version = '0000000'\nfrom torch.torch_version import TorchVersion\ncuda = %s\n", s.Version, cuda))
+	}
+	return []byte(fmt.Sprintf(`from typing import Optional
+
+__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'xpu']
+__version__ = '%s'
+debug = False
+cuda: Optional[str] = %s
+git_version = '0000000000000000000000000000000000000000'
+hip: Optional[str] = None
+xpu: Optional[str] = None
+`, s.Version, cuda))
+}
+
+func metadata(s Spec) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: test fixture of %s\nRequires-Python: >=3.8\n", s.Name, s.Version, s.Name)
+	// Only dependencies the test index can satisfy: real torch's nvidia-*
+	// requirements would send pip to PyPI.
+	if s.Name != "torch" {
+		b.WriteString("Requires-Dist: torch\n")
+	}
+	b.WriteString("\n")
+	return []byte(b.String())
+}

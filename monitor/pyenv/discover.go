@@ -1,0 +1,179 @@
+package pyenv
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Found is one discovered environment and how it was found, so the UI can
+// say why an environment is being watched.
+type Found struct {
+	Path string `json:"path"`
+	// Via is "argument", "VIRTUAL_ENV", "CONDA_PREFIX", "cwd", "root",
+	// "conda" or "home".
+	Via string `json:"via"`
+}
+
+// DiscoverOptions bounds and feeds Discover. Zero values mean the process's
+// own environment and the default budgets.
+type DiscoverOptions struct {
+	Paths  []string            // command-line paths: when set, exactly these are returned
+	Getenv func(string) string // nil: os.Getenv
+	Cwd    string              // "": os.Getwd
+	Home   string              // "": os.UserHomeDir
+	Roots  []string            // remembered roots (a setting), walked like home
+	// MaxDepth, MaxEntries and Timeout bound each walk (defaults 6, 200000
+	// and 2 s; Timeout covers the whole call).
+	MaxDepth   int
+	MaxEntries int
+	Timeout    time.Duration
+	Logger     *slog.Logger
+}
+
+// Defaults for DiscoverOptions' zero values.
+const (
+	DefaultMaxDepth   = 6
+	DefaultMaxEntries = 200_000
+	DefaultTimeout    = 2 * time.Second
+)
+
+// condaHomes are the folders under home where conda, mamba and their
+// installers put the base environment (with envs/ inside).
+var condaHomes = []string{
+	"miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba", "miniconda", "anaconda",
+	".conda", ".mamba", filepath.Join("opt", "miniconda3"), filepath.Join("opt", "anaconda3"),
+	filepath.Join(".local", "share", "mamba"),
+}
+
+// Discover finds environments. With Paths set it returns exactly those
+// (absolute, cleaned, deduplicated). Otherwise it tries, in order,
+// VIRTUAL_ENV, CONDA_PREFIX, the current directory and its children, the
+// remembered roots, the usual conda folders and a bounded walk of home.
+// Environments are deduplicated by real path (the first way found wins) and
+// the order is deterministic.
+func Discover(ctx context.Context, o DiscoverOptions) []Found {
+	o = o.withDefaults()
+	d := &discovery{o: o, seen: map[string]bool{}}
+	if len(o.Paths) > 0 {
+		for _, p := range o.Paths {
+			d.add(p, "argument", false)
+		}
+		return d.found
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	for _, v := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
+			d.add(p, v, true)
+		}
+	}
+	if o.Cwd != "" {
+		d.add(o.Cwd, "cwd", true)
+		d.children(o.Cwd, "cwd")
+	}
+	for _, r := range o.Roots {
+		d.walk(ctx, r, "root")
+	}
+	if o.Home != "" {
+		d.conda(o.Home)
+		d.walk(ctx, o.Home, "home")
+	}
+	return d.found
+}
+
+func (o DiscoverOptions) withDefaults() DiscoverOptions {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Cwd == "" && len(o.Paths) == 0 {
+		o.Cwd, _ = os.Getwd()
+	}
+	if o.Home == "" && len(o.Paths) == 0 {
+		o.Home, _ = os.UserHomeDir()
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+type discovery struct {
+	o     DiscoverOptions
+	seen  map[string]bool // real paths already found
+	found []Found
+}
+
+// add records path once by real path; with check it must be an environment.
+func (d *discovery) add(path, via string, check bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return
+	}
+	if check && !IsEnv(abs) {
+		return
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	if d.seen[real] {
+		return
+	}
+	d.seen[real] = true
+	d.found = append(d.found, Found{Path: abs, Via: via})
+}
+
+// children adds the environments directly inside dir (.venv, .venv-gpu).
+func (d *discovery) children(dir, via string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
+			d.add(filepath.Join(dir, e.Name()), via, true)
+		}
+	}
+}
+
+// conda adds the base installs and envs/* of the usual conda folders and
+// the environments listed in ~/.conda/environments.txt.
+func (d *discovery) conda(home string) {
+	for _, c := range condaHomes {
+		base := filepath.Join(home, c)
+		d.add(base, "conda", true)
+		d.children(filepath.Join(base, "envs"), "conda")
+	}
+	f, err := os.Open(filepath.Join(home, ".conda", "environments.txt"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 256<<10))
+	var lines []string
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && filepath.IsAbs(l) {
+			lines = append(lines, l)
+		}
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		d.add(l, "conda", true)
+	}
+}

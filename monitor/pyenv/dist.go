@@ -1,0 +1,112 @@
+package pyenv
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// pickDist chooses the dist-info to read. Two or more are a problem: pip
+// and uv each see only one of them, and uninstall leaves the other's files.
+// The one matching version.py wins; otherwise the first by name.
+func pickDist(p *Package, sp *sitePackages, name string, dists []distInfo, vp *VersionPy) *distInfo {
+	switch len(dists) {
+	case 0:
+		return nil
+	case 1:
+		return &dists[0]
+	}
+	dirs := make([]string, len(dists))
+	for i, d := range dists {
+		dirs[i] = d.dir
+	}
+	p.Problems = append(p.Problems, Problem{Kind: ProblemDuplicateDistInfo, Path: sp.file(dists[0].dir),
+		Message: fmt.Sprintf("%d %s metadata folders (%s): pip and uv see only one, and uninstalling leaves the other's files; reinstall %s", len(dists), name, strings.Join(dirs, ", "), name)})
+	if vp != nil {
+		public, _, _ := strings.Cut(vp.Version, "+")
+		for i, d := range dists {
+			if d.version == vp.Version || d.version == public {
+				return &dists[i]
+			}
+		}
+	}
+	return &dists[0]
+}
+
+// readDist reads a dist-info's METADATA header, INSTALLER and
+// direct_url.json into p.
+func readDist(p *Package, sp *sitePackages, d distInfo) {
+	dir := sp.file(d.dir)
+	p.DistInfo = dir
+	p.DistVersion = d.version
+	metaName := "METADATA"
+	if d.egg {
+		metaName = "PKG-INFO"
+	}
+	metaPath := dir + string(os.PathSeparator) + metaName
+	m, err := readMetadataFile(metaPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: metaPath,
+			Message: d.dir + " has no " + metaName + ": the install was interrupted"})
+	case errors.Is(err, ErrNoMetadataVersion) && m.Truncated:
+		p.Problems = append(p.Problems, Problem{Kind: ProblemTruncated, Path: metaPath,
+			Message: fmt.Sprintf("%s has no Version in its first %d bytes", metaName, MetadataLimit)})
+	case errors.Is(err, ErrNoMetadataVersion):
+		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: metaPath,
+			Message: metaName + " has no Version header"})
+	case err != nil:
+		p.Problems = append(p.Problems, problemFor(metaPath, metaName, err))
+	default:
+		p.DistVersion = m.Version
+		p.Evidence = append(p.Evidence, Evidence{File: metaPath, Says: "Version: " + m.Version})
+	}
+	instPath := dir + string(os.PathSeparator) + "INSTALLER"
+	if data, err := readSmall(instPath, 4<<10); err == nil {
+		p.Installer = strings.TrimSpace(string(data))
+		p.Evidence = append(p.Evidence, Evidence{File: instPath, Says: fmt.Sprintf("INSTALLER %q", string(data))})
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		p.Problems = append(p.Problems, problemFor(instPath, "INSTALLER", err))
+	}
+	urlPath := dir + string(os.PathSeparator) + "direct_url.json"
+	if data, err := readSmall(urlPath, smallFileLimit); err == nil {
+		var du struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(data, &du) == nil && du.URL != "" {
+			p.DirectURL = du.URL
+			p.Evidence = append(p.Evidence, Evidence{File: urlPath, Says: "url: " + du.URL})
+		}
+	}
+}
+
+// readVersionPy reads a package's version.py, recording each field it says
+// as evidence. A missing or unreadable file is a problem on p.
+func readVersionPy(p *Package, path, pkg string) *VersionPy {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: path,
+			Message: pkg + "/version.py is missing: files of the package were deleted; reinstall " + pkg})
+		return nil
+	}
+	data, err := readSmall(path, smallFileLimit)
+	if err != nil {
+		p.Problems = append(p.Problems, problemFor(path, pkg+"/version.py", err))
+		return nil
+	}
+	vp, err := ParseVersionPy(data)
+	if err != nil {
+		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: path,
+			Message: fmt.Sprintf("%s/version.py: %v", pkg, err)})
+		return nil
+	}
+	p.Evidence = append(p.Evidence, Evidence{File: path, Says: fmt.Sprintf("__version__ = %q", vp.Version)})
+	for _, f := range []struct{ name, val string }{{"cuda", vp.CUDA}, {"hip", vp.HIP}, {"xpu", vp.XPU}} {
+		if f.val != "" {
+			p.Evidence = append(p.Evidence, Evidence{File: path, Says: fmt.Sprintf("%s = %q", f.name, f.val)})
+		}
+	}
+	return &vp
+}

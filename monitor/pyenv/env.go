@@ -1,0 +1,129 @@
+// Package pyenv finds Python environments and reads what is installed in
+// them from disk, without ever starting Python: inspecting twenty
+// environments must take milliseconds, not the seconds of `import torch`.
+//
+// Every reading keeps its evidence (which file said what), and a broken
+// install (two torch dist-infos, a torch folder without metadata, a pip stash
+// left behind, an unreadable file) is recorded as a Problem, never returned
+// as an error that hides the rest of the environment.
+package pyenv
+
+// Layout is the on-disk shape of an environment. Both are read whatever the
+// host OS is: a Windows venv on a shared drive or under WSL's /mnt/c reads
+// the same as on Windows.
+type Layout string
+
+const (
+	LayoutPOSIX   Layout = "posix"   // bin/, lib/pythonX.Y/site-packages
+	LayoutWindows Layout = "windows" // Scripts\, Lib\site-packages
+)
+
+// Build is the kind of accelerator a package was built for.
+type Build string
+
+const (
+	BuildCUDA    Build = "cuda"
+	BuildCPU     Build = "cpu"
+	BuildROCm    Build = "rocm"
+	BuildXPU     Build = "xpu"
+	BuildUnknown Build = "unknown"
+)
+
+// Installer values for Env.Installer and Package.Installer.
+const (
+	InstallerUV      = "uv"
+	InstallerPip     = "pip"
+	InstallerConda   = "conda"
+	InstallerUnknown = "unknown"
+)
+
+// Package names used as keys of Env.Packages.
+const (
+	Torch          = "torch"
+	TorchVision    = "torchvision"
+	TorchAudio     = "torchaudio"
+	LlamaCppPython = "llama-cpp-python"
+	BitsAndBytes   = "bitsandbytes"
+)
+
+// Problem kinds (Problem.Kind). They are stable words that rules and the
+// JSON output match on.
+const (
+	ProblemDuplicateDistInfo = "duplicate-dist-info" // two dist-infos of one package: pip and uv see only one
+	ProblemMissingDistInfo   = "missing-dist-info"   // a package folder with no metadata: pip cannot uninstall it
+	ProblemPipStash          = "pip-stash"           // a ~orch-style folder pip left behind after a failed uninstall
+	ProblemUnreadable        = "unreadable"          // a file that exists but cannot be read
+	ProblemTruncated         = "truncated"           // a file too large to read whole that held no answer in its bounded prefix
+	ProblemMalformed         = "malformed"           // a file that was read but says nothing usable
+	ProblemHalfDeleted       = "half-deleted"        // files a build needs are gone (version.py says cuda, no libtorch_cuda)
+	ProblemLeftoverFiles     = "leftover-files"      // files of another build survive an overwrite (libtorch_cuda beside a CPU version.py)
+)
+
+// Evidence records which file said what, so a finding can show its source.
+type Evidence struct {
+	File string `json:"file"` // absolute path
+	Says string `json:"says"` // e.g. "cuda = '12.1'"
+}
+
+// Problem is something wrong with how a package or the environment is laid
+// out on disk. Problems are states shown to the user.
+type Problem struct {
+	// Kind is a short stable word: "duplicate-dist-info", "missing-dist-info",
+	// "pip-stash", "unreadable", "truncated", "malformed".
+	Kind    string `json:"kind"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Package is what the disk says about one installed distribution.
+type Package struct {
+	// Version is the most precise version known: torch/version.py's
+	// __version__ (which carries the local tag, "2.5.1+cu124") when present,
+	// else the dist-info's.
+	Version string `json:"version"`
+	// DistVersion is the dist-info METADATA Version: (no local tag for PyPI wheels).
+	DistVersion string `json:"dist_version,omitempty"`
+	Build       Build  `json:"build"`
+	// CUDA is major.minor ("12.1") for a CUDA build.
+	CUDA string `json:"cuda,omitempty"`
+	// ROCm is the HIP version for a ROCm build ("6.2.41133").
+	ROCm string `json:"rocm,omitempty"`
+	// XPU is the XPU version string for an XPU build.
+	XPU string `json:"xpu,omitempty"`
+	// Installer is the dist-info INSTALLER file ("pip", "uv", "conda"), empty when absent.
+	Installer string `json:"installer,omitempty"`
+	// DirectURL is direct_url.json's url, for URL/path/VCS installs.
+	DirectURL string `json:"direct_url,omitempty"`
+	// DistInfo is the dist-info (or conda-meta record) directory that was read.
+	DistInfo string `json:"dist_info,omitempty"`
+	// Libs lists the accelerator libraries the package ships, by file name
+	// (torch/lib/libtorch_cuda.so, libbitsandbytes_cuda124.so, libggml-cuda.so).
+	Libs []string `json:"libs,omitempty"`
+	// Backends lists the compute backends the package ships: for
+	// llama-cpp-python "cuda", "hip", "vulkan", "metal", "cpu"; for
+	// bitsandbytes the CUDA versions of its libraries ("124", "126").
+	Backends []string   `json:"backends,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	Problems []Problem  `json:"problems,omitempty"`
+}
+
+// Env is one Python environment as read from disk.
+type Env struct {
+	Path string `json:"path"` // absolute
+	// Kind is "venv" (pyvenv.cfg: venv, virtualenv, uv) or "conda" (conda-meta/).
+	Kind   string `json:"kind"`
+	Python string `json:"python"` // "3.11"
+	Layout Layout `json:"layout"`
+	// Installer is the environment's manager: uv, pip, conda or unknown.
+	Installer string `json:"installer"`
+	// SitePackages is the directory packages are installed into.
+	SitePackages string `json:"site_packages,omitempty"`
+	// Packages holds torch, its companions, llama-cpp-python, bitsandbytes
+	// and the nvidia-* runtime packages, by normalized distribution name.
+	Packages map[string]*Package `json:"packages"`
+	Evidence []Evidence          `json:"evidence,omitempty"`
+	Problems []Problem           `json:"problems,omitempty"`
+}
+
+// Torch returns the environment's torch, or nil when torch is not installed.
+func (e *Env) Torch() *Package { return e.Packages[Torch] }

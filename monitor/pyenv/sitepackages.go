@@ -1,0 +1,151 @@
+package pyenv
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// distInfo is one *.dist-info (or legacy *.egg-info) folder in site-packages.
+type distInfo struct {
+	dir     string // folder name as on disk
+	version string // version from the folder name
+	egg     bool
+}
+
+// sitePackages is one listing of site-packages, indexed once so every
+// package reader looks things up without touching the disk again.
+type sitePackages struct {
+	path  string
+	ix    *dirIndex
+	dists map[string][]distInfo // by normalized distribution name
+	stash []string              // entries pip left behind ("~orch", "~orch-2.5.1.dist-info")
+}
+
+func indexSitePackages(path string, ix *dirIndex) *sitePackages {
+	sp := &sitePackages{path: path, ix: ix, dists: make(map[string][]distInfo)}
+	for _, e := range ix.entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "~") {
+			sp.stash = append(sp.stash, n)
+			continue
+		}
+		name, d, ok := parseDistDir(n)
+		if ok {
+			sp.dists[name] = append(sp.dists[name], d)
+		}
+	}
+	return sp
+}
+
+// parseDistDir splits "torch-2.5.1+cu121.dist-info" into its normalized
+// name and version.
+func parseDistDir(n string) (string, distInfo, bool) {
+	lower := strings.ToLower(n)
+	var base string
+	d := distInfo{dir: n}
+	switch {
+	case strings.HasSuffix(lower, ".dist-info"):
+		base = n[:len(n)-len(".dist-info")]
+	case strings.HasSuffix(lower, ".egg-info"):
+		base, d.egg = n[:len(n)-len(".egg-info")], true
+	default:
+		return "", d, false
+	}
+	name, rest, _ := strings.Cut(base, "-")
+	d.version, _, _ = strings.Cut(rest, "-") // egg-info: name-version-py3.11
+	if name == "" {
+		return "", d, false
+	}
+	return NormalizeName(name), d, true
+}
+
+// NormalizeName is the PEP 503 normalized form of a distribution name:
+// lowercase, runs of "-", "_" and "." as one "-".
+func NormalizeName(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	sep := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '-' || c == '_' || c == '.' {
+			sep = true
+			continue
+		}
+		if sep {
+			b.WriteByte('-')
+		}
+		sep = false
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	if sep {
+		b.WriteByte('-')
+	}
+	return b.String()
+}
+
+// file is an absolute path inside site-packages.
+func (sp *sitePackages) file(parts ...string) string {
+	return filepath.Join(append([]string{sp.path}, parts...)...)
+}
+
+// stashOwners are the folder and dist-info name stems a stash can shadow,
+// and the package it belongs to.
+var stashOwners = []struct{ stem, pkg string }{
+	{"torch", Torch}, {"torchvision", TorchVision}, {"torchaudio", TorchAudio},
+	{"llama_cpp", LlamaCppPython}, {"llama_cpp_python", LlamaCppPython},
+	{"bitsandbytes", BitsAndBytes},
+}
+
+// stashOwner returns the package a pip stash folder belongs to, or "".
+// pip renames a folder it is removing by replacing its first characters with
+// "~" (and "-" when that name is taken): torch -> ~orch, ~-rch.
+func stashOwner(entry string) string {
+	base := entry
+	for _, suf := range []string{".dist-info", ".egg-info"} {
+		if len(base) > len(suf) && strings.EqualFold(base[len(base)-len(suf):], suf) {
+			base = base[:len(base)-len(suf)]
+		}
+	}
+	lead := 0
+	for lead < len(base) && (base[lead] == '~' || base[lead] == '-') {
+		lead++
+	}
+	rest, _, _ := strings.Cut(base[lead:], "-")
+	if rest == "" {
+		return ""
+	}
+	for _, o := range stashOwners {
+		if len(o.stem) == lead+len(rest) && strings.EqualFold(o.stem[lead:], rest) {
+			return o.pkg
+		}
+	}
+	return ""
+}
+
+// stashProblems turns leftover stash folders into problems, on the package
+// they shadow when it is installed and on the environment otherwise.
+func (sp *sitePackages) stashProblems(env *Env) {
+	for _, s := range sp.stash {
+		p := Problem{Kind: ProblemPipStash, Path: sp.file(s),
+			Message: "pip left " + s + " behind after an interrupted uninstall; pip warns \"Ignoring invalid distribution\" and a later install can mix files; delete it"}
+		if pkg := env.Packages[stashOwner(s)]; pkg != nil {
+			pkg.Problems = append(pkg.Problems, p)
+			continue
+		}
+		env.Problems = append(env.Problems, p)
+	}
+}
+
+// distNames lists the normalized names with a dist-info, sorted.
+func (sp *sitePackages) distNames() []string {
+	names := make([]string, 0, len(sp.dists))
+	for n := range sp.dists {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,18 @@
+//go:build windows
+
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// stateDir is %LOCALAPPDATA%\gpucanary.
+func stateDir() (string, error) {
+	d := os.Getenv("LOCALAPPDATA")
+	if d == "" {
+		return "", errors.New("finding the state directory: LOCALAPPDATA is not set")
+	}
+	return filepath.Join(d, "gpucanary"), nil
+}

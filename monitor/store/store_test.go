@@ -1,0 +1,127 @@
+package store
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+func TestStateRoundTrip(t *testing.T) {
+	s := Open(t.TempDir())
+	st, warn := s.LoadState()
+	if warn != nil || len(st.Envs) != 0 {
+		t.Fatalf("empty store: got %v, %v", st, warn)
+	}
+	seen := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	st.Envs["/w/.venv"] = EnvRecord{Torch: &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"}, Seen: seen}
+	if err := s.SaveState(st); err != nil {
+		t.Fatal(err)
+	}
+	got, warn := Open(s.dir).LoadState()
+	if warn != nil {
+		t.Fatal(warn)
+	}
+	r := got.Envs["/w/.venv"]
+	if r.Torch == nil || r.Torch.Version != "2.5.1+cu121" || !r.Seen.Equal(seen) {
+		t.Fatalf("round trip: got %+v", r)
+	}
+	// A person can read it: indented JSON.
+	data, _ := os.ReadFile(filepath.Join(s.dir, "state.json"))
+	if !strings.Contains(string(data), "\n  \"envs\"") {
+		t.Errorf("state.json is not indented:\n%s", data)
+	}
+}
+
+func TestBadFilesAreSetAside(t *testing.T) {
+	for name, content := range map[string]string{
+		"corrupt": `{"format": "gpucanary-state/1", "envs": {`,
+		"foreign": `{"name": "something else"}`,
+		"binary":  "\x00\x01\x02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"state.json", "events.json"} {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := Open(dir)
+			st, warn := s.LoadState()
+			if warn == nil || !strings.Contains(warn.Error(), "moved to") {
+				t.Fatalf("state warning = %v", warn)
+			}
+			if len(st.Envs) != 0 {
+				t.Fatalf("state from a bad file: %+v", st)
+			}
+			if err := s.Append(map[string]string{"kind": "ENV_ADDED"}); err == nil || !strings.Contains(err.Error(), "moved to") {
+				t.Fatalf("history warning = %v", err)
+			}
+			matches, _ := filepath.Glob(filepath.Join(dir, "*.corrupt-*"))
+			if len(matches) != 2 {
+				t.Fatalf("set-aside files: %v", matches)
+			}
+			for _, m := range matches {
+				if data, _ := os.ReadFile(m); string(data) != content {
+					t.Errorf("%s lost the original bytes", m)
+				}
+			}
+			evs, err := History[map[string]string](Open(dir))
+			if err != nil || len(evs) != 1 || evs[0]["kind"] != "ENV_ADDED" {
+				t.Fatalf("history after set-aside: %v %v", evs, err)
+			}
+		})
+	}
+}
+
+func TestHistoryIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	type ev struct{ N int }
+	for i := 0; i < HistoryLimit+250; i += 50 {
+		batch := make([]any, 50)
+		for j := range batch {
+			batch[j] = ev{N: i + j}
+		}
+		if err := s.Append(batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := History[ev](Open(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != HistoryLimit || got[0].N != 250 || got[len(got)-1].N != HistoryLimit+249 {
+		t.Fatalf("history: %d events, first %d, last %d", len(got), got[0].N, got[len(got)-1].N)
+	}
+	var raw map[string]json.RawMessage
+	data, _ := os.ReadFile(filepath.Join(dir, "events.json"))
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatalf("events.json is not JSON: %v", err)
+	}
+}
+
+func TestNoTempFilesLeft(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	for i := 0; i < 5; i++ {
+		if err := s.SaveState(State{Envs: map[string]EnvRecord{}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("files in state dir: %v", names)
+	}
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages GPU Canary needs to build and test,
+# skipping those already installed. Usage: scripts/deps.sh build|test
+# On other systems it prints the packages and stops.
+set -euo pipefail
+
+build=(gcc pkg-config libgl1-mesa-dev xorg-dev libxkbcommon-dev)
+test=(xvfb dbus-x11 dunst haskell-status-notifier-item-utils imagemagick
+      python3 python3-venv python3-pip python3-psutil)
+
+want=("${build[@]}")
+[ "${1:-build}" = test ] && want+=("${test[@]}")
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "deps: Go is not installed; install Go 1.24 or newer from https://go.dev/dl/ and run make again." >&2
+  exit 1
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  echo "deps: this is not a Debian/Ubuntu system; install the equivalents of: ${want[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "deps: missing packages: ${missing[*]}" >&2
+  echo "deps: run as root: apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
