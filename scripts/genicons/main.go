@@ -123,7 +123,9 @@ func shade(s state, x, y float64) (color.RGBA, bool) {
 			}
 			return white, true
 		}
-		pin := func(a, b float64) bool { return a >= 0.17 && a < 0.25 && (math.Abs(b) < 0.03 || math.Abs(math.Abs(b)-0.1) < 0.03) }
+		pin := func(a, b float64) bool {
+			return a >= 0.17 && a < 0.25 && (math.Abs(b) < 0.03 || math.Abs(math.Abs(b)-0.1) < 0.03)
+		}
 		if pin(ax, dy) || pin(ay, dx) {
 			return white, true
 		}

@@ -47,4 +47,3 @@ func TestCudaOf(t *testing.T) {
 		}
 	}
 }
-
