@@ -1,0 +1,98 @@
+// Package gpu reads the state of the machine's NVIDIA GPUs behind one small
+// interface, so that the rest of GPU Canary never depends on NVML being there.
+//
+// Three backends satisfy Backend: NVML through go-nvml on Linux, a simulated
+// GPU read from a JSON scenario file (for demos and tests), and a null backend
+// that reports "no NVIDIA driver" where NVML cannot be loaded. A missing driver
+// is a state shown to the user, never an error that stops the program.
+package gpu
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Backend is the one boundary between GPU Canary and the GPU driver.
+//
+// Snapshot never fails as a whole: what could not be read is recorded in
+// State.Error (the backend as a whole) or Device.Error (one device), so a
+// caller always has something to show.
+type Backend interface {
+	Snapshot(ctx context.Context) State
+	Close() error
+}
+
+// State is what the driver says about the machine's GPUs at one moment.
+type State struct {
+	// Simulated is true when the state comes from a scenario file, so every
+	// view can say so.
+	Simulated bool `json:"simulated"`
+	// Source names the backend: "nvml", "sim:PATH" or "none".
+	Source string `json:"source"`
+	// Driver is the kernel driver version ("550.54.15"); empty without a driver.
+	Driver string `json:"driver"`
+	// CUDADriver is the newest CUDA version the driver supports, major.minor
+	// ("12.4"), from SystemGetCudaDriverVersion.
+	CUDADriver string   `json:"cuda_driver"`
+	Devices    []Device `json:"devices"`
+	// Error says why the backend could not be read ("NVML not found: ...").
+	// Empty when everything was read.
+	Error string `json:"error"`
+}
+
+// HasDriver reports whether an NVIDIA driver answered. A state without one
+// is the "no NVIDIA driver" state, not a failure.
+func (s State) HasDriver() bool { return s.Driver != "" || len(s.Devices) > 0 }
+
+// Device is one physical GPU (or, for MIG, the parent of its instances).
+type Device struct {
+	Index             int    `json:"index"`
+	Name              string `json:"name"`
+	UUID              string `json:"uuid,omitempty"`
+	PCIBusID          string `json:"pci_bus_id,omitempty"`
+	ComputeCapability string `json:"compute_capability"` // "8.0"
+	// Architecture is filled by the engine from kb ("Ampere").
+	Architecture     string `json:"architecture,omitempty"`
+	MemoryTotalBytes uint64 `json:"memory_total_bytes"`
+	MemoryUsedBytes  uint64 `json:"memory_used_bytes"`
+	// Utilization, temperature and power are pointers: nil means the driver
+	// did not say (not supported, asleep), which is not the same as zero.
+	UtilizationGPU    *uint32  `json:"utilization_gpu_percent,omitempty"`
+	UtilizationMemory *uint32  `json:"utilization_memory_percent,omitempty"`
+	TemperatureC      *uint32  `json:"temperature_c,omitempty"`
+	PowerWatts        *float64 `json:"power_watts,omitempty"`
+	PowerLimitWatts   *float64 `json:"power_limit_watts,omitempty"`
+	// Asleep is true when the PCI runtime power state is "suspended"; such a
+	// device is not queried, so that watching it does not wake it.
+	Asleep bool `json:"asleep,omitempty"`
+	// MIGEnabled is true when the device is partitioned into MIG instances.
+	MIGEnabled bool      `json:"mig_enabled,omitempty"`
+	Processes  []Process `json:"processes"`
+	// Error collects what could not be read for this device.
+	Error string `json:"error,omitempty"`
+}
+
+// Process is one process the driver reports on a device.
+type Process struct {
+	PID int `json:"pid"`
+	// Type is "compute", "graphics" or "mps".
+	Type string `json:"type"`
+	// UsedMemoryBytes is nil when NVML cannot report it (WDDM, WSL2): "n/a",
+	// never 0.
+	UsedMemoryBytes *uint64 `json:"used_memory_bytes"`
+	SMPercent       *uint32 `json:"sm_percent,omitempty"`
+	MemPercent      *uint32 `json:"mem_percent,omitempty"`
+	// GPUInstanceID and ComputeInstanceID are set for a process in a MIG instance.
+	GPUInstanceID     *uint32 `json:"gpu_instance_id,omitempty"`
+	ComputeInstanceID *uint32 `json:"compute_instance_id,omitempty"`
+}
+
+// Options selects and configures a backend.
+type Options struct {
+	// SimFile, when set, replaces NVML with the scenario in that file.
+	SimFile string
+	// SysfsRoot is where /sys is mounted (tests point it at a tree of their
+	// own); empty means "/sys".
+	SysfsRoot string
+	Logger    *slog.Logger
+}

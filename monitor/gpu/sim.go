@@ -1,0 +1,173 @@
+package gpu
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// scenario is the JSON of a --gpu-sim file (DESIGN.md).
+type scenario struct {
+	Driver     string      `json:"driver"`
+	CUDADriver string      `json:"cuda_driver"`
+	Devices    []simDevice `json:"devices"`
+}
+
+type simDevice struct {
+	Name              string       `json:"name"`
+	UUID              string       `json:"uuid"`
+	PCIBusID          string       `json:"pci_bus_id"`
+	ComputeCapability string       `json:"compute_capability"`
+	MemoryTotalBytes  uint64       `json:"memory_total_bytes"`
+	MemoryUsedBytes   *uint64      `json:"memory_used_bytes"`
+	UtilizationGPU    *uint32      `json:"utilization_gpu_percent"`
+	UtilizationMemory *uint32      `json:"utilization_memory_percent"`
+	TemperatureC      *uint32      `json:"temperature_c"`
+	PowerWatts        *float64     `json:"power_watts"`
+	PowerLimitWatts   *float64     `json:"power_limit_watts"`
+	Asleep            bool         `json:"asleep"`
+	MIGEnabled        bool         `json:"mig_enabled"`
+	Processes         []simProcess `json:"processes"`
+}
+
+type simProcess struct {
+	PID int `json:"pid"`
+	// UsedMemoryBytes null is "n/a" (as WDDM reports).
+	UsedMemoryBytes *uint64 `json:"used_memory_bytes"`
+	SMPercent       *uint32 `json:"sm_percent"`
+	MemPercent      *uint32 `json:"mem_percent"`
+	Type            string  `json:"type"`
+}
+
+// ParseScenario reads a scenario file's JSON into the state it simulates.
+// `{"devices": []}` with no driver fields is "no NVIDIA driver".
+func ParseScenario(data []byte) (State, error) {
+	var sc scenario
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sc); err != nil {
+		return State{}, err
+	}
+	st := State{Simulated: true, Driver: sc.Driver, CUDADriver: sc.CUDADriver, Devices: []Device{}}
+	if sc.Driver == "" && len(sc.Devices) > 0 {
+		return State{}, fmt.Errorf("devices are listed but no driver version is given")
+	}
+	for i, d := range sc.Devices {
+		if d.Name == "" {
+			return State{}, fmt.Errorf("device %d has no name", i)
+		}
+		dev := Device{
+			Index: i, Name: d.Name, UUID: d.UUID, PCIBusID: d.PCIBusID, ComputeCapability: d.ComputeCapability,
+			MemoryTotalBytes: d.MemoryTotalBytes, UtilizationGPU: d.UtilizationGPU, UtilizationMemory: d.UtilizationMemory,
+			TemperatureC: d.TemperatureC, PowerWatts: d.PowerWatts, PowerLimitWatts: d.PowerLimitWatts,
+			Asleep: d.Asleep, MIGEnabled: d.MIGEnabled, Processes: []Process{},
+		}
+		var used uint64
+		for _, p := range d.Processes {
+			if p.PID <= 0 {
+				return State{}, fmt.Errorf("device %d: process pid %d is not a PID", i, p.PID)
+			}
+			typ := p.Type
+			switch typ {
+			case "":
+				typ = "compute"
+			case "compute", "graphics", "mps":
+			default:
+				return State{}, fmt.Errorf("device %d: process %d: type %q is not compute, graphics or mps", i, p.PID, typ)
+			}
+			if p.UsedMemoryBytes != nil {
+				used += *p.UsedMemoryBytes
+			}
+			dev.Processes = append(dev.Processes, Process{PID: p.PID, Type: typ, UsedMemoryBytes: p.UsedMemoryBytes, SMPercent: p.SMPercent, MemPercent: p.MemPercent})
+		}
+		dev.MemoryUsedBytes = used
+		if d.MemoryUsedBytes != nil {
+			dev.MemoryUsedBytes = *d.MemoryUsedBytes
+		}
+		st.Devices = append(st.Devices, dev)
+	}
+	return st, nil
+}
+
+// simBackend re-reads its scenario file when it changes, so a test or a
+// demo can move a simulated job on and off a GPU.
+type simBackend struct {
+	path string
+
+	mu    sync.Mutex
+	mtime time.Time
+	size  int64
+	state State
+	read  bool
+}
+
+func newSim(path string) *simBackend { return &simBackend{path: path} }
+
+var _ Backend = (*simBackend)(nil)
+
+// Snapshot returns the scenario's state, re-parsed when the file's
+// modification time or size changed. An unreadable or malformed file is
+// shown as the state's error: the last good state is not kept silently.
+func (s *simBackend) Snapshot(context.Context) State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	source := "sim:" + s.path
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		s.read = false
+		return State{Simulated: true, Source: source, Devices: []Device{}, Error: fmt.Sprintf("reading GPU scenario %s: %v", s.path, err)}
+	}
+	if s.read && fi.ModTime().Equal(s.mtime) && fi.Size() == s.size {
+		return s.state.clone()
+	}
+	data, err := os.ReadFile(s.path)
+	st := State{}
+	if err == nil {
+		st, err = ParseScenario(data)
+	}
+	if err != nil {
+		st = State{Simulated: true, Devices: []Device{}, Error: fmt.Sprintf("reading GPU scenario %s: %v", s.path, err)}
+	}
+	st.Source = source
+	s.state, s.mtime, s.size, s.read = st, fi.ModTime(), fi.Size(), true
+	return st.clone()
+}
+
+func (s *simBackend) Close() error { return nil }
+
+// clone copies the slices so callers may change what they get.
+func (s State) clone() State {
+	out := s
+	out.Devices = make([]Device, len(s.Devices))
+	for i, d := range s.Devices {
+		d.Processes = append([]Process{}, d.Processes...)
+		out.Devices[i] = d
+	}
+	return out
+}
+
+// nullBackend is the "no NVIDIA driver" state: NVML could not be loaded or
+// initialised, and nothing else is ever asked of it.
+type nullBackend struct{ reason string }
+
+var _ Backend = nullBackend{}
+
+func (n nullBackend) Snapshot(context.Context) State {
+	return State{Source: "none", Devices: []Device{}, Error: n.reason}
+}
+
+func (nullBackend) Close() error { return nil }
+
+// Open returns the simulated backend when o.SimFile is set, else the
+// platform's NVML backend, which is the null backend when no driver
+// answers. It never fails and never returns nil.
+func Open(o Options) Backend {
+	if o.SimFile != "" {
+		return newSim(o.SimFile)
+	}
+	return openPlatform(o)
+}
