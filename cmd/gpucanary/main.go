@@ -1,0 +1,19 @@
+// Command gpucanary is GPU Canary: run without arguments it is the tray app;
+// its subcommands (check, ps, watch, fix, report) give every tray feature on
+// the command line. This package only wires flags, the logger, the engine
+// and the app together.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/store"
+)
+
+func init() { extraCommands["watch"] = cmdWatch }
+
+// cmdWatch runs the engine headless and prints each event as it happens.
+func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
+	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	asJSON := fs.Bool("json", false, "print one JSON object a line")
+	all := fs.Bool("all", false, "print every event, not only those the notification policy would show")
+	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
+	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary watch [--json] [--all] [PATH...]") }
+	if err := parseInterspersed(fs, args); err != nil {
+		return exitUsage
+	}
+	for _, p := range fs.Args() {
+		if _, err := os.Stat(p); err != nil {
+			fmt.Fprintf(std.err, "gpucanary watch: %v\n", err)
+			return exitUsage
+		}
+	}
+	m, closeEngine := g.newMonitor(fs.Args())
+	defer closeEngine()
+	events, unsubscribe := m.Subscribe()
+	defer unsubscribe()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var runErr error
+	go func() {
+		defer wg.Done()
+		runErr = m.Run(ctx)
+	}()
+	if !*asJSON {
+		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
+	}
+	home, _ := os.UserHomeDir()
+	p := printer{w: std.out, colour: colour(std.out, g.getenv), home: home}
+	enc := json.NewEncoder(std.out)
+	for ev := range events {
+		if *asJSON {
+			if err := enc.Encode(ev); err != nil {
+				fmt.Fprintf(std.err, "gpucanary watch: writing JSON: %v\n", err)
+				return exitUsage
+			}
+			continue
+		}
+		if *all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
+			p.event(ev)
+		}
+	}
+	wg.Wait()
+	if runErr != nil {
+		fmt.Fprintf(std.err, "gpucanary watch: %v\n", runErr)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// newMonitor builds the engine from the settings; the returned function
+// releases what it opened.
+func (g *globals) newMonitor(paths []string) (*monitor.Monitor, func()) {
+	b := g.openGPU()
+	var st *store.Store
+	if dir, err := store.Dir(); err == nil {
+		st = store.Open(dir)
+	} else {
+		g.log.Warn("no state directory; nothing is remembered across restarts", "err", err)
+	}
+	policy := monitor.NewPolicy()
+	if len(g.cfg.Notify) > 0 {
+		policy.Kinds = map[string]bool{}
+		for _, k := range g.cfg.Notify {
+			policy.Kinds[k] = true
+		}
+	}
+	m := monitor.New(monitor.Options{
+		Paths:     paths,
+		Discover:  g.discoverOptions(nil),
+		GPU:       b,
+		Processes: g.processSource(),
+		Busy:      g.busyRule(),
+		Health:    g.healthOptions(),
+		Interval:  g.cfg.Refresh.Duration,
+		Store:     st,
+		Policy:    policy,
+		Redact:    redact,
+		Logger:    g.log.With("component", "monitor"),
+	})
+	return m, func() { b.Close() }
+}
+
+// event prints one event for a person.
+func (p printer) event(e monitor.Event) {
+	c := dim
+	switch {
+	case e.Kind == monitor.KindCUDAWheelReplaced || e.Kind == monitor.KindJobOnCPU:
+		c = red
+	case e.Finding != nil && e.Finding.Severity == "error" && e.Kind == monitor.KindFindingRaised:
+		c = red
+	case e.Kind == monitor.KindFindingCleared || e.Kind == monitor.KindJobOnCPUCleared:
+		c = green
+	case e.Notify:
+		c = yellow
+	}
+	fmt.Fprintf(p.w, "%s  %s  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, e.Kind), e.Message)
+	if e.Fix != "" {
+		fmt.Fprintf(p.w, "    fix: %s\n", e.Fix)
+	}
+}

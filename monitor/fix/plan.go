@@ -1,0 +1,294 @@
+// Package fix plans and runs the repair of an environment whose torch is not
+// the CUDA build it should be: a forced reinstall of torch and its installed
+// companions from the right download.pytorch.org index, without touching
+// other dependencies.
+//
+// A Plan is data a person can read before anything runs: the installer, the
+// exact argv (never a shell string), the packages and why each choice was
+// made. Health findings show Plan.Command() as their fix, so the advice and
+// the repair can never disagree.
+package fix
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	pep440 "github.com/aquasecurity/go-pep440-version"
+
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/kb"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// DefaultIndexBase is where official torch wheels live; BASE/TAG is an index.
+const DefaultIndexBase = "https://download.pytorch.org/whl"
+
+// Request is what a plan is made from.
+type Request struct {
+	Env *pyenv.Env
+	GPU gpu.State
+	// Variant overrides the chosen CUDA variant ("cu121").
+	Variant string
+	// IndexBase replaces DefaultIndexBase (a mirror).
+	IndexBase string
+	// LookPath finds executables (uv); nil means exec.LookPath.
+	LookPath func(string) (string, error)
+	// HostPython is the interpreter used for `-m pip --python ENV` when the
+	// environment has no pip of its own; "" means python3 from PATH.
+	HostPython string
+}
+
+// Pin is one package at one exact version.
+type Pin struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Plan is a reinstall a person can read before it runs.
+type Plan struct {
+	Env string `json:"env"`
+	// Installer is "uv", "pip" or "conda".
+	Installer string `json:"installer"`
+	// Argv is the command to run; empty when Blocked.
+	Argv     []string `json:"argv,omitempty"`
+	Packages []Pin    `json:"packages"`
+	// Variant is the index tag ("cu124") and CUDA its CUDA version.
+	Variant string `json:"variant"`
+	CUDA    string `json:"cuda"`
+	Index   string `json:"index"`
+	// Upgrade is true when the installed torch has no build for this GPU and
+	// the plan proposes a newer release instead; it is never done silently.
+	Upgrade bool `json:"upgrade,omitempty"`
+	// Reasons says why each choice was made, in order.
+	Reasons []string `json:"reasons"`
+	// Blocked says why no command can be proposed; Argv is empty then.
+	Blocked string `json:"blocked,omitempty"`
+}
+
+// Command is Argv as one line a person can paste into a POSIX shell.
+func (p Plan) Command() string {
+	q := make([]string, len(p.Argv))
+	for i, a := range p.Argv {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// ErrNoTorch is returned when the environment has no torch to reinstall.
+var ErrNoTorch = errors.New("torch is not installed")
+
+// NewPlan decides how to reinstall a CUDA torch in r.Env. A plan that
+// cannot be carried out is returned with Blocked set, not as an error: the
+// reasons are what the user needs to read. Errors are for requests that
+// make no sense (no environment, no torch).
+func NewPlan(r Request) (Plan, error) {
+	if r.Env == nil {
+		return Plan{}, errors.New("planning a reinstall: no environment")
+	}
+	torch := r.Env.Torch()
+	if torch == nil {
+		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
+	}
+	p := Plan{Env: r.Env.Path}
+	public := PublicVersion(torch.Version)
+	if public == "" {
+		p.Blocked = fmt.Sprintf("the installed torch version %q cannot be read", torch.Version)
+		return p, nil
+	}
+
+	target := public
+	if !choose(&p, r, public) {
+		return p, nil
+	}
+	if p.Upgrade {
+		target = p.Packages[0].Version
+	}
+	if len(p.Packages) == 0 {
+		p.Packages = companions(r.Env, target, p.Variant)
+	}
+
+	base := strings.TrimRight(r.IndexBase, "/")
+	if base == "" {
+		base = DefaultIndexBase
+	}
+	p.Index = base + "/" + p.Variant
+
+	if torch.Installer == pyenv.InstallerConda {
+		p.Installer = pyenv.InstallerConda
+		p.Blocked = "torch in this environment was installed by conda; reinstalling it with pip would leave conda's records wrong. " +
+			"Reinstall it with conda (for example `conda install -p " + ShellQuote(r.Env.Path) + " pytorch pytorch-cuda=" + p.CUDA +
+			" -c pytorch -c nvidia`), or remove conda's torch first and let GPU Canary install the pip build"
+		return p, nil
+	}
+	installer(&p, r)
+	return p, nil
+}
+
+// choose fills Variant, CUDA and, for an upgrade, Packages. It reports false
+// when the plan is blocked.
+func choose(p *Plan, r Request, public string) bool {
+	cc := ""
+	if len(r.GPU.Devices) > 0 {
+		cc = r.GPU.Devices[0].ComputeCapability
+	}
+	if r.Variant != "" {
+		cuda, ok := kb.CUDAForTag(r.Variant)
+		if !ok {
+			p.Blocked = fmt.Sprintf("%q is not a CUDA variant (expected a tag like cu121)", r.Variant)
+			return false
+		}
+		p.Variant, p.CUDA = r.Variant, cuda
+		p.Reasons = append(p.Reasons, fmt.Sprintf("variant %s was asked for", r.Variant))
+		return true
+	}
+	if !r.GPU.HasDriver() {
+		p.Blocked = "no NVIDIA driver answered, so no CUDA variant can be chosen; pass --variant cuNNN to choose one"
+		return false
+	}
+	if !kb.Known(public) {
+		p.Blocked = fmt.Sprintf("torch %s is newer than GPU Canary's release table, so its CUDA variants are not known; pass --variant cuNNN", public)
+		return false
+	}
+	if c, ok := kb.ChooseVariant(public, r.GPU.CUDADriver, cc); ok {
+		p.Variant, p.CUDA = c.Tag, c.CUDA
+		p.Reasons = append(p.Reasons, c.Reason)
+		return true
+	} else if old, ok := kb.OldestReleaseFor(r.GPU.CUDADriver, cc); ok {
+		p.Upgrade = true
+		p.Variant, p.CUDA = old.Tag, old.CUDA
+		p.Reasons = append(p.Reasons, c.Reason,
+			fmt.Sprintf("torch %s has no CUDA build for this GPU and driver; the oldest release that has one is %s (%s), so the plan installs that instead", public, old.Torch, old.Tag))
+		p.Packages = upgradePins(r.Env, old)
+		return true
+	} else {
+		p.Blocked = c.Reason + "; no torch release in GPU Canary's table has a build for this GPU and driver"
+		return false
+	}
+}
+
+// companions pins torch and whichever of torchvision/torchaudio are
+// installed, at the versions kb pairs with torch.
+func companions(env *pyenv.Env, torch, variant string) []Pin {
+	vision, audio, ok := kb.Companions(torch)
+	pins := []Pin{{pyenv.Torch, torch + "+" + variant}}
+	if v := env.Packages[pyenv.TorchVision]; v != nil {
+		if !ok {
+			vision = PublicVersion(v.Version)
+		}
+		pins = append(pins, Pin{pyenv.TorchVision, vision + "+" + variant})
+	}
+	if a := env.Packages[pyenv.TorchAudio]; a != nil {
+		if !ok {
+			audio = PublicVersion(a.Version)
+		}
+		pins = append(pins, Pin{pyenv.TorchAudio, audio + "+" + variant})
+	}
+	return pins
+}
+
+func upgradePins(env *pyenv.Env, c kb.Choice) []Pin {
+	pins := []Pin{{pyenv.Torch, c.Torch + "+" + c.Tag}}
+	if env.Packages[pyenv.TorchVision] != nil && c.Vision != "" {
+		pins = append(pins, Pin{pyenv.TorchVision, c.Vision + "+" + c.Tag})
+	}
+	if env.Packages[pyenv.TorchAudio] != nil && c.Audio != "" {
+		pins = append(pins, Pin{pyenv.TorchAudio, c.Audio + "+" + c.Tag})
+	}
+	return pins
+}
+
+// installer picks uv, the environment's pip, or the host's pip aimed at
+// the environment, and builds the argv.
+func installer(p *Plan, r Request) {
+	look := r.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	specs := make([]string, len(p.Packages))
+	for i, pin := range p.Packages {
+		specs[i] = pin.Name + "==" + pin.Version
+	}
+	if r.Env.Installer == pyenv.InstallerUV {
+		if uv, err := look("uv"); err == nil {
+			p.Installer = "uv"
+			p.Argv = append([]string{uv, "pip", "install", "--python", r.Env.Path, "--reinstall", "--no-deps"}, specs...)
+			p.Argv = append(p.Argv, "--index-url", p.Index)
+			p.Reasons = append(p.Reasons, "uv manages this environment, so uv reinstalls torch (--reinstall --no-deps keeps every other package as it is)")
+			return
+		}
+		p.Reasons = append(p.Reasons, "uv manages this environment but uv is not on PATH, so pip is used")
+	}
+	p.Installer = "pip"
+	py := Interpreter(r.Env)
+	if hasPip(r.Env) {
+		p.Argv = append([]string{py, "-m", "pip", "install", "--force-reinstall", "--no-deps"}, specs...)
+		p.Reasons = append(p.Reasons, "the environment's own pip reinstalls torch (--force-reinstall --no-deps keeps every other package as it is)")
+	} else {
+		host := r.HostPython
+		if host == "" {
+			host = "python3"
+			if found, err := look("python3"); err == nil {
+				host = found
+			}
+		}
+		p.Argv = append([]string{host, "-m", "pip", "--python", py, "install", "--force-reinstall", "--no-deps"}, specs...)
+		p.Reasons = append(p.Reasons, "the environment has no pip of its own, so the host's pip installs into it with --python (pip 22.3 or newer)")
+	}
+	p.Argv = append(p.Argv, "--index-url", p.Index)
+}
+
+// Interpreter is the environment's Python executable for its layout.
+func Interpreter(env *pyenv.Env) string {
+	switch {
+	case env.Layout == pyenv.LayoutWindows && env.Kind == "conda":
+		return filepath.Join(env.Path, "python.exe")
+	case env.Layout == pyenv.LayoutWindows:
+		return filepath.Join(env.Path, "Scripts", "python.exe")
+	default:
+		return filepath.Join(env.Path, "bin", "python")
+	}
+}
+
+func hasPip(env *pyenv.Env) bool {
+	if env.SitePackages == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(env.SitePackages, "pip"))
+	return err == nil && fi.IsDir()
+}
+
+// PublicVersion drops the local tag ("2.5.1+cu121" -> "2.5.1"): indexes and
+// kb tables are keyed by the public version.
+func PublicVersion(v string) string {
+	pv, err := pep440.Parse(v)
+	if err != nil {
+		if i := strings.IndexByte(v, '+'); i >= 0 {
+			return v[:i]
+		}
+		return v
+	}
+	return pv.Public()
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it, so commands shown
+// to a person can be pasted as they are.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=+:,@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,92 @@
+// Package health turns what was read (environments, the GPU) into findings
+// with stable codes: what is wrong in the user's words, how bad it is, and
+// the exact command that fixes it.
+//
+// Rules are pure functions of their inputs, so the tray, `check`, `watch`
+// and the report always agree on what is wrong.
+package health
+
+import (
+	"strconv"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// Severity orders findings; error findings make `check` exit 1.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Rank orders severities: error > warning > info > none.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityInfo:
+		return 1
+	}
+	return 0
+}
+
+// Stable finding codes (DESIGN.md). New codes may be added; existing ones
+// keep their meaning.
+const (
+	CodeTorchCPUBuild       = "TORCH_CPU_BUILD"
+	CodeCUDAWheelReplaced   = "CUDA_WHEEL_REPLACED"
+	CodeDriverTooOld        = "TORCH_CUDA_DRIVER_TOO_OLD"
+	CodeGPUArchUnsupported  = "GPU_ARCH_UNSUPPORTED"
+	CodeTorchFamilyMismatch = "TORCH_FAMILY_MISMATCH"
+	CodeBNBCUDAMismatch     = "BNB_CUDA_MISMATCH"
+	CodeLlamaCPPCPUBuild    = "LLAMA_CPP_CPU_BUILD"
+	CodeNoGPUDriver         = "NO_GPU_DRIVER"
+	CodeJobOnCPU            = "JOB_ON_CPU"
+	CodeEnvUnreadable       = "ENV_UNREADABLE"
+	CodeTorchInstallBroken  = "TORCH_INSTALL_BROKEN"
+	CodeTorchUnknownRelease = "TORCH_UNKNOWN_RELEASE"
+	CodeUVWillReplaceTorch  = "UV_WILL_REPLACE_TORCH"
+	CodeWatchDegraded       = "WATCH_DEGRADED"
+	CodeTorchBuildUnknown   = "TORCH_BUILD_UNKNOWN"
+)
+
+// Finding is one thing wrong (or worth knowing) about an environment, a
+// process or the GPU.
+type Finding struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+	// Fix is the exact command that repairs it, when one exists.
+	Fix string `json:"fix,omitempty"`
+	// Env is the environment the finding is about, when it is about one.
+	Env string `json:"env,omitempty"`
+	// PID is the process the finding is about, when it is about one.
+	PID int `json:"pid,omitempty"`
+	// Evidence is which file said what.
+	Evidence []pyenv.Evidence `json:"evidence,omitempty"`
+}
+
+// Key identifies a finding for deduplication: the same code about the same
+// subject is the same problem, whatever its message says.
+func (f Finding) Key() string {
+	k := f.Code + "|" + f.Env
+	if f.PID != 0 {
+		k += "|" + strconv.Itoa(f.PID)
+	}
+	return k
+}
+
+// Worst is the highest severity among findings, "" when there are none.
+func Worst(fs []Finding) Severity {
+	var w Severity
+	for _, f := range fs {
+		if f.Severity.Rank() > w.Rank() {
+			w = f.Severity
+		}
+	}
+	return w
+}

@@ -1,0 +1,36 @@
+package health
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+// CheckProcess raises JOB_ON_CPU for a process that has been busy off the
+// GPU for the whole window: an error for a CPU-only build, a warning for
+// a CUDA build that holds no GPU memory.
+func CheckProcess(r procs.Row) []Finding {
+	if !r.JobOnCPU {
+		return nil
+	}
+	sev := SeverityWarning
+	if r.Verdict == procs.VerdictCPU {
+		sev = SeverityError
+	}
+	who := r.Name
+	if len(r.Cmdline) > 0 {
+		who = strings.Join(r.Cmdline, " ")
+		if len(who) > 80 {
+			who = who[:77] + "..."
+		}
+	}
+	where := ""
+	if r.EnvPath != "" {
+		where = " in " + r.EnvPath
+	}
+	msg := fmt.Sprintf("`%s` (PID %d)%s has been busy on the CPU for %s although an NVIDIA GPU is present: %s.",
+		who, r.PID, where, r.BusyFor.Round(time.Second), r.Reason)
+	return []Finding{{Code: CodeJobOnCPU, Severity: sev, Message: msg, Env: r.EnvPath, PID: r.PID}}
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# make test-gpu: checks GPU Canary against a real NVIDIA GPU and a real CUDA
+# torch. It builds nothing: it runs the carried bin/gpucanary-cli (make cli
+# on the build machine). Needs python3 with a CUDA torch on PATH.
+#
+#   1. `check --json` on python3's environment must read a CUDA build.
+#   2. A real GPU job (matmuls on cuda) must get verdict "gpu" in `ps --json`.
+#   3. The same torch with CUDA_VISIBLE_DEVICES= (a CPU job) must get "cpu"
+#      or "cuda-idle".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=${GPUCANARY_CLI:-bin/gpucanary-cli}
+py=${PYTHON:-python3}
+[ -x "$cli" ] || { echo "test-gpu: $cli is missing; run 'make cli' on the build machine and carry bin/"; exit 2; }
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+
+prefix=$("$py" -c 'import sys; print(sys.prefix)')
+echo "== environment: $prefix"
+"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())'
+
+echo "== gpucanary check --json $prefix"
+set +e
+"$cli" check --json "$prefix" > /tmp/gc-check.json
+check_rc=$?
+set -e
+echo "exit status $check_rc"
+"$py" - /tmp/gc-check.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["gpu"]
+print("gpu:", "simulated" if g["simulated"] else "real", "driver", g["driver"], "cuda", g["cuda_driver"],
+      [d["name"] + " cc " + d["compute_capability"] for d in g["devices"]], g.get("error", ""))
+env = r["envs"][0]
+t = env["packages"].get("torch")
+print("torch:", t and {k: t.get(k) for k in ("version", "build", "cuda", "installer")})
+for f in env["findings"]:
+    print("finding:", f["severity"], f["code"], f["message"])
+import torch
+ok = (not g["simulated"] and g["driver"] and g["devices"] and t and t["build"] == "cuda"
+      and t.get("cuda") == torch.version.cuda)
+print("CHECK", "PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
+PY
+
+job='
+import sys, time, torch
+dev = sys.argv[1]
+x = torch.randn(2048, 2048, device=dev)
+end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    y = x @ x
+    if dev == "cuda":
+        torch.cuda.synchronize()
+'
+"$py" -c "$job" cuda 60 & gpu_pid=$!
+CUDA_VISIBLE_DEVICES= "$py" -c "$job" cpu 60 & cpu_pid=$!
+trap 'kill $gpu_pid $cpu_pid 2>/dev/null || true' EXIT
+sleep 15
+
+echo "== gpucanary ps --json (GPU job $gpu_pid, CPU job $cpu_pid)"
+"$cli" ps --json > /tmp/gc-ps.json
+"$cli" ps || true
+"$py" - /tmp/gc-ps.json "$gpu_pid" "$cpu_pid" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+gpu_pid, cpu_pid = int(sys.argv[2]), int(sys.argv[3])
+by = {p["pid"]: p for p in r["processes"]}
+for pid, want in ((gpu_pid, {"gpu"}), (cpu_pid, {"cpu", "cuda-idle"})):
+    p = by.get(pid)
+    print(pid, p and {k: p.get(k) for k in ("verdict", "gpu_memory_bytes", "cpu_percent", "env", "gpu_libs", "findings")})
+ok = by.get(gpu_pid, {}).get("verdict") == "gpu" and by.get(cpu_pid, {}).get("verdict") in ("cpu", "cuda-idle")
+print("PS", "PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
+PY
+echo "test-gpu: PASS"
