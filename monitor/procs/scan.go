@@ -170,10 +170,8 @@ func (s *Scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 		p.CPUPercent = 100 * float64(st.ticks-e.lastTicks) / s.ticks / dt
 		e.lastTicks, e.lastAt = st.ticks, now
 	}
-	rss, vm, err := s.readStatm(pid)
-	if err == nil {
-		p.RSSBytes = rss * s.page
-	}
+	p.RSSBytes = st.rss * s.page
+	vm := st.vsize
 	// Re-read the maps when the address space changed, at most every
 	// mapsRefresh for a process already known to be a workload.
 	if e.mapsAt.IsZero() || (vm != e.vmSize && (!p.Workload() || now.Sub(e.mapsAt) >= mapsRefresh)) {
@@ -218,6 +216,8 @@ type stat struct {
 	ppid  int
 	ticks uint64 // utime + stime
 	start uint64
+	vsize uint64 // bytes of address space: changes when libraries are mapped
+	rss   uint64 // resident pages
 }
 
 // readStat parses /proc/PID/stat into a reused buffer.
@@ -235,9 +235,10 @@ func (s *Scanner) readStat(pid int32) (stat, error) {
 	var st stat
 	st.comm = string(b[open+1 : close])
 	fields := b[close+1:]
-	// After comm: state(3) ppid(4) ... utime(14) stime(15) ... starttime(22).
+	// After comm: state(3) ppid(4) ... utime(14) stime(15) ... starttime(22)
+	// vsize(23) rss(24).
 	n := 2
-	for len(fields) > 0 && n <= 22 {
+	for len(fields) > 0 && n < 24 {
 		fields = bytes.TrimLeft(fields, " ")
 		end := bytes.IndexByte(fields, ' ')
 		if end < 0 {
@@ -253,25 +254,16 @@ func (s *Scanner) readStat(pid int32) (stat, error) {
 			st.ticks += uint64(atoi(f))
 		case 22:
 			st.start = uint64(atoi(f))
+		case 23:
+			st.vsize = uint64(atoi(f))
+		case 24:
+			st.rss = uint64(atoi(f))
 		}
 	}
-	if n < 22 {
+	if n < 24 {
 		return stat{}, fmt.Errorf("short stat of %d", pid)
 	}
 	return st, nil
-}
-
-// readStatm returns resident and total pages.
-func (s *Scanner) readStatm(pid int32) (rss, vm uint64, err error) {
-	b, err := s.read(pid, "statm")
-	if err != nil {
-		return 0, 0, err
-	}
-	f := bytes.Fields(b)
-	if len(f) < 2 {
-		return 0, 0, fmt.Errorf("short statm of %d", pid)
-	}
-	return uint64(atoi(f[1])), uint64(atoi(f[0])), nil
 }
 
 // read reads a small /proc file into the scanner's buffer.
