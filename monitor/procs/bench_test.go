@@ -91,4 +91,3 @@ func BenchmarkPsutilScan1000(b *testing.B) {
 	}
 	b.ReportMetric(total*1000/float64(n), "cpu-ms/op")
 }
-
