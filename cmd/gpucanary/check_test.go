@@ -223,3 +223,30 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the output (go test -update rewrites it):\n--- got\n%s", path, got)
 	}
 }
+
+func TestReportCommand(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	paths := incidents(t, t.TempDir())
+	dir := filepath.Join(t.TempDir(), "evidence")
+	out, stderr, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "report", "-o", dir, paths[0], paths[1])
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, dir) {
+		t.Errorf("output %q does not name the folder", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "check.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Envs []struct{ Path string } `json:"envs"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Envs) != 2 {
+		t.Errorf("check.json: %v %+v", err, r)
+	}
+	// A second run into the same folder is refused, not merged.
+	if _, stderr, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "report", "-o", dir, paths[0]); code != 2 || !strings.Contains(stderr, "already holds files") {
+		t.Errorf("second run: exit %d, %s", code, stderr)
+	}
+}

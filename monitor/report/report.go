@@ -1,0 +1,211 @@
+// Package report writes the evidence bundle: a folder a person can attach
+// to a bug report or keep beside a training run, saying what the driver,
+// the GPUs, every environment and every GPU process were at one moment
+// (incident 4: "evidence of the environment must be written down").
+//
+// It writes only inside its folder, never into a folder that already holds
+// files, and nothing in it is a secret: command lines are redacted by the
+// process scan and no environment variables are recorded.
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// Bundle is everything a report holds.
+type Bundle struct {
+	Time      time.Time
+	Version   string // GPU Canary's
+	Host      Host
+	Check     monitor.CheckResult
+	Processes []monitor.Process
+}
+
+// Host describes the machine.
+type Host struct {
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	Kernel   string `json:"kernel,omitempty"`
+	Distro   string `json:"distro,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+}
+
+// ReadHost reads the machine's description; what cannot be read stays empty.
+func ReadHost() Host {
+	h := Host{OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/etc/os-release"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {
+				h.Distro = strings.Trim(v, `"`)
+			}
+		}
+	}
+	h.Hostname, _ = os.Hostname()
+	return h
+}
+
+// Files are the names a bundle holds.
+var Files = []string{"README.md", "env_info.md", "gpu.json", "processes.json", "check.json"}
+
+// Write creates dir (or uses it when empty) and writes the bundle into it.
+// It refuses a folder that already holds files, so nothing is overwritten.
+func Write(dir string, b Bundle) error {
+	if err := prepare(dir); err != nil {
+		return err
+	}
+	procs := b.Processes
+	if procs == nil {
+		procs = []monitor.Process{}
+	}
+	files := map[string][]byte{
+		"README.md":      []byte(readme(b)),
+		"env_info.md":    []byte(envInfo(b)),
+		"gpu.json":       mustJSON(b.Check.GPU),
+		"processes.json": mustJSON(struct{ Processes []monitor.Process }{procs}),
+		"check.json":     mustJSON(b.Check),
+	}
+	for _, name := range Files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return fmt.Errorf("writing report %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func prepare(dir string) error {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("creating report folder %s: %w", dir, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("opening report folder %s: %w", dir, err)
+	case len(ents) > 0:
+		return fmt.Errorf("report folder %s already holds files; choose an empty or new folder", dir)
+	}
+	return nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		// Every value here is plain data; a failure is a programming error.
+		panic(fmt.Sprintf("report: encoding JSON: %v", err))
+	}
+	return append(b, '\n')
+}
+
+func readme(b Bundle) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "# GPU Canary report\n\n")
+	fmt.Fprintf(&s, "Taken %s on %s (%s %s", b.Time.Format(time.RFC3339), orUnknown(b.Host.Hostname), b.Host.OS, b.Host.Arch)
+	if b.Host.Distro != "" {
+		fmt.Fprintf(&s, ", %s", b.Host.Distro)
+	}
+	if b.Host.Kernel != "" {
+		fmt.Fprintf(&s, ", kernel %s", b.Host.Kernel)
+	}
+	fmt.Fprintf(&s, ") by GPU Canary %s.\n\n", b.Version)
+	if b.Check.GPU.Simulated {
+		fmt.Fprintf(&s, "**The GPU in this report is simulated** (%s): it is not this machine's hardware.\n\n", b.Check.GPU.Source)
+	}
+	fmt.Fprintf(&s, "Summary: %s.\n\n", b.Check.Summary())
+	fmt.Fprintf(&s, "| file | holds |\n| --- | --- |\n")
+	fmt.Fprintf(&s, "| env_info.md | the machine, driver, GPUs and every environment with its packages and findings, for reading |\n")
+	fmt.Fprintf(&s, "| gpu.json | the GPU state as the driver reported it |\n")
+	fmt.Fprintf(&s, "| processes.json | GPU workloads with their environment, libraries and verdicts (command lines redacted) |\n")
+	fmt.Fprintf(&s, "| check.json | the output of `gpucanary check --json` |\n")
+	return s.String()
+}
+
+func envInfo(b Bundle) string {
+	var s strings.Builder
+	g := b.Check.GPU
+	fmt.Fprintf(&s, "# Environment information\n\n")
+	fmt.Fprintf(&s, "- Taken: %s\n- OS: %s %s %s\n- Kernel: %s\n", b.Time.Format(time.RFC3339), b.Host.OS, b.Host.Arch, b.Host.Distro, orUnknown(b.Host.Kernel))
+	if g.HasDriver() {
+		fmt.Fprintf(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", g.Driver, orUnknown(g.CUDADriver))
+	} else {
+		fmt.Fprintf(&s, "- NVIDIA driver: none (%s)\n", orUnknown(g.Error))
+	}
+	if g.Simulated {
+		fmt.Fprintf(&s, "- **GPU state simulated** from %s\n", strings.TrimPrefix(g.Source, "sim:"))
+	}
+	if len(g.Devices) > 0 {
+		fmt.Fprintf(&s, "\n## GPUs\n\n| # | name | architecture | compute capability | memory | UUID |\n| --- | --- | --- | --- | --- | --- |\n")
+		for _, d := range g.Devices {
+			fmt.Fprintf(&s, "| %d | %s | %s | %s | %.1f GiB | %s |\n", d.Index, d.Name, orUnknown(d.Architecture), orUnknown(d.ComputeCapability), float64(d.MemoryTotalBytes)/(1<<30), d.UUID)
+		}
+	}
+	for _, f := range b.Check.Findings {
+		fmt.Fprintf(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
+	}
+	fmt.Fprintf(&s, "\n## Environments\n")
+	if len(b.Check.Envs) == 0 {
+		fmt.Fprintf(&s, "\nNone found.\n")
+	}
+	for _, e := range b.Check.Envs {
+		fmt.Fprintf(&s, "\n### %s\n\n- Verdict: %s\n- Manager: %s\n- Python: %s\n- Layout: %s\n", e.Path, e.Verdict, e.Installer, orUnknown(e.Python), e.Layout)
+		if len(e.Packages) > 0 {
+			fmt.Fprintf(&s, "\n| package | version | build | CUDA | installed by |\n| --- | --- | --- | --- | --- |\n")
+			names := make([]string, 0, len(e.Packages))
+			for n := range e.Packages {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				p := e.Packages[n]
+				fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", n, p.Version, buildOf(p), p.CUDA, p.Installer)
+			}
+		}
+		for _, f := range e.Findings {
+			fmt.Fprintf(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
+			if f.Fix != "" {
+				fmt.Fprintf(&s, "  - fix: `%s`\n", f.Fix)
+			}
+		}
+	}
+	if len(b.Processes) > 0 {
+		fmt.Fprintf(&s, "\n## GPU workloads\n\n| PID | verdict | GPU memory | environment | command |\n| --- | --- | --- | --- | --- |\n")
+		for _, p := range b.Processes {
+			mem := "n/a"
+			if p.GPUMemoryBytes != nil {
+				mem = fmt.Sprintf("%.1f GiB", float64(*p.GPUMemoryBytes)/(1<<30))
+			}
+			fmt.Fprintf(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, p.Verdict, mem, p.EnvPath, strings.ReplaceAll(strings.Join(p.Cmdline, " "), "|", `\|`))
+		}
+	}
+	return s.String()
+}
+
+func buildOf(p *pyenv.Package) string {
+	if p.Build == "" {
+		return ""
+	}
+	return string(p.Build)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+func bundle() Bundle {
+	mem := uint64(2 << 30)
+	env := &pyenv.Env{Path: "/home/u/llm/.venv", Python: "3.11", Layout: pyenv.LayoutPOSIX, Installer: "uv",
+		Packages: map[string]*pyenv.Package{"torch": {Version: "2.10.0", Build: pyenv.BuildCPU, Installer: "uv"}}}
+	return Bundle{
+		Time: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), Version: "test",
+		Host: Host{OS: "linux", Arch: "amd64", Kernel: "6.1.0", Hostname: "box"},
+		Check: monitor.CheckResult{
+			GPU: gpu.State{Simulated: true, Source: "sim:/tmp/a100.json", Driver: "550.54.15", CUDADriver: "12.4",
+				Devices: []gpu.Device{{Name: "NVIDIA A100", ComputeCapability: "8.0", Architecture: "Ampere", MemoryTotalBytes: 40 << 30}}},
+			Envs: []monitor.EnvReport{{Env: env, Verdict: "error", Findings: []health.Finding{{Code: "TORCH_CPU_BUILD", Severity: "error",
+				Message: "torch 2.10.0 is a CPU-only build", Fix: "uv pip install ..."}}}},
+			Findings: []health.Finding{},
+		},
+		Processes: []monitor.Process{{Row: procs.Row{Proc: procs.Proc{PID: 4242, Cmdline: procs.Redact([]string{"python", "train.py", "--hf-token", "hf_SECRET"})},
+			GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}}},
+	}
+}
+
+func TestWrite(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "report")
+	if err := Write(dir, bundle()); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	want := slices.Clone(Files)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("files = %v, want %v", names, want)
+	}
+	if top, _ := os.ReadDir(parent); len(top) != 1 {
+		t.Errorf("something was written outside the report folder: %v", top)
+	}
+	var all strings.Builder
+	for _, n := range names {
+		b, _ := os.ReadFile(filepath.Join(dir, n))
+		all.Write(b)
+		if strings.HasSuffix(n, ".json") && !json.Valid(b) {
+			t.Errorf("%s is not JSON", n)
+		}
+	}
+	text := all.String()
+	for _, must := range []string{"550.54.15", "12.4", "NVIDIA A100", "/home/u/llm/.venv", "TORCH_CPU_BUILD", "simulated", "2026-11-22T10:00:00Z", "4242"} {
+		if !strings.Contains(text, must) {
+			t.Errorf("the report does not say %q", must)
+		}
+	}
+	if strings.Contains(text, "hf_SECRET") {
+		t.Error("a secret reached the report")
+	}
+}
+
+func TestRefusesAFolderWithFiles(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "notes.txt")
+	os.WriteFile(keep, []byte("mine"), 0o644)
+	err := Write(dir, bundle())
+	if err == nil || !strings.Contains(err.Error(), "already holds files") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "mine" {
+		t.Error("the user's file changed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+		t.Error("wrote into a folder that held files")
+	}
+}
