@@ -6,11 +6,13 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -91,6 +93,14 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		return unreadable(f, err)
 	}
 	fs := health.CheckEnv(env, g, o)
+	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
+		if info, err := uvproject.ReadProject(p); err == nil {
+			fs = append(fs, health.CheckUVProject(env, info)...)
+		} else {
+			fs = append(fs, health.Finding{Code: health.CodeUVWillReplaceTorch, Severity: health.SeverityInfo, Env: env.Path,
+				Message: fmt.Sprintf("The uv project beside this environment could not be read, so GPU Canary cannot tell whether `uv sync` would replace torch: %v.", err)})
+		}
+	}
 	sortFindings(fs)
 	if fs == nil {
 		fs = []health.Finding{}

@@ -17,9 +17,9 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/internal/wheels"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/store"
+	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
 
 // a100 is a simulated A100 on driver 550 (CUDA 12.4).
@@ -27,7 +27,7 @@ const a100 = `{"driver": "550.54.15", "cuda_driver": "12.4",
  "devices": [{"name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-0000", "compute_capability": "8.0",
               "memory_total_bytes": 42949672960, "processes": []}]}`
 
-// fixture is a find-links folder with CUDA and CPU torch wheels.
+// fixture is a find-links folder with CUDA and CPU torch wheeltest.
 type fixture struct {
 	py    string
 	links string
@@ -35,9 +35,9 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	f := fixture{py: wheels.Python(t), links: t.TempDir()}
-	for _, s := range []wheels.Spec{wheels.Torch("2.5.1", "cu121"), wheels.Torch("2.5.1", "cpu"), wheels.Torch("2.5.1", "cu124")} {
-		if _, err := wheels.Write(f.links, s); err != nil {
+	f := fixture{py: wheeltest.Python(t), links: t.TempDir()}
+	for _, s := range []wheeltest.Spec{wheeltest.Torch("2.5.1", "cu121"), wheeltest.Torch("2.5.1", "cpu"), wheeltest.Torch("2.5.1", "cu124")} {
+		if _, err := wheeltest.Write(f.links, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func newFixture(t *testing.T) fixture {
 // venv makes a venv at dir with torch 2.5.1+cu121 installed by real pip.
 func (f fixture) venv(t *testing.T, dir string) string {
 	t.Helper()
-	wheels.NewVenv(t, f.py, dir)
+	wheeltest.NewVenv(t, f.py, dir)
 	f.install(t, dir, "2.5.1+cu121")
 	return dir
 }
@@ -55,7 +55,7 @@ func (f fixture) venv(t *testing.T, dir string) string {
 // install force-reinstalls torch==version in venv from the find-links folder.
 func (f fixture) install(t *testing.T, venv, version string) {
 	t.Helper()
-	wheels.Pip(t, f.py, venv, "install", "--no-index", "--find-links", f.links, "--force-reinstall", "torch=="+version)
+	wheeltest.Pip(t, f.py, venv, "install", "--no-index", "--find-links", f.links, "--force-reinstall", "torch=="+version)
 }
 
 func simGPU(t *testing.T, scenario string) gpu.Backend {
@@ -336,7 +336,7 @@ func TestBurstOfEventsStillReportsOverwrite(t *testing.T) {
 	f := newFixture(t)
 	venv := f.venv(t, filepath.Join(t.TempDir(), ".venv"))
 	e := startEngine(t, Options{Paths: []string{venv}})
-	site := wheels.SitePackages(t, venv)
+	site := wheeltest.SitePackages(t, venv)
 
 	// Tens of thousands of events: create and delete 15000 files while
 	// the real overwrite runs.
@@ -365,7 +365,7 @@ func TestOverflowRescansAndSaysSo(t *testing.T) {
 	// The kernel's queue overflowed while torch was replaced: the events
 	// of the overwrite are lost, only the overflow is reported.
 	e.m.w.mu.Lock()
-	delete(e.m.w.sites, wheels.SitePackages(t, venv))
+	delete(e.m.w.sites, wheeltest.SitePackages(t, venv))
 	e.m.w.mu.Unlock()
 	f.install(t, venv, "2.5.1+cpu")
 	e.m.w.fs.Errors <- fsnotify.ErrEventOverflow
@@ -429,7 +429,7 @@ func TestHalfFinishedInstallIsNotAChange(t *testing.T) {
 	f.install(t, cpu, "2.5.1+cpu")
 	e := startEngine(t, Options{Paths: []string{venv}})
 
-	site, cpuSite := wheels.SitePackages(t, venv), wheels.SitePackages(t, cpu)
+	site, cpuSite := wheeltest.SitePackages(t, venv), wheeltest.SitePackages(t, cpu)
 	step := func(what string, fn func() error) {
 		if err := fn(); err != nil {
 			t.Fatalf("%s: %v", what, err)

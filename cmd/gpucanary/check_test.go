@@ -20,24 +20,37 @@ const simA100 = `{"driver": "550.54.15", "cuda_driver": "12.4",
  "devices": [{"name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-0000", "compute_capability": "8.0",
               "memory_total_bytes": 42949672960, "processes": []}]}`
 
+// incidentSpecs are environments of DESIGN.md's incidents, by name.
+var incidentSpecs = []struct {
+	name string
+	spec pyenvtest.Spec
+}{
+	{"good-cu121", pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "uv"},
+		Vision: &pyenvtest.Companion{Version: "0.20.1+cu121", CUDA: "12.1"}}},
+	{"uv-cpu-overwrite", pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "uv"}}},
+	{"llama-cpu", pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"},
+		Llama: &pyenvtest.Llama{Version: "0.3.2", Backends: []string{"cpu"}}}},
+	{"windows-pypi", pyenvtest.Spec{Layout: pyenv.LayoutWindows, Torch: &pyenvtest.Torch{DistVersion: "2.5.1", Installer: "pip"}}},
+}
+
+func incidentsSpec(name string) pyenvtest.Spec {
+	for _, s := range incidentSpecs {
+		if s.name == name {
+			return s.spec
+		}
+	}
+	panic("no incident " + name)
+}
+
+func writeSpec(path string, s pyenvtest.Spec) error { return pyenvtest.Write(path, s) }
+
 // incidents builds one environment per incident of DESIGN.md under root.
 func incidents(t *testing.T, root string) []string {
 	t.Helper()
-	specs := []struct {
-		name string
-		spec pyenvtest.Spec
-	}{
-		{"good-cu121", pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "uv"},
-			Vision: &pyenvtest.Companion{Version: "0.20.1+cu121", CUDA: "12.1"}}},
-		{"uv-cpu-overwrite", pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "uv"}}},
-		{"llama-cpu", pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"},
-			Llama: &pyenvtest.Llama{Version: "0.3.2", Backends: []string{"cpu"}}}},
-		{"windows-pypi", pyenvtest.Spec{Layout: pyenv.LayoutWindows, Torch: &pyenvtest.Torch{DistVersion: "2.5.1", Installer: "pip"}}},
-	}
 	var paths []string
-	for _, s := range specs {
+	for _, s := range incidentSpecs {
 		p := filepath.Join(root, s.name)
-		if err := pyenvtest.Write(p, s.spec); err != nil {
+		if err := writeSpec(p, s.spec); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)

@@ -1,9 +1,9 @@
-// Package wheels builds small but well-formed wheels of torch and its
+// Package wheeltest builds small but well-formed wheels of torch and its
 // companions, and serves them as a download.pytorch.org-style index
 // (BASE/TAG/PROJECT/), so tests can run real pip against them: PyPI is not
 // reachable from the machines the tests run on, and real torch wheels are
 // gigabytes.
-package wheels
+package wheeltest
 
 import (
 	"archive/zip"

@@ -1,4 +1,4 @@
-package wheels
+package wheeltest
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Index serves wheels the way download.pytorch.org does: BASE/TAG/ is a
@@ -21,6 +22,9 @@ type Index struct {
 	wheels map[string]map[string][]string
 	// Requests counts the files fetched, for tests that check nothing was.
 	Requests int
+	// Delay holds each file download back, so an install can be stopped
+	// half-way.
+	Delay time.Duration
 }
 
 // NewIndex keeps its wheels under dir.
@@ -84,6 +88,11 @@ func (x *Index) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "</body></html>\n")
 	case len(parts) == 3 && parts[1] == "files":
 		x.Requests++
+		if d := x.Delay; d > 0 {
+			x.mu.Unlock()
+			time.Sleep(d)
+			x.mu.Lock()
+		}
 		http.ServeFile(w, r, filepath.Join(x.dir, tag, filepath.Base(parts[2])))
 	default:
 		http.NotFound(w, r)

@@ -1,4 +1,4 @@
-package wheels
+package wheeltest
 
 import (
 	"os"

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/store"
+)
+
+func init() { extraCommands["fix"] = cmdFix }
+
+// torchCodes are the findings a repair of torch must clear.
+var torchCodes = map[string]bool{
+	health.CodeTorchCPUBuild: true, health.CodeDriverTooOld: true, health.CodeGPUArchUnsupported: true,
+	health.CodeTorchFamilyMismatch: true, health.CodeTorchInstallBroken: true, health.CodeTorchBuildUnknown: true,
+}
+
+// cmdFix reinstalls a CUDA torch in one environment.
+func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
+	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	dry := fs.Bool("dry-run", false, "show the plan and change nothing")
+	yes := fs.Bool("yes", false, "do not ask before reinstalling")
+	variant := fs.String("variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
+	indexBase := fs.String("index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
+	force := fs.Bool("force", false, "reinstall even while processes of the environment run")
+	timeout := fs.Duration("timeout", 30*time.Minute, "stop the installer after this long")
+	pin := fs.Bool("pin-index", false, "pin torch to the CUDA index in the uv project's pyproject.toml instead")
+	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
+	fs.Usage = func() {
+		fmt.Fprintln(std.err, "Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]")
+	}
+	if err := parseInterspersed(fs, args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	path, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		return exitUsage
+	}
+	env, err := pyenv.Inspect(path)
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		return exitUsage
+	}
+	base := *indexBase
+	if base == "" {
+		base = g.cfg.IndexBase
+	}
+	b := g.openGPU()
+	defer b.Close()
+	st := b.Snapshot(ctx)
+	plan, err := fix.NewPlan(fix.Request{Env: env, GPU: st, Variant: *variant, IndexBase: base})
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		return exitFound
+	}
+	if *pin {
+		return pinIndex(env, plan, base, std)
+	}
+	printPlan(std, plan, st.Simulated)
+	if plan.Blocked != "" {
+		fmt.Fprintf(std.out, "\nNot fixed: %s.\n", plan.Blocked)
+		return exitFound
+	}
+	if *dry {
+		fmt.Fprintln(std.out, "\nDry run: nothing was changed.")
+		return exitOK
+	}
+	if !*force {
+		if running := envProcesses(ctx, env.Path); running != "" {
+			fmt.Fprintf(std.out, "\nNot fixed: %s.\n", running)
+			return exitFound
+		}
+	}
+	if !*yes && !confirm(std, "\nReinstall now? [y/N] ") {
+		fmt.Fprintln(std.out, "Nothing was changed.")
+		return exitFound
+	}
+
+	var journal *fix.Journal
+	if dir, err := store.Dir(); err == nil {
+		journal = fix.NewJournal(filepath.Join(dir, "journal"), env.Path, time.Now())
+	}
+	fmt.Fprintln(std.out)
+	res, err := fix.Run(ctx, plan, env, fix.RunOptions{
+		Timeout:  *timeout,
+		Journal:  journal,
+		Line:     func(l string) { fmt.Fprintf(std.out, "  │ %s\n", l) },
+		Progress: func(s string) { fmt.Fprintf(std.err, "→ %s\n", s) },
+		Check: func(e *pyenv.Env) []string {
+			var out []string
+			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
+				if f.Severity == health.SeverityError && torchCodes[f.Code] {
+					out = append(out, f.Code+": "+f.Message)
+				}
+			}
+			return out
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		return exitFound
+	}
+	fmt.Fprintln(std.out)
+	if res.Fixed {
+		t := res.After[pyenv.Torch]
+		fmt.Fprintf(std.out, "Fixed: torch %s (CUDA %s) in %s, verified by reading it again (%s).\n", t, plan.CUDA, env.Path, res.Duration)
+	} else {
+		fmt.Fprintf(std.out, "Not fixed: %s.\n", res.Why)
+		fmt.Fprintf(std.out, "Installed now: %s\n", describeVersions(res.After))
+		if res.Rollback != "" {
+			fmt.Fprintf(std.out, "To put back what was there before (%s):\n  %s\n", describeVersions(res.Before), res.Rollback)
+		}
+	}
+	if res.Journal != "" {
+		fmt.Fprintf(std.out, "Journal: %s\n", res.Journal)
+	}
+	if !res.Fixed {
+		return exitFound
+	}
+	if hint := pinHint(env); hint != "" {
+		fmt.Fprintln(std.out, hint)
+	}
+	return exitOK
+}
+
+func printPlan(std stdio, p fix.Plan, simulated bool) {
+	fmt.Fprintf(std.out, "Plan for %s\n", p.Env)
+	if p.Installer != "" {
+		fmt.Fprintf(std.out, "  installer: %s\n", p.Installer)
+	}
+	if len(p.Packages) > 0 {
+		var pins []string
+		for _, pin := range p.Packages {
+			pins = append(pins, pin.Name+" "+pin.Version)
+		}
+		fmt.Fprintf(std.out, "  packages:  %s\n", strings.Join(pins, ", "))
+	}
+	if p.Variant != "" {
+		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.Index)
+	}
+	if p.Upgrade {
+		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
+	}
+	if simulated {
+		fmt.Fprintln(std.out, "  GPU:       simulated (--gpu-sim)")
+	}
+	for _, r := range p.Reasons {
+		fmt.Fprintf(std.out, "  why:       %s\n", r)
+	}
+	if len(p.Argv) > 0 {
+		fmt.Fprintf(std.out, "  command:   %s\n", p.Command())
+	}
+}
+
+func describeVersions(v map[string]string) string {
+	if len(v) == 0 {
+		return "no torch"
+	}
+	var parts []string
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+		if s, ok := v[n]; ok {
+			parts = append(parts, n+" "+s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// confirm asks a yes/no question on standard input.
+func confirm(std stdio, q string) bool {
+	fmt.Fprint(std.out, q)
+	line, _ := bufio.NewReader(std.in).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+// envProcesses names the processes running from env, or "".
+func envProcesses(ctx context.Context, env string) string {
+	s := procs.NewScanner(procs.Options{})
+	ps, err := s.Scan(ctx)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, p := range ps {
+		inside := p.EnvPath == env
+		if !inside && len(p.Cmdline) > 0 && strings.HasPrefix(p.Cmdline[0], env+string(filepath.Separator)) {
+			inside = true
+		}
+		if inside && p.PID != os.Getpid() {
+			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, truncate(strings.Join(p.Cmdline, " "), 60)))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d process(es) run from %s and hold torch open: %s; stop them first, or pass --force", len(names), env, strings.Join(names, ", "))
+}
+
+// pinIndex pins torch (and its installed companions) to the plan's CUDA
+// index in the uv project of env.
+func pinIndex(env *pyenv.Env, plan fix.Plan, base string, std stdio) int {
+	p, ok := uvproject.FindProject(env.Path)
+	if !ok {
+		fmt.Fprintf(std.err, "gpucanary fix --pin-index: no pyproject.toml beside or above %s: this environment is not in a uv project\n", env.Path)
+		return exitFound
+	}
+	if plan.Variant == "" {
+		fmt.Fprintf(std.err, "gpucanary fix --pin-index: no CUDA variant can be chosen (%s); pass --variant cuNNN\n", plan.Blocked)
+		return exitFound
+	}
+	var pkgs []string
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+		if env.Packages[n] != nil {
+			pkgs = append(pkgs, n)
+		}
+	}
+	res, err := uvproject.PinIndex(p.Pyproject, base, plan.Variant, pkgs)
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary fix --pin-index: %v\n", err)
+		return exitFound
+	}
+	fmt.Fprintln(std.out, strings.ToUpper(res.Message[:1])+res.Message[1:]+".")
+	return exitOK
+}
+
+// pinHint tells the user to pin the index when the environment is in a uv
+// project that does not pin it, so the next `uv run` does not undo the fix.
+func pinHint(env *pyenv.Env) string {
+	p, ok := uvproject.FindProject(env.Path)
+	if !ok {
+		return ""
+	}
+	info, err := uvproject.ReadProject(p)
+	if err != nil || strings.HasPrefix(info.Pinned, "pytorch-cu") {
+		return ""
+	}
+	return fmt.Sprintf("This environment is in a uv project (%s) that does not pin torch's index: the next `uv sync` or `uv run` may undo this. Run: gpucanary fix --pin-index %s", p.Pyproject, fix.ShellQuote(env.Path))
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/wheeltest"
+)
+
+// pytorchIndex serves torch 2.5.1 and torchvision 0.20.1 for cpu, cu118,
+// cu121 and cu124 as BASE/TAG/, like download.pytorch.org.
+func pytorchIndex(t *testing.T) (*wheeltest.Index, string) {
+	t.Helper()
+	idx := wheeltest.NewIndex(t.TempDir())
+	for _, tag := range []string{"cpu", "cu118", "cu121", "cu124"} {
+		for _, s := range []wheeltest.Spec{wheeltest.Torch("2.5.1", tag), wheeltest.Companion("torchvision", "0.20.1", tag)} {
+			if err := idx.Add(tag, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	srv := httptest.NewServer(idx)
+	t.Cleanup(srv.Close)
+	return idx, srv.URL
+}
+
+// cpuVenv makes a venv at dir holding CPU builds of torch and torchvision.
+func cpuVenv(t *testing.T, py, base, dir string) {
+	t.Helper()
+	wheeltest.NewVenv(t, py, dir)
+	wheeltest.Pip(t, py, dir, "install", "--index-url", base+"/cpu", "torch==2.5.1+cpu", "torchvision==0.20.1+cpu")
+}
+
+func fixEnvSetup(t *testing.T) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("NO_COLOR", "1")
+}
+
+func installed(t *testing.T, venv string) (torch, vision string) {
+	t.Helper()
+	env, err := pyenv.Inspect(venv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := env.Packages["torch"]; p != nil {
+		torch = p.Version
+	}
+	if p := env.Packages["torchvision"]; p != nil {
+		vision = p.Version
+	}
+	return torch, vision
+}
+
+func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	_, base := pytorchIndex(t)
+	// A path with spaces and quotes: argv, never a shell string.
+	venv := filepath.Join(t.TempDir(), `my "quoted" env's dir`, ".venv")
+	cpuVenv(t, py, base, venv)
+
+	out, stderr, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", base, venv)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	torch, vision := installed(t, venv)
+	if torch != "2.5.1+cu124" || vision != "0.20.1+cu124" {
+		t.Fatalf("after fix: torch %s, torchvision %s; want the cu124 builds kb picks for an A100 on driver 550\n%s", torch, vision, out)
+	}
+	for _, want := range []string{"variant:   cu124", "Fixed: torch 2.5.1+cu124", "Journal: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.json"))
+	if len(journals) != 1 {
+		t.Fatalf("journals: %v", journals)
+	}
+	j, _ := os.ReadFile(journals[0])
+	for _, want := range []string{`"torch": "2.5.1+cpu"`, `"fixed": true`, "torch==2.5.1+cpu", `"output"`} {
+		if !strings.Contains(string(j), want) {
+			t.Errorf("journal lacks %s:\n%s", want, j)
+		}
+	}
+}
+
+func TestFixDryRunChangesNothing(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	idx, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	cpuVenv(t, py, base, venv)
+	before := idx.Requests
+
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--dry-run", "--index-base", base, venv)
+	if code != 0 || !strings.Contains(out, "Dry run: nothing was changed") || !strings.Contains(out, "torch==2.5.1+cu124") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if torch, _ := installed(t, venv); torch != "2.5.1+cpu" || idx.Requests != before {
+		t.Errorf("dry run changed something: torch %s, %d downloads", torch, idx.Requests-before)
+	}
+}
+
+func TestFixWithoutYesAsks(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	_, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	cpuVenv(t, py, base, venv)
+	// stdin is empty: the answer is no.
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--index-base", base, venv)
+	if code != 1 || !strings.Contains(out, "Reinstall now? [y/N]") || !strings.Contains(out, "Nothing was changed") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if torch, _ := installed(t, venv); torch != "2.5.1+cpu" {
+		t.Errorf("torch changed without a yes: %s", torch)
+	}
+}
+
+func TestFixKilledHalfWayThenRerun(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	idx, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	cpuVenv(t, py, base, venv)
+
+	idx.Delay = 5 * time.Second
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--timeout", "1500ms", "--index-base", base, venv)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{"Not fixed: the installer ran longer than 1.5s and was stopped", "Installed now: torch 2.5.1+cpu", "To put back what was there before", "Journal: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The installer's whole process group is gone.
+	if out, err := exec.Command("pgrep", "-f", "pip --python "+venv).Output(); err == nil && len(out) > 0 {
+		t.Errorf("installer processes survive: %s", out)
+	}
+	idx.Delay = 0
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", base, venv)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d:\n%s", code, out)
+	}
+	if torch, _ := installed(t, venv); torch != "2.5.1+cu124" {
+		t.Errorf("after the rerun: %s", torch)
+	}
+}
+
+func TestFixRefusedWhileTheEnvironmentRuns(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	_, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	cpuVenv(t, py, base, venv)
+	job := exec.Command("sleep", "60")
+	job.Env = append(os.Environ(), "VIRTUAL_ENV="+venv)
+	if err := job.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { job.Process.Kill(); job.Wait() }()
+
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", base, venv)
+	if code != 1 || !strings.Contains(out, "stop them first") || !strings.Contains(out, "sleep 60") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if torch, _ := installed(t, venv); torch != "2.5.1+cpu" {
+		t.Errorf("torch changed while the environment ran: %s", torch)
+	}
+}
+
+// TestFixUVRoute runs the uv plan against a stand-in uv that records its
+// argv and installs with pip, so the whole flow runs without uv.
+func TestFixUVRoute(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	_, base := pytorchIndex(t)
+	root := t.TempDir()
+	venv := filepath.Join(root, ".venv")
+	cpuVenv(t, py, base, venv)
+	cfg, _ := os.ReadFile(filepath.Join(venv, "pyvenv.cfg"))
+	os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), append(cfg, []byte("uv = 0.5.11\n")...), 0o644)
+
+	bin := t.TempDir()
+	argvLog := filepath.Join(bin, "argv.log")
+	script := `#!/bin/sh
+# A stand-in for uv: records its argv, then does "uv pip install" with pip.
+for a in "$@"; do printf '%s\n' "$a"; done > "` + argvLog + `"
+[ "$1 $2" = "pip install" ] || exit 2
+shift 2
+[ "$1" = "--python" ] || exit 2
+env=$2; shift 2
+for a in "$@"; do [ "$a" = "--reinstall" ] && a=--force-reinstall; set -- "$@" "$a"; shift; done
+exec ` + py + ` -m pip --python "$env/bin/python" --disable-pip-version-check install "$@"
+`
+	if err := os.WriteFile(filepath.Join(bin, "uv"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", base, venv)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	argv, _ := os.ReadFile(argvLog)
+	got := strings.ReplaceAll(strings.ReplaceAll(string(argv), venv, "$ENV"), base, "$BASE")
+	golden(t, "fix-uv.argv.golden", got)
+	if torch, vision := installed(t, venv); torch != "2.5.1+cu124" || vision != "0.20.1+cu124" {
+		t.Errorf("after the uv route: %s %s", torch, vision)
+	}
+}
+
+func TestFixPlanArgvGolden(t *testing.T) {
+	fixEnvSetup(t)
+	root := t.TempDir()
+	venv := filepath.Join(root, "proj", ".venv")
+	spec := incidentsSpec("uv-cpu-overwrite")
+	if err := writeSpec(venv, spec); err != nil {
+		t.Fatal(err)
+	}
+	// A PATH with python3 and no uv, the same on every machine.
+	bin := t.TempDir()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	if err := os.Symlink(py, filepath.Join(bin, "python3")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--dry-run", venv)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	golden(t, "fix-plan.txt.golden", strings.ReplaceAll(strings.ReplaceAll(out, root, "$ROOT"), bin, "$BIN"))
+
+	blackwell := `{"driver": "570.86.10", "cuda_driver": "12.8", "devices": [{"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "memory_total_bytes": 34359738368}]}`
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, blackwell), "fix", "--dry-run", venv)
+	if code != 0 || !strings.Contains(out, "torch 2.7.1+cu128") || !strings.Contains(out, "NOTE:") || !strings.Contains(out, "oldest release that has one is 2.7.1") {
+		t.Errorf("Blackwell plan, exit %d:\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", venv)
+	if code != 1 || !strings.Contains(out, "pass --variant") {
+		t.Errorf("no driver, exit %d:\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", "--variant", "cu121", venv)
+	if code != 0 || !strings.Contains(out, "torch==2.5.1+cu121") {
+		t.Errorf("--variant, exit %d:\n%s", code, out)
+	}
+}
+
+func TestPinIndexCommand(t *testing.T) {
+	fixEnvSetup(t)
+	root := t.TempDir()
+	venv := filepath.Join(root, ".venv")
+	if err := writeSpec(venv, incidentsSpec("good-cu121")); err != nil {
+		t.Fatal(err)
+	}
+	pyproject := filepath.Join(root, "pyproject.toml")
+	os.WriteFile(pyproject, []byte("[project]\nname = \"p\"\nversion = \"0.1.0\"\ndependencies = [\"torch\", \"torchvision\"]\n"), 0o644)
+	out, stderr, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--pin-index", venv)
+	if code != 0 || !strings.Contains(out, "uv lock") {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	b, _ := os.ReadFile(pyproject)
+	if !strings.Contains(string(b), `torch = [{ index = "pytorch-cu124"`) || !strings.Contains(string(b), `url = "https://download.pytorch.org/whl/cu124"`) {
+		t.Errorf("pyproject.toml:\n%s", b)
+	}
+	// Windows lock taking torch from PyPI: check warns before it happens.
+	os.WriteFile(filepath.Join(root, "uv.lock"), []byte("version = 1\n\n[[package]]\nname = \"torch\"\nversion = \"2.5.1+cpu\"\nsource = { registry = \"https://download.pytorch.org/whl/cpu\" }\n"), 0o644)
+	out, _, _ = runCLI(t, "--gpu-sim", simFile(t, simA100), "check", venv)
+	if !strings.Contains(out, "UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "gpucanary fix --pin-index") {
+		t.Errorf("check did not warn:\n%s", out)
+	}
+}

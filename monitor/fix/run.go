@@ -1,0 +1,288 @@
+package fix
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// RunOptions controls one repair.
+type RunOptions struct {
+	// Timeout bounds the installer (default 30 minutes).
+	Timeout time.Duration
+	// Line receives each line the installer prints, as it prints it.
+	Line func(string)
+	// Progress receives a short status ("downloading torch (2.4 GB)") when
+	// the installer's output says what it is doing.
+	Progress func(string)
+	// Journal, when set, records the run.
+	Journal *Journal
+	// Check lists the error findings that remain about an environment
+	// ("CODE: message"); the caller passes the health rules. nil checks
+	// nothing beyond the build.
+	Check func(*pyenv.Env) []string
+	// Env is the environment variables of the installer ("" = inherit).
+	Env []string
+}
+
+// Result is what a repair did.
+type Result struct {
+	// Fixed is true only when torch is now the planned CUDA build and no
+	// error finding remains about torch.
+	Fixed bool `json:"fixed"`
+	// Why says what went wrong when not fixed.
+	Why      string            `json:"why,omitempty"`
+	ExitCode int               `json:"exit_code"`
+	Before   map[string]string `json:"before"`
+	After    map[string]string `json:"after"`
+	// Remaining are the error findings still raised after the run.
+	Remaining []string `json:"remaining,omitempty"`
+	// Rollback is the command that puts the previous versions back.
+	Rollback string `json:"rollback,omitempty"`
+	Journal  string `json:"journal,omitempty"`
+	Duration string `json:"duration"`
+}
+
+// ErrBlocked is returned when a blocked plan is asked to run.
+var ErrBlocked = errors.New("the plan cannot be carried out")
+
+// Run carries out p on env: it runs the installer (its output streamed to
+// o.Line), stops its whole process group on cancellation or timeout,
+// reads the environment again and verifies the result. The journal, when
+// given, gets the plan, the before state, the output and the after state
+// whatever happens.
+func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, error) {
+	if p.Blocked != "" || len(p.Argv) == 0 {
+		return Result{}, fmt.Errorf("%w: %s", ErrBlocked, p.Blocked)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Minute
+	}
+	start := time.Now()
+	res := Result{Before: versions(env), Rollback: rollbackCommand(p, env)}
+	if o.Journal != nil {
+		o.Journal.begin(p, res.Before, res.Rollback)
+	}
+	out := func(line string) {
+		if o.Line != nil {
+			o.Line(line)
+		}
+		if o.Progress != nil {
+			if s := progress(line); s != "" {
+				o.Progress(s)
+			}
+		}
+		if o.Journal != nil {
+			o.Journal.line(line)
+		}
+	}
+
+	code, runErr := runInstaller(ctx, p.Argv, o.Env, o.Timeout, out)
+	res.ExitCode = code
+	res.Duration = time.Since(start).Round(time.Millisecond).String()
+
+	after, readErr := pyenv.Inspect(env.Path)
+	if readErr == nil {
+		res.After = versions(after)
+	}
+	switch {
+	case runErr != nil:
+		res.Why = runErr.Error()
+	case readErr != nil:
+		res.Why = fmt.Sprintf("the environment cannot be read after the install: %v", readErr)
+	default:
+		res.Fixed, res.Why, res.Remaining = verify(p, after, o)
+	}
+	if o.Journal != nil {
+		res.Journal = o.Journal.Path
+		if err := o.Journal.finish(res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// runInstaller runs argv in its own process group and returns its exit
+// code. Cancellation and the timeout kill the whole group, so pip's and
+// uv's children stop too.
+func runInstaller(ctx context.Context, argv, env []string, timeout time.Duration, out func(string)) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = env
+	}
+	cmd.Env = append(cmd.Environ(), "PYTHONUNBUFFERED=1", "PIP_PROGRESS_BAR=off", "PIP_NO_INPUT=1")
+	setProcessGroup(cmd)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return -1, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			out(sc.Text())
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		killGroup(cmd)
+		err = <-done
+		pw.Close()
+		wg.Wait()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return -1, fmt.Errorf("the installer ran longer than %s and was stopped", timeout)
+		}
+		return -1, errors.New("the installer was cancelled and stopped")
+	}
+	pw.Close()
+	wg.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), fmt.Errorf("the installer failed with exit status %d", exit.ExitCode())
+	}
+	if err != nil {
+		return -1, fmt.Errorf("running %s: %w", argv[0], err)
+	}
+	return 0, nil
+}
+
+// verify reads the result: fixed when torch is the planned CUDA build and
+// no error finding about torch remains.
+func verify(p Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
+	var remaining []string
+	if o.Check != nil {
+		remaining = o.Check(env)
+	}
+	t := env.Torch()
+	switch {
+	case t == nil:
+		return false, "torch is not installed after the run", remaining
+	case t.Build != pyenv.BuildCUDA:
+		return false, fmt.Sprintf("torch is a %s build after the run, not CUDA %s", t.Build, p.CUDA), remaining
+	case t.CUDA != p.CUDA:
+		return false, fmt.Sprintf("torch is built for CUDA %s after the run, not the planned %s", t.CUDA, p.CUDA), remaining
+	case PublicVersion(t.Version) != PublicVersion(p.Packages[0].Version):
+		return false, fmt.Sprintf("torch is %s after the run, not the planned %s", t.Version, p.Packages[0].Version), remaining
+	}
+	for _, pin := range p.Packages[1:] {
+		c := env.Packages[pin.Name]
+		if c == nil || PublicVersion(c.Version) != PublicVersion(pin.Version) {
+			got := "missing"
+			if c != nil {
+				got = c.Version
+			}
+			return false, fmt.Sprintf("%s is %s after the run, not the planned %s", pin.Name, got, pin.Version), remaining
+		}
+	}
+	if len(remaining) > 0 {
+		return false, fmt.Sprintf("torch is now %s, but a problem remains: %s", t.Version, remaining[0]), remaining
+	}
+	return true, "", nil
+}
+
+// versions records the exact versions of torch and its companions.
+func versions(env *pyenv.Env) map[string]string {
+	out := map[string]string{}
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+		if p := env.Packages[n]; p != nil {
+			out[n] = p.Version
+		}
+	}
+	return out
+}
+
+// rollbackCommand reinstalls what was there before: from the index of its
+// local tag (+cpu, +cu121), or from the default index when it had none.
+func rollbackCommand(p Plan, env *pyenv.Env) string {
+	before := versions(env)
+	if len(before) == 0 {
+		return ""
+	}
+	base := strings.TrimSuffix(p.Index, "/"+p.Variant)
+	var specs []string
+	tag := ""
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+		v, ok := before[n]
+		if !ok {
+			continue
+		}
+		specs = append(specs, n+"=="+v)
+		if _, local, found := strings.Cut(v, "+"); found && tag == "" {
+			tag = local
+		}
+	}
+	argv := append([]string(nil), p.Argv...)
+	// Replace the planned package specs and index in the same argv shape.
+	var kept []string
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--index-url" {
+			i++
+			continue
+		}
+		if strings.Contains(a, "==") {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	kept = append(kept, specs...)
+	if tag != "" {
+		kept = append(kept, "--index-url", base+"/"+tag)
+	}
+	q := make([]string, len(kept))
+	for i, a := range kept {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// progress turns pip's and uv's output into a short status, or "".
+func progress(line string) string {
+	l := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(l, "Downloading "):
+		// pip: "Downloading https://…/torch-2.5.1%2Bcu124-cp311-…whl (908.2 MB)"
+		name := l[len("Downloading "):]
+		size := ""
+		if i := strings.LastIndex(name, " ("); i > 0 {
+			name, size = name[:i], strings.TrimSuffix(name[i+2:], ")")
+		}
+		if i := strings.LastIndex(name, "/"); i >= 0 {
+			name = name[i+1:]
+		}
+		name = strings.ReplaceAll(name, "%2B", "+")
+		if size != "" {
+			return "downloading " + name + " (" + size + ")"
+		}
+		return "downloading " + name
+	case strings.HasPrefix(l, "Installing collected packages"):
+		return "installing"
+	case strings.HasPrefix(l, "Successfully installed"):
+		return "installed"
+	case strings.HasPrefix(l, "Prepared ") || strings.HasPrefix(l, "Resolved "):
+		return strings.ToLower(l[:1]) + l[1:]
+	case strings.HasPrefix(l, "Installed "):
+		return "installed"
+	}
+	return ""
+}

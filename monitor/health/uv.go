@@ -1,0 +1,29 @@
+package health
+
+import (
+	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// CheckUVProject raises UV_WILL_REPLACE_TORCH when the uv project around
+// env would put a CPU torch in place of its CUDA one at the next
+// `uv sync` or `uv run`: before it happens (incident 1).
+func CheckUVProject(env *pyenv.Env, info uvproject.LockInfo) []Finding {
+	t := env.Torch()
+	if t == nil {
+		return nil
+	}
+	platform := "linux"
+	if env.Layout == pyenv.LayoutWindows {
+		platform = "windows"
+	}
+	var out []Finding
+	for _, r := range uvproject.WillReplaceTorch(info, platform, t.Build == pyenv.BuildCUDA) {
+		out = append(out, Finding{Code: CodeUVWillReplaceTorch, Severity: SeverityWarning, Env: env.Path,
+			Message:  "torch " + t.Version + " is a CUDA build, but " + r.Reason + ". Pin torch to its CUDA index in " + info.Project.Pyproject + ".",
+			Fix:      "gpucanary fix --pin-index " + fix.ShellQuote(env.Path),
+			Evidence: []pyenv.Evidence{{File: info.Project.Lock, Says: r.Reason}}})
+	}
+	return out
+}
