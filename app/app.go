@@ -1,7 +1,7 @@
 // Package app is GPU Canary's desktop face: a tray icon that is a status
-// light, a menu with each environment's verdict, and (later) notifications
-// and windows. It only renders what the engine in package monitor decides;
-// no rule or reading lives here.
+// light, a live menu, desktop notifications, and windows for environments,
+// processes, GPUs, the event history and the settings. It only renders
+// what the engine in package monitor decides; no rule lives here.
 package app
 
 import (
@@ -16,25 +16,38 @@ import (
 
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
 // ID is the application ID (FyneApp.toml), which also names its preferences.
 const ID = "io.github.gpucanary"
 
-// Deps is what the app needs from the engine. Desktop side effects stay
-// injectable so the tray can be tested with Fyne's test app.
+// Deps is what the app needs. Desktop side effects that tests replace are
+// functions here (evebuddy's pattern).
 type Deps struct {
-	// Refresh computes the current state; it is called off the UI goroutine.
-	Refresh  func(ctx context.Context) monitor.CheckResult
-	Interval time.Duration
-	Log      *slog.Logger
+	Monitor    *monitor.Monitor
+	Config     config.Config
+	ConfigPath string
+	Log        *slog.Logger
+	// Export writes the evidence bundle into dir.
+	Export func(ctx context.Context, dir string) error
+	// Open shows a folder in the file manager; nil uses the platform's.
+	Open func(path string) error
+	// Tooltip sets the tray tooltip; nil uses the system tray's.
+	Tooltip func(string)
+	// Terminate asks a process to stop; nil sends SIGTERM.
+	Terminate func(pid int) error
 }
 
-// ErrNoTray is returned when the desktop has no system tray support.
+// ErrNoTray is returned when the desktop driver has no system tray.
 var ErrNoTray = errors.New("this desktop driver has no system tray")
 
-// Run starts the tray app and blocks until Quit or ctx is cancelled. It must
-// be called from the main goroutine (Fyne's rule).
+// refreshEvery is how often open windows and the tray re-read the state.
+const refreshEvery = 2 * time.Second
+
+// Run starts the tray app and blocks until Quit or ctx ends. It must be
+// called from the main goroutine (Fyne's rule). The caller runs
+// d.Monitor.Run in a goroutine of its own.
 func Run(ctx context.Context, d Deps) error {
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.AppIcon))
@@ -42,38 +55,45 @@ func Run(ctx context.Context, d Deps) error {
 	if !ok {
 		return ErrNoTray
 	}
-	t := newTray(desk, a.Quit)
-	t.render(monitor.CheckResult{})
+	if d.Tooltip == nil {
+		d.Tooltip = setTooltip
+	}
+	u := newUI(a, desk, d)
+	u.render()
 
+	events, unsubscribe := d.Monitor.Subscribe()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	stopped := make(chan struct{}) // closed once a.Run has returned
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		refreshLoop(ctx, d, func(r monitor.CheckResult) { fyne.Do(func() { t.render(r) }) })
-		fyne.Do(a.Quit)
+		tick := time.NewTicker(refreshEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopped:
+				return
+			case <-ctx.Done():
+				select {
+				case <-stopped:
+				default:
+					fyne.Do(a.Quit)
+				}
+				return
+			case ev, ok := <-events:
+				if !ok {
+					return
+				}
+				fyne.Do(func() { u.onEvent(ev) })
+			case <-tick.C:
+				fyne.Do(u.render)
+			}
+		}
 	}()
 	a.Run()
+	close(stopped)
 	cancel()
 	<-done
+	unsubscribe()
 	return nil
-}
-
-// refreshLoop calls d.Refresh now and then every d.Interval until ctx ends,
-// handing each result to show.
-func refreshLoop(ctx context.Context, d Deps, show func(monitor.CheckResult)) {
-	interval := d.Interval
-	if interval <= 0 {
-		interval = 10 * time.Second
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		show(d.Refresh(ctx))
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
 }

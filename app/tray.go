@@ -1,28 +1,18 @@
 package app
 
 import (
-	"fmt"
+	"context"
+	"os"
 	"path/filepath"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 )
-
-// tray owns the system tray icon and menu.
-type tray struct {
-	desk desktop.App
-	quit func()
-	menu *fyne.Menu
-	// shown is the icon state on screen, so an unchanged state is not re-sent.
-	shown string
-}
-
-func newTray(desk desktop.App, quit func()) *tray {
-	return &tray{desk: desk, quit: quit, menu: fyne.NewMenu("GPU Canary")}
-}
 
 // trayIcons maps monitor's overall states to their icons.
 var trayIcons = map[string]fyne.Resource{
@@ -33,56 +23,146 @@ var trayIcons = map[string]fyne.Resource{
 	monitor.OverallSimulated: fyne.NewStaticResource("tray-simulated.png", assets.TraySimulated),
 }
 
-// render shows r: the icon for its overall state and a menu with a status
-// line, one entry per environment, and Quit. Call it on the UI goroutine.
-func (t *tray) render(r monitor.CheckResult) {
-	state := r.Overall()
-	if state != t.shown {
-		t.desk.SetSystemTrayIcon(trayIcons[state])
-		t.shown = state
-	}
-	t.menu.Items = menuItems(r, t.quit)
-	t.desk.SetSystemTrayMenu(t.menu)
+// ui owns the tray, the notifications and the windows. Every method runs
+// on Fyne's goroutine.
+type ui struct {
+	app  fyne.App
+	desk desktop.App
+	d    Deps
+	menu *fyne.Menu
+	wins *windows
+
+	shownIcon, shownTip string
+	pausedUntil         time.Time
 }
 
-// menuItems is the tray menu for r.
-func menuItems(r monitor.CheckResult, quit func()) []*fyne.MenuItem {
-	status := fyne.NewMenuItem(r.Summary(), nil)
+func newUI(a fyne.App, desk desktop.App, d Deps) *ui {
+	u := &ui{app: a, desk: desk, d: d, menu: fyne.NewMenu("GPU Canary")}
+	u.wins = newWindows(u)
+	return u
+}
+
+// render shows the current state in the tray and open windows.
+func (u *ui) render() {
+	s := u.d.Monitor.State()
+	now := time.Now()
+	m := model(s, now.Before(u.pausedUntil), func(env string) bool {
+		return !u.d.Monitor.Policy().Snoozed(env, now).IsZero()
+	})
+	if m.Icon != u.shownIcon {
+		u.desk.SetSystemTrayIcon(trayIcons[m.Icon])
+		u.shownIcon = m.Icon
+	}
+	if m.Tooltip != u.shownTip && u.d.Tooltip != nil {
+		u.d.Tooltip(m.Tooltip)
+		u.shownTip = m.Tooltip
+	}
+	u.menu.Items = u.menuItems(m)
+	u.desk.SetSystemTrayMenu(u.menu)
+	u.wins.refresh(s)
+}
+
+// onEvent notifies what the engine says to notify, then re-renders.
+func (u *ui) onEvent(e monitor.Event) {
+	if e.Notify && time.Now().After(u.pausedUntil) {
+		title, body := notification(e)
+		u.app.SendNotification(fyne.NewNotification(title, body))
+	}
+	u.render()
+}
+
+// menuItems builds the tray menu from the model.
+func (u *ui) menuItems(m trayModel) []*fyne.MenuItem {
+	status := fyne.NewMenuItem(m.Status, nil)
 	status.Disabled = true
 	items := []*fyne.MenuItem{status, fyne.NewMenuItemSeparator()}
-	if len(r.Envs) == 0 {
-		none := fyne.NewMenuItem("No Python environments found", nil)
-		none.Disabled = true
-		items = append(items, none)
+	if len(m.Envs) == 0 {
+		add := fyne.NewMenuItem("No environments found: Add environment…", func() { u.wins.addEnvironment() })
+		items = append(items, add)
 	}
-	for _, e := range r.Envs {
-		it := fyne.NewMenuItem(envLabel(e), nil)
-		it.Disabled = true
+	for _, e := range m.Envs {
+		e := e
+		label := e.Label
+		if e.Snoozed {
+			label += " (snoozed)"
+		}
+		it := fyne.NewMenuItem(label, nil)
+		var sub []*fyne.MenuItem
+		if e.Fix != "" {
+			sub = append(sub, fyne.NewMenuItem("Copy fix command", func() { u.app.Clipboard().SetContent(e.Fix) }))
+		}
+		sub = append(sub,
+			fyne.NewMenuItem("Copy activate command", func() { u.app.Clipboard().SetContent(e.Activate) }),
+			fyne.NewMenuItem("Open folder", func() { u.openFolder(e.Path) }),
+		)
+		if e.Snoozed {
+			sub = append(sub, fyne.NewMenuItem("Unsnooze", func() { u.d.Monitor.Policy().Snooze(e.Path, time.Time{}); u.render() }))
+		} else {
+			sub = append(sub, fyne.NewMenuItem("Snooze for 1 hour", func() {
+				u.d.Monitor.Policy().Snooze(e.Path, time.Now().Add(time.Hour))
+				u.render()
+			}))
+		}
+		it.ChildMenu = fyne.NewMenu("", sub...)
 		items = append(items, it)
 	}
-	items = append(items, fyne.NewMenuItemSeparator())
-	q := fyne.NewMenuItem("Quit", quit)
-	q.IsQuit = true
-	return append(items, q)
+	pause := fyne.NewMenuItem(LabelPause, func() {
+		u.pausedUntil = time.Now().Add(time.Hour)
+		u.d.Monitor.Policy().Pause(u.pausedUntil)
+		u.render()
+	})
+	if m.Paused {
+		pause = fyne.NewMenuItem(LabelResume, func() {
+			u.pausedUntil = time.Time{}
+			u.d.Monitor.Policy().Pause(time.Time{})
+			u.render()
+		})
+	}
+	quit := fyne.NewMenuItem(LabelQuit, u.app.Quit)
+	quit.IsQuit = true
+	return append(items,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem(LabelProcesses, u.wins.showProcesses),
+		fyne.NewMenuItem(LabelEnvs, u.wins.showEnvs),
+		fyne.NewMenuItem(LabelGPUs, u.wins.showGPUs),
+		fyne.NewMenuItem(LabelHistory, u.wins.showHistory),
+		fyne.NewMenuItem(LabelReport, u.exportReport),
+		fyne.NewMenuItemSeparator(),
+		pause,
+		fyne.NewMenuItem(LabelSettings, u.wins.showSettings),
+		fyne.NewMenuItemSeparator(),
+		quit,
+	)
 }
 
-// envLabel is "✗ llm/.venv — torch 2.10.0 CPU only".
-func envLabel(e monitor.EnvReport) string {
-	mark := map[string]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
-	if mark == "" {
-		mark = "·"
+func (u *ui) openFolder(path string) {
+	open := u.d.Open
+	if open == nil {
+		open = openFolder
 	}
-	name := filepath.Join(filepath.Base(filepath.Dir(e.Path)), filepath.Base(e.Path))
-	t := e.Torch()
-	if t == nil {
-		return fmt.Sprintf("%s %s — no torch", mark, name)
+	if err := open(path); err != nil {
+		u.d.Log.Warn("opening folder", "path", path, "err", err)
 	}
-	build := string(t.Build)
-	switch {
-	case t.Build == "cuda" && t.CUDA != "":
-		build = "CUDA " + t.CUDA
-	case t.Build == "cpu":
-		build = "CPU only"
+}
+
+// exportReport writes the evidence bundle into a new folder in the home
+// directory and says where.
+func (u *ui) exportReport() {
+	if u.d.Export == nil {
+		return
 	}
-	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, build)
+	home, _ := os.UserHomeDir()
+	dir := filepath.Join(home, "gpucanary-report-"+time.Now().Format("20060102-150405"))
+	w := u.wins.host()
+	go func() {
+		err := u.d.Export(context.Background(), dir)
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, w)
+			} else {
+				dialog.ShowInformation("Report exported", "The evidence bundle was written to\n"+dir, w)
+			}
+			w.Show()
+		})
+	}()
 }

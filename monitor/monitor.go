@@ -77,8 +77,9 @@ type Monitor struct {
 	log    *slog.Logger
 	policy *Policy
 
-	mu    sync.RWMutex
-	state State
+	mu     sync.RWMutex
+	state  State
+	forget map[string]bool // environments removed by hand
 
 	subMu sync.Mutex
 	subs  map[int]chan Event
@@ -96,6 +97,8 @@ type Monitor struct {
 	tracker  *procs.BusyTracker
 	// testWatcher, when set, replaces the watcher Run would make.
 	testWatcher *watcher
+	// requests carries work for the Run goroutine (Add, Forget).
+	requests chan func(context.Context)
 }
 
 type envEntry struct {
@@ -136,7 +139,7 @@ func New(o Options) *Monitor {
 	if p == nil {
 		p = NewPolicy()
 	}
-	return &Monitor{o: o, log: o.Logger, policy: p, subs: map[int]chan Event{},
+	return &Monitor{o: o, log: o.Logger, policy: p, subs: map[int]chan Event{}, requests: make(chan func(context.Context), 16),
 		envs: map[string]*envEntry{}, jobs: map[string]health.Finding{}, machine: map[string]health.Finding{}}
 }
 
@@ -188,6 +191,48 @@ func (m *Monitor) History() []Event {
 	return evs
 }
 
+// Add starts watching the environment at path (added by hand).
+func (m *Monitor) Add(path string) {
+	m.requests <- func(ctx context.Context) {
+		m.forgotten(path, false)
+		m.refreshEnv(ctx, path)
+	}
+}
+
+// Forget stops watching the environment at path until it is added again.
+func (m *Monitor) Forget(path string) {
+	m.requests <- func(ctx context.Context) {
+		m.forgotten(path, true)
+		if e := m.envs[path]; e != nil {
+			delete(m.envs, path)
+			m.w.unwatchEnv(e.report.Env)
+			delete(m.memory.Envs, path)
+			m.publish(m.diffFindings(path, e, nil, time.Now()))
+		}
+	}
+}
+
+// forgotten records (or clears) that path was removed by hand, so that
+// discovery does not bring it back.
+func (m *Monitor) forgotten(path string, yes bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.forget == nil {
+		m.forget = map[string]bool{}
+	}
+	if yes {
+		m.forget[path] = true
+	} else {
+		delete(m.forget, path)
+	}
+}
+
+func (m *Monitor) isForgotten(path string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.forget[path]
+}
+
 // Run reads everything once, then watches until ctx ends. It returns nil
 // on cancellation; subscriptions are closed when it returns.
 func (m *Monitor) Run(ctx context.Context) error {
@@ -234,6 +279,8 @@ func (m *Monitor) Run(ctx context.Context) error {
 			m.pollUnwatched(ctx)
 		case <-rediscover:
 			m.rescan(ctx)
+		case req := <-m.requests:
+			req(ctx)
 		}
 	}
 }
@@ -289,7 +336,8 @@ func (m *Monitor) start(ctx context.Context) {
 func (m *Monitor) discover(ctx context.Context) []pyenv.Found {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
-	return pyenv.Discover(ctx, o)
+	found := pyenv.Discover(ctx, o)
+	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.isForgotten(f.Path) })
 }
 
 // watchRoots watches the discovery roots and each environment's parent,
@@ -407,6 +455,9 @@ func (m *Monitor) removeEnv(path string, e *envEntry, now time.Time) {
 // candidate checks a new folder in a watched root: it may be a new
 // environment (pyvenv.cfg or conda-meta appearing).
 func (m *Monitor) candidate(ctx context.Context, dir string) {
+	if m.isForgotten(dir) {
+		return
+	}
 	if _, known := m.envs[dir]; known {
 		m.refreshEnv(ctx, dir)
 		return

@@ -118,3 +118,17 @@ func subjectKey(e *Event) string {
 	}
 	return e.Kind + "|" + e.Env
 }
+
+// SetKinds replaces the kinds that may notify; empty means all.
+func (p *Policy) SetKinds(kinds []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(kinds) == 0 {
+		p.Kinds = nil
+		return
+	}
+	p.Kinds = map[string]bool{}
+	for _, k := range kinds {
+		p.Kinds[k] = true
+	}
+}

@@ -3,6 +3,8 @@ package monitor
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
 // Overall states of the machine, for a status light. The order of the
@@ -39,32 +41,53 @@ func (r CheckResult) Overall() string {
 }
 
 // Summary is the one-line status a person reads in a tooltip:
-// "2 GPUs · 3 environments · 1 broken".
+// "2 GPUs · 3 jobs on GPU · 1 env broken".
 func (r CheckResult) Summary() string {
+	return State{GPU: r.GPU, Envs: r.Envs}.Summary()
+}
+
+// Summary is the one-line status of the engine's state: GPUs, jobs on the
+// GPU (and stuck on the CPU), broken environments.
+func (s State) Summary() string {
 	var parts []string
-	switch n := len(r.GPU.Devices); {
-	case !r.GPU.HasDriver():
+	switch n := len(s.GPU.Devices); {
+	case !s.GPU.HasDriver():
 		parts = append(parts, "no NVIDIA driver")
 	case n == 1:
 		parts = append(parts, "1 GPU")
 	default:
 		parts = append(parts, fmt.Sprintf("%d GPUs", n))
 	}
-	if r.GPU.Simulated {
+	if s.GPU.Simulated {
 		parts[0] += " (simulated)"
 	}
-	var bad, warn int
-	for _, e := range r.Envs {
+	var onGPU, offGPU int
+	for _, p := range s.Processes {
+		switch {
+		case p.Verdict == procs.VerdictGPU:
+			onGPU++
+		case p.JobOnCPU:
+			offGPU++
+		}
+	}
+	if onGPU > 0 || len(s.Processes) > 0 {
+		parts = append(parts, count(onGPU, "job on GPU", "jobs on GPU"))
+	}
+	if offGPU > 0 {
+		parts = append(parts, count(offGPU, "job on CPU", "jobs on CPU"))
+	}
+	var broken, warn int
+	for _, e := range s.Envs {
 		switch e.Verdict {
 		case VerdictError:
-			bad++
+			broken++
 		case VerdictWarning:
 			warn++
 		}
 	}
-	parts = append(parts, count(len(r.Envs), "environment", "environments"))
-	if bad > 0 {
-		parts = append(parts, fmt.Sprintf("%d broken", bad))
+	parts = append(parts, count(len(s.Envs), "env", "envs"))
+	if broken > 0 {
+		parts = append(parts, count(broken, "env broken", "envs broken"))
 	}
 	if warn > 0 {
 		parts = append(parts, count(warn, "warning", "warnings"))

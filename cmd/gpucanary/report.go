@@ -25,13 +25,26 @@ func cmdReport(ctx context.Context, g *globals, args []string, std stdio) int {
 	if err := parseInterspersed(fs, args); err != nil {
 		return exitUsage
 	}
+	envs, rows, err := writeReport(ctx, g, *dir, fs.Args())
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(std.out, "Report written to %s (%d environments, %d GPU workloads).\n", *dir, envs, rows)
+	return exitOK
+}
+
+// writeReport takes the evidence (GPU, environments, processes) and writes
+// the bundle into dir; the tray's "Export report…" uses it too.
+func writeReport(ctx context.Context, g *globals, dir string, paths []string) (envCount, procCount int, err error) {
+	now := time.Now()
 	b := g.openGPU()
 	defer b.Close()
 	scanner := procs.NewScanner(procs.Options{Logger: g.log.With("component", "procs")})
 	if _, err := scanner.Scan(ctx); err != nil {
 		g.log.Warn("scanning processes", "err", err)
 	}
-	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, fs.Args()), g.healthOptions())
+	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, paths), g.healthOptions())
 	envs := map[string]*pyenv.Env{}
 	for _, e := range res.Envs {
 		envs[e.Path] = e.Env
@@ -43,10 +56,8 @@ func cmdReport(ctx context.Context, g *globals, args []string, std stdio) int {
 	}
 	rows := monitor.Processes(ps, res.GPU, envs, g.busyRule(), nil, time.Now())
 	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows}
-	if err := report.Write(*dir, bundle); err != nil {
-		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
-		return exitUsage
+	if err := report.Write(dir, bundle); err != nil {
+		return 0, 0, err
 	}
-	fmt.Fprintf(std.out, "Report written to %s (%d environments, %d GPU workloads).\n", *dir, len(res.Envs), len(rows))
-	return exitOK
+	return len(res.Envs), len(rows), nil
 }

@@ -5,22 +5,39 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/gpucanary/gpucanary/app"
-	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
-// runTray starts the tray app over the engine.
+// runTray runs the engine in a goroutine and the tray app on this (the
+// main) goroutine, as Fyne requires.
 func runTray(ctx context.Context, g *globals, std stdio) int {
-	b := g.openGPU()
-	defer b.Close()
+	m, release := g.newMonitor(nil)
+	defer release()
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := m.Run(ctx); err != nil {
+			g.log.Error("engine stopped", "err", err)
+		}
+	}()
+	path := g.config
+	if path == "" {
+		path, _ = config.Path()
+	}
 	err := app.Run(ctx, app.Deps{
-		Refresh: func(ctx context.Context) monitor.CheckResult {
-			return monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, nil), g.healthOptions())
+		Monitor: m, Config: g.cfg, ConfigPath: path, Log: g.log.With("component", "app"),
+		Export: func(ctx context.Context, dir string) error {
+			_, _, err := writeReport(ctx, g, dir, nil)
+			return err
 		},
-		Interval: g.cfg.Refresh.Duration * 5,
-		Log:      g.log.With("component", "app"),
 	})
+	cancel()
+	wg.Wait()
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
 		return exitUsage

@@ -1,0 +1,25 @@
+//go:build !linux && !windows
+
+package app
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
+
+func openFolder(path string) error { return exec.Command("open", path).Start() }
+
+func terminate(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Signal(os.Interrupt)
+}
+
+func setTooltip(string) {}
+
+func autostartEnabled() bool { return false }
+
+func setAutostart(bool) error { return errors.New("start at login is not supported on this platform") }

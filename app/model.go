@@ -1,0 +1,191 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// The tray's model is computed by pure functions of the engine's state, so
+// it is tested without a display; tray.go only turns it into Fyne menus.
+
+// Menu labels of the fixed entries (the end-to-end test clicks them).
+const (
+	LabelProcesses = "GPU processes…"
+	LabelEnvs      = "Environments…"
+	LabelGPUs      = "GPUs…"
+	LabelHistory   = "Event history…"
+	LabelReport    = "Export report…"
+	LabelPause     = "Pause notifications for 1 hour"
+	LabelResume    = "Resume notifications"
+	LabelSettings  = "Settings…"
+	LabelQuit      = "Quit"
+)
+
+// envEntry is one environment's line in the tray menu.
+type envEntry struct {
+	Label    string
+	Path     string
+	Fix      string // the fix command, "" when none
+	Activate string
+	Snoozed  bool
+}
+
+// trayModel is everything the tray shows.
+type trayModel struct {
+	Icon    string // a monitor.Overall* state
+	Tooltip string
+	Status  string
+	Envs    []envEntry
+	Paused  bool
+}
+
+// model computes the tray for a state.
+func model(s monitor.State, paused bool, snoozed func(string) bool) trayModel {
+	m := trayModel{Paused: paused}
+	if !s.Started {
+		m.Icon, m.Status, m.Tooltip = monitor.OverallHealthy, "GPU Canary is starting…", "GPU Canary: starting…"
+		return m
+	}
+	r := s.Check()
+	m.Icon = r.Overall()
+	m.Status = s.Summary()
+	m.Tooltip = "GPU Canary: " + m.Status
+	for _, e := range s.Envs {
+		m.Envs = append(m.Envs, envEntry{
+			Label: envLabel(e), Path: e.Path, Fix: fixOf(e), Activate: activateCommand(e.Env, runtime.GOOS, os.Getenv("SHELL")),
+			Snoozed: snoozed != nil && snoozed(e.Path),
+		})
+	}
+	return m
+}
+
+// envLabel is "✗ llm/.venv — torch 2.10.0 CPU only".
+func envLabel(e monitor.EnvReport) string {
+	mark := map[string]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
+	if mark == "" {
+		mark = "·"
+	}
+	name := filepath.Join(filepath.Base(filepath.Dir(e.Path)), filepath.Base(e.Path))
+	t := e.Torch()
+	if t == nil {
+		return fmt.Sprintf("%s %s — no torch", mark, name)
+	}
+	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, buildWords(t))
+}
+
+// buildWords is "CUDA 12.1", "CPU only", "ROCm 6.2".
+func buildWords(p *pyenv.Package) string {
+	switch p.Build {
+	case pyenv.BuildCUDA:
+		if p.CUDA != "" {
+			return "CUDA " + p.CUDA
+		}
+		return "CUDA"
+	case pyenv.BuildCPU:
+		return "CPU only"
+	case pyenv.BuildROCm:
+		return "ROCm " + p.ROCm
+	case pyenv.BuildXPU:
+		return "XPU"
+	}
+	return "build unknown"
+}
+
+// fixOf is the first error finding's fix command.
+func fixOf(e monitor.EnvReport) string {
+	for _, f := range e.Findings {
+		if f.Fix != "" && f.Severity == health.SeverityError {
+			return f.Fix
+		}
+	}
+	for _, f := range e.Findings {
+		if f.Fix != "" {
+			return f.Fix
+		}
+	}
+	return ""
+}
+
+// activateCommand is how to activate env in the user's shell and OS.
+func activateCommand(env *pyenv.Env, goos, shell string) string {
+	if env == nil {
+		return ""
+	}
+	q := fix.ShellQuote(env.Path)
+	if env.Kind == "conda" {
+		return "conda activate " + q
+	}
+	if goos == "windows" || env.Layout == pyenv.LayoutWindows {
+		return `& "` + filepath.Join(env.Path, "Scripts", "Activate.ps1") + `"`
+	}
+	switch filepath.Base(shell) {
+	case "fish":
+		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.fish"))
+	case "csh", "tcsh":
+		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.csh"))
+	}
+	return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate"))
+}
+
+// notification is the title and body of a desktop notification for e:
+// the environment, what happened in a person's words, and the fix.
+func notification(e monitor.Event) (title, body string) {
+	where := shortPath(e.Env)
+	switch e.Kind {
+	case monitor.KindCUDAWheelReplaced:
+		title = "torch lost its CUDA build in " + where
+	case monitor.KindTorchChanged:
+		title = "torch changed in " + where
+	case monitor.KindTorchRemoved:
+		title = "torch was removed from " + where
+	case monitor.KindJobOnCPU:
+		title = "A GPU job is running on the CPU"
+	case monitor.KindJobOnCPUCleared:
+		title = "The job is no longer stuck on the CPU"
+	case monitor.KindFindingRaised:
+		title = "Problem in " + where
+		if e.Env == "" {
+			title = "GPU Canary"
+		}
+		if e.Finding != nil {
+			title += ": " + e.Finding.Code
+		}
+	case monitor.KindFindingCleared:
+		title = "Resolved in " + where
+		if e.Env == "" {
+			title = "Resolved"
+		}
+	case monitor.KindGPUStateChanged:
+		title = "GPU state changed"
+	default:
+		title = "GPU Canary"
+	}
+	body = strings.ReplaceAll(e.Message, homeDir(), "~")
+	if e.Fix != "" && (e.Kind == monitor.KindCUDAWheelReplaced || e.Kind == monitor.KindTorchChanged || e.Kind == monitor.KindFindingRaised) {
+		body += " Fix: Reinstall from the tray menu, or run: " + strings.ReplaceAll(e.Fix, homeDir(), "~")
+	}
+	return title, body
+}
+
+func shortPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if h := homeDir(); h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
+		return "~" + p[len(h):]
+	}
+	return p
+}
+
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
