@@ -3,12 +3,10 @@ SHELL := /bin/bash
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
-# go-nvml's cgo preamble declares every NVML symbol, deprecated ones too.
 export CGO_ENABLED := 1
-export CGO_CFLAGS := -O2 -Wno-deprecated-declarations
 FUZZTIME ?= 5s
 
-.PHONY: all deps deps-test build cli run test vet unit fuzz e2e bench test-gpu clean
+.PHONY: all deps deps-test build cli run test vet unit fuzz e2e screenshots bench test-gpu clean
 
 all: build cli
 
@@ -49,8 +47,13 @@ unit:
 fuzz:
 	@FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
+## e2e: the real binary on Xvfb with a session bus, a tray watcher and dunst
 e2e:
-	@if [ -x scripts/e2e-desktop.sh ]; then scripts/e2e-desktop.sh; else echo "e2e: no desktop end-to-end tests yet"; fi
+	scripts/e2e-desktop.sh
+
+## screenshots: e2e, saving the windows it opens into docs/screenshots
+screenshots:
+	GPUCANARY_SCREENSHOTS=docs/screenshots scripts/e2e-desktop.sh
 
 ## bench: the benchmarks, each beside the peer it is compared with
 bench: cli

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -33,6 +34,7 @@ type ui struct {
 	wins *windows
 
 	shownIcon, shownTip string
+	shownMenu           *trayModel // the model the menu was last built from
 	pausedUntil         time.Time
 }
 
@@ -57,8 +59,13 @@ func (u *ui) render() {
 		u.d.Tooltip(m.Tooltip)
 		u.shownTip = m.Tooltip
 	}
-	u.menu.Items = u.menuItems(m)
-	u.desk.SetSystemTrayMenu(u.menu)
+	// Rebuild the menu only when it changed: a rebuild gives every item a
+	// new id, which would break a menu the user has open.
+	if u.shownMenu == nil || !reflect.DeepEqual(*u.shownMenu, m) {
+		u.menu.Items = u.menuItems(m)
+		u.desk.SetSystemTrayMenu(u.menu)
+		u.shownMenu = &m
+	}
 	u.wins.refresh(s)
 }
 

@@ -77,6 +77,10 @@ func (e *envsWindow) refresh(s monitor.State) {
 		e.noGPU.SetText(s.Summary())
 	}
 	e.list.Refresh()
+	if e.selected == "" && len(e.envs) > 0 {
+		e.list.Select(0) // shows its detail through OnSelected
+		return
+	}
 	e.showDetail()
 }
 

@@ -68,7 +68,11 @@ func (c *Culprit) String() string {
 		return ""
 	}
 	if c.Command != "" {
-		return fmt.Sprintf("`%s` (PID %d)", c.Command, c.PID)
+		cmd := c.Command
+		if r := []rune(cmd); len(r) > 60 {
+			cmd = string(r[:59]) + "…"
+		}
+		return fmt.Sprintf("`%s` (PID %d)", cmd, c.PID)
 	}
 	return c.Installer
 }

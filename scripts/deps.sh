@@ -5,7 +5,7 @@
 set -euo pipefail
 
 build=(gcc pkg-config libgl1-mesa-dev xorg-dev libxkbcommon-dev)
-test=(xvfb dbus-x11 dunst haskell-status-notifier-item-utils imagemagick
+test=(xvfb x11-utils dbus-x11 dunst haskell-status-notifier-item-utils imagemagick
       python3 python3-venv python3-pip python3-psutil)
 
 want=("${build[@]}")

@@ -1,0 +1,286 @@
+//go:build e2e
+
+// The desktop test runs the real tray app on a real desktop session: an X
+// server (Xvfb), a session bus with a StatusNotifierWatcher and a real
+// notification daemon (dunst). scripts/e2e-desktop.sh sets that up and
+// runs these tests; `make test` runs the script.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/gpucanary/gpucanary/monitor/wheeltest"
+)
+
+const a100 = `{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-0000", "compute_capability": "8.0",
+              "memory_total_bytes": 42949672960, "utilization_gpu_percent": 35, "temperature_c": 54, "power_watts": 180.5,
+              "power_limit_watts": 400, "processes": []}]}`
+
+func TestDesktop(t *testing.T) {
+	bin := os.Getenv("GPUCANARY_BIN")
+	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
+		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
+	}
+	py := wheeltest.Python(t)
+	home := t.TempDir()
+	links := t.TempDir()
+	for _, s := range []wheeltest.Spec{wheeltest.Torch("2.5.1", "cu121"), wheeltest.Torch("2.5.1", "cpu")} {
+		if _, err := wheeltest.Write(links, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	venv := filepath.Join(home, "work", "llm", ".venv")
+	wheeltest.NewVenv(t, py, venv)
+	wheeltest.Pip(t, py, venv, "install", "--no-index", "--find-links", links, "torch==2.5.1+cu121")
+	sim := filepath.Join(t.TempDir(), "gpu.json")
+	os.WriteFile(sim, []byte(a100), 0o644)
+
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	notes := watchNotifications(t)
+
+	cmd := exec.Command(bin, "--gpu-sim", sim)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("gpucanary's log:\n%s", b)
+		}
+	})
+
+	// The StatusNotifierItem is registered with the watcher.
+	item := waitFor(t, 20*time.Second, "the tray item to register", func() (string, bool) {
+		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
+			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
+		if err != nil {
+			return "", false
+		}
+		items, _ := v.Value().([]string)
+		if len(items) == 0 {
+			return "", false
+		}
+		name, _, _ := strings.Cut(items[0], "/")
+		return name, true
+	})
+
+	// Its menu lists the environment (once the engine read it) and the windows.
+	var menu map[string]int32
+	waitFor(t, 30*time.Second, "the menu to list the environment", func() (string, bool) {
+		menu = layout(t, conn, item)
+		for label := range menu {
+			if strings.Contains(label, "llm/.venv") && strings.Contains(label, "CUDA 12.1") {
+				return label, true
+			}
+		}
+		return strings.Join(keys(menu), " | "), false
+	})
+	for _, want := range []string{"GPU processes…", "Environments…", "GPUs…", "Event history…", "Settings…", "Quit"} {
+		if _, ok := menu[want]; !ok {
+			t.Errorf("menu lacks %q: %v", want, keys(menu))
+		}
+	}
+	tip, err := conn.Object(item, "/StatusNotifierItem").GetProperty("org.kde.StatusNotifierItem.ToolTip")
+	if err != nil || !strings.Contains(fmt.Sprint(tip.Value()), "1 GPU (simulated)") {
+		t.Errorf("tooltip = %v (%v)", tip, err)
+	}
+
+	// Clicking "Environments…" opens the window.
+	click(t, conn, item, menu["Environments…"])
+	waitFor(t, 10*time.Second, "the Environments window", func() (string, bool) {
+		out, _ := exec.Command("xwininfo", "-root", "-tree").Output()
+		return "", strings.Contains(string(out), "GPU Canary — Environments")
+	})
+	shoot(t, "GPU Canary — Environments", "environments.png")
+	for _, w := range []struct{ label, title, file string }{
+		{"GPU processes…", "GPU Canary — GPU processes", "processes.png"},
+		{"GPUs…", "GPU Canary — GPUs", "gpus.png"},
+	} {
+		click(t, conn, item, layout(t, conn, item)[w.label])
+		waitFor(t, 10*time.Second, w.title, func() (string, bool) {
+			out, _ := exec.Command("xwininfo", "-root", "-tree").Output()
+			return "", strings.Contains(string(out), w.title)
+		})
+		shoot(t, w.title, w.file)
+	}
+
+	// Real pip overwrites torch with a CPU build: a notification names the
+	// environment and the CPU build.
+	wheeltest.Pip(t, py, venv, "install", "--no-index", "--find-links", links, "--force-reinstall", "torch==2.5.1+cpu")
+	select {
+	case n := <-notes:
+		if !strings.Contains(n, "llm/.venv") || !strings.Contains(n, "CPU only") {
+			t.Errorf("notification = %q", n)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no Notify call within 20s of the overwrite")
+	}
+	time.Sleep(500 * time.Millisecond)
+	shoot(t, "", "notification.png")
+	// The menu follows: the environment is now broken.
+	waitFor(t, 10*time.Second, "the menu to show the CPU build", func() (string, bool) {
+		for label := range layout(t, conn, item) {
+			if strings.Contains(label, "llm/.venv") && strings.Contains(label, "CPU only") {
+				return label, true
+			}
+		}
+		return "", false
+	})
+}
+
+// watchNotifications becomes a bus monitor and sends the summary and body
+// of every Notify call.
+func watchNotifications(t *testing.T) <-chan string {
+	t.Helper()
+	mon, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mon.Close() })
+	rule := "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"
+	if call := mon.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0, []string{rule}, uint32(0)); call.Err != nil {
+		t.Fatalf("BecomeMonitor: %v", call.Err)
+	}
+	msgs := make(chan *dbus.Message, 16)
+	mon.Eavesdrop(msgs)
+	out := make(chan string, 16)
+	go func() {
+		for m := range msgs {
+			if len(m.Body) >= 5 {
+				out <- fmt.Sprintf("%v | %v", m.Body[3], m.Body[4])
+			}
+		}
+	}()
+	return out
+}
+
+// layout reads the dbusmenu and returns every label with its item id.
+func layout(t *testing.T, conn *dbus.Conn, item string) map[string]int32 {
+	t.Helper()
+	path := menuPath(conn, item)
+	var rev uint32
+	var root struct {
+		ID       int32
+		Props    map[string]dbus.Variant
+		Children []dbus.Variant
+	}
+	err := conn.Object(item, path).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).Store(&rev, &root)
+	if err != nil {
+		t.Logf("GetLayout: %v", err)
+		return nil
+	}
+	out := map[string]int32{}
+	var walk func(children []dbus.Variant)
+	walk = func(children []dbus.Variant) {
+		for _, c := range children {
+			fields, ok := c.Value().([]interface{})
+			if !ok || len(fields) != 3 {
+				continue
+			}
+			id, _ := fields[0].(int32)
+			props, _ := fields[1].(map[string]dbus.Variant)
+			if l, ok := props["label"]; ok {
+				out[fmt.Sprint(l.Value())] = id
+			}
+			if sub, ok := fields[2].([]dbus.Variant); ok {
+				walk(sub)
+			}
+		}
+	}
+	walk(root.Children)
+	return out
+}
+
+// menuPath is the item's dbusmenu object, from its Menu property.
+func menuPath(conn *dbus.Conn, item string) dbus.ObjectPath {
+	v, err := conn.Object(item, "/StatusNotifierItem").GetProperty("org.kde.StatusNotifierItem.Menu")
+	if p, ok := v.Value().(dbus.ObjectPath); err == nil && ok {
+		return p
+	}
+	return "/StatusNotifierMenu"
+}
+
+func click(t *testing.T, conn *dbus.Conn, item string, id int32) {
+	t.Helper()
+	call := conn.Object(item, menuPath(conn, item)).Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(int32(0)), uint32(time.Now().Unix()))
+	if call.Err != nil {
+		t.Fatalf("clicking menu item %d: %v", id, call.Err)
+	}
+}
+
+// shoot saves a screenshot of the whole screen when GPUCANARY_SCREENSHOTS
+// names a folder (docs/screenshots in `make screenshots`).
+// The window titled title is shot alone (Xvfb has no window manager, so
+// windows overlap); an empty title shoots the whole screen.
+func shoot(t *testing.T, title, name string) {
+	dir := os.Getenv("GPUCANARY_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	time.Sleep(1500 * time.Millisecond) // let the window draw
+	target := "root"
+	if title != "" {
+		out, err := exec.Command("xwininfo", "-name", title).Output()
+		if err != nil {
+			t.Logf("finding window %q: %v", title, err)
+			return
+		}
+		for _, f := range strings.Fields(string(out)) {
+			if strings.HasPrefix(f, "0x") {
+				target = f
+				break
+			}
+		}
+	}
+	if out, err := exec.Command("import", "-window", target, filepath.Join(dir, name)).CombinedOutput(); err != nil {
+		t.Logf("screenshot %s: %v %s", name, err, out)
+	}
+}
+
+func waitFor[T any](t *testing.T, d time.Duration, what string, f func() (T, bool)) T {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		if v, ok := f(); ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			v, _ := f()
+			t.Fatalf("timed out after %s waiting for %s (last: %v)", d, what, v)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func keys(m map[string]int32) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The desktop end-to-end test: the real gpucanary binary on a real X server
+# (Xvfb) and session bus, with a StatusNotifierWatcher (the tray host's
+# side of the protocol) and dunst (a real notification daemon). The Go test
+# in app/e2e drives the tray over DBus. ../shared/TESTING-DESKTOP.md.
+#
+# GPUCANARY_SCREENSHOTS=DIR saves screenshots of the windows it opens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in Xvfb dbus-run-session status-notifier-watcher dunst xwininfo import; do
+  command -v "$tool" >/dev/null || { echo "e2e: $tool is missing (make deps-test installs it)"; exit 1; }
+done
+mkdir -p bin
+go build -o bin/gpucanary ./cmd/gpucanary
+go test -c -tags e2e -o bin/e2e.test ./app/e2e
+export GPUCANARY_BIN=$PWD/bin/gpucanary LANG=C.UTF-8
+shots=${GPUCANARY_SCREENSHOTS:-}
+[ -n "$shots" ] && mkdir -p "$shots" && export GPUCANARY_SCREENSHOTS=$(cd "$shots" && pwd)
+
+dbus-run-session -- bash -c '
+  set -e
+  display=:$((90 + RANDOM % 9))
+  Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/tmp/gpucanary-e2e-xvfb.log 2>&1 &
+  xvfb=$!
+  export DISPLAY=$display
+  for i in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+  status-notifier-watcher >/tmp/gpucanary-e2e-snw.log 2>&1 &
+  dunst >/tmp/gpucanary-e2e-dunst.log 2>&1 &
+  sleep 1
+  rc=0
+  (cd app/e2e && ../../bin/e2e.test -test.v -test.timeout 5m) || rc=$?
+  kill $xvfb 2>/dev/null || true
+  exit $rc
+'
