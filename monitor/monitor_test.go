@@ -58,7 +58,7 @@ func (f fixture) install(t *testing.T, venv, version string) {
 	wheeltest.Pip(t, f.py, venv, "install", "--no-index", "--find-links", f.links, "--force-reinstall", "torch=="+version)
 }
 
-func simGPU(t *testing.T, scenario string) gpu.Backend {
+func simGPU(t testing.TB, scenario string) gpu.Backend {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gpu.json")
 	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
@@ -482,7 +482,7 @@ func TestGPUStateChange(t *testing.T) {
 }
 
 // inotifyWatches counts this process's inotify watches.
-func inotifyWatches(t *testing.T) int {
+func inotifyWatches(t testing.TB) int {
 	t.Helper()
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {

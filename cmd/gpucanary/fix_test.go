@@ -98,14 +98,14 @@ func TestFixDryRunChangesNothing(t *testing.T) {
 	idx, base := pytorchIndex(t)
 	venv := filepath.Join(t.TempDir(), ".venv")
 	cpuVenv(t, py, base, venv)
-	before := idx.Requests
+	before := idx.Requests()
 
 	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--dry-run", "--index-base", base, venv)
 	if code != 0 || !strings.Contains(out, "Dry run: nothing was changed") || !strings.Contains(out, "torch==2.5.1+cu124") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if torch, _ := installed(t, venv); torch != "2.5.1+cpu" || idx.Requests != before {
-		t.Errorf("dry run changed something: torch %s, %d downloads", torch, idx.Requests-before)
+	if torch, _ := installed(t, venv); torch != "2.5.1+cpu" || idx.Requests() != before {
+		t.Errorf("dry run changed something: torch %s, %d downloads", torch, idx.Requests()-before)
 	}
 }
 
@@ -132,7 +132,7 @@ func TestFixKilledHalfWayThenRerun(t *testing.T) {
 	venv := filepath.Join(t.TempDir(), ".venv")
 	cpuVenv(t, py, base, venv)
 
-	idx.Delay = 5 * time.Second
+	idx.SetDelay(5 * time.Second)
 	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--timeout", "1500ms", "--index-base", base, venv)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
@@ -146,7 +146,7 @@ func TestFixKilledHalfWayThenRerun(t *testing.T) {
 	if out, err := exec.Command("pgrep", "-f", "pip --python "+venv).Output(); err == nil && len(out) > 0 {
 		t.Errorf("installer processes survive: %s", out)
 	}
-	idx.Delay = 0
+	idx.SetDelay(0)
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", base, venv)
 	if code != 0 {
 		t.Fatalf("rerun: exit %d:\n%s", code, out)

@@ -20,11 +20,23 @@ type Index struct {
 	mu  sync.Mutex
 	// wheels: tag -> project -> file names
 	wheels map[string]map[string][]string
-	// Requests counts the files fetched, for tests that check nothing was.
-	Requests int
-	// Delay holds each file download back, so an install can be stopped
-	// half-way.
-	Delay time.Duration
+	requests int
+	delay    time.Duration
+}
+
+// Requests counts the files fetched, for tests that check nothing was.
+func (x *Index) Requests() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.requests
+}
+
+// SetDelay holds each file download back by d, so that an install can be
+// stopped half-way.
+func (x *Index) SetDelay(d time.Duration) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.delay = d
 }
 
 // NewIndex keeps its wheels under dir.
@@ -87,8 +99,8 @@ func (x *Index) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprint(w, "</body></html>\n")
 	case len(parts) == 3 && parts[1] == "files":
-		x.Requests++
-		if d := x.Delay; d > 0 {
+		x.requests++
+		if d := x.delay; d > 0 {
 			x.mu.Unlock()
 			time.Sleep(d)
 			x.mu.Lock()

@@ -35,8 +35,8 @@ func TestRealPipInstallsFromIndex(t *testing.T) {
 	if !strings.Contains(string(v), "cuda: Optional[str] = '12.1'") {
 		t.Errorf("torch/version.py:\n%s", v)
 	}
-	if idx.Requests != 2 {
-		t.Errorf("index served %d files, want 2", idx.Requests)
+	if idx.Requests() != 2 {
+		t.Errorf("index served %d files, want 2", idx.Requests())
 	}
 }
 

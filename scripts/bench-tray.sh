@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The tray app's idle cost: CPU over a window (default 60 s) and resident
+# memory, with the real binary on Xvfb and a session bus, watching a HOME
+# with a few environments. Goals: <= 0.5 % of a core, <= 100 MB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${GPUCANARY_IDLE_SECONDS:-60}
+go build -o bin/gpucanary ./cmd/gpucanary
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+for i in 1 2 3 4 5; do python3 -m venv --without-pip "$home/proj$i/.venv"; done
+printf '{"driver": "550.54.15", "cuda_driver": "12.4", "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960, "processes": []}]}' > "$home/gpu.json"
+export HOME=$home SECS=$secs LANG=C.UTF-8
+dbus-run-session -- bash -c '
+  Xvfb :89 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 & export DISPLAY=:89; sleep 1
+  status-notifier-watcher >/dev/null 2>&1 &
+  bin/gpucanary --gpu-sim "$HOME/gpu.json" >/dev/null 2>&1 & pid=$!
+  sleep 10
+  ticks() { awk "{print \$14 + \$15}" /proc/$pid/stat; }
+  t0=$(ticks); sleep "$SECS"; t1=$(ticks)
+  hz=$(getconf CLK_TCK)
+  rss=$(awk "/VmRSS/ {print \$2}" /proc/$pid/status)
+  awk -v a=$t0 -v b=$t1 -v hz=$hz -v s=$SECS -v rss=$rss "BEGIN { printf \"tray idle over %ds: %.2f %% of a core, RSS %.0f MB (goals: <= 0.5 %%, <= 100 MB)\n\", s, 100*(b-a)/hz/s, rss/1024 }"
+  kill $pid
+'

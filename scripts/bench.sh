@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make bench: every performance goal, each measured beside the peer it is
+# compared with, on this machine. The README's figures come from here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export LANG=C.UTF-8
+run() { go test -run '^$' -bench "$2" -benchtime "${3:-1x}" "$1" 2>&1 | grep -E '^Benchmark' || true; }
+
+echo "== Reading environments (goal: one environment < 1 ms)"
+run ./monitor/pyenv/ 'BenchmarkInspect$' 1s
+
+echo
+echo "== check over 20 environments, end to end, vs 20 Python interpreters reading torch's metadata (goal: >= 50x faster)"
+run ./cmd/gpucanary/ 'BenchmarkCheck20Envs|BenchmarkPython20Interpreters' 10x
+
+echo
+echo "== One process refresh with 1000 processes alive, vs psutil gathering the same (goals: <= 25 ms, <= 2 MB, >= 10x less CPU)"
+run ./monitor/procs/ 'BenchmarkScan1000|BenchmarkPsutilScan1000' 5x
+
+echo
+echo "== Installer exit to event (goal: <= 500 ms)"
+run ./monitor/ 'BenchmarkEventLatency' 6x
+
+echo
+echo "== Idle watch of 50 environments over ${GPUCANARY_IDLE_SECONDS:-60} s (goals: <= 0.5 % of a core, <= 3 inotify watches per environment)"
+run ./monitor/ 'BenchmarkIdleWatch50' 1x
+
+echo
+echo "== Processes window, 500 rows: one refresh, rendered (frame time)"
+run ./app/ 'BenchmarkProcessesWindow500' 20x
+
+echo
+echo "== Tray app idle"
+scripts/bench-tray.sh
