@@ -19,7 +19,7 @@ type Index struct {
 	dir string
 	mu  sync.Mutex
 	// wheels: tag -> project -> file names
-	wheels map[string]map[string][]string
+	wheels   map[string]map[string][]string
 	requests int
 	delay    time.Duration
 }
