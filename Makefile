@@ -4,6 +4,9 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 export CGO_ENABLED := 1
+# go-nvml's cgo preamble names every NVML symbol, deprecated ones too; a
+# cold build would print a page of warnings for each.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 FUZZTIME ?= 5s
 
 .PHONY: all deps deps-test build cli run test vet unit fuzz e2e screenshots bench test-gpu clean

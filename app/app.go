@@ -37,6 +37,9 @@ type Deps struct {
 	Tooltip func(string)
 	// Terminate asks a process to stop; nil sends SIGTERM.
 	Terminate func(pid int) error
+	// Repair reinstalls a CUDA torch ("Reinstall CUDA torch…"); nil hides
+	// the entry and offers "Copy fix command" only.
+	Repair Repairer
 }
 
 // ErrNoTray is returned when the desktop driver has no system tray.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -229,5 +230,52 @@ func TestParseSettings(t *testing.T) {
 		if _, err := parseSettings(base, "", "", bad[0], bad[1], bad[2], bad[3], nil); err == nil {
 			t.Errorf("accepted %v", bad)
 		}
+	}
+}
+
+// fakeRepairer records the plan it is asked to run.
+type fakeRepairer struct {
+	ran chan fix.Plan
+}
+
+func (f *fakeRepairer) Plan(env string) (fix.Plan, error) {
+	return fix.Plan{Env: env, Installer: "pip", Variant: "cu124", Argv: []string{"pip"}, Packages: []fix.Pin{{Name: "torch", Version: "2.10.0+cu128"}}}, nil
+}
+
+func (f *fakeRepairer) Run(_ context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
+	line("Downloading torch-2.10.0+cu128-cp311-cp311-linux_x86_64.whl (900 MB)")
+	f.ran <- p
+	return fix.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
+}
+
+func TestReinstallFromTheTray(t *testing.T) {
+	u, fake, paths, _ := newTestUI(t, a100)
+	rep := &fakeRepairer{ran: make(chan fix.Plan, 1)}
+	u.d.Repair = rep
+	u.shownMenu = nil
+	u.render()
+	var broken *fyne.MenuItem
+	for _, it := range fake.menu.Items {
+		if strings.Contains(it.Label, "llm/.venv") {
+			broken = it
+		}
+	}
+	if broken == nil || broken.ChildMenu.Items[0].Label != "Reinstall CUDA torch…" {
+		t.Fatalf("no reinstall entry: %v", labels(broken.ChildMenu.Items))
+	}
+	for _, it := range fake.menu.Items {
+		if strings.Contains(it.Label, "good/.venv") && it.ChildMenu.Items[0].Label == "Reinstall CUDA torch…" {
+			t.Error("a healthy environment offers a reinstall")
+		}
+	}
+	p, _ := rep.Plan(paths[1])
+	u.runRepair(p, u.wins.host())
+	select {
+	case got := <-rep.ran:
+		if got.Env != paths[1] {
+			t.Errorf("ran %+v", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the repair did not run")
 	}
 }

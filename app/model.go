@@ -36,6 +36,8 @@ type envEntry struct {
 	Fix      string // the fix command, "" when none
 	Activate string
 	Snoozed  bool
+	// Reinstall is true when a CUDA torch reinstall would help.
+	Reinstall bool
 }
 
 // trayModel is everything the tray shows.
@@ -61,7 +63,7 @@ func model(s monitor.State, paused bool, snoozed func(string) bool) trayModel {
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, envEntry{
 			Label: envLabel(e), Path: e.Path, Fix: fixOf(e), Activate: activateCommand(e.Env, runtime.GOOS, os.Getenv("SHELL")),
-			Snoozed: snoozed != nil && snoozed(e.Path),
+			Snoozed: snoozed != nil && snoozed(e.Path), Reinstall: needsReinstall(e),
 		})
 	}
 	return m
@@ -97,6 +99,20 @@ func buildWords(p *pyenv.Package) string {
 		return "XPU"
 	}
 	return "build unknown"
+}
+
+// needsReinstall is true when a finding that a CUDA torch reinstall fixes
+// is raised.
+func needsReinstall(e monitor.EnvReport) bool {
+	for _, f := range e.Findings {
+		switch f.Code {
+		case health.CodeTorchCPUBuild, health.CodeDriverTooOld, health.CodeGPUArchUnsupported, health.CodeTorchFamilyMismatch, health.CodeTorchInstallBroken:
+			if f.Severity == health.SeverityError {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fixOf is the first error finding's fix command.

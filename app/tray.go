@@ -95,6 +95,9 @@ func (u *ui) menuItems(m trayModel) []*fyne.MenuItem {
 		}
 		it := fyne.NewMenuItem(label, nil)
 		var sub []*fyne.MenuItem
+		if e.Reinstall && u.d.Repair != nil {
+			sub = append(sub, fyne.NewMenuItem("Reinstall CUDA torch…", func() { u.reinstall(e.Path) }))
+		}
 		if e.Fix != "" {
 			sub = append(sub, fyne.NewMenuItem("Copy fix command", func() { u.app.Clipboard().SetContent(e.Fix) }))
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -93,26 +95,10 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 		return exitFound
 	}
 
-	var journal *fix.Journal
-	if dir, err := store.Dir(); err == nil {
-		journal = fix.NewJournal(filepath.Join(dir, "journal"), env.Path, time.Now())
-	}
 	fmt.Fprintln(std.out)
-	res, err := fix.Run(ctx, plan, env, fix.RunOptions{
-		Timeout:  *timeout,
-		Journal:  journal,
-		Line:     func(l string) { fmt.Fprintf(std.out, "  │ %s\n", l) },
-		Progress: func(s string) { fmt.Fprintf(std.err, "→ %s\n", s) },
-		Check: func(e *pyenv.Env) []string {
-			var out []string
-			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
-				if f.Severity == health.SeverityError && torchCodes[f.Code] {
-					out = append(out, f.Code+": "+f.Message)
-				}
-			}
-			return out
-		},
-	})
+	res, err := repairEnv(ctx, g, env, plan, st, *timeout,
+		func(l string) { fmt.Fprintf(std.out, "  │ %s\n", l) },
+		func(s string) { fmt.Fprintf(std.err, "→ %s\n", s) })
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
 		return exitFound
@@ -138,6 +124,56 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 		fmt.Fprintln(std.out, hint)
 	}
 	return exitOK
+}
+
+// repairEnv runs a plan with a journal in the state directory and the
+// health rules as the verification; `fix` and the tray share it.
+func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, st gpu.State, timeout time.Duration, line, progress func(string)) (fix.Result, error) {
+	var journal *fix.Journal
+	if dir, err := store.Dir(); err == nil {
+		journal = fix.NewJournal(filepath.Join(dir, "journal"), env.Path, time.Now())
+	}
+	return fix.Run(ctx, plan, env, fix.RunOptions{
+		Timeout:  timeout,
+		Journal:  journal,
+		Line:     line,
+		Progress: progress,
+		Check: func(e *pyenv.Env) []string {
+			var out []string
+			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
+				if f.Severity == health.SeverityError && torchCodes[f.Code] {
+					out = append(out, f.Code+": "+f.Message)
+				}
+			}
+			return out
+		},
+	})
+}
+
+// repairer gives the tray the same plan and run as `gpucanary fix`.
+type repairer struct{ g *globals }
+
+func (r repairer) Plan(path string) (fix.Plan, error) {
+	env, err := pyenv.Inspect(path)
+	if err != nil {
+		return fix.Plan{}, err
+	}
+	b := r.g.openGPU()
+	defer b.Close()
+	return fix.NewPlan(fix.Request{Env: env, GPU: b.Snapshot(context.Background()), IndexBase: r.g.cfg.IndexBase})
+}
+
+func (r repairer) Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
+	env, err := pyenv.Inspect(p.Env)
+	if err != nil {
+		return fix.Result{}, err
+	}
+	if running := envProcesses(ctx, env.Path); running != "" {
+		return fix.Result{}, errors.New(running)
+	}
+	b := r.g.openGPU()
+	defer b.Close()
+	return repairEnv(ctx, r.g, env, p, b.Snapshot(ctx), 30*time.Minute, line, nil)
 }
 
 func printPlan(std stdio, p fix.Plan, simulated bool) {

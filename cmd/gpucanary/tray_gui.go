@@ -31,6 +31,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 	}
 	err := app.Run(ctx, app.Deps{
 		Monitor: m, Config: g.cfg, ConfigPath: path, Log: g.log.With("component", "app"),
+		Repair: repairer{g},
 		Export: func(ctx context.Context, dir string) error {
 			_, _, err := writeReport(ctx, g, dir, nil)
 			return err

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/gpucanary/gpucanary/monitor/fix"
+)
+
+// Repairer plans and runs the reinstall of a CUDA torch; cmd/gpucanary
+// wires it to monitor/fix (the same code as `gpucanary fix`).
+type Repairer interface {
+	Plan(env string) (fix.Plan, error)
+	Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error)
+}
+
+// reinstall shows the plan, asks, then runs it with a progress dialog
+// whose Cancel stops the installer's whole process group.
+func (u *ui) reinstall(env string) {
+	if u.d.Repair == nil {
+		return
+	}
+	win := u.wins.host()
+	win.Show()
+	p, err := u.d.Repair.Plan(env)
+	if err != nil {
+		dialog.ShowError(err, win)
+		return
+	}
+	if p.Blocked != "" {
+		dialog.ShowInformation("Cannot reinstall", wrap(p.Blocked), win)
+		return
+	}
+	var pins []string
+	for _, pin := range p.Packages {
+		pins = append(pins, pin.Name+" "+pin.Version)
+	}
+	msg := fmt.Sprintf("Reinstall in %s:\n\n%s\nfrom %s, with %s.\n\n%s", shortPath(env), strings.Join(pins, ", "), p.Index, p.Installer, wrap(strings.Join(p.Reasons, ". ")))
+	dialog.ShowConfirm("Reinstall CUDA torch", msg, func(ok bool) {
+		if ok {
+			u.runRepair(p, win)
+		}
+	}, win)
+}
+
+func (u *ui) runRepair(p fix.Plan, win fyne.Window) {
+	ctx, cancel := context.WithCancel(context.Background())
+	status := widget.NewLabel("Starting " + p.Installer + "…")
+	status.Wrapping = fyne.TextWrapWord
+	bar := widget.NewProgressBarInfinite()
+	d := dialog.NewCustom("Reinstalling CUDA torch", "Cancel", container.NewVBox(status, bar), win)
+	d.SetOnClosed(cancel)
+	d.Resize(fyne.NewSize(560, 180))
+	d.Show()
+	go func() {
+		res, err := u.d.Repair.Run(ctx, p, func(line string) {
+			if s := strings.TrimSpace(line); s != "" {
+				fyne.Do(func() { status.SetText(truncate(s, 200)) })
+			}
+		})
+		fyne.Do(func() {
+			d.Hide()
+			switch {
+			case err != nil:
+				dialog.ShowError(err, win)
+			case res.Fixed:
+				dialog.ShowInformation("Reinstalled", fmt.Sprintf("torch is now %s, verified by reading the environment again.\nJournal: %s", res.After["torch"], res.Journal), win)
+			default:
+				text := "Not fixed: " + res.Why
+				if res.Rollback != "" {
+					text += "\n\nTo put back what was there before:\n" + res.Rollback
+				}
+				dialog.ShowInformation("Not fixed", wrap(text), win)
+			}
+			cancel()
+		})
+	}()
+}
+
+// wrap breaks long text for dialogs, which do not wrap by themselves.
+func wrap(s string) string {
+	var out strings.Builder
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if n > 0 && n+len(w) > 80 {
+			out.WriteString("\n")
+			n = 0
+		} else if n > 0 {
+			out.WriteString(" ")
+			n++
+		}
+		out.WriteString(w)
+		n += len(w)
+	}
+	return out.String()
+}
