@@ -80,25 +80,7 @@ func envLabel(e monitor.EnvReport) string {
 	if t == nil {
 		return fmt.Sprintf("%s %s — no torch", mark, name)
 	}
-	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, buildWords(t))
-}
-
-// buildWords is "CUDA 12.1", "CPU only", "ROCm 6.2".
-func buildWords(p *pyenv.Package) string {
-	switch p.Build {
-	case pyenv.BuildCUDA:
-		if p.CUDA != "" {
-			return "CUDA " + p.CUDA
-		}
-		return "CUDA"
-	case pyenv.BuildCPU:
-		return "CPU only"
-	case pyenv.BuildROCm:
-		return "ROCm " + p.ROCm
-	case pyenv.BuildXPU:
-		return "XPU"
-	}
-	return "build unknown"
+	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, t.BuildText())
 }
 
 // needsReinstall is true when a finding that a CUDA torch reinstall fixes

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // Repairer plans and runs the reinstall of a CUDA torch; cmd/gpucanary
@@ -61,7 +62,7 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) {
 	go func() {
 		res, err := u.d.Repair.Run(ctx, p, func(line string) {
 			if s := strings.TrimSpace(line); s != "" {
-				fyne.Do(func() { status.SetText(truncate(s, 200)) })
+				fyne.Do(func() { status.SetText(human.Truncate(s, 200)) })
 			}
 		})
 		fyne.Do(func() {

@@ -110,7 +110,7 @@ func (e *envsWindow) showDetail() {
 	sort.Strings(names)
 	for _, n := range names {
 		p := env.Packages[n]
-		objs = append(objs, widget.NewLabel(fmt.Sprintf("  %s %s — %s%s", n, p.Version, packageWords(n, p), installedBy(p))))
+		objs = append(objs, widget.NewLabel(fmt.Sprintf("  %s %s — %s%s", n, p.Version, pyenv.Describe(n, p), installedBy(p))))
 	}
 	if len(names) == 0 {
 		objs = append(objs, widget.NewLabel("  torch is not installed"))
@@ -146,19 +146,6 @@ func (e *envsWindow) showDetail() {
 	}
 	e.detail.Objects = objs
 	e.detail.Refresh()
-}
-
-func packageWords(name string, p *pyenv.Package) string {
-	switch name {
-	case pyenv.LlamaCppPython:
-		if len(p.Backends) == 0 {
-			return "backends: cpu"
-		}
-		return "backends: " + strings.Join(p.Backends, ", ")
-	case pyenv.BitsAndBytes:
-		return "CUDA libraries: " + orDash(strings.Join(p.Backends, ", "))
-	}
-	return buildWords(p)
 }
 
 func installedBy(p *pyenv.Package) string {

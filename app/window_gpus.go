@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // historyLen is how many samples the graphs keep: 5 minutes at 2 s.
@@ -89,7 +90,7 @@ func (g *gpusWindow) card(d gpu.Device) fyne.CanvasObject {
 	}
 	lines := []string{
 		fmt.Sprintf("%s, compute capability %s", arch, orDash(d.ComputeCapability)),
-		fmt.Sprintf("Memory: %s of %s", bytesHuman(d.MemoryUsedBytes), bytesHuman(d.MemoryTotalBytes)),
+		fmt.Sprintf("Memory: %s of %s", human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes)),
 	}
 	if d.Asleep {
 		lines = append(lines, "Asleep (PCI runtime suspended): not queried, so as not to wake it")

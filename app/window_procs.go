@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
@@ -90,7 +91,7 @@ func (p *procsWindow) refresh(s monitor.State) {
 			bar.SetValue(float64(d.MemoryUsedBytes) / float64(d.MemoryTotalBytes))
 		}
 		bar.TextFormatter = func() string {
-			return fmt.Sprintf("GPU %d %s: %s of %s", d.Index, d.Name, bytesHuman(d.MemoryUsedBytes), bytesHuman(d.MemoryTotalBytes))
+			return fmt.Sprintf("GPU %d %s: %s of %s", d.Index, d.Name, human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes))
 		}
 		bars = append(bars, bar)
 	}
@@ -164,7 +165,7 @@ func cell(r monitor.Process, col int) string {
 		if r.GPUMemoryBytes == nil {
 			return "n/a"
 		}
-		return bytesHuman(*r.GPUMemoryBytes)
+		return human.Bytes(*r.GPUMemoryBytes)
 	case "SM %":
 		if r.SMPercent == nil {
 			return "-"
@@ -173,12 +174,12 @@ func cell(r monitor.Process, col int) string {
 	case "CPU %":
 		return fmt.Sprintf("%.1f", r.CPUPercent)
 	case "RSS":
-		return bytesHuman(r.RSSBytes)
+		return human.Bytes(r.RSSBytes)
 	case "Runtime":
 		if r.StartTime.IsZero() {
 			return "-"
 		}
-		return durationShort(time.Since(r.StartTime))
+		return human.Duration(time.Since(r.StartTime))
 	case "Verdict":
 		return string(r.Verdict)
 	case "Command":
@@ -205,7 +206,7 @@ func (p *procsWindow) terminate() {
 		return
 	}
 	r := p.rows[p.chosen]
-	msg := fmt.Sprintf("Send SIGTERM to PID %d?\n\n%s\n\n%s", r.PID, truncate(cell(r, len(procColumns)-1), 120), r.Reason)
+	msg := fmt.Sprintf("Send SIGTERM to PID %d?\n\n%s\n\n%s", r.PID, human.Truncate(cell(r, len(procColumns)-1), 120), r.Reason)
 	dialog.ShowConfirm("Terminate process", msg, func(ok bool) {
 		if !ok {
 			return

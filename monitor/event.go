@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -82,20 +81,7 @@ func describeTorch(p *pyenv.Package) string {
 	if p == nil {
 		return "none"
 	}
-	switch p.Build {
-	case pyenv.BuildCUDA:
-		if p.CUDA != "" {
-			return fmt.Sprintf("%s (CUDA %s)", p.Version, p.CUDA)
-		}
-		return p.Version + " (CUDA)"
-	case pyenv.BuildCPU:
-		return p.Version + " (CPU only)"
-	case pyenv.BuildROCm:
-		return p.Version + " (ROCm)"
-	case pyenv.BuildXPU:
-		return p.Version + " (XPU)"
-	}
-	return p.Version + " (build unknown)"
+	return p.Version + " (" + p.BuildText() + ")"
 }
 
 // torchEvent compares torch before and after a change of env and returns
@@ -127,9 +113,4 @@ func blame(e *Event, c *Culprit) {
 	}
 	e.Culprit = c
 	e.Message = strings.TrimSuffix(e.Message, ".") + ", by " + c.String() + "."
-}
-
-// shortEnv is the last two path elements, for compact messages.
-func shortEnv(path string) string {
-	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
 }

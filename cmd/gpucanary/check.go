@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -142,7 +143,7 @@ func (p printer) gpu(g gpu.State) {
 			state = " · asleep"
 		}
 		fmt.Fprintf(p.w, "  %d  %s (%ssm_%s) · %s%s\n", d.Index, d.Name, arch,
-			strings.ReplaceAll(d.ComputeCapability, ".", ""), bytesHuman(d.MemoryTotalBytes), state)
+			strings.ReplaceAll(d.ComputeCapability, ".", ""), human.Bytes(d.MemoryTotalBytes), state)
 		if d.Error != "" {
 			fmt.Fprintf(p.w, "     %s\n", p.paint(yellow, d.Error))
 		}
@@ -162,7 +163,7 @@ func (p printer) env(e monitor.EnvReport) {
 	fmt.Fprintf(p.w, "%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
 	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
 		if pkg := e.Packages[name]; pkg != nil {
-			fmt.Fprintf(p.w, "  %-17s %-22s %s\n", name, pkg.Version, buildText(name, pkg))
+			fmt.Fprintf(p.w, "  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
 		}
 	}
 	if e.Torch() == nil && e.Packages != nil {
@@ -210,46 +211,6 @@ func (p printer) summary(r monitor.CheckResult) string {
 		}
 	}
 	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
-}
-
-// buildText says what a package was built for, in a few words.
-func buildText(name string, p *pyenv.Package) string {
-	switch name {
-	case pyenv.LlamaCppPython:
-		if len(p.Backends) == 0 {
-			return "backends: cpu"
-		}
-		return "backends: " + strings.Join(p.Backends, ", ")
-	case pyenv.BitsAndBytes:
-		if len(p.Backends) == 0 {
-			return "no CUDA libraries"
-		}
-		return "CUDA libraries: " + strings.Join(p.Backends, ", ")
-	}
-	switch p.Build {
-	case pyenv.BuildCUDA:
-		return "CUDA " + orDash(p.CUDA)
-	case pyenv.BuildCPU:
-		return "CPU only"
-	case pyenv.BuildROCm:
-		return "ROCm " + p.ROCm
-	case pyenv.BuildXPU:
-		return "XPU"
-	}
-	return "build unknown"
-}
-
-func bytesHuman(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func orDash(s string) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -240,7 +241,7 @@ func envProcesses(ctx context.Context, env string) string {
 			inside = true
 		}
 		if inside && p.PID != os.Getpid() {
-			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, truncate(strings.Join(p.Cmdline, " "), 60)))
+			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(strings.Join(p.Cmdline, " "), 60)))
 		}
 	}
 	if len(names) == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -163,7 +164,7 @@ func (p printer) processes(st gpu.State, rows []monitor.Process) {
 		}
 		mem := "n/a"
 		if r.GPUMemoryBytes != nil {
-			mem = bytesHuman(*r.GPUMemoryBytes)
+			mem = human.Bytes(*r.GPUMemoryBytes)
 		}
 		sm := "-"
 		if r.SMPercent != nil {
@@ -171,11 +172,11 @@ func (p printer) processes(st gpu.State, rows []monitor.Process) {
 		}
 		env := "-"
 		if r.EnvPath != "" {
-			env = truncate(p.short(r.EnvPath), 22)
+			env = human.Truncate(p.short(r.EnvPath), 22)
 		}
 		runtime := "-"
 		if !r.StartTime.IsZero() {
-			runtime = durationShort(now.Sub(r.StartTime))
+			runtime = human.Duration(now.Sub(r.StartTime))
 		}
 		c := dim
 		switch r.Verdict {
@@ -190,8 +191,8 @@ func (p printer) processes(st gpu.State, rows []monitor.Process) {
 		if cmd == "" {
 			cmd = r.Name
 		}
-		fmt.Fprintf(p.w, "%-4s %7d %-9s %-22s %9s %4s %6.1f %8s %8s %s %s\n", gpuCol, r.PID, truncate(r.User, 9), env, mem, sm,
-			r.CPUPercent, bytesHuman(r.RSSBytes), runtime, p.paint(c, fmt.Sprintf("%-9s", r.Verdict)), truncate(cmd, 60))
+		fmt.Fprintf(p.w, "%-4s %7d %-9s %-22s %9s %4s %6.1f %8s %8s %s %s\n", gpuCol, r.PID, human.Truncate(r.User, 9), env, mem, sm,
+			r.CPUPercent, human.Bytes(r.RSSBytes), runtime, p.paint(c, fmt.Sprintf("%-9s", r.Verdict)), human.Truncate(cmd, 60))
 		for _, f := range r.Findings {
 			p.finding(f, "     ")
 		}
@@ -201,25 +202,5 @@ func (p printer) processes(st gpu.State, rows []monitor.Process) {
 func bar(used, total uint64, width int) string {
 	n := int(float64(used) / float64(total) * float64(width))
 	n = max(0, min(width, n))
-	return fmt.Sprintf("[%s%s] %s / %s", strings.Repeat("█", n), strings.Repeat("·", width-n), bytesHuman(used), bytesHuman(total))
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-func durationShort(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
+	return fmt.Sprintf("[%s%s] %s / %s", strings.Repeat("█", n), strings.Repeat("·", width-n), human.Bytes(used), human.Bytes(total))
 }

@@ -207,7 +207,7 @@ func (c *envCheck) family(t *pyenv.Package) {
 		}
 		if mismatch(t, p) {
 			c.add(CodeTorchFamilyMismatch, SeverityError,
-				fmt.Sprintf("%s %s is a %s build but torch %s is a %s build: its GPU operators (nms, decoders) will not load.", comp.name, p.Version, describe(p), t.Version, describe(t)),
+				fmt.Sprintf("%s %s (%s) does not match torch %s (%s): its GPU operators (nms, decoders) will not load.", comp.name, p.Version, p.BuildText(), t.Version, t.BuildText()),
 				c.reinstall(), ev)
 		}
 	}
@@ -223,23 +223,6 @@ func mismatch(t, p *pyenv.Package) bool {
 		return true
 	}
 	return t.Build == pyenv.BuildCUDA && t.CUDA != "" && p.CUDA != "" && t.CUDA != p.CUDA
-}
-
-func describe(p *pyenv.Package) string {
-	switch p.Build {
-	case pyenv.BuildCUDA:
-		if p.CUDA != "" {
-			return "CUDA " + p.CUDA
-		}
-		return "CUDA"
-	case pyenv.BuildCPU:
-		return "CPU-only"
-	case pyenv.BuildROCm:
-		return "ROCm"
-	case pyenv.BuildXPU:
-		return "XPU"
-	}
-	return "unknown"
 }
 
 // bitsandbytes checks that the CUDA library bitsandbytes will load for this

@@ -79,7 +79,7 @@ func TestRules(t *testing.T) {
 		{
 			name: "CPU torchvision beside CUDA torch", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Torch: cuda121, Vision: &pyenvtest.Companion{Version: "0.20.1+cpu"}},
-			want: []want{{code: CodeTorchFamilyMismatch, severity: SeverityError, message: "CPU-only build but torch 2.5.1+cu121 is a CUDA 12.1 build"}},
+			want: []want{{code: CodeTorchFamilyMismatch, severity: SeverityError, message: "(CPU only) does not match torch 2.5.1+cu121 (CUDA 12.1)"}},
 		},
 		{
 			name: "bitsandbytes 0.45 without the library for torch's CUDA", gpu: a100Driver550,

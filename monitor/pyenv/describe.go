@@ -1,0 +1,44 @@
+package pyenv
+
+import "strings"
+
+// BuildText says what a package was built for, in a few words: "CUDA 12.1",
+// "CPU only", "ROCm 6.2", "XPU", "build unknown". Every view (check, the
+// tray, events) uses it, so they say the same thing.
+func (p *Package) BuildText() string {
+	switch p.Build {
+	case BuildCUDA:
+		if p.CUDA != "" {
+			return "CUDA " + p.CUDA
+		}
+		return "CUDA"
+	case BuildCPU:
+		return "CPU only"
+	case BuildROCm:
+		if p.ROCm != "" {
+			return "ROCm " + p.ROCm
+		}
+		return "ROCm"
+	case BuildXPU:
+		return "XPU"
+	}
+	return "build unknown"
+}
+
+// Describe is BuildText for torch and its companions, and the shipped
+// backends for llama-cpp-python and bitsandbytes.
+func Describe(name string, p *Package) string {
+	switch name {
+	case LlamaCppPython:
+		if len(p.Backends) == 0 {
+			return "backends: cpu"
+		}
+		return "backends: " + strings.Join(p.Backends, ", ")
+	case BitsAndBytes:
+		if len(p.Backends) == 0 {
+			return "no CUDA libraries"
+		}
+		return "CUDA libraries: " + strings.Join(p.Backends, ", ")
+	}
+	return p.BuildText()
+}
