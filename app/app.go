@@ -61,8 +61,17 @@ func Run(ctx context.Context, d Deps) error {
 	if d.Tooltip == nil {
 		d.Tooltip = setTooltip
 	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
 	u := newUI(a, desk, d)
 	u.render()
+	if trayHostMissing() {
+		// No tray host on this desktop (a StatusNotifierWatcher is needed):
+		// say so in a window rather than run invisibly.
+		d.Log.Warn("no system tray host (org.kde.StatusNotifierWatcher) on the session bus; showing the Environments window")
+		u.wins.showEnvs()
+	}
 
 	events, unsubscribe := d.Monitor.Subscribe()
 	ctx, cancel := context.WithCancel(ctx)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
 )
 
 // openFolder shows path in the file manager.
@@ -65,4 +66,20 @@ func setAutostart(on bool) error {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(p), err)
 	}
 	return os.WriteFile(p, []byte(entry), 0o644)
+}
+
+// trayHostMissing reports whether no StatusNotifierWatcher is on the
+// session bus: then the tray icon cannot appear, and the app opens a
+// window instead of running invisibly.
+func trayHostMissing() bool {
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		return true
+	}
+	defer conn.Close()
+	var has bool
+	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has); err != nil {
+		return false // cannot tell: assume a tray
+	}
+	return !has
 }

@@ -23,3 +23,5 @@ func setTooltip(string) {}
 func autostartEnabled() bool { return false }
 
 func setAutostart(bool) error { return errors.New("start at login is not supported on this platform") }
+
+func trayHostMissing() bool { return false }

@@ -52,3 +52,5 @@ func setAutostart(on bool) error {
 	}
 	return k.SetStringValue("GPU Canary", `"`+exe+`"`)
 }
+
+func trayHostMissing() bool { return false }

@@ -150,7 +150,7 @@ func (u *ui) openFolder(path string) {
 	if open == nil {
 		open = openFolder
 	}
-	if err := open(path); err != nil {
+	if err := open(path); err != nil && u.d.Log != nil {
 		u.d.Log.Warn("opening folder", "path", path, "err", err)
 	}
 }

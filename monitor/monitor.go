@@ -90,6 +90,7 @@ type Monitor struct {
 	w        *watcher
 	lastGPU  gpu.State
 	jobs     map[string]health.Finding // JOB_ON_CPU findings by key
+	waiting  map[string]time.Time      // since when an install in progress was seen, by env
 	machine  map[string]health.Finding // machine findings by key
 	memory   store.State
 	procTick int
@@ -102,11 +103,9 @@ type Monitor struct {
 }
 
 type envEntry struct {
-	report EnvReport
-	via    string
-	// waitingSince is when a half-finished install was first seen.
-	waitingSince time.Time
-	findings     map[string]health.Finding
+	report   EnvReport
+	via      string
+	findings map[string]health.Finding
 }
 
 // New makes a monitor; Run starts it.
@@ -140,7 +139,7 @@ func New(o Options) *Monitor {
 		p = NewPolicy()
 	}
 	return &Monitor{o: o, log: o.Logger, policy: p, subs: map[int]chan Event{}, requests: make(chan func(context.Context), 16),
-		envs: map[string]*envEntry{}, jobs: map[string]health.Finding{}, machine: map[string]health.Finding{}}
+		envs: map[string]*envEntry{}, jobs: map[string]health.Finding{}, waiting: map[string]time.Time{}, machine: map[string]health.Finding{}}
 }
 
 // Policy is the notification policy, for snoozing and pausing.
@@ -379,16 +378,19 @@ func (m *Monitor) refreshEnv(ctx context.Context, path string) {
 	}
 	rep := InspectOne(ctx, pyenv.Found{Path: path, Via: via}, m.lastGPU, m.o.Health)
 	if rep.Env != nil && installInProgress(rep.Env) {
-		if e == nil || e.waitingSince.IsZero() {
-			if e != nil {
-				e.waitingSince = now
-			}
+		// Wait for the installer to finish, but not forever: a stash left
+		// behind by a crashed pip is a state to report.
+		since, waiting := m.waiting[path]
+		if !waiting {
+			since = now
+			m.waiting[path] = now
 		}
-		if e == nil || now.Sub(e.waitingSince) < m.o.MaxInstallWait {
+		if now.Sub(since) < m.o.MaxInstallWait {
 			m.w.recheck(path, m.o.Settle)
 			return
 		}
 	}
+	delete(m.waiting, path)
 	var events []Event
 	if e == nil {
 		e = &envEntry{via: via, findings: map[string]health.Finding{}}
@@ -416,7 +418,6 @@ func (m *Monitor) refreshEnv(ctx context.Context, path string) {
 		}
 		events = append(events, *ev)
 	}
-	e.waitingSince = time.Time{}
 	e.report = rep
 	m.w.watchEnv(rep.Env)
 	events = append(events, m.diffFindings(path, e, rep.Findings, now)...)

@@ -504,3 +504,25 @@ func inotifyWatches(t testing.TB) int {
 }
 
 var _ = errors.New
+
+// TestStashLeftBehindDoesNotHideChanges: a ~orch folder a crashed pip left
+// behind looks like an install in progress; the engine waits for it only
+// MaxInstallWait, then reports what is installed.
+func TestStashLeftBehindDoesNotHideChanges(t *testing.T) {
+	f := newFixture(t)
+	venv := f.venv(t, filepath.Join(t.TempDir(), ".venv"))
+	site := wheeltest.SitePackages(t, venv)
+	if err := os.MkdirAll(filepath.Join(site, "~orch", "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := startEngine(t, Options{Paths: []string{venv}, MaxInstallWait: time.Second})
+	start := time.Now()
+	f.install(t, venv, "2.5.1+cpu")
+	e.wait(10*time.Second, kind(KindCUDAWheelReplaced, venv))
+	if time.Since(start) > 9*time.Second {
+		t.Errorf("the change waited %s", time.Since(start))
+	}
+	e.wait(2*time.Second, func(e Event) bool {
+		return e.Kind == KindFindingRaised && e.Finding != nil && e.Finding.Code == health.CodeTorchInstallBroken
+	})
+}

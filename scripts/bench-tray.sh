@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${GPUCANARY_IDLE_SECONDS:-60}
 go build -o bin/gpucanary ./cmd/gpucanary
+go build -o bin/fyne-baseline ./scripts/fyne-baseline
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
 for i in 1 2 3 4 5; do python3 -m venv --without-pip "$home/proj$i/.venv"; done
@@ -14,12 +15,16 @@ export HOME=$home SECS=$secs LANG=C.UTF-8
 dbus-run-session -- bash -c '
   Xvfb :89 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 & export DISPLAY=:89; sleep 1
   status-notifier-watcher >/dev/null 2>&1 &
-  bin/gpucanary --gpu-sim "$HOME/gpu.json" >/dev/null 2>&1 & pid=$!
-  sleep 10
-  ticks() { awk "{print \$14 + \$15}" /proc/$pid/stat; }
-  t0=$(ticks); sleep "$SECS"; t1=$(ticks)
-  hz=$(getconf CLK_TCK)
-  rss=$(awk "/VmRSS/ {print \$2}" /proc/$pid/status)
-  awk -v a=$t0 -v b=$t1 -v hz=$hz -v s=$SECS -v rss=$rss "BEGIN { printf \"tray idle over %ds: %.2f %% of a core, RSS %.0f MB (goals: <= 0.5 %%, <= 100 MB)\n\", s, 100*(b-a)/hz/s, rss/1024 }"
-  kill $pid
+  measure() { # NAME CMD...: idle CPU over SECS after a 10 s start, and RSS
+    name=$1; shift
+    "$@" >/dev/null 2>&1 & pid=$!
+    sleep 10
+    t0=$(awk "{print \$14 + \$15}" /proc/$pid/stat); sleep "$SECS"; t1=$(awk "{print \$14 + \$15}" /proc/$pid/stat)
+    rss=$(awk "/VmRSS/ {print \$2}" /proc/$pid/status)
+    awk -v n="$name" -v a=$t0 -v b=$t1 -v hz=$(getconf CLK_TCK) -v s=$SECS -v rss=$rss "BEGIN { printf \"%-28s idle over %ds: %.2f %% of a core, RSS %.0f MB\n\", n, s, 100*(b-a)/hz/s, rss/1024 }"
+    kill $pid; wait $pid 2>/dev/null || true
+  }
+  echo "goals for the tray: <= 0.5 % of a core, <= 100 MB"
+  measure "gpucanary (tray, 5 envs)" bin/gpucanary --gpu-sim "$HOME/gpu.json"
+  measure "peer: empty Fyne tray app" bin/fyne-baseline
 '
