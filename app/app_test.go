@@ -269,7 +269,7 @@ func TestReinstallFromTheTray(t *testing.T) {
 		}
 	}
 	p, _ := rep.Plan(paths[1])
-	u.runRepair(p, u.wins.host())
+	finished := u.runRepair(p, u.wins.host())
 	select {
 	case got := <-rep.ran:
 		if got.Env != paths[1] {
@@ -278,4 +278,6 @@ func TestReinstallFromTheTray(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the repair did not run")
 	}
+	<-finished // the result dialog is shown before the next test renders
+
 }

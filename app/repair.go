@@ -50,7 +50,9 @@ func (u *ui) reinstall(env string) {
 	}, win)
 }
 
-func (u *ui) runRepair(p fix.Plan, win fyne.Window) {
+// runRepair runs p in the background; the channel closes when the result
+// has been shown.
+func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 	ctx, cancel := context.WithCancel(context.Background())
 	status := widget.NewLabel("Starting " + p.Installer + "…")
 	status.Wrapping = fyne.TextWrapWord
@@ -59,7 +61,9 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) {
 	d.SetOnClosed(cancel)
 	d.Resize(fyne.NewSize(560, 180))
 	d.Show()
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
 		res, err := u.d.Repair.Run(ctx, p, func(line string) {
 			if s := strings.TrimSpace(line); s != "" {
 				fyne.Do(func() { status.SetText(human.Truncate(s, 200)) })
@@ -82,6 +86,7 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) {
 			cancel()
 		})
 	}()
+	return finished
 }
 
 // wrap breaks long text for dialogs, which do not wrap by themselves.
