@@ -27,6 +27,10 @@ type nvmlBackend struct {
 	sysfs string
 	log   *slog.Logger
 
+	// has says whether the driver's NVML has a function newer than the
+	// oldest drivers: calling a missing one would crash the process.
+	has map[string]bool
+
 	mu sync.Mutex
 	// lastSeen is the newest process-utilization sample time per device
 	// UUID, so each snapshot asks only for samples since the last one.
@@ -56,7 +60,30 @@ func newNVML(lib nvml.Interface, o Options) Backend {
 	if sysfs == "" {
 		sysfs = "/sys"
 	}
-	return &nvmlBackend{lib: lib, sysfs: sysfs, log: log, lastSeen: map[string]uint64{}}
+	return &nvmlBackend{lib: lib, sysfs: sysfs, log: log, lastSeen: map[string]uint64{}, has: lookupNewer(lib, log)}
+}
+
+// newerSymbols are NVML functions that old drivers lack. go-nvml picks the
+// versioned process calls (v3/v2/v1) itself; these it does not guard.
+var newerSymbols = []string{
+	"nvmlDeviceGetMPSComputeRunningProcesses",
+	"nvmlDeviceGetMigMode",
+	"nvmlDeviceGetProcessUtilization",
+	"nvmlDeviceGetEnforcedPowerLimit",
+	"nvmlSystemGetCudaDriverVersion",
+}
+
+// lookupNewer checks each newer symbol once, after a successful Init.
+func lookupNewer(lib nvml.Interface, log *slog.Logger) map[string]bool {
+	has := map[string]bool{}
+	ext := lib.Extensions()
+	for _, sym := range newerSymbols {
+		has[sym] = ext.LookupSymbol(sym) == nil
+		if !has[sym] {
+			log.Info("this driver's NVML lacks a function; it is skipped", "symbol", sym)
+		}
+	}
+	return has
 }
 
 // safeInit calls Init, turning a panic from a broken library into an error.
@@ -98,7 +125,9 @@ func (b *nvmlBackend) Snapshot(ctx context.Context) State {
 	} else {
 		errs = append(errs, "driver version: "+errorString(ret))
 	}
-	if v, ret := b.lib.SystemGetCudaDriverVersion(); ret == nvml.SUCCESS {
+	if !b.has["nvmlSystemGetCudaDriverVersion"] {
+		errs = append(errs, "CUDA driver version: "+errorString(nvml.ERROR_FUNCTION_NOT_FOUND))
+	} else if v, ret := b.lib.SystemGetCudaDriverVersion(); ret == nvml.SUCCESS {
 		st.CUDADriver = fmt.Sprintf("%d.%d", v/1000, (v%1000)/10)
 	} else {
 		errs = append(errs, "CUDA driver version: "+errorString(ret))
@@ -214,16 +243,20 @@ func (b *nvmlBackend) device(i int, asleep []string) (d Device) {
 	} else if ret != nvml.ERROR_NOT_SUPPORTED {
 		fail("power", ret)
 	}
-	if p, ret := dev.GetEnforcedPowerLimit(); ret == nvml.SUCCESS {
-		w := float64(p) / 1000
-		d.PowerLimitWatts = &w
-	} else if ret != nvml.ERROR_NOT_SUPPORTED {
-		fail("power limit", ret)
+	if b.has["nvmlDeviceGetEnforcedPowerLimit"] {
+		if p, ret := dev.GetEnforcedPowerLimit(); ret == nvml.SUCCESS {
+			w := float64(p) / 1000
+			d.PowerLimitWatts = &w
+		} else if ret != nvml.ERROR_NOT_SUPPORTED {
+			fail("power limit", ret)
+		}
 	}
-	if cur, _, ret := dev.GetMigMode(); ret == nvml.SUCCESS {
-		d.MIGEnabled = cur == nvml.DEVICE_MIG_ENABLE
-	} else if ret != nvml.ERROR_NOT_SUPPORTED {
-		fail("MIG mode", ret)
+	if b.has["nvmlDeviceGetMigMode"] {
+		if cur, _, ret := dev.GetMigMode(); ret == nvml.SUCCESS {
+			d.MIGEnabled = cur == nvml.DEVICE_MIG_ENABLE
+		} else if ret != nvml.ERROR_NOT_SUPPORTED {
+			fail("MIG mode", ret)
+		}
 	}
 	d.Processes = b.processes(dev, d.UUID, &errs)
 	return d
@@ -235,14 +268,15 @@ func (b *nvmlBackend) device(i int, asleep []string) (d Device) {
 func (b *nvmlBackend) processes(dev nvml.Device, uuid string, errs *[]string) []Process {
 	byPID := map[uint32]*Process{}
 	var order []uint32
-	for _, src := range []struct {
+	type source struct {
 		typ  string
 		list func() ([]nvml.ProcessInfo, nvml.Return)
-	}{
-		{"compute", dev.GetComputeRunningProcesses},
-		{"graphics", dev.GetGraphicsRunningProcesses},
-		{"mps", dev.GetMPSComputeRunningProcesses},
-	} {
+	}
+	sources := []source{{"compute", dev.GetComputeRunningProcesses}, {"graphics", dev.GetGraphicsRunningProcesses}}
+	if b.has["nvmlDeviceGetMPSComputeRunningProcesses"] {
+		sources = append(sources, source{"mps", dev.GetMPSComputeRunningProcesses})
+	}
+	for _, src := range sources {
 		infos, ret := src.list()
 		if ret != nvml.SUCCESS {
 			if ret != nvml.ERROR_NOT_SUPPORTED && ret != nvml.ERROR_NOT_FOUND {
@@ -267,7 +301,7 @@ func (b *nvmlBackend) processes(dev nvml.Device, uuid string, errs *[]string) []
 			order = append(order, in.Pid)
 		}
 	}
-	if len(order) > 0 {
+	if len(order) > 0 && b.has["nvmlDeviceGetProcessUtilization"] {
 		b.utilization(dev, uuid, byPID, errs)
 	}
 	out := make([]Process, 0, len(order))

@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,8 +59,14 @@ func fakeDevice() *mock.Device {
 	}
 }
 
+// allSymbols is an NVML with every function.
+func allSymbols() nvml.ExtendedInterface {
+	return &mock.ExtendedInterface{LookupSymbolFunc: func(string) error { return nil }}
+}
+
 func fakeLib(devs ...nvml.Device) *mock.Interface {
 	return &mock.Interface{
+		ExtensionsFunc:                 allSymbols,
 		InitFunc:                       func() nvml.Return { return nvml.SUCCESS },
 		ShutdownFunc:                   func() nvml.Return { return nvml.SUCCESS },
 		SystemGetDriverVersionFunc:     func() (string, nvml.Return) { return "550.54.15", nvml.SUCCESS },
@@ -341,6 +348,30 @@ func TestNVMLDGXA100(t *testing.T) {
 		if d.Name != "Mock NVIDIA A100-SXM4-40GB" || d.ComputeCapability != "8.0" || d.MemoryTotalBytes == 0 || d.UUID == "" || d.Error != "" {
 			t.Errorf("device %d = %+v", d.Index, d)
 		}
+	}
+}
+
+// TestOldDriverLacksNewerFunctions: a function the driver's NVML lacks is
+// never called (the call would crash the process), and the rest is read.
+func TestOldDriverLacksNewerFunctions(t *testing.T) {
+	dev := fakeDevice()
+	dev.GetMPSComputeRunningProcessesFunc = nil // the mock panics if called
+	dev.GetMigModeFunc = nil
+	dev.GetProcessUtilizationFunc = nil
+	lib := fakeLib(dev)
+	lib.ExtensionsFunc = func() nvml.ExtendedInterface {
+		return &mock.ExtendedInterface{LookupSymbolFunc: func(s string) error {
+			switch s {
+			case "nvmlDeviceGetMPSComputeRunningProcesses", "nvmlDeviceGetMigMode", "nvmlDeviceGetProcessUtilization":
+				return fmt.Errorf("symbol %s not found", s)
+			}
+			return nil
+		}}
+	}
+	st := newNVML(lib, Options{SysfsRoot: t.TempDir()}).Snapshot(context.Background())
+	d := st.Devices[0]
+	if d.Error != "" || d.Name == "" || len(d.Processes) != 2 || d.Processes[0].SMPercent != nil {
+		t.Errorf("device = %+v", d)
 	}
 }
 
