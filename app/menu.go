@@ -43,6 +43,9 @@ type envEntry struct {
 
 // trayModel is everything the tray shows.
 type trayModel struct {
+	// Started is false until the engine's first full read: the menu says
+	// "starting…" rather than "no environments".
+	Started bool
 	Icon    string // a monitor.Overall* state
 	Tooltip string
 	Status  string
@@ -57,6 +60,7 @@ func model(s monitor.State, paused bool, snoozed func(string) bool) trayModel {
 		m.Icon, m.Status, m.Tooltip = monitor.OverallHealthy, "GPU Canary is starting…", "GPU Canary: starting…"
 		return m
 	}
+	m.Started = true
 	r := s.Check()
 	m.Icon = r.Overall()
 	m.Status = s.Summary()

@@ -128,62 +128,6 @@ func (w *windows) saveConfig(cfg config.Config) {
 	w.u.d.Config = cfg
 }
 
-// historyWindow lists the engine's remembered events, newest first.
-type historyWindow struct {
-	w      *windows
-	win    fyne.Window
-	filter *widget.Select
-	list   *widget.List
-	all    []monitor.Event
-	shown  []monitor.Event
-}
-
-const allEnvs = "All environments"
-
-func newHistoryWindow(w *windows) *historyWindow {
-	h := &historyWindow{w: w, win: w.newWindow("GPU Canary — Event history", fyne.NewSize(820, 480))}
-	h.filter = widget.NewSelect([]string{allEnvs}, func(string) { h.apply() })
-	h.filter.SetSelected(allEnvs)
-	h.list = widget.NewList(func() int { return len(h.shown) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Wrapping = fyne.TextWrapWord
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			e := h.shown[i]
-			o.(*widget.Label).SetText(fmt.Sprintf("%s  %s\n%s", e.Time.Local().Format("2006-01-02 15:04:05"), e.Kind, e.Message))
-			h.list.SetItemHeight(i, o.MinSize().Height)
-		})
-	h.win.SetContent(container.NewBorder(container.NewHBox(widget.NewLabel("Show:"), h.filter), nil, nil, nil, h.list))
-	return h
-}
-
-func (h *historyWindow) reload() {
-	h.all = h.w.u.d.Monitor.History()
-	envs := []string{allEnvs}
-	for _, e := range h.all {
-		if e.Env != "" && !slices.Contains(envs, e.Env) {
-			envs = append(envs, e.Env)
-		}
-	}
-	sort.Strings(envs[1:])
-	h.filter.Options = envs
-	h.apply()
-}
-
-func (h *historyWindow) apply() {
-	h.shown = h.shown[:0]
-	for _, e := range h.all {
-		if h.filter.Selected == allEnvs || h.filter.Selected == "" || e.Env == h.filter.Selected {
-			h.shown = append(h.shown, e)
-		}
-	}
-	if h.list != nil {
-		h.list.Refresh()
-	}
-}
-
 // verdictImportance colours a verdict.
 func verdictImportance(v string) widget.Importance {
 	switch v {

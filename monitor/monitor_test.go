@@ -91,7 +91,13 @@ func startEngine(t *testing.T, o Options) *engine {
 	if o.Rediscover == 0 {
 		o.Rediscover = -1
 	}
-	e := &engine{t: t, m: New(o), done: make(chan struct{}), notify: make(chan struct{}, 1)}
+	return runEngine(t, New(o))
+}
+
+// runEngine runs m, collecting its events, until the test ends.
+func runEngine(t *testing.T, m *Monitor) *engine {
+	t.Helper()
+	e := &engine{t: t, m: m, done: make(chan struct{}), notify: make(chan struct{}, 1)}
 	ch, _ := e.m.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
@@ -395,20 +401,7 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 		return w.fs.Add(p)
 	}
 	m.testWatcher = w
-	e := &engine{t: t, m: m, done: make(chan struct{}), notify: make(chan struct{}, 1)}
-	ch, _ := m.Subscribe()
-	ctx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
-	go func() {
-		for ev := range ch {
-			e.mu.Lock()
-			e.events = append(e.events, ev)
-			e.mu.Unlock()
-		}
-	}()
-	go func() { defer close(e.done); _ = m.Run(ctx) }()
-	t.Cleanup(e.stop)
-	e.waitStarted()
+	e := runEngine(t, m)
 
 	f.install(t, venv, "2.5.1+cpu")
 	e.wait(10*time.Second, kind(KindCUDAWheelReplaced, venv))
