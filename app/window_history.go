@@ -43,8 +43,27 @@ func newHistoryWindow(w *windows) *historyWindow {
 	return h
 }
 
+// historyKeep bounds the events the window holds, as the engine bounds
+// its history.
+const historyKeep = 1000
+
+// reload reads the engine's remembered history (newest first).
 func (h *historyWindow) reload() {
 	h.all = h.w.u.d.Monitor.History()
+	h.options()
+}
+
+// add puts an event that just happened on top, so an open window is live.
+func (h *historyWindow) add(e monitor.Event) {
+	if len(h.all) > 0 && h.all[0].Time.Equal(e.Time) && h.all[0].Kind == e.Kind && h.all[0].Env == e.Env {
+		return // already read from the engine's history
+	}
+	h.all = append([]monitor.Event{e}, h.all[:min(len(h.all), historyKeep-1)]...)
+	h.options()
+}
+
+// options offers every environment the history mentions as a filter.
+func (h *historyWindow) options() {
 	envs := []string{allEnvs}
 	for _, e := range h.all {
 		if e.Env != "" && !slices.Contains(envs, e.Env) {
@@ -53,9 +72,11 @@ func (h *historyWindow) reload() {
 	}
 	sort.Strings(envs[1:])
 	h.filter.Options = envs
+	h.filter.Refresh()
 	h.apply()
 }
 
+// apply shows the events of the chosen environment.
 func (h *historyWindow) apply() {
 	h.shown = h.shown[:0]
 	for _, e := range h.all {
@@ -67,4 +88,3 @@ func (h *historyWindow) apply() {
 		h.list.Refresh()
 	}
 }
-

@@ -1,9 +1,8 @@
 package app
 
 import (
-	"fmt"
 	"slices"
-	"sort"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -20,6 +19,9 @@ import (
 type windows struct {
 	u     *ui
 	state monitor.State
+	// changed is when each environment's packages last changed, from the
+	// engine's history and the events since.
+	changed map[string]time.Time
 
 	envs     *envsWindow
 	procs    *procsWindow
@@ -29,6 +31,38 @@ type windows struct {
 }
 
 func newWindows(u *ui) *windows { return &windows{u: u} }
+
+// changeKinds are the events that change what is installed in an
+// environment: its "last change" in the Environments window.
+var changeKinds = map[string]bool{
+	monitor.KindCUDAWheelReplaced: true, monitor.KindTorchChanged: true, monitor.KindTorchRemoved: true,
+	monitor.KindTorchInstalled: true, monitor.KindEnvAdded: true,
+}
+
+// lastChanges reads when each environment last changed from events,
+// newest first (the engine's history order).
+func lastChanges(events []monitor.Event) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, e := range events {
+		if changeKinds[e.Kind] && e.Env != "" && e.Time.After(out[e.Env]) {
+			out[e.Env] = e.Time
+		}
+	}
+	return out
+}
+
+// event records an event that just happened in the windows that show it.
+func (w *windows) event(e monitor.Event) {
+	if changeKinds[e.Kind] && e.Env != "" {
+		if w.changed == nil {
+			w.changed = map[string]time.Time{}
+		}
+		w.changed[e.Env] = e.Time
+	}
+	if w.history != nil {
+		w.history.add(e)
+	}
+}
 
 // newWindow makes a window that hides when closed.
 func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
@@ -63,6 +97,9 @@ func (w *windows) refresh(s monitor.State) {
 func (w *windows) showEnvs() {
 	if w.envs == nil {
 		w.envs = newEnvsWindow(w)
+	}
+	if w.changed == nil {
+		w.changed = lastChanges(w.u.d.Monitor.History())
 	}
 	w.envs.refresh(w.u.d.Monitor.State())
 	w.envs.win.Show()
