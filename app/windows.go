@@ -1,8 +1,9 @@
 package app
 
 import (
+	"fmt"
 	"slices"
-	"time"
+	"sort"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -19,9 +20,6 @@ import (
 type windows struct {
 	u     *ui
 	state monitor.State
-	// changed is when each environment's packages last changed, from the
-	// engine's history and the events since.
-	changed map[string]time.Time
 
 	envs     *envsWindow
 	procs    *procsWindow
@@ -31,38 +29,6 @@ type windows struct {
 }
 
 func newWindows(u *ui) *windows { return &windows{u: u} }
-
-// changeKinds are the events that change what is installed in an
-// environment: its "last change" in the Environments window.
-var changeKinds = map[string]bool{
-	monitor.KindCUDAWheelReplaced: true, monitor.KindTorchChanged: true, monitor.KindTorchRemoved: true,
-	monitor.KindTorchInstalled: true, monitor.KindEnvAdded: true,
-}
-
-// lastChanges reads when each environment last changed from events,
-// newest first (the engine's history order).
-func lastChanges(events []monitor.Event) map[string]time.Time {
-	out := map[string]time.Time{}
-	for _, e := range events {
-		if changeKinds[e.Kind] && e.Env != "" && e.Time.After(out[e.Env]) {
-			out[e.Env] = e.Time
-		}
-	}
-	return out
-}
-
-// event records an event that just happened in the windows that show it.
-func (w *windows) event(e monitor.Event) {
-	if changeKinds[e.Kind] && e.Env != "" {
-		if w.changed == nil {
-			w.changed = map[string]time.Time{}
-		}
-		w.changed[e.Env] = e.Time
-	}
-	if w.history != nil {
-		w.history.add(e)
-	}
-}
 
 // newWindow makes a window that hides when closed.
 func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
@@ -97,9 +63,6 @@ func (w *windows) refresh(s monitor.State) {
 func (w *windows) showEnvs() {
 	if w.envs == nil {
 		w.envs = newEnvsWindow(w)
-	}
-	if w.changed == nil {
-		w.changed = lastChanges(w.u.d.Monitor.History())
 	}
 	w.envs.refresh(w.u.d.Monitor.State())
 	w.envs.win.Show()
@@ -163,6 +126,62 @@ func (w *windows) saveConfig(cfg config.Config) {
 		}
 	}
 	w.u.d.Config = cfg
+}
+
+// historyWindow lists the engine's remembered events, newest first.
+type historyWindow struct {
+	w      *windows
+	win    fyne.Window
+	filter *widget.Select
+	list   *widget.List
+	all    []monitor.Event
+	shown  []monitor.Event
+}
+
+const allEnvs = "All environments"
+
+func newHistoryWindow(w *windows) *historyWindow {
+	h := &historyWindow{w: w, win: w.newWindow("GPU Canary — Event history", fyne.NewSize(820, 480))}
+	h.filter = widget.NewSelect([]string{allEnvs}, func(string) { h.apply() })
+	h.filter.SetSelected(allEnvs)
+	h.list = widget.NewList(func() int { return len(h.shown) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Wrapping = fyne.TextWrapWord
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			e := h.shown[i]
+			o.(*widget.Label).SetText(fmt.Sprintf("%s  %s\n%s", e.Time.Local().Format("2006-01-02 15:04:05"), e.Kind, e.Message))
+			h.list.SetItemHeight(i, o.MinSize().Height)
+		})
+	h.win.SetContent(container.NewBorder(container.NewHBox(widget.NewLabel("Show:"), h.filter), nil, nil, nil, h.list))
+	return h
+}
+
+func (h *historyWindow) reload() {
+	h.all = h.w.u.d.Monitor.History()
+	envs := []string{allEnvs}
+	for _, e := range h.all {
+		if e.Env != "" && !slices.Contains(envs, e.Env) {
+			envs = append(envs, e.Env)
+		}
+	}
+	sort.Strings(envs[1:])
+	h.filter.Options = envs
+	h.apply()
+}
+
+func (h *historyWindow) apply() {
+	h.shown = h.shown[:0]
+	for _, e := range h.all {
+		if h.filter.Selected == allEnvs || h.filter.Selected == "" || e.Env == h.filter.Selected {
+			h.shown = append(h.shown, e)
+		}
+	}
+	if h.list != nil {
+		h.list.Refresh()
+	}
 }
 
 // verdictImportance colours a verdict.
