@@ -37,6 +37,28 @@ func cpuVenv(t *testing.T, py, base, dir string) {
 	wheeltest.Pip(t, py, dir, "install", "--index-url", base+"/cpu", "torch==2.5.1+cpu", "torchvision==0.20.1+cpu")
 }
 
+// fixCase is a venv with CPU builds of torch and torchvision installed by
+// real pip from a local PyTorch-style index.
+type fixCase struct {
+	py   string
+	idx  *wheeltest.Index
+	base string
+	venv string
+}
+
+// newFixCase sets one up; dir "" puts the venv in a temporary folder.
+func newFixCase(t *testing.T, dir string) fixCase {
+	t.Helper()
+	fixEnvSetup(t)
+	c := fixCase{py: wheeltest.Python(t), venv: dir}
+	c.idx, c.base = pytorchIndex(t)
+	if c.venv == "" {
+		c.venv = filepath.Join(t.TempDir(), ".venv")
+	}
+	cpuVenv(t, c.py, c.base, c.venv)
+	return c
+}
+
 func fixEnvSetup(t *testing.T) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -60,12 +82,9 @@ func installed(t *testing.T, venv string) (torch, vision string) {
 }
 
 func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
-	fixEnvSetup(t)
-	py := wheeltest.Python(t)
-	_, base := pytorchIndex(t)
 	// A path with spaces and quotes: argv, never a shell string.
-	venv := filepath.Join(t.TempDir(), `my "quoted" env's dir`, ".venv")
-	cpuVenv(t, py, base, venv)
+	c := newFixCase(t, filepath.Join(t.TempDir(), `my "quoted" env's dir`, ".venv"))
+	base, venv := c.base, c.venv
 
 	out, stderr, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", base, venv)
 	if code != 0 {
@@ -93,11 +112,8 @@ func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
 }
 
 func TestFixDryRunChangesNothing(t *testing.T) {
-	fixEnvSetup(t)
-	py := wheeltest.Python(t)
-	idx, base := pytorchIndex(t)
-	venv := filepath.Join(t.TempDir(), ".venv")
-	cpuVenv(t, py, base, venv)
+	c := newFixCase(t, "")
+	idx, base, venv := c.idx, c.base, c.venv
 	before := idx.Requests()
 
 	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--dry-run", "--index-base", base, venv)
@@ -110,11 +126,8 @@ func TestFixDryRunChangesNothing(t *testing.T) {
 }
 
 func TestFixWithoutYesAsks(t *testing.T) {
-	fixEnvSetup(t)
-	py := wheeltest.Python(t)
-	_, base := pytorchIndex(t)
-	venv := filepath.Join(t.TempDir(), ".venv")
-	cpuVenv(t, py, base, venv)
+	c := newFixCase(t, "")
+	base, venv := c.base, c.venv
 	// stdin is empty: the answer is no.
 	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--index-base", base, venv)
 	if code != 1 || !strings.Contains(out, "Reinstall now? [y/N]") || !strings.Contains(out, "Nothing was changed") {
@@ -126,11 +139,8 @@ func TestFixWithoutYesAsks(t *testing.T) {
 }
 
 func TestFixKilledHalfWayThenRerun(t *testing.T) {
-	fixEnvSetup(t)
-	py := wheeltest.Python(t)
-	idx, base := pytorchIndex(t)
-	venv := filepath.Join(t.TempDir(), ".venv")
-	cpuVenv(t, py, base, venv)
+	c := newFixCase(t, "")
+	idx, base, venv := c.idx, c.base, c.venv
 
 	idx.SetDelay(5 * time.Second)
 	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--timeout", "1500ms", "--index-base", base, venv)
@@ -157,11 +167,8 @@ func TestFixKilledHalfWayThenRerun(t *testing.T) {
 }
 
 func TestFixRefusedWhileTheEnvironmentRuns(t *testing.T) {
-	fixEnvSetup(t)
-	py := wheeltest.Python(t)
-	_, base := pytorchIndex(t)
-	venv := filepath.Join(t.TempDir(), ".venv")
-	cpuVenv(t, py, base, venv)
+	c := newFixCase(t, "")
+	base, venv := c.base, c.venv
 	job := exec.Command("sleep", "60")
 	job.Env = append(os.Environ(), "VIRTUAL_ENV="+venv)
 	if err := job.Start(); err != nil {
@@ -181,12 +188,8 @@ func TestFixRefusedWhileTheEnvironmentRuns(t *testing.T) {
 // TestFixUVRoute runs the uv plan against a stand-in uv that records its
 // argv and installs with pip, so the whole flow runs without uv.
 func TestFixUVRoute(t *testing.T) {
-	fixEnvSetup(t)
-	py := wheeltest.Python(t)
-	_, base := pytorchIndex(t)
-	root := t.TempDir()
-	venv := filepath.Join(root, ".venv")
-	cpuVenv(t, py, base, venv)
+	c := newFixCase(t, "")
+	py, base, venv := c.py, c.base, c.venv
 	cfg, _ := os.ReadFile(filepath.Join(venv, "pyvenv.cfg"))
 	os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), append(cfg, []byte("uv = 0.5.11\n")...), 0o644)
 
