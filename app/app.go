@@ -23,19 +23,29 @@ import (
 const ID = "io.github.gpucanary"
 
 // Deps is what the app needs. Desktop side effects that tests replace are
-// functions here (evebuddy's pattern).
+// functions here (evebuddy's pattern); a nil one uses the platform's.
 type Deps struct {
-	Monitor    *monitor.Monitor
+	// Monitor is the engine; the caller runs Monitor.Run in a goroutine.
+	Monitor *monitor.Monitor
+	// Config is the settings file's content and ConfigPath where it lives
+	// (config.Path()); Settings… and Add environment… write it back, so
+	// the command line sees what the tray changed.
 	Config     config.Config
 	ConfigPath string
 	Log        *slog.Logger
-	// Export writes the evidence bundle into dir.
+	// Export writes the evidence bundle into dir; nil makes "Export
+	// report…" do nothing.
 	Export func(ctx context.Context, dir string) error
-	// Open shows a folder in the file manager; nil uses the platform's.
-	Open func(path string) error
-	// Tooltip sets the tray tooltip; nil uses the system tray's.
+	// Notify shows a desktop notification; nil uses Fyne's
+	// (the freedesktop Notifications service on Linux).
+	Notify func(title, body string)
+	// OpenFolder shows a folder in the file manager.
+	OpenFolder func(path string) error
+	// Clipboard copies text for the user; nil uses Fyne's clipboard.
+	Clipboard func(text string)
+	// Tooltip sets the tray tooltip (Fyne's tray API has none).
 	Tooltip func(string)
-	// Terminate asks a process to stop; nil sends SIGTERM.
+	// Terminate asks a process to stop (SIGTERM on Unix).
 	Terminate func(pid int) error
 	// Repair reinstalls a CUDA torch ("Reinstall CUDA torch…"); nil hides
 	// the entry and offers "Copy fix command" only.
@@ -60,9 +70,6 @@ func Run(ctx context.Context, d Deps) error {
 	}
 	if d.Tooltip == nil {
 		d.Tooltip = setTooltip
-	}
-	if d.Log == nil {
-		d.Log = slog.New(slog.DiscardHandler)
 	}
 	u := newUI(a, desk, d)
 	u.render()

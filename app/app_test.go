@@ -73,7 +73,7 @@ func newTestUI(t *testing.T, scenario string) (*ui, *fakeDesktop, []string, *str
 	fake := &fakeDesktop{App: a}
 	m, paths := engine(t, scenario)
 	tip := new(string)
-	u := newUI(a, fake, Deps{Monitor: m, Tooltip: func(s string) { *tip = s }, Open: func(string) error { return nil },
+	u := newUI(a, fake, Deps{Monitor: m, Tooltip: func(s string) { *tip = s }, OpenFolder: func(string) error { return nil },
 		Log: nil, ConfigPath: filepath.Join(t.TempDir(), "config.toml")})
 	u.render()
 	return u, fake, paths, tip
@@ -177,27 +177,6 @@ func TestWindowsOpenAndHide(t *testing.T) {
 	if !found {
 		t.Error("the detail pane does not show TORCH_CPU_BUILD")
 	}
-}
-
-func TestNotifications(t *testing.T) {
-	u, _, paths, _ := newTestUI(t, a100)
-	ev := monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: paths[1], Notify: true,
-		Before:  &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"},
-		After:   &pyenv.Package{Version: "2.10.0", Build: pyenv.BuildCPU},
-		Message: "torch in " + paths[1] + " was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run train.py` (PID 4242).",
-		Fix:     "uv pip install --python " + paths[1] + " --reinstall --no-deps torch==2.10.0+cu128"}
-	title, body := notification(ev)
-	test.AssertNotificationSent(t, fyne.NewNotification(title, body), func() { u.onEvent(ev) })
-	if !strings.Contains(title, "llm/.venv") || !strings.Contains(body, "2.10.0 (CPU only)") || !strings.Contains(body, "uv run") || !strings.Contains(body, "Fix: Reinstall from the tray menu") {
-		t.Errorf("notification: %q / %q", title, body)
-	}
-	// Not notified: nothing is sent.
-	ev.Notify = false
-	test.AssertNotificationSent(t, nil, func() { u.onEvent(ev) })
-	// Paused: nothing is sent.
-	ev.Notify = true
-	u.pausedUntil = time.Now().Add(time.Hour)
-	test.AssertNotificationSent(t, nil, func() { u.onEvent(ev) })
 }
 
 func TestActivateCommand(t *testing.T) {

@@ -3,7 +3,6 @@
 package app
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 )
@@ -19,9 +18,5 @@ func terminate(pid int) error {
 }
 
 func setTooltip(string) {}
-
-func autostartEnabled() bool { return false }
-
-func setAutostart(bool) error { return errors.New("start at login is not supported on this platform") }
 
 func trayHostMissing() bool { return false }

@@ -14,6 +14,9 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
+// goldenNow is the golden windows' clock.
+var goldenNow = time.Date(2026, 3, 14, 15, 9, 0, 0, time.Local)
+
 // goldenState is a fixed state, so the windows render the same every run.
 func goldenState() monitor.State {
 	u32 := func(v uint32) *uint32 { return &v }
@@ -50,7 +53,11 @@ func goldenState() monitor.State {
 // deterministic; a failed run writes testdata/failed/*.png to look at).
 func TestWindowGolden(t *testing.T) {
 	a := test.NewTempApp(t)
-	w := &windows{u: &ui{app: a, d: Deps{}}}
+	u := newUI(a, nil, Deps{})
+	now := goldenNow
+	u.now = func() time.Time { return now }
+	w := u.wins
+	w.changed = map[string]time.Time{"/home/ada/work/llm/.venv": goldenNow.Add(-42 * time.Minute)}
 	s := goldenState()
 	for _, tc := range []struct {
 		name string
@@ -64,16 +71,18 @@ func TestWindowGolden(t *testing.T) {
 		}},
 		{"procs.png", func() fyne.Window { p := newProcsWindow(w); p.refresh(s); return p.win }},
 		{"gpus.png", func() fyne.Window {
-			g := newGPUsWindow(w)
-			// A few minutes of samples: a job ramping up and settling.
+			w.gpus = newGPUsWindow(w)
+			// Two minutes of samples, one per refresh: a job ramping up
+			// and settling.
 			for i := 0; i <= 60; i++ {
 				st := goldenState()
 				d := &st.GPU.Devices[0]
 				util := uint32(min(95, i*3))
 				d.UtilizationGPU, d.MemoryUsedBytes = &util, uint64(min(i, 30))<<30/3
-				g.refresh(st)
+				now = goldenNow.Add(time.Duration(i) * refreshEvery)
+				w.refresh(st)
 			}
-			return g.win
+			return w.gpus.win
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,62 +23,87 @@ var notifyKinds = []string{
 	monitor.KindFindingCleared, monitor.KindGPUStateChanged,
 }
 
+// settingsForm is the Settings window's form over monitor/config's file
+// (the one the command line reads), so the tray and the CLI agree.
+type settingsForm struct {
+	base                                         config.Config
+	roots, envs, refresh, percent, window, index *widget.Entry
+	home, login                                  *widget.Check
+	kinds                                        *widget.CheckGroup
+	form                                         *widget.Form
+}
+
+func newSettingsForm(cfg config.Config) *settingsForm {
+	f := &settingsForm{base: cfg,
+		roots: widget.NewMultiLineEntry(), envs: widget.NewMultiLineEntry(),
+		refresh: widget.NewEntry(), percent: widget.NewEntry(), window: widget.NewEntry(), index: widget.NewEntry(),
+		home:  widget.NewCheck("Also search my home folder", nil),
+		login: widget.NewCheck("Start GPU Canary when I log in", nil),
+		kinds: widget.NewCheckGroup(notifyKinds, nil)}
+	f.roots.SetText(strings.Join(cfg.Roots, "\n"))
+	f.envs.SetText(strings.Join(cfg.Envs, "\n"))
+	f.refresh.SetText(cfg.Refresh.String())
+	f.percent.SetText(strconv.FormatFloat(cfg.CPUFallbackPercent, 'f', -1, 64))
+	f.window.SetText(cfg.CPUFallbackWindow.String())
+	f.index.SetText(cfg.IndexBase)
+	f.home.SetChecked(cfg.DiscoverHome)
+	if len(cfg.Notify) == 0 {
+		f.kinds.SetSelected(notifyKinds)
+	} else {
+		f.kinds.SetSelected(slices.DeleteFunc(slices.Clone(cfg.Notify), func(k string) bool { return !slices.Contains(notifyKinds, k) }))
+	}
+	f.login.SetChecked(autostartEnabled())
+	f.form = widget.NewForm(
+		widget.NewFormItem("Folders to search", f.roots),
+		widget.NewFormItem("", f.home),
+		widget.NewFormItem("Environments added by hand", f.envs),
+		widget.NewFormItem("Refresh interval", f.refresh),
+		widget.NewFormItem("CPU fallback: busy above (% of a core)", f.percent),
+		widget.NewFormItem("CPU fallback: for at least", f.window),
+		widget.NewFormItem("PyTorch index base (mirror)", f.index),
+		widget.NewFormItem("Notify about", f.kinds),
+		widget.NewFormItem("", f.login),
+	)
+	f.form.SubmitText = "Save"
+	return f
+}
+
+// config is the form's content as a config, every field validated.
+func (f *settingsForm) config() (config.Config, error) {
+	c, err := parseSettings(f.base, f.roots.Text, f.envs.Text, f.refresh.Text, f.percent.Text, f.window.Text, f.index.Text, f.kinds.Selected)
+	c.DiscoverHome = f.home.Checked
+	return c, err
+}
+
 // showSettings edits the settings file shared with the command line.
 // Changes to roots and intervals apply at the next start; notification
 // kinds apply at once.
 func (w *windows) showSettings() {
 	if w.settings == nil {
-		w.settings = w.newWindow("GPU Canary — Settings", fyne.NewSize(640, 560))
+		w.settings = w.newWindow("GPU Canary — Settings", fyne.NewSize(640, 600))
 	}
-	cfg := w.u.d.Config
-	roots := widget.NewMultiLineEntry()
-	roots.SetText(strings.Join(cfg.Roots, "\n"))
-	envs := widget.NewMultiLineEntry()
-	envs.SetText(strings.Join(cfg.Envs, "\n"))
-	refresh := widget.NewEntry()
-	refresh.SetText(cfg.Refresh.String())
-	percent := widget.NewEntry()
-	percent.SetText(strconv.FormatFloat(cfg.CPUFallbackPercent, 'f', -1, 64))
-	window := widget.NewEntry()
-	window.SetText(cfg.CPUFallbackWindow.String())
-	index := widget.NewEntry()
-	index.SetText(cfg.IndexBase)
-	kinds := widget.NewCheckGroup(notifyKinds, nil)
-	if len(cfg.Notify) == 0 {
-		kinds.SetSelected(notifyKinds)
-	} else {
-		kinds.SetSelected(cfg.Notify)
-	}
-	login := widget.NewCheck("Start GPU Canary when I log in", nil)
-	login.SetChecked(autostartEnabled())
-
-	form := widget.NewForm(
-		widget.NewFormItem("Folders to search", roots),
-		widget.NewFormItem("Environments added by hand", envs),
-		widget.NewFormItem("Refresh interval", refresh),
-		widget.NewFormItem("CPU fallback: busy above (% of a core)", percent),
-		widget.NewFormItem("CPU fallback: for at least", window),
-		widget.NewFormItem("PyTorch index base (mirror)", index),
-		widget.NewFormItem("Notify about", kinds),
-		widget.NewFormItem("", login),
-	)
-	form.SubmitText = "Save"
-	form.OnSubmit = func() {
-		next, err := parseSettings(cfg, roots.Text, envs.Text, refresh.Text, percent.Text, window.Text, index.Text, kinds.Selected)
+	f := newSettingsForm(w.u.d.Config)
+	f.form.OnSubmit = func() {
+		next, err := f.config()
 		if err != nil {
 			dialog.ShowError(err, w.settings)
 			return
 		}
-		if err := setAutostart(login.Checked); err != nil {
-			dialog.ShowError(fmt.Errorf("start at login: %w", err), w.settings)
+		if f.login.Checked != autostartEnabled() {
+			if err := setAutostart(f.login.Checked); err != nil {
+				dialog.ShowError(fmt.Errorf("start at login: %w", err), w.settings)
+				return
+			}
+		}
+		if !w.saveConfig(next) {
 			return
 		}
-		w.saveConfig(next)
 		w.u.d.Monitor.Policy().SetKinds(next.Notify)
 		w.settings.Hide()
 	}
-	form.OnCancel = w.settings.Hide
-	w.settings.SetContent(container.NewVScroll(form))
+	f.form.OnCancel = w.settings.Hide
+	w.settingsForm = f
+	w.settings.SetContent(container.NewVScroll(f.form))
 	w.settings.Show()
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,14 +33,28 @@ type ui struct {
 	d    Deps
 	menu *fyne.Menu
 	wins *windows
+	now  func() time.Time
 
 	shownIcon, shownTip string
 	shownMenu           *trayModel // the model the menu was last built from
 	pausedUntil         time.Time
 }
 
+// newUI fills the desktop side effects Deps leaves nil with the platform's.
 func newUI(a fyne.App, desk desktop.App, d Deps) *ui {
-	u := &ui{app: a, desk: desk, d: d, menu: fyne.NewMenu("GPU Canary")}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.OpenFolder == nil {
+		d.OpenFolder = openFolder
+	}
+	if d.Terminate == nil {
+		d.Terminate = terminate
+	}
+	if d.Clipboard == nil {
+		d.Clipboard = func(s string) { a.Clipboard().SetContent(s) }
+	}
+	u := &ui{app: a, desk: desk, d: d, menu: fyne.NewMenu("GPU Canary"), now: time.Now}
 	u.wins = newWindows(u)
 	return u
 }
@@ -47,7 +62,7 @@ func newUI(a fyne.App, desk desktop.App, d Deps) *ui {
 // render shows the current state in the tray and open windows.
 func (u *ui) render() {
 	s := u.d.Monitor.State()
-	now := time.Now()
+	now := u.now()
 	m := model(s, now.Before(u.pausedUntil), func(env string) bool {
 		return !u.d.Monitor.Policy().Snoozed(env, now).IsZero()
 	})
@@ -69,12 +84,11 @@ func (u *ui) render() {
 	u.wins.refresh(s)
 }
 
-// onEvent notifies what the engine says to notify, then re-renders.
+// onEvent notifies what the engine says to notify, records the event in
+// the windows, then re-renders.
 func (u *ui) onEvent(e monitor.Event) {
-	if e.Notify && time.Now().After(u.pausedUntil) {
-		title, body := notification(e)
-		u.app.SendNotification(fyne.NewNotification(title, body))
-	}
+	u.notifyEvent(e)
+	u.wins.event(e)
 	u.render()
 }
 
@@ -83,12 +97,11 @@ func (u *ui) menuItems(m trayModel) []*fyne.MenuItem {
 	status := fyne.NewMenuItem(m.Status, nil)
 	status.Disabled = true
 	items := []*fyne.MenuItem{status, fyne.NewMenuItemSeparator()}
-	if len(m.Envs) == 0 {
+	if m.Started && len(m.Envs) == 0 {
 		add := fyne.NewMenuItem("No environments found: Add environment…", func() { u.wins.addEnvironment() })
 		items = append(items, add)
 	}
 	for _, e := range m.Envs {
-		e := e
 		label := e.Label
 		if e.Snoozed {
 			label += " (snoozed)"
@@ -99,17 +112,20 @@ func (u *ui) menuItems(m trayModel) []*fyne.MenuItem {
 			sub = append(sub, fyne.NewMenuItem("Reinstall CUDA torch…", func() { u.reinstall(e.Path) }))
 		}
 		if e.Fix != "" {
-			sub = append(sub, fyne.NewMenuItem("Copy fix command", func() { u.app.Clipboard().SetContent(e.Fix) }))
+			sub = append(sub, fyne.NewMenuItem("Copy fix command", func() { u.d.Clipboard(e.Fix) }))
 		}
 		sub = append(sub,
-			fyne.NewMenuItem("Copy activate command", func() { u.app.Clipboard().SetContent(e.Activate) }),
+			fyne.NewMenuItem("Copy activate command", func() { u.d.Clipboard(e.Activate) }),
 			fyne.NewMenuItem("Open folder", func() { u.openFolder(e.Path) }),
 		)
 		if e.Snoozed {
-			sub = append(sub, fyne.NewMenuItem("Unsnooze", func() { u.d.Monitor.Policy().Snooze(e.Path, time.Time{}); u.render() }))
+			sub = append(sub, fyne.NewMenuItem("Unsnooze", func() {
+				u.d.Monitor.Policy().Snooze(e.Path, time.Time{})
+				u.render()
+			}))
 		} else {
 			sub = append(sub, fyne.NewMenuItem("Snooze for 1 hour", func() {
-				u.d.Monitor.Policy().Snooze(e.Path, time.Now().Add(time.Hour))
+				u.d.Monitor.Policy().Snooze(e.Path, u.now().Add(time.Hour))
 				u.render()
 			}))
 		}
@@ -117,7 +133,7 @@ func (u *ui) menuItems(m trayModel) []*fyne.MenuItem {
 		items = append(items, it)
 	}
 	pause := fyne.NewMenuItem(LabelPause, func() {
-		u.pausedUntil = time.Now().Add(time.Hour)
+		u.pausedUntil = u.now().Add(time.Hour)
 		u.d.Monitor.Policy().Pause(u.pausedUntil)
 		u.render()
 	})
@@ -146,11 +162,7 @@ func (u *ui) menuItems(m trayModel) []*fyne.MenuItem {
 }
 
 func (u *ui) openFolder(path string) {
-	open := u.d.Open
-	if open == nil {
-		open = openFolder
-	}
-	if err := open(path); err != nil && u.d.Log != nil {
+	if err := u.d.OpenFolder(path); err != nil {
 		u.d.Log.Warn("opening folder", "path", path, "err", err)
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -29,12 +32,19 @@ type envsWindow struct {
 func newEnvsWindow(w *windows) *envsWindow {
 	e := &envsWindow{w: w, win: w.newWindow("GPU Canary — Environments", fyne.NewSize(980, 600))}
 	e.list = widget.NewList(func() int { return len(e.envs) },
-		func() fyne.CanvasObject { return widget.NewLabel("environment") },
+		func() fyne.CanvasObject {
+			sub := widget.NewLabel("manager")
+			sub.SizeName = theme.SizeNameCaptionText
+			// Labels pad themselves; the two lines of one row sit closer.
+			return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), widget.NewLabel("environment"), sub)
+		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			l := o.(*widget.Label)
-			l.SetText(envLabel(e.envs[i]))
+			box := o.(*fyne.Container)
+			l, sub := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
+			l.Text = envLabel(e.envs[i])
 			l.Importance = verdictImportance(e.envs[i].Verdict)
 			l.Refresh()
+			sub.SetText(envDetailLine(e.envs[i], w.lastChanged()[e.envs[i].Path], w.u.now()))
 		})
 	e.list.OnSelected = func(i widget.ListItemID) {
 		if i < len(e.envs) {
@@ -66,22 +76,32 @@ func newEnvsWindow(w *windows) *envsWindow {
 
 func (e *envsWindow) refresh(s monitor.State) {
 	e.envs = s.Envs
-	switch {
-	case !s.Started:
-		e.noGPU.SetText("Reading environments…")
-	case !s.GPU.HasDriver():
-		e.noGPU.SetText("No NVIDIA driver answers on this machine. GPU Canary still watches your environments; CUDA builds cannot be checked against a GPU.")
-	case len(s.Envs) == 0:
-		e.noGPU.SetText("No Python environments were found. Use “Add environment…” to pick one.")
-	default:
-		e.noGPU.SetText(s.Summary())
-	}
+	e.noGPU.SetText(envsHeader(s))
 	e.list.Refresh()
 	if e.selected == "" && len(e.envs) > 0 {
 		e.list.Select(0) // shows its detail through OnSelected
 		return
 	}
 	e.showDetail()
+}
+
+// envsHeader says plainly what a first run needs to know: that there is no
+// GPU (and watching goes on), or that no environment was found.
+func envsHeader(s monitor.State) string {
+	if !s.Started {
+		return "GPU Canary is starting… reading environments and the GPU."
+	}
+	var lines []string
+	if !s.GPU.HasDriver() {
+		lines = append(lines, "No NVIDIA driver answers on this machine. GPU Canary still watches your environments; CUDA builds cannot be checked against a GPU.")
+	}
+	if len(s.Envs) == 0 {
+		lines = append(lines, "No Python environments were found. Use “Add environment…” to pick one.")
+	}
+	if len(lines) == 0 {
+		return s.Summary()
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (e *envsWindow) showDetail() {
@@ -99,7 +119,8 @@ func (e *envsWindow) showDetail() {
 	objs := []fyne.CanvasObject{
 		widget.NewLabelWithStyle(env.Path, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		widget.NewLabel(fmt.Sprintf("Verdict: %s · manager: %s · Python %s · %s layout", env.Verdict, env.Installer, orDash(env.Python), env.Layout)),
-		widget.NewLabelWithStyle("Packages", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabel("Last change: " + lastChangeText(e.w.lastChanged()[env.Path], e.w.u.now())),
+		widget.NewLabelWithStyle("torch and its companions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 	}
 	names := make([]string, 0, len(env.Packages))
 	for n := range env.Packages {
@@ -146,6 +167,32 @@ func (e *envsWindow) showDetail() {
 	}
 	e.detail.Objects = objs
 	e.detail.Refresh()
+}
+
+// envDetailLine is the second line of an environment in the list, under
+// its tray label: its manager and when its packages last changed.
+func envDetailLine(e monitor.EnvReport, changed, now time.Time) string {
+	s := "manager: " + orDash(e.Installer)
+	if !changed.IsZero() {
+		s += " · changed " + when(changed, now)
+	}
+	return s
+}
+
+func lastChangeText(t, now time.Time) string {
+	if t.IsZero() {
+		return "none seen since GPU Canary started watching"
+	}
+	return when(t, now) + " (see Event history…)"
+}
+
+// when is "14:05" for today, "Mon 2 Jan" otherwise.
+func when(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); now.Year() == y && now.Month() == m && now.Day() == d {
+		return t.Format("15:04")
+	}
+	return t.Format("Mon 2 Jan")
 }
 
 func installedBy(p *pyenv.Package) string {

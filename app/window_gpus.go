@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -21,16 +22,64 @@ const historyLen = 150
 // gpusWindow shows the driver and each GPU, with a small graph of
 // utilization and memory over the last minutes.
 type gpusWindow struct {
-	w    *windows
-	win  fyne.Window
-	box  *fyne.Container
+	w   *windows
+	win fyne.Window
+	box *fyne.Container
+}
+
+// minSampleGap keeps the graphs at one point per refresh tick, however
+// often events make the tray re-render.
+const minSampleGap = refreshEvery / 2
+
+// gpuSamples is the recent utilization and memory of each GPU, sampled
+// whether or not the GPUs window is open, so opening it shows the last
+// minutes.
+type gpuSamples struct {
+	last time.Time
 	util map[string][]float64 // device id -> utilization samples (0..1)
-	mem  map[string][]float64
+	mem  map[string][]float64 // device id -> memory used (0..1)
+}
+
+// add records one point of each graph for every device of st, unless the
+// last point is less than minSampleGap old.
+func (h *gpuSamples) add(st gpu.State, at time.Time) {
+	if !h.last.IsZero() && at.Sub(h.last) < minSampleGap {
+		return
+	}
+	h.last = at
+	if h.util == nil {
+		h.util, h.mem = map[string][]float64{}, map[string][]float64{}
+	}
+	for _, d := range st.Devices {
+		id := deviceKey(d)
+		push := func(m map[string][]float64, v float64) {
+			s := append(m[id], v)
+			if len(s) > historyLen {
+				s = s[len(s)-historyLen:]
+			}
+			m[id] = s
+		}
+		u := 0.0
+		if d.UtilizationGPU != nil {
+			u = float64(*d.UtilizationGPU) / 100
+		}
+		push(h.util, u)
+		if d.MemoryTotalBytes > 0 {
+			push(h.mem, float64(d.MemoryUsedBytes)/float64(d.MemoryTotalBytes))
+		}
+	}
+}
+
+// deviceKey names a device across samples: its UUID, else its index.
+func deviceKey(d gpu.Device) string {
+	if d.UUID != "" {
+		return d.UUID
+	}
+	return fmt.Sprint(d.Index)
 }
 
 func newGPUsWindow(w *windows) *gpusWindow {
-	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", fyne.NewSize(720, 460)),
-		util: map[string][]float64{}, mem: map[string][]float64{}}
+	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", fyne.NewSize(720, 460))}
 	g.box = container.NewVBox()
 	g.win.SetContent(container.NewVScroll(g.box))
 	return g
@@ -53,34 +102,10 @@ func (g *gpusWindow) refresh(s monitor.State) {
 	title.Wrapping = fyne.TextWrapWord
 	objs = append(objs, title)
 	for _, d := range st.Devices {
-		g.sample(d)
 		objs = append(objs, g.card(d))
 	}
 	g.box.Objects = objs
 	g.box.Refresh()
-}
-
-// sample records one point of each graph.
-func (g *gpusWindow) sample(d gpu.Device) {
-	id := d.UUID
-	if id == "" {
-		id = fmt.Sprint(d.Index)
-	}
-	push := func(m map[string][]float64, v float64) {
-		s := append(m[id], v)
-		if len(s) > historyLen {
-			s = s[len(s)-historyLen:]
-		}
-		m[id] = s
-	}
-	u := 0.0
-	if d.UtilizationGPU != nil {
-		u = float64(*d.UtilizationGPU) / 100
-	}
-	push(g.util, u)
-	if d.MemoryTotalBytes > 0 {
-		push(g.mem, float64(d.MemoryUsedBytes)/float64(d.MemoryTotalBytes))
-	}
 }
 
 func (g *gpusWindow) card(d gpu.Device) fyne.CanvasObject {
@@ -103,16 +128,13 @@ func (g *gpusWindow) card(d gpu.Device) fyne.CanvasObject {
 	if d.Error != "" {
 		lines = append(lines, "Not read: "+d.Error)
 	}
-	id := d.UUID
-	if id == "" {
-		id = fmt.Sprint(d.Index)
-	}
+	id := deviceKey(d)
 	body := container.NewVBox()
 	for _, l := range lines {
 		body.Add(widget.NewLabel(l))
 	}
 	body.Add(widget.NewLabel("Utilization (blue) and memory (orange), last minutes:"))
-	body.Add(graph(g.util[id], g.mem[id]))
+	body.Add(graph(g.w.samples.util[id], g.w.samples.mem[id]))
 	return widget.NewCard(fmt.Sprintf("GPU %d: %s", d.Index, d.Name), d.PCIBusID, body)
 }
 

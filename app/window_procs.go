@@ -1,8 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +16,6 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/human"
-	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
 // procColumns are the columns of `gpucanary ps`.
@@ -33,8 +35,20 @@ type procsWindow struct {
 	term   *widget.Button
 }
 
+// Preference keys of UI state (Fyne Preferences hold only UI state; the
+// settings live in monitor/config's file).
+const (
+	prefProcsSort = "procs.sort_column"
+	prefProcsDesc = "procs.sort_descending"
+)
+
 func newProcsWindow(w *windows) *procsWindow {
-	p := &procsWindow{w: w, win: w.newWindow("GPU Canary — GPU processes", fyne.NewSize(1200, 520)), sortBy: 4, desc: true, chosen: -1}
+	prefs := w.u.app.Preferences()
+	p := &procsWindow{w: w, win: w.newWindow("GPU Canary — GPU processes", fyne.NewSize(1200, 520)),
+		sortBy: prefs.IntWithFallback(prefProcsSort, 4), desc: prefs.BoolWithFallback(prefProcsDesc, true), chosen: -1}
+	if p.sortBy < 0 || p.sortBy >= len(procColumns) {
+		p.sortBy = 4
+	}
 	p.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(p.rows), len(procColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("cell") },
@@ -110,41 +124,62 @@ func (p *procsWindow) sortOn(col int) {
 	} else {
 		p.sortBy, p.desc = col, col == 4 || col == 5 || col == 6 || col == 7
 	}
+	p.w.u.app.Preferences().SetInt(prefProcsSort, p.sortBy)
+	p.w.u.app.Preferences().SetBool(prefProcsDesc, p.desc)
 	p.sortRows()
 	p.table.Refresh()
 }
 
+// sortRows orders the rows by the chosen column: numbers as numbers,
+// "n/a" below every value, text as text.
 func (p *procsWindow) sortRows() {
-	key := func(r monitor.Process) string {
-		switch procColumns[p.sortBy] {
-		case "GPU memory":
-			if r.GPUMemoryBytes == nil {
-				return fmt.Sprintf("%020d", 0)
-			}
-			return fmt.Sprintf("%020d", *r.GPUMemoryBytes)
-		case "PID":
-			return fmt.Sprintf("%010d", r.PID)
-		case "CPU %":
-			return fmt.Sprintf("%012.3f", r.CPUPercent)
-		case "RSS":
-			return fmt.Sprintf("%020d", r.RSSBytes)
-		case "SM %":
-			if r.SMPercent == nil {
-				return "000"
-			}
-			return fmt.Sprintf("%03d", *r.SMPercent)
-		case "Runtime":
-			return fmt.Sprintf("%020d", -r.StartTime.Unix())
-		}
-		return cell(r, p.sortBy)
-	}
+	cmp := procCompare(procColumns[p.sortBy])
 	sort.SliceStable(p.rows, func(i, j int) bool {
-		a, b := key(p.rows[i]), key(p.rows[j])
 		if p.desc {
-			return a > b
+			return cmp(p.rows[j], p.rows[i]) < 0
 		}
-		return a < b
+		return cmp(p.rows[i], p.rows[j]) < 0
 	})
+}
+
+// procCompare is the order of one column.
+func procCompare(col string) func(a, b monitor.Process) int {
+	opt := func(v *uint64) int64 {
+		if v == nil {
+			return -1
+		}
+		return int64(*v)
+	}
+	switch col {
+	case "GPU memory":
+		return func(a, b monitor.Process) int { return cmp.Compare(opt(a.GPUMemoryBytes), opt(b.GPUMemoryBytes)) }
+	case "SM %":
+		sm := func(v *uint32) int64 {
+			if v == nil {
+				return -1
+			}
+			return int64(*v)
+		}
+		return func(a, b monitor.Process) int { return cmp.Compare(sm(a.SMPercent), sm(b.SMPercent)) }
+	case "PID":
+		return func(a, b monitor.Process) int { return cmp.Compare(a.PID, b.PID) }
+	case "CPU %":
+		return func(a, b monitor.Process) int { return cmp.Compare(a.CPUPercent, b.CPUPercent) }
+	case "RSS":
+		return func(a, b monitor.Process) int { return cmp.Compare(a.RSSBytes, b.RSSBytes) }
+	case "Runtime": // longest running is the largest
+		return func(a, b monitor.Process) int { return b.StartTime.Compare(a.StartTime) }
+	case "GPU":
+		first := func(g []int) int {
+			if len(g) == 0 {
+				return -1
+			}
+			return g[0]
+		}
+		return func(a, b monitor.Process) int { return cmp.Compare(first(a.GPUs), first(b.GPUs)) }
+	}
+	i := slices.Index(procColumns, col)
+	return func(a, b monitor.Process) int { return strings.Compare(cell(a, i), cell(b, i)) }
 }
 
 // cell is the text of one table cell.
@@ -154,7 +189,11 @@ func cell(r monitor.Process, col int) string {
 		if len(r.GPUs) == 0 {
 			return "-"
 		}
-		return fmt.Sprint(r.GPUs[0])
+		g := make([]string, len(r.GPUs))
+		for i, n := range r.GPUs {
+			g[i] = strconv.Itoa(n)
+		}
+		return strings.Join(g, ",")
 	case "PID":
 		return fmt.Sprint(r.PID)
 	case "User":
@@ -192,9 +231,10 @@ func cell(r monitor.Process, col int) string {
 	return ""
 }
 
-// updateTerminate offers "Terminate…" only for a job stuck on the CPU.
+// updateTerminate offers "Terminate…" only for a job the engine says is
+// stuck on the CPU (JOB_ON_CPU), and only for a process of this machine.
 func (p *procsWindow) updateTerminate() {
-	if p.chosen >= 0 && p.chosen < len(p.rows) && (p.rows[p.chosen].Verdict == procs.VerdictCPU || p.rows[p.chosen].Verdict == procs.VerdictCUDAIdle) && !p.rows[p.chosen].OutsideContainer {
+	if p.chosen >= 0 && p.chosen < len(p.rows) && p.rows[p.chosen].JobOnCPU && !p.rows[p.chosen].OutsideContainer {
 		p.term.Enable()
 		return
 	}
@@ -211,11 +251,7 @@ func (p *procsWindow) terminate() {
 		if !ok {
 			return
 		}
-		term := p.w.u.d.Terminate
-		if term == nil {
-			term = terminate
-		}
-		if err := term(r.PID); err != nil {
+		if err := p.w.u.d.Terminate(r.PID); err != nil {
 			dialog.ShowError(fmt.Errorf("terminating PID %d: %w", r.PID, err), p.win)
 		}
 	}, p.win)

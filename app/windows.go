@@ -1,12 +1,10 @@
 package app
 
 import (
-	"fmt"
 	"slices"
-	"sort"
+	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
@@ -20,15 +18,63 @@ import (
 type windows struct {
 	u     *ui
 	state monitor.State
+	// changed is when each environment's packages last changed, from the
+	// engine's history and the events since.
+	changed map[string]time.Time
+	// samples feed the GPUs window's graphs.
+	samples gpuSamples
 
 	envs     *envsWindow
 	procs    *procsWindow
 	gpus     *gpusWindow
 	history  *historyWindow
 	settings fyne.Window
+	// settingsForm is the form the Settings window shows now.
+	settingsForm *settingsForm
 }
 
 func newWindows(u *ui) *windows { return &windows{u: u} }
+
+// changeKinds are the events that change what is installed in an
+// environment: its "last change" in the Environments window.
+var changeKinds = map[string]bool{
+	monitor.KindCUDAWheelReplaced: true, monitor.KindTorchChanged: true, monitor.KindTorchRemoved: true,
+	monitor.KindTorchInstalled: true, monitor.KindEnvAdded: true,
+}
+
+// lastChanges reads when each environment last changed from events.
+func lastChanges(events []monitor.Event) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, e := range events {
+		if changeKinds[e.Kind] && e.Env != "" && e.Time.After(out[e.Env]) {
+			out[e.Env] = e.Time
+		}
+	}
+	return out
+}
+
+// lastChanged is when each environment last changed; the engine's
+// history is read the first time it is asked for.
+func (w *windows) lastChanged() map[string]time.Time {
+	if w.changed == nil {
+		var h []monitor.Event
+		if w.u.d.Monitor != nil {
+			h = w.u.d.Monitor.History()
+		}
+		w.changed = lastChanges(h)
+	}
+	return w.changed
+}
+
+// event records an event that just happened in the windows that show it.
+func (w *windows) event(e monitor.Event) {
+	if changeKinds[e.Kind] && e.Env != "" {
+		w.lastChanged()[e.Env] = e.Time
+	}
+	if w.history != nil {
+		w.history.add(e)
+	}
+}
 
 // newWindow makes a window that hides when closed.
 func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
@@ -49,6 +95,7 @@ func (w *windows) host() fyne.Window {
 // refresh gives every window that exists the new state.
 func (w *windows) refresh(s monitor.State) {
 	w.state = s
+	w.samples.add(s.GPU, w.u.now())
 	if w.envs != nil {
 		w.envs.refresh(s)
 	}
@@ -118,70 +165,16 @@ func (w *windows) removeEnvironment(path string) {
 	w.u.d.Monitor.Forget(path)
 }
 
-func (w *windows) saveConfig(cfg config.Config) {
+// saveConfig writes cfg to the settings file and reports whether it did.
+func (w *windows) saveConfig(cfg config.Config) bool {
 	if w.u.d.ConfigPath != "" {
 		if err := config.Save(w.u.d.ConfigPath, cfg); err != nil {
 			dialog.ShowError(err, w.host())
-			return
+			return false
 		}
 	}
 	w.u.d.Config = cfg
-}
-
-// historyWindow lists the engine's remembered events, newest first.
-type historyWindow struct {
-	w      *windows
-	win    fyne.Window
-	filter *widget.Select
-	list   *widget.List
-	all    []monitor.Event
-	shown  []monitor.Event
-}
-
-const allEnvs = "All environments"
-
-func newHistoryWindow(w *windows) *historyWindow {
-	h := &historyWindow{w: w, win: w.newWindow("GPU Canary — Event history", fyne.NewSize(820, 480))}
-	h.filter = widget.NewSelect([]string{allEnvs}, func(string) { h.apply() })
-	h.filter.SetSelected(allEnvs)
-	h.list = widget.NewList(func() int { return len(h.shown) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Wrapping = fyne.TextWrapWord
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			e := h.shown[i]
-			o.(*widget.Label).SetText(fmt.Sprintf("%s  %s\n%s", e.Time.Local().Format("2006-01-02 15:04:05"), e.Kind, e.Message))
-			h.list.SetItemHeight(i, o.MinSize().Height)
-		})
-	h.win.SetContent(container.NewBorder(container.NewHBox(widget.NewLabel("Show:"), h.filter), nil, nil, nil, h.list))
-	return h
-}
-
-func (h *historyWindow) reload() {
-	h.all = h.w.u.d.Monitor.History()
-	envs := []string{allEnvs}
-	for _, e := range h.all {
-		if e.Env != "" && !slices.Contains(envs, e.Env) {
-			envs = append(envs, e.Env)
-		}
-	}
-	sort.Strings(envs[1:])
-	h.filter.Options = envs
-	h.apply()
-}
-
-func (h *historyWindow) apply() {
-	h.shown = h.shown[:0]
-	for _, e := range h.all {
-		if h.filter.Selected == allEnvs || h.filter.Selected == "" || e.Env == h.filter.Selected {
-			h.shown = append(h.shown, e)
-		}
-	}
-	if h.list != nil {
-		h.list.Refresh()
-	}
+	return true
 }
 
 // verdictImportance colours a verdict.

@@ -105,6 +105,20 @@ func TestDesktop(t *testing.T) {
 			t.Errorf("menu lacks %q: %v", want, keys(menu))
 		}
 	}
+	// The environment's entry has its submenu.
+	for _, n := range tree(t, conn, item) {
+		if strings.Contains(n.Label, "llm/.venv") {
+			var sub []string
+			for _, c := range n.Children {
+				sub = append(sub, c.Label)
+			}
+			for _, want := range []string{"Copy activate command", "Open folder", "Snooze for 1 hour"} {
+				if !strings.Contains(strings.Join(sub, "|"), want) {
+					t.Errorf("the environment's submenu lacks %q: %v", want, sub)
+				}
+			}
+		}
+	}
 	tip, err := conn.Object(item, "/StatusNotifierItem").GetProperty("org.kde.StatusNotifierItem.ToolTip")
 	if err != nil || !strings.Contains(fmt.Sprint(tip.Value()), "1 GPU (simulated)") {
 		t.Errorf("tooltip = %v (%v)", tip, err)
@@ -151,6 +165,13 @@ func TestDesktop(t *testing.T) {
 		}
 		return "", false
 	})
+	drawMenu(t, tree(t, conn, item), "tray-menu.png")
+	click(t, conn, item, layout(t, conn, item)["Event history…"])
+	waitFor(t, 10*time.Second, "the Event history window", func() (string, bool) {
+		out, _ := exec.Command("xwininfo", "-root", "-tree").Output()
+		return "", strings.Contains(string(out), "GPU Canary — Event history")
+	})
+	shoot(t, "GPU Canary — Event history", "history.png")
 }
 
 // watchNotifications becomes a bus monitor and sends the summary and body
@@ -179,8 +200,17 @@ func watchNotifications(t *testing.T) <-chan string {
 	return out
 }
 
-// layout reads the dbusmenu and returns every label with its item id.
-func layout(t *testing.T, conn *dbus.Conn, item string) map[string]int32 {
+// menuNode is one dbusmenu item, in the menu's order.
+type menuNode struct {
+	ID        int32
+	Label     string
+	Separator bool
+	Disabled  bool
+	Children  []menuNode
+}
+
+// tree reads the item's dbusmenu layout (com.canonical.dbusmenu.GetLayout).
+func tree(t *testing.T, conn *dbus.Conn, item string) []menuNode {
 	t.Helper()
 	path := menuPath(conn, item)
 	var rev uint32
@@ -194,25 +224,50 @@ func layout(t *testing.T, conn *dbus.Conn, item string) map[string]int32 {
 		t.Logf("GetLayout: %v", err)
 		return nil
 	}
-	out := map[string]int32{}
-	var walk func(children []dbus.Variant)
-	walk = func(children []dbus.Variant) {
+	var walk func(children []dbus.Variant) []menuNode
+	walk = func(children []dbus.Variant) []menuNode {
+		var out []menuNode
 		for _, c := range children {
 			fields, ok := c.Value().([]interface{})
 			if !ok || len(fields) != 3 {
 				continue
 			}
-			id, _ := fields[0].(int32)
+			n := menuNode{}
+			n.ID, _ = fields[0].(int32)
 			props, _ := fields[1].(map[string]dbus.Variant)
 			if l, ok := props["label"]; ok {
-				out[fmt.Sprint(l.Value())] = id
+				n.Label = fmt.Sprint(l.Value())
+			}
+			if ty, ok := props["type"]; ok && fmt.Sprint(ty.Value()) == "separator" {
+				n.Separator = true
+			}
+			if en, ok := props["enabled"]; ok && en.Value() == false {
+				n.Disabled = true
 			}
 			if sub, ok := fields[2].([]dbus.Variant); ok {
-				walk(sub)
+				n.Children = walk(sub)
 			}
+			out = append(out, n)
+		}
+		return out
+	}
+	return walk(root.Children)
+}
+
+// layout is every label of the dbusmenu with its item id.
+func layout(t *testing.T, conn *dbus.Conn, item string) map[string]int32 {
+	t.Helper()
+	out := map[string]int32{}
+	var walk func([]menuNode)
+	walk = func(ns []menuNode) {
+		for _, n := range ns {
+			if n.Label != "" {
+				out[n.Label] = n.ID
+			}
+			walk(n.Children)
 		}
 	}
-	walk(root.Children)
+	walk(tree(t, conn, item))
 	return out
 }
 

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/fix"
@@ -15,6 +14,8 @@ import (
 
 // The tray's model is computed by pure functions of the engine's state, so
 // it is tested without a display; tray.go only turns it into Fyne menus.
+// Nothing here judges health: verdicts, findings and fix commands come
+// from the engine, and the model only chooses how to show them.
 
 // Menu labels of the fixed entries (the end-to-end test clicks them).
 const (
@@ -42,6 +43,9 @@ type envEntry struct {
 
 // trayModel is everything the tray shows.
 type trayModel struct {
+	// Started is false until the engine's first full read: the menu says
+	// "starting…" rather than "no environments".
+	Started bool
 	Icon    string // a monitor.Overall* state
 	Tooltip string
 	Status  string
@@ -56,6 +60,7 @@ func model(s monitor.State, paused bool, snoozed func(string) bool) trayModel {
 		m.Icon, m.Status, m.Tooltip = monitor.OverallHealthy, "GPU Canary is starting…", "GPU Canary: starting…"
 		return m
 	}
+	m.Started = true
 	r := s.Check()
 	m.Icon = r.Overall()
 	m.Status = s.Summary()
@@ -83,15 +88,23 @@ func envLabel(e monitor.EnvReport) string {
 	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, t.BuildText())
 }
 
-// needsReinstall is true when a finding that a CUDA torch reinstall fixes
-// is raised.
+// reinstallFixes lists the finding codes whose fix command
+// (monitor/health) is a reinstall of torch from a CUDA index, so the
+// tray may offer "Reinstall CUDA torch…" (monitor/fix makes the plan).
+var reinstallFixes = map[string]bool{
+	health.CodeTorchCPUBuild:       true,
+	health.CodeDriverTooOld:        true,
+	health.CodeGPUArchUnsupported:  true,
+	health.CodeTorchFamilyMismatch: true,
+	health.CodeTorchInstallBroken:  true,
+}
+
+// needsReinstall is true when an error finding that a CUDA torch
+// reinstall fixes is raised.
 func needsReinstall(e monitor.EnvReport) bool {
 	for _, f := range e.Findings {
-		switch f.Code {
-		case health.CodeTorchCPUBuild, health.CodeDriverTooOld, health.CodeGPUArchUnsupported, health.CodeTorchFamilyMismatch, health.CodeTorchInstallBroken:
-			if f.Severity == health.SeverityError {
-				return true
-			}
+		if reinstallFixes[f.Code] && f.Severity == health.SeverityError {
+			return true
 		}
 	}
 	return false
@@ -131,59 +144,4 @@ func activateCommand(env *pyenv.Env, goos, shell string) string {
 		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.csh"))
 	}
 	return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate"))
-}
-
-// notification is the title and body of a desktop notification for e:
-// the environment, what happened in a person's words, and the fix.
-func notification(e monitor.Event) (title, body string) {
-	where := shortPath(e.Env)
-	switch e.Kind {
-	case monitor.KindCUDAWheelReplaced:
-		title = "torch lost its CUDA build in " + where
-	case monitor.KindTorchChanged:
-		title = "torch changed in " + where
-	case monitor.KindTorchRemoved:
-		title = "torch was removed from " + where
-	case monitor.KindJobOnCPU:
-		title = "A GPU job is running on the CPU"
-	case monitor.KindJobOnCPUCleared:
-		title = "The job is no longer stuck on the CPU"
-	case monitor.KindFindingRaised:
-		title = "Problem in " + where
-		if e.Env == "" {
-			title = "GPU Canary"
-		}
-		if e.Finding != nil {
-			title += ": " + e.Finding.Code
-		}
-	case monitor.KindFindingCleared:
-		title = "Resolved in " + where
-		if e.Env == "" {
-			title = "Resolved"
-		}
-	case monitor.KindGPUStateChanged:
-		title = "GPU state changed"
-	default:
-		title = "GPU Canary"
-	}
-	body = strings.ReplaceAll(e.Message, homeDir(), "~")
-	if e.Fix != "" && (e.Kind == monitor.KindCUDAWheelReplaced || e.Kind == monitor.KindTorchChanged || e.Kind == monitor.KindFindingRaised) {
-		body += " Fix: Reinstall from the tray menu, or run: " + strings.ReplaceAll(e.Fix, homeDir(), "~")
-	}
-	return title, body
-}
-
-func shortPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if h := homeDir(); h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
-		return "~" + p[len(h):]
-	}
-	return p
-}
-
-func homeDir() string {
-	h, _ := os.UserHomeDir()
-	return h
 }

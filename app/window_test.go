@@ -1,0 +1,253 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
+)
+
+// find walks a canvas object tree (containers and widget renderers) for
+// the first object match accepts.
+func find(o fyne.CanvasObject, match func(fyne.CanvasObject) bool) fyne.CanvasObject {
+	if o == nil {
+		return nil
+	}
+	if match(o) {
+		return o
+	}
+	var children []fyne.CanvasObject
+	switch x := o.(type) {
+	case *fyne.Container:
+		children = x.Objects
+	case fyne.Widget:
+		children = test.WidgetRenderer(x).Objects()
+	}
+	for _, c := range children {
+		if f := find(c, match); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// button finds the button labelled text in win's top dialog.
+func dialogButton(t *testing.T, win fyne.Window, text string) *widget.Button {
+	t.Helper()
+	top := win.Canvas().Overlays().Top()
+	b, _ := find(top, func(o fyne.CanvasObject) bool {
+		b, ok := o.(*widget.Button)
+		return ok && b.Text == text
+	}).(*widget.Button)
+	if b == nil {
+		t.Fatalf("no %q button in the dialog on %q", text, win.Title())
+	}
+	return b
+}
+
+func pids(rows []monitor.Process) []int {
+	var out []int
+	for _, r := range rows {
+		out = append(out, r.PID)
+	}
+	return out
+}
+
+func TestProcessesWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	var terminated []int
+	u := newUI(a, nil, Deps{Terminate: func(pid int) error { terminated = append(terminated, pid); return nil }})
+	p := newProcsWindow(u.wins)
+	p.refresh(goldenState())
+
+	t.Run("sorted by GPU memory, most first", func(t *testing.T) {
+		if got := pids(p.rows); !slices.Equal(got, []int{4242, 5151}) {
+			t.Errorf("rows = %v", got)
+		}
+	})
+	t.Run("sorting on a column, then reversing it", func(t *testing.T) {
+		for _, tc := range []struct {
+			col  string
+			want []int
+		}{{"CPU %", []int{5151, 4242}}, {"CPU %", []int{4242, 5151}}, {"Verdict", []int{5151, 4242}}, {"Verdict", []int{4242, 5151}}, {"PID", []int{4242, 5151}}} {
+			p.sortOn(slices.Index(procColumns, tc.col))
+			if got := pids(p.rows); !slices.Equal(got, tc.want) {
+				t.Errorf("after sorting on %s: %v, want %v", tc.col, got, tc.want)
+			}
+		}
+		// The order is UI state, kept in Fyne's preferences.
+		if again := newProcsWindow(u.wins); again.sortBy != slices.Index(procColumns, "PID") || again.desc {
+			t.Errorf("a new window sorts on column %d (desc %v)", again.sortBy, again.desc)
+		}
+	})
+	t.Run("the command line and verdict cells", func(t *testing.T) {
+		row := p.rows[slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 5151 })]
+		if c := cell(row, slices.Index(procColumns, "Command")); c != "python serve.py" {
+			t.Errorf("command = %q", c)
+		}
+		if c := cell(row, slices.Index(procColumns, "GPU")); c != "-" {
+			t.Errorf("GPU = %q", c)
+		}
+	})
+	t.Run("Terminate only for a job stuck on the CPU, after confirming", func(t *testing.T) {
+		p.sortOn(slices.Index(procColumns, "PID")) // ensure 4242, 5151
+		if p.rows[0].PID != 4242 {
+			p.sortOn(slices.Index(procColumns, "PID"))
+		}
+		p.table.Select(widget.TableCellID{Row: 0, Col: 0})
+		if !p.term.Disabled() {
+			t.Error("Terminate is offered for a job on the GPU")
+		}
+		p.table.Select(widget.TableCellID{Row: 1, Col: 0})
+		if p.term.Disabled() {
+			t.Fatal("Terminate is not offered for the job stuck on the CPU")
+		}
+		p.win.Show()
+		test.Tap(p.term)
+		test.Tap(dialogButton(t, p.win, "No"))
+		if len(terminated) != 0 {
+			t.Fatalf("terminated %v without confirmation", terminated)
+		}
+		test.Tap(p.term)
+		test.Tap(dialogButton(t, p.win, "Yes"))
+		if !slices.Equal(terminated, []int{5151}) {
+			t.Errorf("terminated %v, want [5151]", terminated)
+		}
+	})
+}
+
+func TestHistoryWindow(t *testing.T) {
+	u, _, paths, _ := newTestUI(t, a100)
+	u.wins.showHistory()
+	h := u.wins.history
+	t0 := time.Now()
+	for i, e := range []monitor.Event{
+		{Kind: monitor.KindEnvAdded, Env: paths[0], Message: "added good"},
+		{Kind: monitor.KindCUDAWheelReplaced, Env: paths[1], Message: "replaced in llm"},
+		{Kind: monitor.KindGPUStateChanged, Message: "GPU changed"},
+	} {
+		e.Time = t0.Add(time.Duration(i) * time.Second)
+		u.onEvent(e)
+	}
+	for _, tc := range []struct {
+		filter string
+		want   []string
+	}{
+		{allEnvs, []string{"GPU changed", "replaced in llm", "added good"}},
+		{paths[1], []string{"replaced in llm"}},
+		{paths[0], []string{"added good"}},
+	} {
+		name := filepath.Base(filepath.Dir(tc.filter))
+		if tc.filter == allEnvs {
+			name = "all"
+		}
+		t.Run(name, func(t *testing.T) {
+			if !slices.Contains(h.filter.Options, tc.filter) {
+				t.Fatalf("filter options %v lack %q", h.filter.Options, tc.filter)
+			}
+			h.filter.SetSelected(tc.filter)
+			var got []string
+			for _, e := range h.shown {
+				got = append(got, e.Message)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("shown %v, want %v (newest first)", got, tc.want)
+			}
+		})
+	}
+	// The environments window reads the last change from the same events.
+	if got := u.wins.lastChanged()[paths[1]]; !got.Equal(t0.Add(time.Second)) {
+		t.Errorf("last change of %s = %v", paths[1], got)
+	}
+	if _, ok := u.wins.lastChanged()[""]; ok {
+		t.Error("a machine event counts as an environment change")
+	}
+}
+
+func TestSettingsWindow(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	u, _, _, _ := newTestUI(t, a100)
+	u.d.Config = config.Default()
+
+	t.Run("a bad value is refused and nothing is written", func(t *testing.T) {
+		u.wins.showSettings()
+		f := u.wins.settingsForm
+		f.refresh.SetText("soon")
+		f.form.OnSubmit()
+		if _, err := os.Stat(u.d.ConfigPath); err == nil {
+			t.Error("the settings file was written")
+		}
+		dialogButton(t, u.wins.settings, "OK")
+	})
+	t.Run("saved settings are what the command line reads", func(t *testing.T) {
+		u.wins.showSettings()
+		f := u.wins.settingsForm
+		f.roots.SetText("/data/projects\n\n/scratch ")
+		f.refresh.SetText("5s")
+		f.percent.SetText("80")
+		f.index.SetText("https://mirror.example/whl/")
+		f.home.SetChecked(false)
+		f.kinds.SetSelected([]string{monitor.KindCUDAWheelReplaced, monitor.KindJobOnCPU})
+		f.login.SetChecked(true)
+		f.form.OnSubmit()
+		got, err := config.Load(u.d.ConfigPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := config.Default()
+		want.Roots = []string{"/data/projects", "/scratch"}
+		want.Refresh.Duration = 5 * time.Second
+		want.CPUFallbackPercent = 80
+		want.IndexBase = "https://mirror.example/whl"
+		want.DiscoverHome = false
+		want.Notify = []string{monitor.KindCUDAWheelReplaced, monitor.KindJobOnCPU}
+		if !slices.Equal(got.Roots, want.Roots) || got.Refresh != want.Refresh || got.CPUFallbackPercent != want.CPUFallbackPercent ||
+			got.IndexBase != want.IndexBase || got.DiscoverHome || !slices.Equal(got.Notify, want.Notify) {
+			t.Errorf("saved %+v\nwant  %+v", got, want)
+		}
+		if u.d.Config.Refresh != want.Refresh {
+			t.Error("the app did not take the saved settings")
+		}
+		if !autostartEnabled() {
+			t.Error("start at login was not set")
+		}
+		// Reopened, the form shows what was saved.
+		u.wins.showSettings()
+		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.kinds.Selected) != 2 || !f.login.Checked {
+			t.Errorf("reopened form: refresh %q home %v kinds %v login %v", f.refresh.Text, f.home.Checked, f.kinds.Selected, f.login.Checked)
+		}
+	})
+}
+
+func TestNoEnvironmentOffersAdd(t *testing.T) {
+	a := test.NewTempApp(t)
+	fake := &fakeDesktop{App: a}
+	m, paths := engine(t, `{"devices": []}`)
+	for _, p := range paths {
+		m.Forget(p)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(m.State().Envs) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	u := newUI(a, fake, Deps{Monitor: m, Tooltip: func(string) {}})
+	u.render()
+	got := strings.Join(labels(fake.menu.Items), "\n")
+	if !strings.Contains(got, "No environments found: Add environment…") {
+		t.Errorf("menu:\n%s", got)
+	}
+	u.wins.showEnvs()
+	if txt := u.wins.envs.noGPU.Text; !strings.Contains(txt, "No NVIDIA driver") || !strings.Contains(txt, "still watches your environments") ||
+		!strings.Contains(txt, "Add environment…") {
+		t.Errorf("environments window says %q", txt)
+	}
+}
