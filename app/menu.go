@@ -88,22 +88,11 @@ func envLabel(e monitor.EnvReport) string {
 	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, t.BuildText())
 }
 
-// reinstallFixes lists the finding codes whose fix command
-// (monitor/health) is a reinstall of torch from a CUDA index, so the
-// tray may offer "Reinstall CUDA torch…" (monitor/fix makes the plan).
-var reinstallFixes = map[string]bool{
-	health.CodeTorchCPUBuild:       true,
-	health.CodeDriverTooOld:        true,
-	health.CodeGPUArchUnsupported:  true,
-	health.CodeTorchFamilyMismatch: true,
-	health.CodeTorchInstallBroken:  true,
-}
-
 // needsReinstall is true when an error finding that a CUDA torch
 // reinstall fixes is raised.
 func needsReinstall(e monitor.EnvReport) bool {
 	for _, f := range e.Findings {
-		if reinstallFixes[f.Code] && f.Severity == health.SeverityError {
+		if health.FixedByReinstall(f.Code) && f.Severity == health.SeverityError {
 			return true
 		}
 	}

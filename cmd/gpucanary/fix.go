@@ -23,12 +23,6 @@ import (
 
 func init() { extraCommands["fix"] = cmdFix }
 
-// torchCodes are the findings a repair of torch must clear.
-var torchCodes = map[string]bool{
-	health.CodeTorchCPUBuild: true, health.CodeDriverTooOld: true, health.CodeGPUArchUnsupported: true,
-	health.CodeTorchFamilyMismatch: true, health.CodeTorchInstallBroken: true, health.CodeTorchBuildUnknown: true,
-}
-
 // cmdFix reinstalls a CUDA torch in one environment.
 func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
@@ -142,7 +136,7 @@ func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, s
 		Check: func(e *pyenv.Env) []string {
 			var out []string
 			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
-				if f.Severity == health.SeverityError && torchCodes[f.Code] {
+				if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
 					out = append(out, f.Code+": "+f.Message)
 				}
 			}

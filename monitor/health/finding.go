@@ -90,3 +90,19 @@ func Worst(fs []Finding) Severity {
 	}
 	return w
 }
+
+// reinstallable are the codes whose fix is a reinstall of torch from a
+// CUDA index: the tray offers "Reinstall CUDA torch…" for them, and a
+// repair must clear them to count as done.
+var reinstallable = map[string]bool{
+	CodeTorchCPUBuild:       true,
+	CodeDriverTooOld:        true,
+	CodeGPUArchUnsupported:  true,
+	CodeTorchFamilyMismatch: true,
+	CodeTorchInstallBroken:  true,
+	CodeTorchBuildUnknown:   true,
+}
+
+// FixedByReinstall reports whether reinstalling a CUDA torch fixes a
+// finding with this code.
+func FixedByReinstall(code string) bool { return reinstallable[code] }

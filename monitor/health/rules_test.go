@@ -173,3 +173,11 @@ func dump(fs []Finding) string {
 	}
 	return b.String()
 }
+
+func TestFixedByReinstall(t *testing.T) {
+	for code, want := range map[string]bool{CodeTorchCPUBuild: true, CodeGPUArchUnsupported: true, CodeLlamaCPPCPUBuild: false, CodeBNBCUDAMismatch: false, CodeNoGPUDriver: false} {
+		if got := FixedByReinstall(code); got != want {
+			t.Errorf("FixedByReinstall(%s) = %v", code, got)
+		}
+	}
+}
