@@ -96,3 +96,6 @@ type Options struct {
 	SysfsRoot string
 	Logger    *slog.Logger
 }
+
+// ptr is the address of a copy of v, for the optional fields above.
+func ptr[T any](v T) *T { return &v }

@@ -1,21 +1,21 @@
 //go:build linux && cgo
 
+// This file is the NVML backend's life cycle: Init (or the null backend
+// when it fails), the snapshot of the driver, and Shutdown.
+
 package gpu
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// openPlatform loads libnvidia-ml through go-nvml.
+// openPlatform loads libnvidia-ml.so.1 through go-nvml.
 func openPlatform(o Options) Backend {
 	return newNVML(nvml.New(), o)
 }
@@ -27,13 +27,13 @@ type nvmlBackend struct {
 	sysfs string
 	log   *slog.Logger
 
-	// has says whether the driver's NVML has a function newer than the
-	// oldest drivers: calling a missing one would crash the process.
+	// has says whether the driver's NVML exports a function that old
+	// drivers lack: calling a missing one kills the process.
 	has map[string]bool
 
 	mu sync.Mutex
-	// lastSeen is the newest process-utilization sample time per device
-	// UUID, so each snapshot asks only for samples since the last one.
+	// lastSeen is the newest process-utilization sample time (µs) per
+	// device, so each snapshot asks only for the samples since the last.
 	lastSeen map[string]uint64
 	closed   bool
 }
@@ -41,17 +41,18 @@ type nvmlBackend struct {
 var _ Backend = (*nvmlBackend)(nil)
 
 // newNVML initialises lib. When Init fails (no library, no driver) it
-// returns the null backend and never calls lib again: go-nvml aborts the
+// returns the null backend and never calls lib again: go-nvml kills the
 // process when a function is called after a failed Init.
 func newNVML(lib nvml.Interface, o Options) Backend {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = log.With("component", "gpu")
 	if ret := safeInit(lib); ret != nvml.SUCCESS {
-		reason := fmt.Sprintf("NVML could not start: %s", errorString(ret))
+		reason := "NVML could not start: " + errorString(ret)
 		if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
-			reason = "NVML (libnvidia-ml.so.1) was not found: no NVIDIA driver is installed"
+			reason = "the NVML library (libnvidia-ml.so.1) was not found"
 		}
 		log.Info("no NVIDIA driver", "reason", reason)
 		return nullBackend{reason: reason}
@@ -63,15 +64,18 @@ func newNVML(lib nvml.Interface, o Options) Backend {
 	return &nvmlBackend{lib: lib, sysfs: sysfs, log: log, lastSeen: map[string]uint64{}, has: lookupNewer(lib, log)}
 }
 
-// newerSymbols are NVML functions that old drivers lack. go-nvml picks the
-// versioned process calls (v3/v2/v1) itself; these it does not guard.
-var newerSymbols = []string{
-	"nvmlDeviceGetMPSComputeRunningProcesses",
-	"nvmlDeviceGetMigMode",
-	"nvmlDeviceGetProcessUtilization",
-	"nvmlDeviceGetEnforcedPowerLimit",
-	"nvmlSystemGetCudaDriverVersion",
-}
+// Symbols of NVML functions that old drivers lack. go-nvml itself picks
+// the v3/v2/v1 process-list calls and Init/PciInfo versions; these it calls
+// unguarded.
+const (
+	symMPSProcesses       = "nvmlDeviceGetMPSComputeRunningProcesses"
+	symMigMode            = "nvmlDeviceGetMigMode"
+	symProcessUtilization = "nvmlDeviceGetProcessUtilization"
+	symEnforcedPowerLimit = "nvmlDeviceGetEnforcedPowerLimit"
+	symCudaDriverVersion  = "nvmlSystemGetCudaDriverVersion"
+)
+
+var newerSymbols = []string{symMPSProcesses, symMigMode, symProcessUtilization, symEnforcedPowerLimit, symCudaDriverVersion}
 
 // lookupNewer checks each newer symbol once, after a successful Init.
 func lookupNewer(lib nvml.Interface, log *slog.Logger) map[string]bool {
@@ -90,12 +94,14 @@ func lookupNewer(lib nvml.Interface, log *slog.Logger) map[string]bool {
 func safeInit(lib nvml.Interface) (ret nvml.Return) {
 	defer func() {
 		if r := recover(); r != nil {
-			ret = nvml.ERROR_UNINITIALIZED
+			ret = nvml.ERROR_UNKNOWN
 		}
 	}()
 	return lib.Init()
 }
 
+// Close shuts NVML down once; Init succeeded, or this backend would not
+// exist.
 func (b *nvmlBackend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -123,269 +129,36 @@ func (b *nvmlBackend) Snapshot(ctx context.Context) State {
 	if v, ret := b.lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
 		st.Driver = v
 	} else {
+		// Init succeeded, so a driver is there even if it will not say
+		// which: keep HasDriver true.
+		st.Driver = "unknown"
 		errs = append(errs, "driver version: "+errorString(ret))
 	}
-	if !b.has["nvmlSystemGetCudaDriverVersion"] {
+	if !b.has[symCudaDriverVersion] {
 		errs = append(errs, "CUDA driver version: "+errorString(nvml.ERROR_FUNCTION_NOT_FOUND))
 	} else if v, ret := b.lib.SystemGetCudaDriverVersion(); ret == nvml.SUCCESS {
-		st.CUDADriver = fmt.Sprintf("%d.%d", v/1000, (v%1000)/10)
+		st.CUDADriver = cudaVersion(v)
 	} else {
 		errs = append(errs, "CUDA driver version: "+errorString(ret))
 	}
 
-	asleep := b.sleepingBusIDs()
 	count, ret := b.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
 		errs = append(errs, "device count: "+errorString(ret))
 	}
-	for i := 0; i < count; i++ {
-		if ctx.Err() != nil {
-			errs = append(errs, "interrupted")
+	for i := range count {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Sprintf("reading device %d: %v", i, err))
 			break
 		}
-		st.Devices = append(st.Devices, b.device(i, asleep))
+		st.Devices = append(st.Devices, b.device(i))
 	}
 	st.Error = strings.Join(errs, "; ")
-	if st.Driver == "" && len(st.Devices) > 0 {
-		st.Driver = "unknown"
-	}
 	return st
 }
 
-// sleepingBusIDs lists the NVIDIA PCI devices whose runtime power state is
-// "suspended", by sysfs name (0000:07:00.0), read from sysfs alone so that
-// no NVML call wakes them.
-func (b *nvmlBackend) sleepingBusIDs() []string {
-	dir := filepath.Join(b.sysfs, "bus", "pci", "devices")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		vendor, err := os.ReadFile(filepath.Join(dir, e.Name(), "vendor"))
-		if err != nil || strings.TrimSpace(string(vendor)) != "0x10de" {
-			continue
-		}
-		class, _ := os.ReadFile(filepath.Join(dir, e.Name(), "class"))
-		if !strings.HasPrefix(strings.TrimSpace(string(class)), "0x03") {
-			continue // audio and USB functions of the card
-		}
-		status, err := os.ReadFile(filepath.Join(dir, e.Name(), "power", "runtime_status"))
-		if err == nil && strings.TrimSpace(string(status)) == "suspended" {
-			out = append(out, strings.ToLower(e.Name()))
-		}
-	}
-	return out
-}
-
-// device reads one device. A suspended device is reported asleep and only
-// its PCI address is read: no query that would wake it is made.
-func (b *nvmlBackend) device(i int, asleep []string) (d Device) {
-	d = Device{Index: i, Processes: []Process{}}
-	var errs []string
-	fail := func(what string, ret nvml.Return) { errs = append(errs, what+": "+errorString(ret)) }
-	defer func() { d.Error = strings.Join(errs, "; ") }()
-
-	if len(asleep) > 0 {
-		// NVML enumerates devices in PCI bus order; so does sysfs.
-		if bus, ok := busIDForIndex(b.sysfs, i); ok && slices.Contains(asleep, bus) {
-			d.PCIBusID, d.Asleep, d.Name = bus, true, "NVIDIA GPU (asleep)"
-			return d
-		}
-	}
-	dev, ret := b.lib.DeviceGetHandleByIndex(i)
-	if ret != nvml.SUCCESS {
-		d.Name = fmt.Sprintf("GPU %d", i)
-		fail("handle", ret)
-		return d
-	}
-	if v, ret := dev.GetName(); ret == nvml.SUCCESS {
-		d.Name = v
-	} else {
-		d.Name = fmt.Sprintf("GPU %d", i)
-		fail("name", ret)
-	}
-	if v, ret := dev.GetUUID(); ret == nvml.SUCCESS {
-		d.UUID = v
-	} else {
-		fail("uuid", ret)
-	}
-	if p, ret := dev.GetPciInfo(); ret == nvml.SUCCESS {
-		d.PCIBusID = busID(p.BusId[:])
-	} else {
-		fail("pci info", ret)
-	}
-	if major, minor, ret := dev.GetCudaComputeCapability(); ret == nvml.SUCCESS {
-		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
-	} else {
-		fail("compute capability", ret)
-	}
-	if m, ret := dev.GetMemoryInfo(); ret == nvml.SUCCESS {
-		d.MemoryTotalBytes, d.MemoryUsedBytes = m.Total, m.Used
-	} else {
-		fail("memory", ret)
-	}
-	if u, ret := dev.GetUtilizationRates(); ret == nvml.SUCCESS {
-		g, m := u.Gpu, u.Memory
-		d.UtilizationGPU, d.UtilizationMemory = &g, &m
-	} else if ret != nvml.ERROR_NOT_SUPPORTED {
-		fail("utilization", ret)
-	}
-	if t, ret := dev.GetTemperature(nvml.TEMPERATURE_GPU); ret == nvml.SUCCESS {
-		d.TemperatureC = &t
-	} else if ret != nvml.ERROR_NOT_SUPPORTED {
-		fail("temperature", ret)
-	}
-	if p, ret := dev.GetPowerUsage(); ret == nvml.SUCCESS {
-		w := float64(p) / 1000
-		d.PowerWatts = &w
-	} else if ret != nvml.ERROR_NOT_SUPPORTED {
-		fail("power", ret)
-	}
-	if b.has["nvmlDeviceGetEnforcedPowerLimit"] {
-		if p, ret := dev.GetEnforcedPowerLimit(); ret == nvml.SUCCESS {
-			w := float64(p) / 1000
-			d.PowerLimitWatts = &w
-		} else if ret != nvml.ERROR_NOT_SUPPORTED {
-			fail("power limit", ret)
-		}
-	}
-	if b.has["nvmlDeviceGetMigMode"] {
-		if cur, _, ret := dev.GetMigMode(); ret == nvml.SUCCESS {
-			d.MIGEnabled = cur == nvml.DEVICE_MIG_ENABLE
-		} else if ret != nvml.ERROR_NOT_SUPPORTED {
-			fail("MIG mode", ret)
-		}
-	}
-	d.Processes = b.processes(dev, d.UUID, &errs)
-	return d
-}
-
-// processes lists compute, graphics and MPS processes (go-nvml picks the
-// v3/v2/v1 call the driver offers and grows the buffer on
-// INSUFFICIENT_SIZE), one entry per PID, with SM and memory utilization.
-func (b *nvmlBackend) processes(dev nvml.Device, uuid string, errs *[]string) []Process {
-	byPID := map[uint32]*Process{}
-	var order []uint32
-	type source struct {
-		typ  string
-		list func() ([]nvml.ProcessInfo, nvml.Return)
-	}
-	sources := []source{{"compute", dev.GetComputeRunningProcesses}, {"graphics", dev.GetGraphicsRunningProcesses}}
-	if b.has["nvmlDeviceGetMPSComputeRunningProcesses"] {
-		sources = append(sources, source{"mps", dev.GetMPSComputeRunningProcesses})
-	}
-	for _, src := range sources {
-		infos, ret := src.list()
-		if ret != nvml.SUCCESS {
-			if ret != nvml.ERROR_NOT_SUPPORTED && ret != nvml.ERROR_NOT_FOUND {
-				*errs = append(*errs, src.typ+" processes: "+errorString(ret))
-			}
-			continue
-		}
-		for _, in := range infos {
-			if _, seen := byPID[in.Pid]; seen {
-				continue // compute wins over graphics and MPS
-			}
-			p := &Process{PID: int(in.Pid), Type: src.typ}
-			if in.UsedGpuMemory != notAvailable {
-				m := in.UsedGpuMemory
-				p.UsedMemoryBytes = &m
-			}
-			if in.GpuInstanceId != 0xFFFFFFFF {
-				g, c := in.GpuInstanceId, in.ComputeInstanceId
-				p.GPUInstanceID, p.ComputeInstanceID = &g, &c
-			}
-			byPID[in.Pid] = p
-			order = append(order, in.Pid)
-		}
-	}
-	if len(order) > 0 && b.has["nvmlDeviceGetProcessUtilization"] {
-		b.utilization(dev, uuid, byPID, errs)
-	}
-	out := make([]Process, 0, len(order))
-	for _, pid := range order {
-		out = append(out, *byPID[pid])
-	}
-	return out
-}
-
-// utilization fills SM and memory percent from the samples since the last
-// snapshot. No samples (ERROR_NOT_FOUND) means the GPU was idle: 0 %.
-func (b *nvmlBackend) utilization(dev nvml.Device, uuid string, byPID map[uint32]*Process, errs *[]string) {
-	samples, ret := dev.GetProcessUtilization(b.lastSeen[uuid])
-	switch ret {
-	case nvml.SUCCESS:
-	case nvml.ERROR_NOT_FOUND:
-		samples = nil
-	case nvml.ERROR_NOT_SUPPORTED:
-		return
-	default:
-		*errs = append(*errs, "process utilization: "+errorString(ret))
-		return
-	}
-	zero := uint32(0)
-	for _, p := range byPID {
-		p.SMPercent, p.MemPercent = &zero, &zero
-	}
-	newest := b.lastSeen[uuid]
-	for _, s := range samples {
-		if s.TimeStamp > newest {
-			newest = s.TimeStamp
-		}
-		if p, ok := byPID[s.Pid]; ok {
-			sm, mem := s.SmUtil, s.MemUtil
-			// Several samples per process: keep the highest of the interval.
-			if p.SMPercent == nil || *p.SMPercent < sm {
-				p.SMPercent = &sm
-			}
-			if p.MemPercent == nil || *p.MemPercent < mem {
-				p.MemPercent = &mem
-			}
-		}
-	}
-	b.lastSeen[uuid] = newest
-}
-
-// busID converts NVML's "00000000:07:00.0" into sysfs's "0000:07:00.0".
-func busID(raw []int8) string {
-	var sb strings.Builder
-	for _, c := range raw {
-		if c == 0 {
-			break
-		}
-		sb.WriteByte(byte(c))
-	}
-	s := strings.ToLower(sb.String())
-	if dom, rest, ok := strings.Cut(s, ":"); ok && len(dom) == 8 {
-		s = dom[4:] + ":" + rest
-	}
-	return s
-}
-
-// busIDForIndex is the sysfs name of the i-th NVIDIA display device in PCI
-// bus order, the order NVML enumerates in.
-func busIDForIndex(sysfs string, i int) (string, bool) {
-	dir := filepath.Join(sysfs, "bus", "pci", "devices")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return "", false
-	}
-	var gpus []string
-	for _, e := range ents {
-		vendor, err := os.ReadFile(filepath.Join(dir, e.Name(), "vendor"))
-		class, err2 := os.ReadFile(filepath.Join(dir, e.Name(), "class"))
-		if err == nil && err2 == nil && strings.TrimSpace(string(vendor)) == "0x10de" && strings.HasPrefix(strings.TrimSpace(string(class)), "0x03") {
-			gpus = append(gpus, strings.ToLower(e.Name()))
-		}
-	}
-	slices.Sort(gpus)
-	if i < len(gpus) {
-		return gpus[i], true
-	}
-	return "", false
-}
+// cudaVersion formats NVML's 1000*major + 10*minor (12040) as "12.4".
+func cudaVersion(v int) string { return fmt.Sprintf("%d.%d", v/1000, (v%1000)/10) }
 
 // errorString is NVML's text for a return code, without calling into the
 // library (which must not be touched after a failed Init).
@@ -396,6 +169,7 @@ func errorString(ret nvml.Return) string {
 	return fmt.Sprintf("NVML error %d", int32(ret))
 }
 
+// returnNames follows the descriptions in nvml.h.
 var returnNames = map[nvml.Return]string{
 	nvml.ERROR_UNINITIALIZED:           "NVML is not initialized",
 	nvml.ERROR_INVALID_ARGUMENT:        "invalid argument",
@@ -419,7 +193,3 @@ var returnNames = map[nvml.Return]string{
 	nvml.ERROR_NO_DATA:                 "no data",
 	nvml.ERROR_UNKNOWN:                 "unknown NVML error",
 }
-
-// notAvailable is NVML_VALUE_NOT_AVAILABLE as an unsigned long long: the
-// memory of a process that the driver cannot account (WDDM, WSL2).
-const notAvailable = ^uint64(0)

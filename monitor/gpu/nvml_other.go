@@ -1,9 +1,11 @@
 //go:build !(linux && cgo)
 
+// This file stands in for NVML where go-nvml cannot be built: it needs
+// Linux and cgo. (The Windows nvml.dll binding is to live in its own file.)
+
 package gpu
 
-// openPlatform reports that NVML is not available here: go-nvml needs cgo
-// and Linux. (The Windows nvml.dll binding will live in nvml_windows.go.)
+// openPlatform reports that NVML is not available here.
 func openPlatform(Options) Backend {
-	return nullBackend{reason: "NVML is not available on this platform (built without cgo, or not Linux)"}
+	return nullBackend{reason: "NVML is not available on this platform (it needs Linux and cgo)"}
 }

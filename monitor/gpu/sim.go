@@ -1,3 +1,6 @@
+// This file is the simulated backend: a GPU described by a JSON scenario
+// file (DESIGN.md, "GPU scenario file"), for demos and end-to-end tests.
+
 package gpu
 
 import (
@@ -5,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -50,7 +54,10 @@ func ParseScenario(data []byte) (State, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&sc); err != nil {
-		return State{}, err
+		return State{}, fmt.Errorf("invalid scenario JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return State{}, fmt.Errorf("invalid scenario JSON: data after the object")
 	}
 	st := State{Simulated: true, Driver: sc.Driver, CUDADriver: sc.CUDADriver, Devices: []Device{}}
 	if sc.Driver == "" && len(sc.Devices) > 0 {
@@ -137,6 +144,7 @@ func (s *simBackend) Snapshot(context.Context) State {
 	return st.clone()
 }
 
+// Close has nothing to release.
 func (s *simBackend) Close() error { return nil }
 
 // clone copies the slices so callers may change what they get.
@@ -148,26 +156,4 @@ func (s State) clone() State {
 		out.Devices[i] = d
 	}
 	return out
-}
-
-// nullBackend is the "no NVIDIA driver" state: NVML could not be loaded or
-// initialised, and nothing else is ever asked of it.
-type nullBackend struct{ reason string }
-
-var _ Backend = nullBackend{}
-
-func (n nullBackend) Snapshot(context.Context) State {
-	return State{Source: "none", Devices: []Device{}, Error: n.reason}
-}
-
-func (nullBackend) Close() error { return nil }
-
-// Open returns the simulated backend when o.SimFile is set, else the
-// platform's NVML backend, which is the null backend when no driver
-// answers. It never fails and never returns nil.
-func Open(o Options) Backend {
-	if o.SimFile != "" {
-		return newSim(o.SimFile)
-	}
-	return openPlatform(o)
 }
