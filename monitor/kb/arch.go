@@ -1,0 +1,106 @@
+package kb
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Architecture names the GPU architecture of a compute capability ("8.6"
+// -> "Ampere"), for messages a person reads.
+func Architecture(cc string) (string, bool) {
+	for _, g := range facts().gpus {
+		if c, ok := compareCUDA(g.CC, cc); ok && c == 0 {
+			return g.Arch, true
+		}
+	}
+	return "", false
+}
+
+// ArchList is the code an official wheel carries: machine code (SASS) for
+// these compute capabilities, and PTX that newer GPUs compile just in time.
+type ArchList struct {
+	SASS, PTX  []string
+	Source     string
+	Unverified bool
+}
+
+// ArchListFor returns the arch list of the official Linux wheel of a torch
+// version and variant tag ("cu128"). ok is false when the table does not
+// have that release and variant.
+func ArchListFor(torchVersion, tag string) (ArchList, bool) {
+	v, ok := parseTorch(torchVersion)
+	if !ok {
+		return ArchList{}, false
+	}
+	a, ok := facts().archOf[v.minor+" "+tag]
+	if !ok {
+		return ArchList{}, false
+	}
+	return ArchList{SASS: slices.Clone(a.SASS), PTX: slices.Clone(a.PTX), Source: a.Source, Unverified: a.Unverified}, true
+}
+
+// ArchVerdict says whether a build has code for a GPU.
+type ArchVerdict struct {
+	Support Support
+	// ViaPTX is true when only PTX covers the GPU: it runs after a
+	// just-in-time compile on first use, if the driver can compile it.
+	ViaPTX bool
+	Reason string
+}
+
+// BuildRunsOnGPU says whether the official build (torchVersion, tag) has
+// code for compute capability cc, so torch's "no kernel image is available
+// for execution on the device" is caught before a run: SASS of the same
+// major with a minor at or below cc's (8.6 code runs on 8.9), else PTX at or
+// below cc to compile just in time. Unknown when the table lacks the
+// release or variant, or cc cannot be read.
+func BuildRunsOnGPU(torchVersion, tag, cc string) ArchVerdict {
+	v, ok := parseTorch(torchVersion)
+	if !ok {
+		return ArchVerdict{Reason: fmt.Sprintf("torch version %q cannot be read", torchVersion)}
+	}
+	return buildRuns(v.minor, torchVersion, tag, cc)
+}
+
+// buildRuns is BuildRunsOnGPU for a release already parsed to its minor;
+// torchVersion is only named in the Reason.
+func buildRuns(minor, torchVersion, tag, cc string) ArchVerdict {
+	list, ok := facts().archOf[minor+" "+tag]
+	if !ok {
+		return ArchVerdict{Reason: fmt.Sprintf("the GPU architectures of torch %s %s are not in GPU Canary's table", torchVersion, tag)}
+	}
+	gm, gn, ok := cudaParts(cc)
+	if !ok {
+		return ArchVerdict{Reason: fmt.Sprintf("compute capability %q cannot be read", cc)}
+	}
+	hedge := ""
+	if list.Unverified {
+		hedge = " (the arch list of this build is not verified)"
+	}
+	// The newest SASS the GPU can run is the one torch loads.
+	best := ""
+	for _, s := range list.SASS {
+		if sm, sn, ok := cudaParts(s); ok && sm == gm && sn <= gn {
+			best = s
+		}
+	}
+	if best != "" {
+		return ArchVerdict{Support: SupportYes,
+			Reason: fmt.Sprintf("torch %s %s has %s code, which runs on %s%s", torchVersion, tag, smName(best), smName(cc), hedge)}
+	}
+	for _, p := range list.PTX {
+		if c, ok := compareCUDA(p, cc); ok && c <= 0 {
+			return ArchVerdict{Support: SupportYes, ViaPTX: true,
+				Reason: fmt.Sprintf("torch %s %s has no %s code but has compute_%s PTX, which the driver compiles just in time on first use%s",
+					torchVersion, tag, smName(cc), strings.TrimPrefix(smName(p), "sm_"), hedge)}
+		}
+	}
+	sass := make([]string, len(list.SASS))
+	for i, s := range list.SASS {
+		sass[i] = smName(s)
+	}
+	return ArchVerdict{Support: SupportNo,
+		Reason: fmt.Sprintf("torch %s %s has code for %s only, none of which runs on %s%s",
+			torchVersion, tag, strings.Join(sass, ", "), smName(cc), hedge)}
+}

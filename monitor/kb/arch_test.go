@@ -1,0 +1,82 @@
+package kb
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestArchitecture(t *testing.T) {
+	tests := map[string]string{
+		"5.0": "Maxwell", "5.2": "Maxwell", "6.1": "Pascal", "7.0": "Volta", "7.5": "Turing",
+		"8.0": "Ampere", "8.6": "Ampere", "8.7": "Ampere", "8.9": "Ada Lovelace", "9.0": "Hopper",
+		"10.0": "Blackwell", "10.3": "Blackwell", "11.0": "Blackwell", "12.0": "Blackwell", "12.1": "Blackwell",
+	}
+	for cc, want := range tests {
+		t.Run(cc, func(t *testing.T) {
+			if got, ok := Architecture(cc); !ok || got != want {
+				t.Errorf("Architecture(%q) = %q, %v; want %q", cc, got, ok, want)
+			}
+		})
+	}
+	for _, cc := range []string{"42.0", "8.5", "", "sm_86"} {
+		if got, ok := Architecture(cc); ok {
+			t.Errorf("Architecture(%q) = %q for an unknown compute capability", cc, got)
+		}
+	}
+}
+
+func TestArchListFor(t *testing.T) {
+	a, ok := ArchListFor("2.9.1+cu130", "cu130")
+	if !ok || !slices.Equal(a.SASS, []string{"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}) || !slices.Equal(a.PTX, []string{"12.0"}) || a.Source == "" {
+		t.Errorf("2.9 cu130 = %+v, %v", a, ok)
+	}
+	for _, q := range [][2]string{{"2.0.1", "cu118"}, {"2.5.1", "cpu"}, {"2.5.1", "cu128"}, {"2.12.0", "cu130"}, {"x", "cu121"}} {
+		if a, ok := ArchListFor(q[0], q[1]); ok {
+			t.Errorf("ArchListFor(%s, %s) = %+v for a build the table does not know", q[0], q[1], a)
+		}
+	}
+}
+
+func TestBuildRunsOnGPU(t *testing.T) {
+	tests := []struct {
+		name, torch, tag, cc string
+		want                 Support
+		ptx                  bool
+		reason               string
+	}{
+		{"A100 on 2.5 cu124", "2.5.1", "cu124", "8.0", SupportYes, false, "sm_80 code"},
+		{"8.9 runs 8.6 SASS", "2.5.1", "cu121", "8.9", SupportYes, false, "sm_86 code, which runs on sm_89"},
+		{"Blackwell on 2.5", "2.5.1", "cu121", "12.0", SupportNo, false, "none of which runs on sm_120"},
+		{"Blackwell on 2.8 cu126", "2.8.0", "cu126", "12.0", SupportNo, false, ""},
+		{"Blackwell on 2.8 cu128", "2.8.0", "cu128", "12.0", SupportYes, false, ""},
+		{"Blackwell on 2.7 cu128", "2.7.1", "cu128", "12.0", SupportYes, false, "not verified"},
+		// GB10 (12.1) runs the 12.0 SASS of cu130 by the same-major rule,
+		// before PTX is needed.
+		{"GB10 on 2.9 cu130", "2.9.1", "cu130", "12.1", SupportYes, false, "sm_120 code"},
+		{"GB10 on 2.9 cu128", "2.9.1", "cu128", "12.1", SupportYes, false, ""},
+		{"a future 13.0 GPU on 2.9 cu130 via PTX", "2.9.1", "cu130", "13.0", SupportYes, true, "compute_120 PTX"},
+		{"a future 13.0 GPU on 2.8 cu129 via PTX", "2.8.0", "cu129", "13.0", SupportYes, true, ""},
+		{"a future 13.0 GPU on 2.8 cu128 without PTX", "2.8.0", "cu128", "13.0", SupportNo, false, ""},
+		{"Thor on 2.9 cu130", "2.9.1", "cu130", "11.0", SupportNo, false, ""},
+		{"B300 runs 10.0 SASS", "2.7.1", "cu128", "10.3", SupportYes, false, ""},
+		{"Xavier 7.2 cannot run 7.5 SASS", "2.9.1", "cu130", "7.2", SupportNo, false, "none of which runs on sm_72"},
+		{"Pascal dropped in 2.8 cu128", "2.8.0", "cu128", "6.1", SupportNo, false, ""},
+		{"Maxwell dropped in cu130", "2.9.1", "cu130", "5.0", SupportNo, false, ""},
+		{"Maxwell on 2.9 cu126", "2.9.1", "cu126", "5.2", SupportYes, false, ""},
+		{"Kepler on cu118", "2.1.0", "cu118", "3.7", SupportYes, false, ""},
+		{"Kepler on cu121", "2.1.0", "cu121", "3.7", SupportNo, false, ""},
+		{"torch newer than the table", "2.12.0", "cu130", "8.0", SupportUnknown, false, "not in GPU Canary's table"},
+		{"no arch list known", "2.0.1", "cu118", "8.0", SupportUnknown, false, ""},
+		{"a CPU build", "2.5.1", "cpu", "8.0", SupportUnknown, false, ""},
+		{"unreadable cc", "2.5.1", "cu121", "eight", SupportUnknown, false, "cannot be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := BuildRunsOnGPU(tt.torch, tt.tag, tt.cc)
+			if got.Support != tt.want || got.ViaPTX != tt.ptx || got.Reason == "" || !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("BuildRunsOnGPU(%s, %s, %s) = %+v", tt.torch, tt.tag, tt.cc, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,34 @@
+// Package kb holds GPU Canary's facts about torch releases, their CUDA
+// variants and companions, CUDA driver floors and GPU architectures, and
+// answers the questions the health rules and the repair planner ask of
+// them.
+//
+// The facts are embedded data (data/*.json) with the source of every row
+// beside it; rows whose source is weak are marked unverified and the
+// answers built on them say so. When a machine disagrees with a table (a
+// newer torch, a new GPU) the reading from disk or NVML wins: versions the
+// tables do not know answer SupportUnknown or ok=false, which the rules turn
+// into advice, never into a wrong error.
+package kb
+
+// Support is a tri-state answer, because the tables may not know.
+type Support int
+
+// The answers to "does it work?".
+const (
+	SupportUnknown Support = iota
+	SupportYes
+	SupportNo
+)
+
+// String names the answer for logs and JSON.
+func (s Support) String() string {
+	switch s {
+	case SupportYes:
+		return "yes"
+	case SupportNo:
+		return "no"
+	default:
+		return "unknown"
+	}
+}
