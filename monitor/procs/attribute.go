@@ -4,29 +4,48 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
+// How a process's environment was found (Proc.EnvVia).
+const (
+	viaVirtualEnv  = "VIRTUAL_ENV"
+	viaCondaPrefix = "CONDA_PREFIX"
+	viaInterpreter = "interpreter"
+	viaLibraries   = "libraries"
+)
+
 // attributeByEnviron finds the environment from VIRTUAL_ENV or
-// CONDA_PREFIX in the process's environment, else from its interpreter's
-// path (…/ENV/bin/python).
+// CONDA_PREFIX in the process's environment (VIRTUAL_ENV wins: a venv
+// made inside an active conda environment is the one running), else from
+// its interpreter's path (…/ENV/bin/python).
 func (s *Scanner) attributeByEnviron(p *Proc) {
-	environ, err := os.ReadFile(filepath.Join(s.root, strconv.Itoa(p.PID), "environ"))
+	environ, err := s.read(int32(p.PID), "environ")
 	if err != nil {
 		p.noteUnreadable("environ", err)
 	}
-	for _, kv := range bytes.Split(environ, []byte{0}) {
-		for _, key := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
-			if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok && len(v) > 0 {
-				p.EnvPath, p.EnvVia = filepath.Clean(string(v)), key
-				return
-			}
+	var venv, conda []byte
+	for len(environ) > 0 {
+		kv := environ
+		if i := bytes.IndexByte(environ, 0); i >= 0 {
+			kv, environ = environ[:i], environ[i+1:]
+		} else {
+			environ = nil
+		}
+		if v, ok := bytes.CutPrefix(kv, []byte("VIRTUAL_ENV=")); ok && len(v) > 0 {
+			venv = v
+		} else if v, ok := bytes.CutPrefix(kv, []byte("CONDA_PREFIX=")); ok && len(v) > 0 {
+			conda = v
 		}
 	}
-	if len(p.Cmdline) > 0 {
+	switch {
+	case venv != nil:
+		p.EnvPath, p.EnvVia = filepath.Clean(string(venv)), viaVirtualEnv
+	case conda != nil:
+		p.EnvPath, p.EnvVia = filepath.Clean(string(conda)), viaCondaPrefix
+	case len(p.Cmdline) > 0:
 		if env := envOfInterpreter(p.Cmdline[0]); env != "" {
-			p.EnvPath, p.EnvVia = env, "interpreter"
+			p.EnvPath, p.EnvVia = env, viaInterpreter
 		}
 	}
 }
@@ -58,7 +77,7 @@ func envOfInterpreter(exe string) string {
 func attributeByLibs(p *Proc) {
 	for _, path := range p.LibPaths {
 		if env := envOfSitePackages(path); env != "" {
-			p.EnvPath, p.EnvVia = env, "libraries"
+			p.EnvPath, p.EnvVia = env, viaLibraries
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package procs
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -10,14 +11,28 @@ import (
 
 // ParseMaps streams the file paths mapped in a /proc/PID/maps file, each
 // once, in the order first seen. Anonymous and special mappings ([heap],
-// [stack], [vdso]) are skipped. It allocates only for new paths.
+// [stack], [vdso]) are skipped, and a " (deleted)" suffix is dropped.
 func ParseMaps(r io.Reader, fn func(path string)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	seen := map[string]bool{}
+	return parseMaps(bufio.NewReaderSize(r, 64<<10), func(p []byte) {
+		if !seen[string(p)] {
+			s := string(p)
+			seen[s] = true
+			fn(s)
+		}
+	})
+}
+
+// parseMaps calls fn with each mapped path, consecutive repeats (the
+// segments of one file) collapsed. The slice is valid only during the call:
+// the scanner converts to a string only the few paths it keeps.
+func parseMaps(br *bufio.Reader, fn func(path []byte)) error {
 	var last []byte
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			// A line longer than the buffer: keep reading until its end.
+			// A line longer than the buffer (a path near PATH_MAX is
+			// shorter than it): skip to its end.
 			for err == bufio.ErrBufferFull {
 				_, err = br.ReadSlice('\n')
 			}
@@ -25,13 +40,13 @@ func ParseMaps(r io.Reader, fn func(path string)) error {
 		}
 		if p := mapsPath(line); len(p) > 0 && !bytes.Equal(p, last) {
 			last = append(last[:0], p...)
-			fn(string(p))
+			fn(p)
 		}
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("reading maps: %w", err)
 		}
 	}
 }
@@ -61,22 +76,28 @@ func mapsPath(line []byte) []byte {
 	return bytes.TrimSuffix(p, []byte(" (deleted)"))
 }
 
-// Runtime kinds of a mapped library.
+// libKind is the ML runtime a mapped library belongs to; a process's
+// libraries OR together into one set.
+type libKind uint16
+
 const (
-	libTorchCPU  = "torch-cpu"
-	libTorchCUDA = "torch-cuda"
-	libTorchHIP  = "torch-hip"
-	libCUDART    = "cudart"
-	libCUDADrv   = "cuda-driver"
-	libGGML      = "ggml"
-	libGGMLCUDA  = "ggml-cuda"
-	libGGMLGPU   = "ggml-gpu" // hip, vulkan, metal: a GPU, not NVIDIA's
-	libONNXCUDA  = "onnx-cuda"
+	libTorchCPU  libKind = 1 << iota // libtorch_cpu: any torch build
+	libTorchCUDA                     // libtorch_cuda, libc10_cuda
+	libTorchHIP                      // libtorch_hip, libc10_hip: ROCm
+	libCUDART                        // libcudart, cudart64_*.dll
+	libCUDADrv                       // libcuda.so.1, nvcuda.dll: the driver API
+	libGGML                          // libggml*, libllama: llama.cpp
+	libGGMLCUDA                      // libggml-cuda: llama.cpp's CUDA backend
+	libGGMLGPU                       // hip, vulkan, metal: a GPU, not NVIDIA's
+	libONNXCUDA                      // onnxruntime's CUDA provider
 )
+
+// cudaKinds are the libraries that mean a CUDA build is loaded.
+const cudaKinds = libTorchCUDA | libGGMLCUDA | libONNXCUDA | libCUDART | libCUDADrv
 
 // runtimeLib says which ML runtime a mapped file is, by its base name, for
 // Linux and Windows names alike. ok is false for everything else.
-func runtimeLib(path string) (kind string, ok bool) {
+func runtimeLib(path string) (kind libKind, ok bool) {
 	base := strings.ToLower(filepath.Base(strings.ReplaceAll(path, `\`, "/")))
 	name := strings.TrimPrefix(base, "lib")
 	switch {
@@ -99,5 +120,31 @@ func runtimeLib(path string) (kind string, ok bool) {
 	case strings.HasPrefix(name, "onnxruntime_providers_cuda"):
 		return libONNXCUDA, true
 	}
-	return "", false
+	return 0, false
+}
+
+// kindsOf is the set of runtimes among libs (base names).
+func kindsOf(libs []string) libKind {
+	var k libKind
+	for _, l := range libs {
+		kind, _ := runtimeLib(l)
+		k |= kind
+	}
+	return k
+}
+
+// runtimeWords are in the base name of every file runtimeLib knows, in
+// lower case: a path without one is not looked at further.
+var runtimeWords = [][]byte{[]byte("torch"), []byte("c10"), []byte("cuda"), []byte("ggml"), []byte("llama")}
+
+// mayBeRuntime is a cheap test, without allocating, that path's base name
+// could be an ML runtime. Linux paths only: maps are read on Linux.
+func mayBeRuntime(path []byte) bool {
+	base := path[bytes.LastIndexByte(path, '/')+1:]
+	for _, w := range runtimeWords {
+		if bytes.Contains(base, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -33,6 +35,13 @@ func TestMain(m *testing.M) {
 
 func helper(mode string) {
 	var keep [][]byte
+	if mode == "late" {
+		// Map only when told to: a Python process importing torch after
+		// it started.
+		fmt.Println("ready")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		mode = "sleep"
+	}
 	for _, path := range strings.Split(os.Getenv("GPUCANARY_PROCS_MAP"), ":") {
 		if path == "" {
 			continue
@@ -101,22 +110,39 @@ func fixtureEnv(t *testing.T, libs ...string) (string, []string) {
 type helperProc struct {
 	cmd   *exec.Cmd
 	child int
+	in    io.WriteCloser
+	out   *bufio.Scanner
 }
 
 // startHelper runs the test binary as a workload mapping libs.
 func startHelper(t *testing.T, mode string, libs []string, extraEnv ...string) *helperProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GPUCANARY_PROCS_HELPER="+mode, "GPUCANARY_PROCS_MAP="+strings.Join(libs, ":"))
+	return startHelperAs(t, os.Args[0], mode, libs, extraEnv...)
+}
+
+// startHelperAs runs the test binary through exe (a link to it named like
+// an interpreter), with an environment free of the test run's own
+// VIRTUAL_ENV and CONDA_PREFIX.
+func startHelperAs(t *testing.T, exe, mode string, libs []string, extraEnv ...string) *helperProc {
+	t.Helper()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "VIRTUAL_ENV=") || strings.HasPrefix(kv, "CONDA_PREFIX=")
+	})
+	cmd.Env = append(cmd.Env, "GPUCANARY_PROCS_HELPER="+mode, "GPUCANARY_PROCS_MAP="+strings.Join(libs, ":"))
 	cmd.Env = append(cmd.Env, extraEnv...)
 	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &helperProc{cmd: cmd}
+	h := &helperProc{cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	t.Cleanup(func() {
 		if h.child > 0 {
 			syscall.Kill(h.child, syscall.SIGKILL)
@@ -124,38 +150,31 @@ func startHelper(t *testing.T, mode string, libs []string, extraEnv ...string) *
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	sc := bufio.NewScanner(out)
+	h.wait(t)
+	return h
+}
+
+// wait reads the helper's output up to its next "ready".
+func (h *helperProc) wait(t *testing.T) {
+	t.Helper()
+	sc := h.out
 	for sc.Scan() {
 		line := sc.Text()
 		if c, ok := strings.CutPrefix(line, "child "); ok {
 			h.child, _ = strconv.Atoi(c)
 		}
 		if line == "ready" {
-			return h
+			return
 		}
 		if strings.HasPrefix(line, "error") {
 			t.Fatal(line)
 		}
 	}
 	t.Fatal("helper exited before it was ready")
-	return nil
 }
 
 func a100With(procs ...gpu.Process) gpu.State {
 	return gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{Index: 0, Name: "NVIDIA A100", ComputeCapability: "8.0", Processes: procs}}}
-}
-
-func mem(n uint64) *uint64 { return &n }
-
-func rowOf(t *testing.T, rows []Row, pid int) Row {
-	t.Helper()
-	for _, r := range rows {
-		if r.PID == pid {
-			return r
-		}
-	}
-	t.Fatalf("PID %d not in rows", pid)
-	return Row{}
 }
 
 func scanTwice(t *testing.T, s *Scanner) []Proc {
@@ -171,9 +190,27 @@ func scanTwice(t *testing.T, s *Scanner) []Proc {
 	return ps
 }
 
+// looseLibs makes runtime library files outside any environment.
+func looseLibs(t *testing.T, names ...string) []string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "opt", "lib")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, make([]byte, 8192), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 func TestVerdictsOfRealProcesses(t *testing.T) {
 	cudaEnv, cudaLibs := fixtureEnv(t, "libtorch_cpu.so", "libtorch_cuda.so", "libc10_cuda.so")
-	cpuEnv, cpuLibs := fixtureEnv(t, "libtorch_cpu.so", "libc10.so")
+	_, cpuLibs := fixtureEnv(t, "libtorch_cpu.so", "libc10.so")
 	_, llamaLibs := fixtureEnv(t, "libllama.so", "libggml.so", "libggml-cpu.so")
 
 	onGPU := startHelper(t, "sleep", cudaLibs, "VIRTUAL_ENV="+cudaEnv, "GPUCANARY_PROCS_CHILD=1")
@@ -188,22 +225,36 @@ func TestVerdictsOfRealProcesses(t *testing.T) {
 	rows := Classify(ps, g, envs, DefaultBusyRule, nil, time.Now())
 
 	r := rowOf(t, rows, onGPU.cmd.Process.Pid)
-	if r.Verdict != VerdictGPU || *r.GPUMemoryBytes != 2<<30 || r.EnvPath != cudaEnv || r.EnvVia != "VIRTUAL_ENV" || r.Torch == nil || r.Torch.CUDA != "12.1" {
+	if r.Verdict != VerdictGPU || *r.GPUMemoryBytes != 2<<30 || r.Torch == nil || r.Torch.CUDA != "12.1" {
 		t.Errorf("GPU process = %+v", r)
 	}
-	if !slices.Equal(r.GPULibs, []string{"libc10_cuda.so", "libtorch_cpu.so", "libtorch_cuda.so"}) {
-		t.Errorf("gpu libs = %v", r.GPULibs)
+	if want := []string{"libc10_cuda.so", "libtorch_cpu.so", "libtorch_cuda.so"}; !slices.Equal(r.GPULibs, want) {
+		t.Errorf("gpu libs = %v, want %v", r.GPULibs, want)
+	}
+	for i, p := range r.LibPaths {
+		if filepath.Base(p) != r.GPULibs[i] || !filepath.IsAbs(p) {
+			t.Errorf("LibPaths[%d] = %s, GPULibs[%d] = %s", i, p, i, r.GPULibs[i])
+		}
+	}
+	if me, err := user.Current(); err == nil && r.User != me.Username {
+		t.Errorf("user = %q, want %q", r.User, me.Username)
+	}
+	if d := time.Since(r.StartTime); d < 0 || d > time.Minute {
+		t.Errorf("start time %s is not the last minute", r.StartTime)
+	}
+	if r.RSSBytes == 0 || r.HostPID != r.PID || r.PPID != os.Getpid() {
+		t.Errorf("rss %d, host PID %d, PPID %d (want %d)", r.RSSBytes, r.HostPID, r.PPID, os.Getpid())
 	}
 	child := rowOf(t, rows, onGPU.child)
 	if child.Verdict != VerdictGPU || !strings.Contains(child.Reason, "child of PID") {
 		t.Errorf("child of the GPU process = %+v", child)
 	}
 	r = rowOf(t, rows, idle.cmd.Process.Pid)
-	if r.Verdict != VerdictCUDAIdle || r.EnvVia != "libraries" || filepath.Base(r.EnvPath) != ".venv" || r.CPUPercent <= 0 {
+	if r.Verdict != VerdictCUDAIdle || r.CPUPercent <= 0 {
 		t.Errorf("CUDA build off the GPU = %+v", r)
 	}
 	r = rowOf(t, rows, cpu.cmd.Process.Pid)
-	if r.Verdict != VerdictCPU || r.EnvPath != cpuEnv || !strings.Contains(r.Reason, "CPU-only build") {
+	if r.Verdict != VerdictCPU || !strings.Contains(r.Reason, "CPU-only build") || r.CPUPercent <= 0 || r.CPUTimeSeconds <= 0 {
 		t.Errorf("CPU build = %+v", r)
 	}
 	r = rowOf(t, rows, llama.cmd.Process.Pid)
@@ -216,48 +267,87 @@ func TestVerdictsOfRealProcesses(t *testing.T) {
 			t.Errorf("a non-workload was listed: %+v", r)
 		}
 	}
+}
 
-	// Without a GPU, nothing is "on the CPU although a GPU is there".
-	for _, r := range Classify(ps, gpu.State{}, nil, DefaultBusyRule, nil, time.Now()) {
-		if r.Verdict != VerdictOther {
-			t.Errorf("no GPU: %d has verdict %s", r.PID, r.Verdict)
-		}
+// TestEnvironmentAttribution runs a workload for each way its environment
+// can be found, in order of precedence.
+func TestEnvironmentAttribution(t *testing.T) {
+	venv, venvLibs := fixtureEnv(t, "libtorch_cpu.so", "libtorch_cuda.so")
+	conda, _ := fixtureEnv(t)
+	interp, _ := fixtureEnv(t)
+	loose := looseLibs(t, "libtorch_cpu.so", "libtorch_cuda.so")
+	python := filepath.Join(interp, "bin", "python3.11")
+	if err := os.MkdirAll(filepath.Dir(python), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.Args[0], python); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		exe      string
+		libs     []string
+		env      []string
+		wantPath string
+		wantVia  string
+	}{
+		{"VIRTUAL_ENV wins over CONDA_PREFIX and libraries", os.Args[0], venvLibs, []string{"CONDA_PREFIX=" + conda, "VIRTUAL_ENV=" + venv + "/"}, venv, "VIRTUAL_ENV"},
+		{"CONDA_PREFIX", os.Args[0], venvLibs, []string{"CONDA_PREFIX=" + conda}, conda, "CONDA_PREFIX"},
+		{"interpreter on the command line", python, venvLibs, nil, interp, "interpreter"},
+		{"site-packages of the mapped libraries", os.Args[0], venvLibs, nil, venv, "libraries"},
+		{"nothing says", os.Args[0], loose, nil, "", ""},
+	}
+	helpers := make([]*helperProc, len(tests))
+	for i, tt := range tests {
+		helpers[i] = startHelperAs(t, tt.exe, "sleep", tt.libs, tt.env...)
+	}
+	ps, err := NewScanner(Options{}).Scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p *Proc
+			for j := range ps {
+				if ps[j].PID == helpers[i].cmd.Process.Pid {
+					p = &ps[j]
+				}
+			}
+			if p == nil {
+				t.Fatal("helper not scanned")
+			}
+			if p.EnvPath != tt.wantPath || p.EnvVia != tt.wantVia {
+				t.Errorf("env = %q via %q, want %q via %q", p.EnvPath, p.EnvVia, tt.wantPath, tt.wantVia)
+			}
+			if tt.exe == python && p.Name != "python3.11" {
+				t.Errorf("name = %q, want python3.11", p.Name)
+			}
+			if !p.Workload() || len(p.Unreadable) > 0 {
+				t.Errorf("libs %v, unreadable %v", p.GPULibs, p.Unreadable)
+			}
+		})
 	}
 }
 
-func TestBusyWindow(t *testing.T) {
+func TestCPUPercentOverTheInterval(t *testing.T) {
 	_, cpuLibs := fixtureEnv(t, "libtorch_cpu.so")
 	spinner := startHelper(t, "spin", cpuLibs)
+	sleeper := startHelper(t, "sleep", cpuLibs)
 	s := NewScanner(Options{})
 	ps := scanTwice(t, s)
-	g := a100With()
-	// A low threshold: the spinner shares two cores with the rest of the
-	// test run, and this test is about the window, not the threshold.
-	rule := BusyRule{MinCPUPercent: 5, Window: 20 * time.Second}
-	tracker := NewBusyTracker()
-	now := time.Now()
-	r := rowOf(t, Classify(ps, g, nil, rule, tracker, now), spinner.cmd.Process.Pid)
-	if r.JobOnCPU {
-		t.Fatal("JOB_ON_CPU before the window")
+	rows := Classify(ps, a100With(), nil, DefaultBusyRule, nil, time.Now())
+	spin, sleep := rowOf(t, rows, spinner.cmd.Process.Pid), rowOf(t, rows, sleeper.cmd.Process.Pid)
+	// Shared, loaded cores: the spinner gets some share, the sleeper ~none.
+	if spin.CPUPercent < 1 || spin.CPUPercent > 105 || sleep.CPUPercent > 1 {
+		t.Errorf("spinner %.1f%%, sleeper %.1f%%", spin.CPUPercent, sleep.CPUPercent)
 	}
-	r = rowOf(t, Classify(ps, g, nil, rule, tracker, now.Add(21*time.Second)), spinner.cmd.Process.Pid)
-	if !r.JobOnCPU || r.BusyFor < 20*time.Second {
-		t.Errorf("after the window: %+v", r)
+	// One-shot: the spinner's lifetime average, once older than the window.
+	rule := BusyRule{MinCPUPercent: 1, Window: 100 * time.Millisecond}
+	if r := rowOf(t, Classify(ps, a100With(), nil, rule, nil, time.Now()), spinner.cmd.Process.Pid); !r.JobOnCPU {
+		t.Errorf("one-shot with the window met: %+v", r)
 	}
-	// Calm for one scan resets the window.
-	calm := slices.Clone(ps)
-	for i := range calm {
-		calm[i].CPUPercent = 0
-	}
-	Classify(calm, g, nil, rule, tracker, now.Add(22*time.Second))
-	r = rowOf(t, Classify(ps, g, nil, rule, tracker, now.Add(23*time.Second)), spinner.cmd.Process.Pid)
-	if r.JobOnCPU {
-		t.Error("the window did not reset when the process calmed down")
-	}
-	// One-shot: the lifetime average decides, once the process is old enough.
-	old := rowOf(t, Classify(ps, g, nil, BusyRule{MinCPUPercent: 5, Window: 100 * time.Millisecond}, nil, time.Now()), spinner.cmd.Process.Pid)
-	if !old.JobOnCPU {
-		t.Errorf("one-shot with the window met: %+v", old)
+	if r := rowOf(t, Classify(ps, a100With(), nil, rule, nil, time.Now()), sleeper.cmd.Process.Pid); r.JobOnCPU {
+		t.Errorf("a sleeper is JOB_ON_CPU: %+v", r)
 	}
 }
 
@@ -286,138 +376,110 @@ func TestExitedAndOutsideProcesses(t *testing.T) {
 	}
 }
 
-// TestUnreadableProcFiles uses a proc tree of its own: tests run as root,
-// who can read every real process.
-func TestUnreadableProcFiles(t *testing.T) {
+// TestLibrariesLoadedLater: maps are read again when the address space
+// grows, at most every mapsRecheck for a process that is not yet a
+// workload. The clock is injected; the process is real.
+func TestLibrariesLoadedLater(t *testing.T) {
+	_, libs := fixtureEnv(t, "libtorch_cpu.so", "libtorch_cuda.so")
+	h := startHelper(t, "late", libs)
+	now := time.Now()
+	s := NewScanner(Options{Now: func() time.Time { return now }})
+	find := func() Proc {
+		t.Helper()
+		ps, err := s.Scan(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.PID == h.cmd.Process.Pid {
+				return p
+			}
+		}
+		t.Fatal("helper not scanned")
+		return Proc{}
+	}
+	if p := find(); p.Workload() {
+		t.Fatalf("a workload before it mapped anything: %v", p.GPULibs)
+	}
+	if _, err := io.WriteString(h.in, "map\n"); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t)
+	now = now.Add(time.Second)
+	if p := find(); p.Workload() {
+		t.Errorf("maps read again before mapsRecheck: %v", p.GPULibs)
+	}
+	now = now.Add(mapsRecheck)
+	if p := find(); !slices.Equal(p.GPULibs, []string{"libtorch_cpu.so", "libtorch_cuda.so"}) || p.EnvVia != "libraries" {
+		t.Errorf("after mapsRecheck: libs %v, env %q via %q", p.GPULibs, p.EnvPath, p.EnvVia)
+	}
+}
+
+// TestFixtureProcTree uses a proc tree of its own: tests run as root, who
+// can read every real process, and a real PID namespace needs privileges.
+func TestFixtureProcTree(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, content string) {
 		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	write("stat", "cpu 1 2 3\nbtime 1700000000\n")
+	// 4242: another user's job in a container; maps and environ cannot be read.
 	write("4242/stat", "4242 (python3) S 1 4242 4242 0 -1 4194560 1 0 0 0 1000 500 0 0 20 0 1 0 12345 1000 100 18446744073709551615\n")
 	write("4242/cmdline", "python3\x00train.py\x00--hf-token\x00hf_secret\x00")
-	write("4242/status", "Name:\tpython3\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t4242\t17\n")
-	os.MkdirAll(filepath.Join(root, "4242", "maps"), 0o755)    // unreadable: a directory
-	os.MkdirAll(filepath.Join(root, "4242", "environ"), 0o755) // likewise
+	write("4242/status", "Name:\tpython3\nUid:\t4000000\t4000000\t4000000\t4000000\nNSpid:\t4242\t17\n")
+	for _, dir := range []string{"4242/maps", "4242/environ"} { // a directory cannot be read as a file
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 5000: a kernel thread (parent kthreadd): left out.
+	write("5000/stat", "5000 (kworker/0:1) I 2 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 50 0 0 0\n")
+	// 6000: exited between the listing and the read: no stat.
+	if err := os.MkdirAll(filepath.Join(root, "6000"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// 7000: a name longer than comm's 15 bytes, and a readable maps file.
+	write("7000/stat", "7000 (llama-server-cu) R 1 7000 7000 0 -1 0 0 0 0 0 30000 100 0 0 20 0 1 0 12345 1000 100 0\n")
+	write("7000/status", "Name:\tllama-server-cu\nUid:\t0\t0\t0\t0\nNSpid:\t7000\n")
+	write("7000/cmdline", "/opt/llama-server-cuda\x00-m\x00model.gguf\x00")
+	write("7000/environ", "HOME=/root\x00")
+	write("7000/maps", "7f1000000000-7f1000100000 r-xp 00000000 fd:01 99 /opt/lib/libggml-cuda.so\n7f2000000000-7f2000100000 r-xp 00000000 fd:01 98 /opt/lib/libllama.so\n")
+
 	s := NewScanner(Options{ProcRoot: root})
 	ps, err := s.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 1 {
-		t.Fatalf("procs = %+v", ps)
+	if len(ps) != 2 {
+		t.Fatalf("procs = %+v, want 4242 and 7000", ps)
 	}
 	p := ps[0]
-	if p.PID != 4242 || p.HostPID != 4242 || p.Name != "python3" || p.RSSBytes != 100*uint64(os.Getpagesize()) {
+	if p.PID != 4242 || p.HostPID != 4242 || p.NSPID != 17 || p.Name != "python3" || p.User != "4000000" || p.RSSBytes != 100*uint64(os.Getpagesize()) || p.CPUTimeSeconds != 15 {
 		t.Errorf("proc = %+v", p)
+	}
+	if want := time.Unix(1700000000, 0).Add(123450 * time.Millisecond); !p.StartTime.Equal(want) {
+		t.Errorf("start = %s, want %s", p.StartTime, want)
 	}
 	if !slices.Equal(p.Cmdline, []string{"python3", "train.py", "--hf-token", "***"}) {
 		t.Errorf("cmdline not redacted: %v", p.Cmdline)
 	}
-	joined := strings.Join(p.Unreadable, "; ")
-	if !strings.Contains(joined, "maps:") || !strings.Contains(joined, "environ:") {
-		t.Errorf("unreadable = %v", p.Unreadable)
+	if want := []string{"environ: is a directory", "maps: is a directory"}; !slices.Equal(slices.Sorted(slices.Values(p.Unreadable)), want) {
+		t.Errorf("unreadable = %q, want %q", p.Unreadable, want)
 	}
-}
-
-func TestParseNSpid(t *testing.T) {
-	for status, want := range map[string]int{
-		"Name:\tx\nNSpid:\t4242\t17\n": 4242,
-		"NSpid:\t17\n":                 17,
-		"Name:\tx\n":                   0,
-		"NSpid:\n":                     0,
-	} {
-		got, ok := ParseNSpid([]byte(status))
-		if got != want || ok != (want != 0) {
-			t.Errorf("ParseNSpid(%q) = %d, %v", status, got, ok)
-		}
+	q := ps[1]
+	if q.PID != 7000 || q.Name != "llama-server-cuda" || q.User != "root" || q.NSPID != 0 || len(q.Unreadable) != 0 ||
+		!slices.Equal(q.GPULibs, []string{"libggml-cuda.so", "libllama.so"}) {
+		t.Errorf("proc = %+v", q)
 	}
-}
-
-func TestParseMaps(t *testing.T) {
-	maps := `55d4c8a00000-55d4c8a2c000 r--p 00000000 fd:01 1234   /usr/bin/python3.11
-55d4c8a2c000-55d4c8b00000 r-xp 0002c000 fd:01 1234   /usr/bin/python3.11
-7f0000000000-7f0000021000 rw-p 00000000 00:00 0
-7f1000000000-7f1000100000 r--p 00000000 fd:01 99   /home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so
-7f1000100000-7f1000200000 r-xp 00100000 fd:01 99   /home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so
-7f2000000000-7f2000001000 r--p 00000000 fd:01 77   /usr/lib/x86_64-linux-gnu/libcuda.so.1 (deleted)
-7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
-7ffd00030000-7ffd00032000 r-xp 00000000 00:00 0                          [vdso]
-`
-	var got []string
-	if err := ParseMaps(strings.NewReader(maps), func(p string) { got = append(got, p) }); err != nil {
-		t.Fatal(err)
+	// Listed with what is known: its verdict says nothing it cannot know.
+	r := rowOf(t, Classify(ps, a100With(), nil, DefaultBusyRule, nil, time.Now()), 7000)
+	if r.Verdict != VerdictCUDAIdle {
+		t.Errorf("llama.cpp with CUDA, no memory = %s", r.Verdict)
 	}
-	want := []string{"/usr/bin/python3.11", "/home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}
-	if !slices.Equal(got, want) {
-		t.Errorf("paths:\n%q\nwant\n%q", got, want)
-	}
-	if env := envOfSitePackages(want[1]); env != "/home/u/my env/.venv" {
-		t.Errorf("env of %s = %q", want[1], env)
-	}
-}
-
-func TestRuntimeLib(t *testing.T) {
-	for path, want := range map[string]string{
-		"/x/torch/lib/libtorch_cuda.so":                        libTorchCUDA,
-		`C:\env\Lib\site-packages\torch\lib\torch_cuda.dll`:    libTorchCUDA,
-		"/x/libc10_cuda.so":                                    libTorchCUDA,
-		"/x/libtorch_cpu.so":                                   libTorchCPU,
-		"/x/nvidia/cuda_runtime/lib/libcudart.so.12":           libCUDART,
-		`C:\x\cudart64_12.dll`:                                 libCUDART,
-		"/usr/lib/x86_64-linux-gnu/libcuda.so.1":               libCUDADrv,
-		`C:\Windows\System32\nvcuda.dll`:                       libCUDADrv,
-		"/x/llama_cpp/lib/libggml-cuda.so":                     libGGMLCUDA,
-		`C:\x\ggml-cuda.dll`:                                   libGGMLCUDA,
-		"/x/llama_cpp/lib/libllama.so":                         libGGML,
-		"/x/llama_cpp/lib/libggml-vulkan.so":                   libGGMLGPU,
-		"/x/onnxruntime/capi/libonnxruntime_providers_cuda.so": libONNXCUDA,
-		"/usr/lib/libc.so.6":                                   "",
-		"/usr/lib/libcudnn.so.9":                               "",
-	} {
-		got, _ := runtimeLib(path)
-		if got != want {
-			t.Errorf("runtimeLib(%q) = %q, want %q", path, got, want)
-		}
-	}
-}
-
-func TestRedact(t *testing.T) {
-	tests := []struct{ in, want []string }{
-		{[]string{"python", "train.py", "--token=abc123"}, []string{"python", "train.py", "--token=***"}},
-		{[]string{"python", "train.py", "--hf-token", "abc123", "--lr", "3e-4"}, []string{"python", "train.py", "--hf-token", "***", "--lr", "3e-4"}},
-		{[]string{"env", "HF_TOKEN=hf_xyz", "python"}, []string{"env", "HF_TOKEN=***", "python"}},
-		{[]string{"serve", "api_key=sk-123", "--password", "pw"}, []string{"serve", "api_key=***", "--password", "***"}},
-		{[]string{"pip", "install", "--index-url", "https://user:s3cret@pypi.example.com/simple"}, []string{"pip", "install", "--index-url", "https://user:***@pypi.example.com/simple"}},
-		{[]string{"git", "clone", "https://example.com/repo.git"}, []string{"git", "clone", "https://example.com/repo.git"}},
-		{[]string{"python", "--author", "me"}, []string{"python", "--author", "me"}},
-	}
-	for _, tt := range tests {
-		if got := Redact(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func FuzzParseMaps(f *testing.F) {
-	f.Add([]byte("7f1000000000-7f1000100000 r--p 00000000 fd:01 99   /a/libtorch_cuda.so\n"))
-	f.Add([]byte("x\n\n   \n7f-7f r 0 0 0 /p (deleted)"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		seen := map[string]bool{}
-		prev := ""
-		err := ParseMaps(strings.NewReader(string(data)), func(p string) {
-			if !strings.HasPrefix(p, "/") || p == prev {
-				t.Fatalf("bad or repeated path %q", p)
-			}
-			prev = p
-			seen[p] = true
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	})
 }

@@ -12,8 +12,10 @@ var secretKey = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|api[_-]?key|au
 var urlCreds = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^/\s@]*@`)
 
 // Redact hides secrets in a command line before it is shown or written:
-// values of --token=X / --token X / HF_TOKEN=X / api_key=X, and passwords
-// in URLs (https://user:***@host). The argument count is kept.
+// values of --token=X / --token X / HF_TOKEN=X / api_key=X, secret headers
+// ("Authorization: ***"), and passwords in URLs (https://user:***@host).
+// The argument count is kept; a boolean flag named like a secret hides the
+// argument after it, which errs on the safe side.
 func Redact(args []string) []string {
 	out := make([]string, len(args))
 	hideNext := false
@@ -32,6 +34,11 @@ func Redact(args []string) []string {
 		}
 		if k, v, ok := strings.Cut(a, "="); ok && secretKey.MatchString(k) && v != "" {
 			out[i] = k + "=***"
+			continue
+		}
+		// A header: "Authorization: Bearer X", "X-Api-Key: X".
+		if k, v, ok := strings.Cut(a, ": "); ok && secretKey.MatchString(k) && !strings.ContainsAny(k, " /") && v != "" {
+			out[i] = k + ": ***"
 			continue
 		}
 		out[i] = urlCreds.ReplaceAllString(a, "$1:***@")

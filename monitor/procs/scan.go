@@ -3,20 +3,24 @@
 // (read from /proc/PID/maps), the environment it runs from, and a verdict
 // that says whether a GPU workload is really on the GPU.
 //
-// gopsutil lists the processes and gives their identity (name, user, start
-// time, command line), kept per process so those are read once; the hot
-// path (CPU time, RSS, the mapped files) is parsed from /proc directly
-// with reused buffers, so a refresh with a thousand processes stays cheap.
+// gopsutil lists the processes and reads each one's command line, once per
+// process. Everything read on every refresh (CPU time, RSS, the mapped
+// files) and the identity (user, start time, NSpid) are parsed from /proc
+// directly with reused buffers: gopsutil's per-process calls for CPU, RSS
+// and parent alone cost 50-80 ms and 11 MB a refresh with 1000 processes
+// (BenchmarkGopsutilCPURSS1000), against a budget of 25 ms and 2 MB that
+// the whole refresh meets (BenchmarkScan1000: about 17 ms, 0.5 MB).
 package procs
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -36,21 +40,29 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Proc is what one scan knows about a process.
+// Proc is what one scan knows about a process. Its slices are shared with
+// the scanner's cache: treat them as read-only.
 type Proc struct {
 	PID  int `json:"pid"`
 	PPID int `json:"ppid"`
-	// HostPID is the PID in the outermost PID namespace visible (NSpid),
-	// which is what NVML reports; equal to PID outside containers.
-	HostPID int    `json:"host_pid"`
-	Name    string `json:"name"`
-	User    string `json:"user"`
+	// HostPID is the PID NVML is matched against: the first NSpid entry,
+	// the PID in the namespace of the proc mount read. It equals PID; it
+	// names what the match relies on.
+	HostPID int `json:"host_pid"`
+	// NSPID is the PID inside the process's own PID namespace (the last
+	// NSpid entry) when that differs from PID: the PID a containerized
+	// job sees for itself. 0 otherwise.
+	NSPID int    `json:"ns_pid,omitempty"`
+	Name  string `json:"name"`
+	User  string `json:"user"`
 	// Cmdline is redacted of secrets.
-	Cmdline        []string  `json:"cmdline"`
-	StartTime      time.Time `json:"start_time"`
-	CPUPercent     float64   `json:"cpu_percent"`
-	CPUTimeSeconds float64   `json:"cpu_time_seconds"`
-	RSSBytes       uint64    `json:"rss_bytes"`
+	Cmdline   []string  `json:"cmdline"`
+	StartTime time.Time `json:"start_time"`
+	// CPUPercent is over the interval since the previous scan (100 = one
+	// core); 0 on the first scan that sees the process.
+	CPUPercent     float64 `json:"cpu_percent"`
+	CPUTimeSeconds float64 `json:"cpu_time_seconds"`
+	RSSBytes       uint64  `json:"rss_bytes"`
 	// GPULibs are the ML runtime libraries mapped, by base name, sorted.
 	GPULibs []string `json:"gpu_libs"`
 	// LibPaths are the full paths of GPULibs.
@@ -59,18 +71,16 @@ type Proc struct {
 	// how that was found: VIRTUAL_ENV, CONDA_PREFIX, interpreter, libraries.
 	EnvPath string `json:"env,omitempty"`
 	EnvVia  string `json:"env_via,omitempty"`
-	// Unreadable says what could not be read (another user's process).
+	// Unreadable says what could not be read ("maps: permission denied"
+	// for another user's process).
 	Unreadable []string `json:"unreadable,omitempty"`
-
-	kinds map[string]bool // runtime kinds mapped
 }
 
 // Workload reports whether the process has an ML runtime mapped.
-func (p *Proc) Workload() bool { return len(p.kinds) > 0 }
+func (p *Proc) Workload() bool { return len(p.GPULibs) > 0 }
 
 // entry is what is kept about a process between scans.
 type entry struct {
-	p         *process.Process
 	start     uint64 // start time in clock ticks: identifies the process across PID reuse
 	proc      Proc
 	lastTicks uint64
@@ -80,14 +90,18 @@ type entry struct {
 }
 
 // Scanner scans the process table; it keeps what it learned about each
-// process between scans, so CPU % is over the interval since the last scan.
+// process between scans, so CPU % is over the interval since the last scan
+// and what never changes (user, command line, environment) is read once.
+// A Scanner is not safe for concurrent use.
 type Scanner struct {
 	root  string
-	ctx   context.Context
+	ctx   context.Context // carries ProcRoot to gopsutil
 	log   *slog.Logger
 	now   func() time.Time
 	seen  map[int32]*entry
-	buf   []byte
+	buf   []byte        // reused for small /proc files
+	br    *bufio.Reader // reused for maps
+	users map[string]string
 	ticks float64
 	boot  time.Time
 	page  uint64
@@ -107,20 +121,27 @@ func NewScanner(o Options) *Scanner {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Scanner{root: root, log: log, now: now, seen: map[int32]*entry{}, buf: make([]byte, 0, 4096),
+	s := &Scanner{root: root, log: log, now: now, seen: map[int32]*entry{}, buf: make([]byte, 0, 8192),
+		br: bufio.NewReaderSize(nil, 64<<10), users: map[string]string{},
 		ticks: 100, page: uint64(os.Getpagesize())}
 	s.ctx = context.WithValue(context.Background(), common.EnvKey, common.EnvMap{common.HostProcEnvKey: root})
 	s.boot = bootTime(root)
 	return s
 }
 
-// mapsRefresh is how often a known workload's maps are read again: the
-// runtimes a process loaded rarely change once it is a workload.
-const mapsRefresh = 30 * time.Second
+// How often maps are read again, when the address space has changed
+// (VmSize): a known workload's runtimes rarely change, and any other
+// process is looked at again within a fraction of JOB_ON_CPU's window. A
+// busy browser changes its VmSize on every refresh; its thousand-line maps
+// are not worth reading each time.
+const (
+	mapsRefresh = 30 * time.Second
+	mapsRecheck = 5 * time.Second
+)
 
 // Scan reads the process table once. A process that exits during the scan
 // is left out; what cannot be read of another user's process is listed in
-// its Unreadable.
+// its Unreadable. Kernel threads are left out.
 func (s *Scanner) Scan(ctx context.Context) ([]Proc, error) {
 	pids, err := process.PidsWithContext(s.ctx)
 	if err != nil {
@@ -130,8 +151,8 @@ func (s *Scanner) Scan(ctx context.Context) ([]Proc, error) {
 	alive := make(map[int32]bool, len(pids))
 	out := make([]Proc, 0, len(pids))
 	for _, pid := range pids {
-		if ctx.Err() != nil {
-			return out, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("scanning processes in %s: %w", s.root, err)
 		}
 		alive[pid] = true
 		p, ok := s.scanOne(pid, now)
@@ -159,7 +180,10 @@ func (s *Scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 	}
 	e := s.seen[pid]
 	if e == nil || e.start != st.start {
-		e = s.identify(pid, st)
+		if e, err = s.identify(pid, st); err != nil {
+			delete(s.seen, pid)
+			return Proc{}, false
+		}
 		s.seen[pid] = e
 		e.lastTicks, e.lastAt = st.ticks, now
 	}
@@ -171,152 +195,117 @@ func (s *Scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 		e.lastTicks, e.lastAt = st.ticks, now
 	}
 	p.RSSBytes = st.rss * s.page
-	vm := st.vsize
-	// Re-read the maps when the address space changed, at most every
-	// mapsRefresh for a process already known to be a workload.
-	if e.mapsAt.IsZero() || (vm != e.vmSize && (!p.Workload() || now.Sub(e.mapsAt) >= mapsRefresh)) {
-		s.readMaps(p)
-		e.vmSize, e.mapsAt = vm, now
-		if p.EnvPath == "" || p.EnvVia == "libraries" {
+	every := mapsRecheck
+	if p.Workload() {
+		every = mapsRefresh
+	}
+	if e.mapsAt.IsZero() || (st.vsize != e.vmSize && now.Sub(e.mapsAt) >= every) {
+		if err := s.readMaps(p); errors.Is(err, fs.ErrNotExist) {
+			delete(s.seen, pid)
+			return Proc{}, false // exited since its stat was read
+		}
+		e.vmSize, e.mapsAt = st.vsize, now
+		if p.EnvPath == "" || p.EnvVia == viaLibraries {
 			attributeByLibs(p)
 		}
 	}
 	return *p, true
 }
 
-// identify reads what does not change in a process's life.
-func (s *Scanner) identify(pid int32, st stat) *entry {
-	gp := &process.Process{Pid: pid}
-	e := &entry{p: gp, start: st.start}
+// identify reads what does not change in a process's life. err is set
+// only when the process is gone.
+func (s *Scanner) identify(pid int32, st stat) (*entry, error) {
+	e := &entry{start: st.start}
 	p := &e.proc
 	p.PID, p.HostPID, p.PPID = int(pid), int(pid), st.ppid
 	p.StartTime = s.boot.Add(time.Duration(float64(st.start) / s.ticks * float64(time.Second)))
 	p.Name = st.comm
-	if n, err := gp.NameWithContext(s.ctx); err == nil && n != "" {
-		p.Name = n
-	}
-	if u, err := gp.UsernameWithContext(s.ctx); err == nil {
-		p.User = u
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		p.Unreadable = append(p.Unreadable, "user: "+errText(err))
-	}
-	if args, err := gp.CmdlineSliceWithContext(s.ctx); err == nil {
-		p.Cmdline = Redact(args)
-	} else {
-		p.Unreadable = append(p.Unreadable, "cmdline: "+errText(err))
-	}
-	s.readNSpid(p)
-	s.attributeByEnviron(p)
-	return e
-}
-
-// stat is what /proc/PID/stat says that a scan needs.
-type stat struct {
-	comm  string
-	ppid  int
-	ticks uint64 // utime + stime
-	start uint64
-	vsize uint64 // bytes of address space: changes when libraries are mapped
-	rss   uint64 // resident pages
-}
-
-// readStat parses /proc/PID/stat into a reused buffer.
-func (s *Scanner) readStat(pid int32) (stat, error) {
-	b, err := s.read(pid, "stat")
-	if err != nil {
-		return stat{}, err
-	}
-	// comm is in parentheses and may contain anything; fields follow the
-	// last ')'.
-	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || close < open {
-		return stat{}, fmt.Errorf("malformed stat of %d", pid)
-	}
-	var st stat
-	st.comm = string(b[open+1 : close])
-	fields := b[close+1:]
-	// After comm: state(3) ppid(4) ... utime(14) stime(15) ... starttime(22)
-	// vsize(23) rss(24).
-	n := 2
-	for len(fields) > 0 && n < 24 {
-		fields = bytes.TrimLeft(fields, " ")
-		end := bytes.IndexByte(fields, ' ')
-		if end < 0 {
-			end = len(fields)
+	if b, err := s.read(pid, "status"); err == nil {
+		ps := parseStatus(b)
+		if ps.name != "" {
+			p.Name = ps.name
 		}
-		f := fields[:end]
-		fields = fields[end:]
-		n++
-		switch n {
-		case 4:
-			st.ppid = atoi(f)
-		case 14, 15:
-			st.ticks += uint64(atoi(f))
-		case 22:
-			st.start = uint64(atoi(f))
-		case 23:
-			st.vsize = uint64(atoi(f))
-		case 24:
-			st.rss = uint64(atoi(f))
-		}
-	}
-	if n < 24 {
-		return stat{}, fmt.Errorf("short stat of %d", pid)
-	}
-	return st, nil
-}
-
-// read reads a small /proc file into the scanner's buffer.
-func (s *Scanner) read(pid int32, name string) ([]byte, error) {
-	f, err := os.Open(filepath.Join(s.root, strconv.Itoa(int(pid)), name))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s.buf = s.buf[:cap(s.buf)]
-	n := 0
-	for {
-		m, err := f.Read(s.buf[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
-		if n == len(s.buf) {
-			s.buf = append(s.buf, make([]byte, len(s.buf))...)
-		}
-	}
-	return s.buf[:n], nil
-}
-
-// readMaps fills GPULibs from /proc/PID/maps.
-func (s *Scanner) readMaps(p *Proc) {
-	f, err := os.Open(filepath.Join(s.root, strconv.Itoa(p.PID), "maps"))
-	if err != nil {
-		p.noteUnreadable("maps", err)
-		return
-	}
-	defer f.Close()
-	var libs, paths []string
-	kinds := map[string]bool{}
-	err = ParseMaps(f, func(path string) {
-		if k, ok := runtimeLib(path); ok {
-			kinds[k] = true
-			base := filepath.Base(path)
-			if !slices.Contains(libs, base) {
-				libs = append(libs, base)
-				paths = append(paths, path)
+		p.User = s.userName(ps.uid)
+		if len(ps.nspid) > 0 {
+			p.HostPID = ps.nspid[0]
+			if last := ps.nspid[len(ps.nspid)-1]; last != p.PID {
+				p.NSPID = last
 			}
 		}
-	})
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	} else {
+		p.noteUnreadable("status", err)
+	}
+	gp := &process.Process{Pid: pid}
+	if args, err := gp.CmdlineSliceWithContext(s.ctx); err == nil {
+		p.Cmdline = Redact(args)
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	} else {
+		p.noteUnreadable("cmdline", err)
+	}
+	// comm is cut at 15 bytes; the command line has the whole name.
+	if len(p.Name) == 15 && len(p.Cmdline) > 0 {
+		if full := filepath.Base(p.Cmdline[0]); strings.HasPrefix(full, p.Name) {
+			p.Name = full
+		}
+	}
+	s.attributeByEnviron(p)
+	return e, nil
+}
+
+// userName is the login name of uid, cached; the number when it has none.
+func (s *Scanner) userName(uid string) string {
+	if uid == "" {
+		return ""
+	}
+	if n, ok := s.users[uid]; ok {
+		return n
+	}
+	n := uid
+	if u, err := user.LookupId(uid); err == nil {
+		n = u.Username
+	}
+	s.users[uid] = n
+	return n
+}
+
+// readMaps fills GPULibs and LibPaths from /proc/PID/maps.
+func (s *Scanner) readMaps(p *Proc) error {
+	f, err := openRaw(filepath.Join(s.root, strconv.Itoa(p.PID), "maps"))
 	if err != nil {
 		p.noteUnreadable("maps", err)
-		return
+		return err
 	}
-	slices.Sort(libs)
-	p.GPULibs, p.LibPaths, p.kinds = libs, paths, kinds
-	if len(kinds) == 0 {
-		p.kinds = nil
+	defer f.Close()
+	s.br.Reset(f)
+	var libs, paths []string
+	err = parseMaps(s.br, func(path []byte) {
+		if !mayBeRuntime(path) {
+			return
+		}
+		str := string(path)
+		if _, ok := runtimeLib(str); !ok {
+			return
+		}
+		if base := filepath.Base(str); !slices.Contains(libs, base) {
+			libs = append(libs, base)
+			paths = append(paths, str)
+		}
+	})
+	s.br.Reset(nil)
+	if err != nil {
+		p.noteUnreadable("maps", err)
+		return err
 	}
+	// Sort both by base name, so LibPaths[i] is GPULibs[i]'s path.
+	slices.SortFunc(paths, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
+	for i, path := range paths {
+		libs[i] = filepath.Base(path)
+	}
+	p.GPULibs, p.LibPaths = libs, paths
+	return nil
 }
 
 func (p *Proc) noteUnreadable(what string, err error) {
@@ -324,75 +313,4 @@ func (p *Proc) noteUnreadable(what string, err error) {
 	if !slices.Contains(p.Unreadable, msg) {
 		p.Unreadable = append(p.Unreadable, msg)
 	}
-}
-
-// readNSpid maps the process to the PID NVML knows: the first NSpid entry
-// is its PID in the outermost namespace this proc mount shows.
-func (s *Scanner) readNSpid(p *Proc) {
-	b, err := os.ReadFile(filepath.Join(s.root, strconv.Itoa(p.PID), "status"))
-	if err != nil {
-		return
-	}
-	if host, ok := ParseNSpid(b); ok {
-		p.HostPID = host
-	}
-}
-
-// ParseNSpid reads the NSpid line of /proc/PID/status and returns the PID
-// in the outermost namespace listed.
-func ParseNSpid(status []byte) (int, bool) {
-	for _, line := range bytes.Split(status, []byte("\n")) {
-		rest, ok := bytes.CutPrefix(line, []byte("NSpid:"))
-		if !ok {
-			continue
-		}
-		f := bytes.Fields(rest)
-		if len(f) == 0 {
-			return 0, false
-		}
-		n, err := strconv.Atoi(string(f[0]))
-		return n, err == nil && n > 0
-	}
-	return 0, false
-}
-
-// bootTime is when the machine started, for process start times.
-func bootTime(root string) time.Time {
-	b, err := os.ReadFile(filepath.Join(root, "stat"))
-	if err != nil {
-		return time.Time{}
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "btime "); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-				return time.Unix(n, 0)
-			}
-		}
-	}
-	return time.Time{}
-}
-
-func atoi(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
-func errText(err error) string {
-	switch {
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	case errors.Is(err, fs.ErrNotExist):
-		return "gone"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

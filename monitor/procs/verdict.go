@@ -2,7 +2,9 @@ package procs
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -49,26 +51,99 @@ type Row struct {
 	JobOnCPU bool          `json:"job_on_cpu"`
 }
 
-// BusyRule decides when a busy process off the GPU becomes JOB_ON_CPU.
-type BusyRule struct {
-	MinCPUPercent float64
-	Window        time.Duration
+// Classify gives each GPU workload and each process NVML lists a verdict;
+// NVML PIDs with no process here become OutsideContainer rows, and an ML
+// job whose maps cannot be read (another user's python) is listed as
+// "other". Any other process is left out. envs are the known
+// environments by path. tracker (nil for a one-shot `ps`) remembers since
+// when each process has been busy; without it, the lifetime average CPU
+// decides whether the window is already met.
+func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRule, tracker *BusyTracker, now time.Time) []Row {
+	onGPU := gpuUse(g)
+	byPID := make(map[int]*Proc, len(procs))
+	seenHost := make(map[int]bool, len(procs))
+	for i := range procs {
+		byPID[procs[i].PID] = &procs[i]
+		seenHost[procs[i].HostPID] = true
+	}
+	// An NVML PID with no process here means a PID namespace between the
+	// driver and this proc mount: then "holds no GPU memory" cannot be
+	// told from "holds memory under a PID that cannot be mapped".
+	unmapped := false
+	for pid := range onGPU {
+		unmapped = unmapped || !seenHost[pid]
+	}
+	hasGPU := g.HasDriver() && len(g.Devices) > 0
+	lookup := envLookup(envs)
+	var rows []Row
+	alive := map[trackKey]bool{}
+	for i := range procs {
+		p := &procs[i]
+		u := onGPU[p.HostPID]
+		holder := 0
+		if u == nil && p.Workload() {
+			holder = gpuAncestor(p, byPID, onGPU)
+		}
+		hidden := u == nil && holder == 0 && !p.Workload() && mapsHidden(p)
+		if u == nil && holder == 0 && !p.Workload() && !hidden {
+			continue
+		}
+		r := Row{Proc: *p, GPUs: []int{}}
+		if env := lookup(p.EnvPath); env != nil {
+			r.Torch = env.Torch()
+		}
+		zero := uint64(0)
+		r.GPUMemoryBytes = &zero
+		switch {
+		case u != nil:
+			r.GPUs = u.gpus
+			r.GPUMemoryBytes = u.memory()
+			r.SMPercent = u.sm
+			r.Verdict, r.Reason = VerdictGPU, gpuReason(u.gpus, r.GPUMemoryBytes)
+		case holder != 0:
+			r.Verdict, r.Reason = VerdictGPU, fmt.Sprintf("a child of PID %d, which holds memory on the GPU", holder)
+		case hidden:
+			r.Verdict, r.Reason = VerdictOther, "looks like an ML job, but its memory maps cannot be read (another user's process): whether it has a runtime loaded cannot be told"
+		default:
+			r.Verdict, r.Reason = offGPU(kindsOf(p.GPULibs), hasGPU)
+			if r.Verdict == VerdictCUDAIdle && unmapped {
+				r.Verdict, r.Reason = VerdictOther, "a CUDA build is loaded; NVML lists GPU processes under PIDs not visible here (another PID namespace), so whether this one holds GPU memory cannot be told"
+			}
+		}
+		alive[trackKey{p.PID, p.StartTime}] = true
+		if tracker != nil {
+			r.BusyFor = tracker.observe(p, rule, now)
+		} else if rule.lifetimeBusy(p, now) {
+			r.BusyFor = now.Sub(p.StartTime)
+		}
+		r.JobOnCPU = (r.Verdict == VerdictCPU || r.Verdict == VerdictCUDAIdle) && r.BusyFor >= rule.Window && r.BusyFor > 0
+		rows = append(rows, r)
+	}
+	if tracker != nil {
+		tracker.retain(alive)
+	}
+	return append(rows, outsideRows(g, onGPU, seenHost)...)
 }
 
-// DefaultBusyRule is half a core for 20 seconds.
-var DefaultBusyRule = BusyRule{MinCPUPercent: 50, Window: 20 * time.Second}
+// use is what NVML says one PID holds, over all devices.
+type use struct {
+	gpus []int
+	mem  uint64
+	na   bool // some device could not say how much
+	sm   *uint32
+}
 
-// Classify gives each GPU workload and each process NVML lists a verdict.
-// Processes that are neither are left out. envs are the known
-// environments by path. tracker (nil for a one-shot `ps`) remembers since
-// when each process has been busy.
-func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRule, tracker *BusyTracker, now time.Time) []Row {
-	type use struct {
-		gpus []int
-		mem  uint64
-		na   bool
-		sm   *uint32
+// memory is the total held; nil ("n/a") when any device could not say.
+func (u *use) memory() *uint64 {
+	if u.na {
+		return nil
 	}
+	m := u.mem
+	return &m
+}
+
+// gpuUse sums NVML's process lists by PID.
+func gpuUse(g gpu.State) map[int]*use {
 	onGPU := map[int]*use{}
 	for _, d := range g.Devices {
 		for _, p := range d.Processes {
@@ -77,7 +152,9 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 				u = &use{}
 				onGPU[p.PID] = u
 			}
-			u.gpus = append(u.gpus, d.Index)
+			if !slices.Contains(u.gpus, d.Index) {
+				u.gpus = append(u.gpus, d.Index)
+			}
 			if p.UsedMemoryBytes == nil {
 				u.na = true
 			} else {
@@ -88,73 +165,27 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 			}
 		}
 	}
-	byPID := make(map[int]*Proc, len(procs))
-	seenHost := map[int]bool{}
-	for i := range procs {
-		byPID[procs[i].PID] = &procs[i]
-		seenHost[procs[i].HostPID] = true
+	return onGPU
+}
+
+// gpuAncestor is the nearest ancestor of p that NVML shows on the GPU
+// (DataLoader workers and other children share their parent's context);
+// 0 when none.
+func gpuAncestor(p *Proc, byPID map[int]*Proc, onGPU map[int]*use) int {
+	for anc, steps := byPID[p.PPID], 0; anc != nil && steps < 64; anc, steps = byPID[anc.PPID], steps+1 {
+		if onGPU[anc.HostPID] != nil {
+			return anc.PID
+		}
+		if anc.PPID == anc.PID {
+			break
+		}
 	}
-	hasGPU := g.HasDriver() && len(g.Devices) > 0
+	return 0
+}
+
+// outsideRows lists the NVML PIDs no process here has, in device order.
+func outsideRows(g gpu.State, onGPU map[int]*use, seenHost map[int]bool) []Row {
 	var rows []Row
-	alive := map[trackKey]bool{}
-	for i := range procs {
-		p := &procs[i]
-		u := onGPU[p.HostPID]
-		holder := 0
-		if u == nil {
-			// A child of a GPU process (a DataLoader worker) is on the GPU
-			// with its parent.
-			for anc, steps := byPID[p.PPID], 0; anc != nil && steps < 32; anc, steps = byPID[anc.PPID], steps+1 {
-				if onGPU[anc.HostPID] != nil && p.Workload() {
-					holder = anc.PID
-					break
-				}
-				if anc.PPID == anc.PID {
-					break
-				}
-			}
-		}
-		if u == nil && holder == 0 && !p.Workload() {
-			continue
-		}
-		r := Row{Proc: *p, GPUs: []int{}}
-		if env := envs[p.EnvPath]; env != nil {
-			r.Torch = env.Torch()
-		}
-		zero := uint64(0)
-		r.GPUMemoryBytes = &zero
-		switch {
-		case u != nil:
-			r.GPUs = slices.Compact(u.gpus)
-			if u.na {
-				r.GPUMemoryBytes = nil
-			} else {
-				m := u.mem
-				r.GPUMemoryBytes = &m
-			}
-			r.SMPercent = u.sm
-			r.Verdict, r.Reason = VerdictGPU, gpuReason(u.gpus, r.GPUMemoryBytes)
-		case holder != 0:
-			r.Verdict, r.Reason = VerdictGPU, fmt.Sprintf("a child of PID %d, which holds memory on the GPU", holder)
-		default:
-			r.Verdict, r.Reason = offGPU(p, hasGPU)
-		}
-		key := trackKey{p.PID, p.StartTime}
-		alive[key] = true
-		busy := p.CPUPercent >= rule.MinCPUPercent
-		if tracker != nil {
-			r.BusyFor = tracker.observe(key, busy, now)
-		} else if age := now.Sub(p.StartTime); !p.StartTime.IsZero() && age >= rule.Window && p.CPUTimeSeconds/age.Seconds()*100 >= rule.MinCPUPercent {
-			// One-shot: the lifetime average shows the window already met.
-			r.BusyFor = age
-		}
-		r.JobOnCPU = (r.Verdict == VerdictCPU || r.Verdict == VerdictCUDAIdle) && r.BusyFor >= rule.Window && rule.Window >= 0
-		rows = append(rows, r)
-	}
-	if tracker != nil {
-		tracker.retain(alive)
-	}
-	// NVML PIDs with no process here: another container, or the host.
 	for _, d := range g.Devices {
 		for _, gp := range d.Processes {
 			if seenHost[gp.PID] {
@@ -162,17 +193,39 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 			}
 			seenHost[gp.PID] = true
 			u := onGPU[gp.PID]
-			r := Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not visible here)", GPULibs: []string{}},
-				GPUs: slices.Compact(u.gpus), SMPercent: u.sm, Verdict: VerdictGPU, OutsideContainer: true,
-				Reason: "NVML lists this PID but no process here has it: it runs in another container or PID namespace"}
-			if !u.na {
-				m := u.mem
-				r.GPUMemoryBytes = &m
-			}
-			rows = append(rows, r)
+			rows = append(rows, Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not visible here)", GPULibs: []string{}},
+				GPUs: u.gpus, GPUMemoryBytes: u.memory(), SMPercent: u.sm, Verdict: VerdictGPU, OutsideContainer: true,
+				Reason: "NVML lists this PID but no process here has it: it runs outside this container or PID namespace"})
 		}
 	}
 	return rows
+}
+
+// envLookup finds a known environment by path, else by real path: the
+// kernel shows mapped libraries by real path, while environments are
+// known by the path they were found at (a symlinked home, /data -> /mnt).
+func envLookup(envs map[string]*pyenv.Env) func(string) *pyenv.Env {
+	var byReal map[string]*pyenv.Env
+	return func(path string) *pyenv.Env {
+		if path == "" {
+			return nil
+		}
+		if e := envs[path]; e != nil {
+			return e
+		}
+		if byReal == nil {
+			byReal = make(map[string]*pyenv.Env, len(envs))
+			for p, e := range envs {
+				if r, err := filepath.EvalSymlinks(p); err == nil {
+					byReal[r] = e
+				}
+			}
+		}
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			return byReal[r]
+		}
+		return nil
+	}
 }
 
 func gpuReason(gpus []int, mem *uint64) string {
@@ -182,19 +235,19 @@ func gpuReason(gpus []int, mem *uint64) string {
 	return fmt.Sprintf("holds %.1f GiB on GPU %v", float64(*mem)/(1<<30), gpus)
 }
 
-// offGPU explains a workload that holds no GPU memory.
-func offGPU(p *Proc, hasGPU bool) (Verdict, string) {
-	k := p.kinds
-	cudaLoaded := k[libTorchCUDA] || k[libGGMLCUDA] || k[libONNXCUDA] || k[libCUDART] || k[libCUDADrv]
+// offGPU explains a workload that holds no GPU memory, from the runtimes
+// it has mapped.
+func offGPU(k libKind, hasGPU bool) (Verdict, string) {
+	cudaLoaded := k&cudaKinds != 0
 	switch {
 	case !hasGPU:
 		if cudaLoaded {
 			return VerdictOther, "a CUDA build is loaded, but no NVIDIA GPU is present"
 		}
 		return VerdictOther, "runs on the CPU; no NVIDIA GPU is present"
-	case k[libTorchCPU] && !k[libTorchCUDA] && !k[libTorchHIP]:
+	case k&libTorchCPU != 0 && k&(libTorchCUDA|libTorchHIP) == 0:
 		return VerdictCPU, "torch is a CPU-only build (libtorch_cpu without libtorch_cuda), although an NVIDIA GPU is present"
-	case k[libGGML] && !k[libGGMLCUDA] && !k[libGGMLGPU] && !k[libCUDART]:
+	case k&libGGML != 0 && k&(libGGMLCUDA|libGGMLGPU|libCUDART) == 0:
 		return VerdictCPU, "llama.cpp is loaded without its CUDA backend (no libggml-cuda): every layer runs on the CPU"
 	case cudaLoaded:
 		return VerdictCUDAIdle, "a CUDA build is loaded, but the process holds no GPU memory: it computes on the CPU (CUDA_VISIBLE_DEVICES empty, device='cpu', or no .to('cuda'))"
@@ -202,37 +255,31 @@ func offGPU(p *Proc, hasGPU bool) (Verdict, string) {
 	return VerdictOther, "an ML runtime is loaded, but nothing says whether it uses the GPU"
 }
 
-type trackKey struct {
-	pid   int
-	start time.Time
-}
+// mlCommands are the programs whose processes are listed even when their
+// maps cannot be read, by base name prefix: the ML jobs a user would look
+// for in `ps`. Other users' daemons, whose maps are as unreadable, are not.
+var mlCommands = []string{"python", "torchrun", "accelerate", "deepspeed", "llama", "ollama", "vllm", "text-generation", "jupyter", "koboldcpp"}
 
-// BusyTracker remembers since when each process has been busy. The start
-// time is part of the key, so a reused PID starts afresh.
-type BusyTracker struct {
-	since map[trackKey]time.Time
-}
-
-// NewBusyTracker returns an empty tracker.
-func NewBusyTracker() *BusyTracker { return &BusyTracker{since: map[trackKey]time.Time{}} }
-
-func (t *BusyTracker) observe(k trackKey, busy bool, now time.Time) time.Duration {
-	if !busy {
-		delete(t.since, k)
-		return 0
+// mapsHidden reports whether p looks like an ML job whose maps could not
+// be read.
+func mapsHidden(p *Proc) bool {
+	unreadable := false
+	for _, u := range p.Unreadable {
+		unreadable = unreadable || strings.HasPrefix(u, "maps:")
 	}
-	s, ok := t.since[k]
-	if !ok {
-		t.since[k] = now
-		return 0
+	if !unreadable {
+		return false
 	}
-	return now.Sub(s)
-}
-
-func (t *BusyTracker) retain(alive map[trackKey]bool) {
-	for k := range t.since {
-		if !alive[k] {
-			delete(t.since, k)
+	names := []string{p.Name}
+	if len(p.Cmdline) > 0 {
+		names = append(names, filepath.Base(p.Cmdline[0]))
+	}
+	for _, n := range names {
+		for _, c := range mlCommands {
+			if strings.HasPrefix(strings.ToLower(n), c) {
+				return true
+			}
 		}
 	}
+	return false
 }

@@ -1,0 +1,174 @@
+package procs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseNSpid(t *testing.T) {
+	tests := []struct {
+		name, status string
+		outer, inner int
+		ok           bool
+	}{
+		{"in a container", "Name:\tpython3\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t4242\t17\n", 4242, 17, true},
+		{"nested twice", "NSpid:\t900\t40\t7\n", 900, 7, true},
+		{"no namespace", "Name:\tx\nNSpid:\t17\n", 17, 17, true},
+		{"old kernel", "Name:\tx\nPid:\t17\n", 0, 0, false},
+		{"empty line", "NSpid:\n", 0, 0, false},
+		{"garbage", "NSpid:\tabc\t17\n", 0, 0, false},
+		{"no newline at end", "NSpid:\t5\t6", 5, 6, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outer, inner, ok := ParseNSpid([]byte(tt.status))
+			if outer != tt.outer || inner != tt.inner || ok != tt.ok {
+				t.Errorf("ParseNSpid(%q) = %d, %d, %v; want %d, %d, %v", tt.status, outer, inner, ok, tt.outer, tt.inner, tt.ok)
+			}
+		})
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	st := parseStatus([]byte("Name:\tpt_main_thread\nUmask:\t0022\nUid:\t1000\t1001\t1001\t1001\nGid:\t100\nNSpid:\t12\n"))
+	if st.name != "pt_main_thread" || st.uid != "1000" || !slices.Equal(st.nspid, []int{12}) {
+		t.Errorf("parseStatus = %+v", st)
+	}
+}
+
+func TestParseMaps(t *testing.T) {
+	tests := []struct {
+		name, maps string
+		want       []string
+	}{
+		{"python with torch", `55d4c8a00000-55d4c8a2c000 r--p 00000000 fd:01 1234   /usr/bin/python3.11
+55d4c8a2c000-55d4c8b00000 r-xp 0002c000 fd:01 1234   /usr/bin/python3.11
+7f0000000000-7f0000021000 rw-p 00000000 00:00 0
+7f1000000000-7f1000100000 r--p 00000000 fd:01 99   /home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so
+7f1000100000-7f1000200000 r-xp 00100000 fd:01 99   /home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so
+7f2000000000-7f2000001000 r--p 00000000 fd:01 77   /usr/lib/x86_64-linux-gnu/libcuda.so.1 (deleted)
+7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+7ffd00030000-7ffd00032000 r-xp 00000000 00:00 0                          [vdso]
+`, []string{"/usr/bin/python3.11", "/home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}},
+		{"repeats apart are listed once", "1-2 r--p 0 fd:01 1 /a/libc.so.6\n2-3 r--p 0 fd:01 2 /b/x.so\n3-4 r-xp 0 fd:01 1 /a/libc.so.6\n",
+			[]string{"/a/libc.so.6", "/b/x.so"}},
+		{"no trailing newline", "1-2 r--p 0 fd:01 1 /a/libggml-cuda.so", []string{"/a/libggml-cuda.so"}},
+		{"anonymous and special only", "1-2 rw-p 0 00:00 0\n3-4 rw-p 0 00:00 0   [heap]\n", nil},
+		{"empty", "", nil},
+		{"line longer than the buffer is skipped", "1-2 r--p 0 fd:01 1 /" + strings.Repeat("x", 70<<10) + "\n3-4 r--p 0 fd:01 2 /ok.so\n", []string{"/ok.so"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			if err := ParseMaps(strings.NewReader(tt.maps), func(p string) { got = append(got, p) }); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("paths:\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvOfSitePackages(t *testing.T) {
+	tests := []struct{ path, want string }{
+		{"/home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", "/home/u/my env/.venv"},
+		{"/opt/conda/envs/ml/lib/python3.10/site-packages/llama_cpp/lib/libggml-cuda.so", "/opt/conda/envs/ml"},
+		{"/usr/lib/x86_64-linux-gnu/libcuda.so.1", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			if got := envOfSitePackages(tt.path); got != tt.want {
+				t.Errorf("envOfSitePackages(%q) = %q, want %q", tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRuntimeLib(t *testing.T) {
+	tests := []struct {
+		path string
+		want libKind
+	}{
+		{"/x/torch/lib/libtorch_cuda.so", libTorchCUDA},
+		{`C:\env\Lib\site-packages\torch\lib\torch_cuda.dll`, libTorchCUDA},
+		{`C:\env\Lib\site-packages\torch\lib\c10_cuda.dll`, libTorchCUDA},
+		{"/x/libc10_cuda.so", libTorchCUDA},
+		{"/x/libtorch_cpu.so", libTorchCPU},
+		{"/x/libtorch_hip.so", libTorchHIP},
+		{"/x/nvidia/cuda_runtime/lib/libcudart.so.12", libCUDART},
+		{`C:\x\cudart64_12.dll`, libCUDART},
+		{"/usr/lib/x86_64-linux-gnu/libcuda.so.1", libCUDADrv},
+		{`C:\Windows\System32\nvcuda.dll`, libCUDADrv},
+		{"/x/llama_cpp/lib/libggml-cuda.so", libGGMLCUDA},
+		{`C:\x\ggml-cuda.dll`, libGGMLCUDA},
+		{"/x/llama_cpp/lib/libllama.so", libGGML},
+		{`C:\x\llama.dll`, libGGML},
+		{"/x/llama_cpp/lib/libggml-vulkan.so", libGGMLGPU},
+		{"/x/onnxruntime/capi/libonnxruntime_providers_cuda.so", libONNXCUDA},
+		{`C:\x\onnxruntime_providers_cuda.dll`, libONNXCUDA},
+		{"/usr/lib/libc.so.6", 0},
+		{"/usr/lib/libcudnn.so.9", 0},
+		{"/x/onnxruntime/capi/libonnxruntime_providers_shared.so", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			got, ok := runtimeLib(tt.path)
+			if got != tt.want || ok != (tt.want != 0) {
+				t.Errorf("runtimeLib(%q) = %v, %v; want %v", tt.path, got, ok, tt.want)
+			}
+			// The byte prefilter must let every runtime through.
+			if tt.want != 0 && !strings.Contains(tt.path, `\`) && !mayBeRuntime([]byte(tt.path)) {
+				t.Errorf("mayBeRuntime(%q) = false for a runtime", tt.path)
+			}
+		})
+	}
+	if mayBeRuntime([]byte("/usr/lib/x86_64-linux-gnu/libc.so.6")) {
+		t.Error("mayBeRuntime(libc) = true")
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct {
+		name     string
+		in, want []string
+	}{
+		{"--token=", []string{"python", "train.py", "--token=abc123"}, []string{"python", "train.py", "--token=***"}},
+		{"--token VALUE", []string{"python", "train.py", "--hf-token", "abc123", "--lr", "3e-4"}, []string{"python", "train.py", "--hf-token", "***", "--lr", "3e-4"}},
+		{"HF_TOKEN=", []string{"env", "HF_TOKEN=hf_xyz", "python"}, []string{"env", "HF_TOKEN=***", "python"}},
+		{"api_key= and --password", []string{"serve", "api_key=sk-123", "--password", "pw"}, []string{"serve", "api_key=***", "--password", "***"}},
+		{"--secret", []string{"x", "--client-secret", "s", "--api-key=k"}, []string{"x", "--client-secret", "***", "--api-key=***"}},
+		{"URL credentials", []string{"pip", "install", "--index-url", "https://user:s3cret@pypi.example.com/simple"}, []string{"pip", "install", "--index-url", "https://user:***@pypi.example.com/simple"}},
+		{"URL credentials inside an option", []string{"pip", "--extra-index-url=https://u:p@h/simple"}, []string{"pip", "--extra-index-url=https://u:***@h/simple"}},
+		{"Authorization header", []string{"curl", "-H", "Authorization: Bearer abc"}, []string{"curl", "-H", "Authorization: ***"}},
+		{"URL without credentials", []string{"git", "clone", "https://example.com/repo.git"}, []string{"git", "clone", "https://example.com/repo.git"}},
+		{"no secret", []string{"python", "--author", "me", "--lr=3"}, []string{"python", "--author", "me", "--lr=3"}},
+		{"secret flag last", []string{"python", "--token"}, []string{"python", "--token"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Redact(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseMaps(f *testing.F) {
+	f.Add([]byte("7f1000000000-7f1000100000 r--p 00000000 fd:01 99   /a/libtorch_cuda.so\n"))
+	f.Add([]byte("x\n\n   \n7f-7f r 0 0 0 /p (deleted)"))
+	f.Add([]byte("1-2 r--p 0 fd:01 1 /a\n2-3 r--p 0 fd:01 1 /b\n3-4 r--p 0 fd:01 1 /a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		seen := map[string]bool{}
+		err := ParseMaps(strings.NewReader(string(data)), func(p string) {
+			if !strings.HasPrefix(p, "/") || seen[p] || strings.HasSuffix(p, "\n") {
+				t.Fatalf("bad or repeated path %q", p)
+			}
+			seen[p] = true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}

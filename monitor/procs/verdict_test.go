@@ -1,0 +1,238 @@
+package procs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func proc(pid, ppid int, libs ...string) Proc {
+	return Proc{PID: pid, HostPID: pid, PPID: ppid, Name: "python", StartTime: t0, GPULibs: libs}
+}
+
+func mem(n uint64) *uint64 { return &n }
+
+func rowOf(t *testing.T, rows []Row, pid int) Row {
+	t.Helper()
+	for _, r := range rows {
+		if r.PID == pid {
+			return r
+		}
+	}
+	t.Fatalf("PID %d not in rows", pid)
+	return Row{}
+}
+
+func u32(n uint32) *uint32 { return &n }
+
+func TestClassifyVerdicts(t *testing.T) {
+	procs := []Proc{
+		proc(1, 0),
+		proc(100, 1, "libc10_cuda.so", "libtorch_cpu.so", "libtorch_cuda.so"), // on the GPU
+		proc(101, 100, "libtorch_cpu.so", "libtorch_cuda.so"),                 // its DataLoader worker
+		proc(102, 101, "libtorch_cpu.so", "libtorch_cuda.so"),                 // a grandchild
+		proc(103, 100), // a child that maps nothing: not listed
+		proc(200, 1, "libtorch_cpu.so", "libtorch_cuda.so"), // CUDA build, no memory
+		proc(300, 1, "libtorch_cpu.so"),                     // CPU build
+		proc(400, 1, "libllama.so", "libggml.so"),           // llama.cpp, CPU
+		proc(401, 1, "libllama.so", "libggml-cuda.so"),      // llama.cpp, CUDA, idle
+		proc(500, 1, "libonnxruntime_providers_cuda.so"),    // onnxruntime CUDA, idle
+		proc(600, 1), // not a workload: not listed
+		proc(700, 1), // not a workload, but NVML lists it
+	}
+	g := gpu.State{Driver: "550.54.15", Devices: []gpu.Device{
+		{Index: 0, Processes: []gpu.Process{{PID: 100, UsedMemoryBytes: mem(3 << 30), SMPercent: u32(40)}, {PID: 700, UsedMemoryBytes: mem(1 << 30)}}},
+		{Index: 1, Processes: []gpu.Process{{PID: 100, UsedMemoryBytes: mem(1 << 30), SMPercent: u32(90)}}},
+	}}
+	rows := Classify(procs, g, nil, DefaultBusyRule, nil, t0.Add(time.Minute))
+	tests := []struct {
+		pid    int
+		want   Verdict
+		reason string
+	}{
+		{100, VerdictGPU, "holds 4.0 GiB on GPU [0 1]"},
+		{101, VerdictGPU, "child of PID 100"},
+		{102, VerdictGPU, "child of PID 100"},
+		{200, VerdictCUDAIdle, "holds no GPU memory"},
+		{300, VerdictCPU, "CPU-only build"},
+		{400, VerdictCPU, "llama.cpp"},
+		{401, VerdictCUDAIdle, "CUDA build"},
+		{500, VerdictCUDAIdle, "CUDA build"},
+		{700, VerdictGPU, "holds 1.0 GiB"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.want)+"/"+tt.reason, func(t *testing.T) {
+			r := rowOf(t, rows, tt.pid)
+			if r.Verdict != tt.want || !strings.Contains(r.Reason, tt.reason) || r.OutsideContainer {
+				t.Errorf("PID %d: %s %q, want %s ~%q", tt.pid, r.Verdict, r.Reason, tt.want, tt.reason)
+			}
+		})
+	}
+	if r := rowOf(t, rows, 100); *r.GPUMemoryBytes != 4<<30 || *r.SMPercent != 90 {
+		t.Errorf("GPU totals = %d bytes, SM %d", *r.GPUMemoryBytes, *r.SMPercent)
+	}
+	if len(rows) != len(tests) {
+		for _, r := range rows {
+			t.Logf("row %d %s", r.PID, r.Verdict)
+		}
+		t.Errorf("%d rows, want %d", len(rows), len(tests))
+	}
+}
+
+func TestClassifyUnreadableMaps(t *testing.T) {
+	job := proc(10, 1)
+	job.Name, job.User, job.Unreadable = "python3", "bob", []string{"maps: permission denied", "environ: permission denied"}
+	daemon := proc(11, 1)
+	daemon.Name, daemon.Unreadable = "sshd", []string{"maps: permission denied"}
+	onGPU := proc(12, 1)
+	onGPU.Name, onGPU.Unreadable = "sshd", []string{"maps: permission denied"}
+	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0, Processes: []gpu.Process{{PID: 12, UsedMemoryBytes: mem(1 << 30)}}}}}
+	rows := Classify([]Proc{job, daemon, onGPU}, g, nil, DefaultBusyRule, nil, t0)
+	if r := rowOf(t, rows, 10); r.Verdict != VerdictOther || !strings.Contains(r.Reason, "cannot be read") || len(r.Unreadable) != 2 {
+		t.Errorf("another user's python = %s %q %v", r.Verdict, r.Reason, r.Unreadable)
+	}
+	if r := rowOf(t, rows, 12); r.Verdict != VerdictGPU {
+		t.Errorf("unreadable process on the GPU = %s", r.Verdict)
+	}
+	if len(rows) != 2 {
+		t.Errorf("%d rows, want 2 (the daemon off the GPU is left out)", len(rows))
+	}
+}
+
+func TestClassifyAcrossPIDNamespaces(t *testing.T) {
+	procs := []Proc{proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so"), proc(11, 1, "libtorch_cpu.so")}
+	// NVML speaks of host PIDs; this proc mount shows none of them.
+	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0, Processes: []gpu.Process{{PID: 84210, UsedMemoryBytes: nil}}}}}
+	rows := Classify(procs, g, nil, DefaultBusyRule, nil, t0)
+	out := rowOf(t, rows, 84210)
+	if !out.OutsideContainer || out.Verdict != VerdictGPU || out.GPUMemoryBytes != nil {
+		t.Errorf("unmapped NVML PID = %+v", out)
+	}
+	if r := rowOf(t, rows, 10); r.Verdict != VerdictOther || !strings.Contains(r.Reason, "PID namespace") {
+		t.Errorf("a CUDA build that may be the unmapped PID = %s %q, want other", r.Verdict, r.Reason)
+	}
+	// A CPU-only build cannot be the one holding memory: still cpu.
+	if r := rowOf(t, rows, 11); r.Verdict != VerdictCPU {
+		t.Errorf("CPU build = %s", r.Verdict)
+	}
+}
+
+func TestClassifyWithoutGPU(t *testing.T) {
+	procs := []Proc{proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so"), proc(11, 1, "libtorch_cpu.so")}
+	for _, r := range Classify(procs, gpu.State{Source: "none"}, nil, DefaultBusyRule, nil, t0) {
+		if r.Verdict != VerdictOther || r.JobOnCPU {
+			t.Errorf("no GPU: PID %d is %s", r.PID, r.Verdict)
+		}
+	}
+}
+
+func TestClassifyEnvBySymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "data", "proj", ".venv")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "home")
+	if err := os.Symlink(filepath.Join(dir, "data"), link); err != nil {
+		t.Fatal(err)
+	}
+	torch := &pyenv.Package{Version: "2.5.1+cpu", Build: pyenv.BuildCPU}
+	// pyenv found it through the link; the kernel shows the real path.
+	envs := map[string]*pyenv.Env{filepath.Join(link, "proj", ".venv"): {Packages: map[string]*pyenv.Package{pyenv.Torch: torch}}}
+	p := proc(10, 1, "libtorch_cpu.so")
+	p.EnvPath, p.EnvVia = real, viaLibraries
+	r := rowOf(t, Classify([]Proc{p}, gpu.State{Driver: "550"}, envs, DefaultBusyRule, nil, t0), 10)
+	if r.Torch != torch {
+		t.Errorf("torch of an env known by a symlinked path = %+v", r.Torch)
+	}
+}
+
+func TestBusyTracker(t *testing.T) {
+	rule := BusyRule{MinCPUPercent: 50, Window: 20 * time.Second}
+	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0}}}
+	type step struct {
+		at      time.Duration // since t0
+		cpu     float64
+		start   time.Time // zero: t0
+		cpuTime float64
+		want    bool
+	}
+	tests := []struct {
+		name  string
+		libs  []string
+		steps []step
+	}{
+		{"busy for the window", []string{"libtorch_cpu.so"}, []step{{0, 90, time.Time{}, 0, false}, {10 * time.Second, 90, time.Time{}, 0, false}, {20 * time.Second, 90, time.Time{}, 0, true}, {25 * time.Second, 60, time.Time{}, 0, true}}},
+		{"a calm scan resets", []string{"libtorch_cpu.so"}, []step{{0, 90, time.Time{}, 0, false}, {15 * time.Second, 10, time.Time{}, 0, false}, {25 * time.Second, 90, time.Time{}, 0, false}, {44 * time.Second, 90, time.Time{}, 0, false}, {45 * time.Second, 90, time.Time{}, 0, true}}},
+		{"below the threshold never", []string{"libtorch_cpu.so"}, []step{{0, 49, time.Time{}, 0, false}, {time.Minute, 49, time.Time{}, 0, false}}},
+		{"on the GPU never", []string{"libtorch_cpu.so", "libtorch_cuda.so", "GPU"}, []step{{0, 400, time.Time{}, 0, false}, {time.Minute, 400, time.Time{}, 0, false}}},
+		{"cuda-idle too", []string{"libtorch_cpu.so", "libtorch_cuda.so"}, []step{{0, 100, time.Time{}, 0, false}, {21 * time.Second, 100, time.Time{}, 0, true}}},
+		{"PID reused by a new process starts afresh", []string{"libtorch_cpu.so"}, []step{{0, 90, time.Time{}, 0, false}, {30 * time.Second, 90, time.Time{}, 0, true}, {31 * time.Second, 90, t0.Add(31 * time.Second), 0, false}}},
+		{"lifetime average proves the window at first sight", []string{"libtorch_cpu.so"}, []step{{time.Hour, 80, time.Time{}, 0.8 * 3600, true}}},
+		{"young process is not proven", []string{"libtorch_cpu.so"}, []step{{10 * time.Second, 100, time.Time{}, 10, false}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tracker := NewBusyTracker()
+			for i, s := range tt.steps {
+				libs := tt.libs
+				gs := g
+				if libs[len(libs)-1] == "GPU" {
+					libs = libs[:len(libs)-1]
+					gs = gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0, Processes: []gpu.Process{{PID: 10, UsedMemoryBytes: mem(1)}}}}}
+				}
+				p := proc(10, 1, libs...)
+				if !s.start.IsZero() {
+					p.StartTime = s.start
+				}
+				p.CPUPercent, p.CPUTimeSeconds = s.cpu, s.cpuTime
+				r := rowOf(t, Classify([]Proc{p}, gs, nil, rule, tracker, t0.Add(s.at)), 10)
+				if r.JobOnCPU != s.want {
+					t.Errorf("step %d (%s, %.0f%%): JobOnCPU = %v, busy for %s", i, s.at, s.cpu, r.JobOnCPU, r.BusyFor)
+				}
+			}
+		})
+	}
+	t.Run("exited processes are forgotten", func(t *testing.T) {
+		tracker := NewBusyTracker()
+		p := proc(10, 1, "libtorch_cpu.so")
+		p.CPUPercent = 90
+		Classify([]Proc{p}, g, nil, rule, tracker, t0)
+		Classify(nil, g, nil, rule, tracker, t0.Add(time.Second))
+		if len(tracker.since) != 0 {
+			t.Errorf("tracker still holds %v", tracker.since)
+		}
+	})
+}
+
+func TestOneShotBusy(t *testing.T) {
+	rule := BusyRule{MinCPUPercent: 50, Window: 20 * time.Second}
+	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0}}}
+	tests := []struct {
+		name    string
+		age     time.Duration
+		cpuTime float64
+		want    bool
+	}{
+		{"busy all its life, older than the window", time.Minute, 45, true},
+		{"busy, younger than the window", 10 * time.Second, 10, false},
+		{"mostly idle", time.Hour, 60, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := proc(10, 1, "libtorch_cpu.so")
+			p.CPUTimeSeconds = tt.cpuTime
+			r := rowOf(t, Classify([]Proc{p}, g, nil, rule, nil, t0.Add(tt.age)), 10)
+			if r.JobOnCPU != tt.want {
+				t.Errorf("JobOnCPU = %v (busy for %s), want %v", r.JobOnCPU, r.BusyFor, tt.want)
+			}
+		})
+	}
+}
