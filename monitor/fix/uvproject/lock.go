@@ -1,85 +1,50 @@
 // Package uvproject reads a uv project (pyproject.toml and uv.lock) to
 // tell, before it happens, when the next `uv sync` or `uv run` will put a
 // CPU torch in place of a CUDA one, and pins torch to a CUDA index in
-// pyproject.toml so that it does not (KB-FACTS: the durable fix).
+// pyproject.toml so that it does not (KB-FACTS, uv: the durable fix).
 //
 // The pin is a surgical text edit: every byte outside the inserted lines
 // stays as it was (comments, order, formatting, CRLF, a BOM).
 package uvproject
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 )
 
-// Project is a uv project: pyproject.toml, and uv.lock when there is one.
-type Project struct {
-	Dir       string
-	Pyproject string
-	Lock      string // "" when there is no uv.lock
-}
-
-// FindProject looks for pyproject.toml in the environment's folder's
-// parent and up to four more levels above it (a .venv sits in its
-// project; UV_PROJECT_ENVIRONMENT may put it deeper).
-func FindProject(envPath string) (Project, bool) {
-	dir := filepath.Dir(filepath.Clean(envPath))
-	for i := 0; i < 5; i++ {
-		py := filepath.Join(dir, "pyproject.toml")
-		if fi, err := os.Stat(py); err == nil && fi.Mode().IsRegular() {
-			p := Project{Dir: dir, Pyproject: py}
-			if _, err := os.Stat(filepath.Join(dir, "uv.lock")); err == nil {
-				p.Lock = filepath.Join(dir, "uv.lock")
-			}
-			return p, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return Project{}, false
-}
-
-// TorchSource is one torch entry of uv.lock.
+// TorchSource is one torch entry of uv.lock: uv writes one per fork when
+// torch resolves differently per platform.
 type TorchSource struct {
-	Version  string `json:"version"`
+	Version string `json:"version"`
+	// Registry is the index the entry comes from; for a URL, path or git
+	// source, that location.
 	Registry string `json:"registry"`
-	// Marker is the entry's resolution markers, joined.
+	// Marker is the entry's resolution markers, joined with "or"; "" when
+	// the entry holds everywhere.
 	Marker string `json:"marker,omitempty"`
-	// Platforms are those the entry applies to: "linux", "windows".
+	// CPU is true when the entry installs a CPU-only torch on one of its
+	// Platforms: a +cpu version, the cpu index, or PyPI on Windows.
+	CPU bool `json:"cpu"`
+	// Platforms are those the entry may apply to: "linux", "windows".
 	Platforms []string `json:"platforms"`
 }
 
-// CPUOn reports whether this entry installs a CPU-only torch on platform:
-// a +cpu build, the cpu index, or PyPI on Windows (whose wheels are CPU).
-func (t TorchSource) CPUOn(platform string) bool {
-	switch {
-	case strings.Contains(t.Version, "+cpu"):
-		return true
-	case strings.HasSuffix(strings.TrimRight(t.Registry, "/"), "/cpu"):
-		return true
-	case isPyPI(t.Registry) && platform == "windows":
-		return true
-	}
-	return false
-}
-
-// LockInfo is what the project says about torch.
+// LockInfo is what a uv project says about torch.
 type LockInfo struct {
 	Project Project       `json:"project"`
 	Torch   []TorchSource `json:"torch"`
-	// Direct is true when the project depends on torch itself.
+	// Direct is true when the project depends on torch itself (in
+	// dependencies, an extra or a dependency group).
 	Direct bool `json:"direct"`
-	// Pinned is the index torch is pinned to in [tool.uv.sources], or "".
-	Pinned string `json:"pinned,omitempty"`
+	// Pinned is the index name [tool.uv.sources] sends torch to ("" when
+	// none); PinnedURL is that index's url when [[tool.uv.index]] has it.
+	Pinned    string `json:"pinned,omitempty"`
+	PinnedURL string `json:"pinned_url,omitempty"`
 }
 
 type lockFile struct {
@@ -94,12 +59,12 @@ type lockPackage struct {
 		Registry string `toml:"registry"`
 		URL      string `toml:"url"`
 		Path     string `toml:"path"`
-		Editable string `toml:"editable"`
-		Virtual  string `toml:"virtual"`
+		Git      string `toml:"git"`
 	} `toml:"source"`
 	ResolutionMarkers []string `toml:"resolution-markers"`
 }
 
+// pyprojectFile is the part of pyproject.toml this package reads.
 type pyprojectFile struct {
 	Project struct {
 		Dependencies         []string            `toml:"dependencies"`
@@ -108,8 +73,9 @@ type pyprojectFile struct {
 	DependencyGroups map[string][]any `toml:"dependency-groups"`
 	Tool             struct {
 		UV struct {
-			Sources map[string]any `toml:"sources"`
-			Index   []uvIndex      `toml:"index"`
+			Sources         map[string]any `toml:"sources"`
+			Index           []uvIndex      `toml:"index"`
+			DevDependencies []string       `toml:"dev-dependencies"`
 		} `toml:"uv"`
 	} `toml:"tool"`
 }
@@ -118,10 +84,20 @@ type uvIndex struct {
 	Name     string `toml:"name"`
 	URL      string `toml:"url"`
 	Explicit bool   `toml:"explicit"`
-	Default  bool   `toml:"default"`
 }
 
-// ReadProject reads pyproject.toml and uv.lock.
+// indexURL is the url of the [[tool.uv.index]] called name, or "".
+func (py *pyprojectFile) indexURL(name string) string {
+	for _, ix := range py.Tool.UV.Index {
+		if name != "" && ix.Name == name {
+			return ix.URL
+		}
+	}
+	return ""
+}
+
+// ReadProject reads what p's pyproject.toml and uv.lock say about torch.
+// A missing uv.lock is a state (Torch empty), not an error.
 func ReadProject(p Project) (LockInfo, error) {
 	info := LockInfo{Project: p}
 	data, err := os.ReadFile(p.Pyproject)
@@ -133,12 +109,13 @@ func ReadProject(p Project) (LockInfo, error) {
 		return info, fmt.Errorf("reading %s: %w", p.Pyproject, err)
 	}
 	deps := append([]string(nil), py.Project.Dependencies...)
+	deps = append(deps, py.Tool.UV.DevDependencies...)
 	for _, extra := range py.Project.OptionalDependencies {
 		deps = append(deps, extra...)
 	}
 	for _, group := range py.DependencyGroups {
 		for _, d := range group {
-			if s, ok := d.(string); ok {
+			if s, ok := d.(string); ok { // {include-group = ...} tables name no package
 				deps = append(deps, s)
 			}
 		}
@@ -149,15 +126,12 @@ func ReadProject(p Project) (LockInfo, error) {
 		}
 	}
 	info.Pinned = sourceIndex(py.Tool.UV.Sources["torch"])
+	info.PinnedURL = py.indexURL(info.Pinned)
 
 	if p.Lock == "" {
 		return info, nil
 	}
-	data, err = os.ReadFile(p.Lock)
-	if errors.Is(err, fs.ErrNotExist) {
-		return info, nil
-	}
-	if err != nil {
+	if data, err = os.ReadFile(p.Lock); err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Lock, err)
 	}
 	var lock lockFile
@@ -168,106 +142,91 @@ func ReadProject(p Project) (LockInfo, error) {
 		if pkg.Name != "torch" {
 			continue
 		}
-		ts := TorchSource{Version: pkg.Version, Registry: pkg.Source.Registry, Marker: strings.Join(pkg.ResolutionMarkers, " or ")}
-		if ts.Registry == "" {
-			ts.Registry = pkg.Source.URL + pkg.Source.Path
-		}
-		ts.Platforms = platformsOf(pkg.ResolutionMarkers)
-		info.Torch = append(info.Torch, ts)
+		info.Torch = append(info.Torch, torchSource(pkg))
 	}
 	return info, nil
 }
 
-// Risk is one way the next uv sync would put a CPU torch in place.
-type Risk struct {
-	Platform string `json:"platform"`
-	Reason   string `json:"reason"`
-}
-
-// WillReplaceTorch lists how the next `uv sync`/`uv run` would install a
-// CPU torch on platform ("linux" or "windows"), when a CUDA torch is what
-// is installed (installedCUDA).
-func WillReplaceTorch(info LockInfo, platform string, installedCUDA bool) []Risk {
-	if !installedCUDA {
-		return nil
-	}
-	var risks []Risk
-	if info.Project.Lock == "" || len(info.Torch) == 0 {
-		if info.Direct && info.Pinned == "" && platform == "windows" {
-			risks = append(risks, Risk{Platform: platform,
-				Reason: "the project depends on torch without pinning an index, so the next `uv lock` resolves it from PyPI, whose Windows wheels are CPU-only"})
+func torchSource(pkg lockPackage) TorchSource {
+	ts := TorchSource{Version: pkg.Version, Registry: pkg.Source.Registry}
+	for _, loc := range []string{pkg.Source.URL, pkg.Source.Path, pkg.Source.Git} {
+		if ts.Registry == "" {
+			ts.Registry = loc
 		}
-		return risks
 	}
-	for _, t := range info.Torch {
-		if !appliesTo(t, platform) || !t.CPUOn(platform) {
+	if len(pkg.ResolutionMarkers) == 1 {
+		ts.Marker = pkg.ResolutionMarkers[0]
+	} else if len(pkg.ResolutionMarkers) > 1 {
+		ts.Marker = "(" + strings.Join(pkg.ResolutionMarkers, ") or (") + ")"
+	}
+	for _, platform := range []string{"linux", "windows"} {
+		if markerOn(ts.Marker, platform) == no {
 			continue
 		}
-		how := "torch is only a dependency of a dependency here, "
-		if info.Direct {
-			how = ""
+		ts.Platforms = append(ts.Platforms, platform)
+		if ts.build(platform) == buildCPU {
+			ts.CPU = true
 		}
-		from := t.Registry
-		if isPyPI(from) {
-			from = "PyPI"
-		}
-		risks = append(risks, Risk{Platform: platform,
-			Reason: fmt.Sprintf("%suv.lock takes torch %s for %s from %s, a CPU-only build: the next `uv sync` or `uv run` will replace the CUDA build", how, t.Version, platform, from)})
 	}
-	return risks
+	return ts
 }
 
-func appliesTo(t TorchSource, platform string) bool {
-	for _, p := range t.Platforms {
-		if p == platform {
-			return true
-		}
-	}
-	return false
-}
+// build kinds a lock entry installs.
+const (
+	buildCUDA    = "CUDA"
+	buildCPU     = "CPU-only"
+	buildROCm    = "ROCm"
+	buildXPU     = "XPU"
+	buildUnknown = ""
+)
 
-// platformsOf reads which platforms resolution markers select; none
-// means every platform.
-func platformsOf(markers []string) []string {
-	if len(markers) == 0 {
-		return []string{"linux", "windows"}
-	}
-	var linux, windows bool
-	for _, m := range markers {
-		m = strings.ReplaceAll(m, `"`, "'")
-		l, w := true, true
+// variantSegment finds a PyTorch index variant in a registry URL
+// (https://download.pytorch.org/whl/cu121, a mirror's .../cu121/).
+var variantSegment = regexp.MustCompile(`/(cu\d+|cpu|rocm[\d.]*|xpu)(/|$)`)
+
+// build tells which build of torch this entry installs on platform. The
+// local version tag decides when there is one (2.5.1+cu121); else the
+// index's variant path (the cpu index has untagged aarch64 wheels); else
+// it is PyPI or a mirror of it, whose Linux wheels are CUDA and whose
+// Windows wheels are CPU-only (KB-FACTS, torch/version.py).
+func (t TorchSource) build(platform string) string {
+	kind := func(v string) string {
 		switch {
-		case strings.Contains(m, "sys_platform == 'linux'") || strings.Contains(m, "platform_system == 'Linux'"):
-			w = false
-		case strings.Contains(m, "sys_platform == 'win32'") || strings.Contains(m, "platform_system == 'Windows'"):
-			l = false
-		case strings.Contains(m, "sys_platform == 'darwin'") || strings.Contains(m, "platform_system == 'Darwin'"):
-			l, w = false, false
+		case strings.HasPrefix(v, "cu"):
+			return buildCUDA
+		case v == "cpu":
+			return buildCPU
+		case strings.HasPrefix(v, "rocm"):
+			return buildROCm
+		case v == "xpu":
+			return buildXPU
 		}
-		if strings.Contains(m, "sys_platform != 'linux'") {
-			l = false
+		return buildUnknown
+	}
+	if _, local, ok := strings.Cut(t.Version, "+"); ok {
+		return kind(local)
+	}
+	loc := strings.ReplaceAll(t.Registry, "%2B", "+")
+	if _, local, ok := strings.Cut(loc, "+"); ok && strings.HasSuffix(loc, ".whl") {
+		local, _, _ = strings.Cut(local, "-")
+		return kind(local)
+	}
+	if m := variantSegment.FindStringSubmatch(strings.TrimRight(t.Registry, "/")); m != nil {
+		return kind(m[1])
+	}
+	if strings.HasPrefix(t.Registry, "http") && !strings.HasSuffix(t.Registry, ".whl") {
+		if platform == "windows" {
+			return buildCPU
 		}
-		if strings.Contains(m, "sys_platform != 'win32'") {
-			w = false
-		}
-		linux, windows = linux || l, windows || w
+		return buildCUDA
 	}
-	var out []string
-	if linux {
-		out = append(out, "linux")
-	}
-	if windows {
-		out = append(out, "windows")
-	}
-	return out
+	return buildUnknown
 }
 
-func isPyPI(registry string) bool {
-	return strings.Contains(registry, "pypi.org") || registry == ""
-}
-
-// requirementName is the distribution name of a PEP 508 requirement.
+// requirementName is the normalized distribution name of a PEP 508
+// requirement.
 func requirementName(req string) string {
+	req = strings.TrimSpace(req)
 	end := len(req)
 	for i, c := range req {
 		if !(c == '-' || c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
@@ -275,21 +234,16 @@ func requirementName(req string) string {
 			break
 		}
 	}
-	return strings.ToLower(strings.ReplaceAll(req[:end], "_", "-"))
+	return strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(req[:end]))
 }
 
-// sourceIndex is the index a [tool.uv.sources] entry names: a table, or a
-// list of tables (one per marker).
+// sourceIndex is the index a [tool.uv.sources] entry names: a table, or
+// a list of tables (one per marker); "" when it names none.
 func sourceIndex(v any) string {
 	switch s := v.(type) {
 	case map[string]any:
 		if idx, ok := s["index"].(string); ok {
 			return idx
-		}
-		for _, k := range []string{"git", "url", "path"} {
-			if u, ok := s[k].(string); ok {
-				return k + ":" + u
-			}
 		}
 	case []any:
 		for _, e := range s {
@@ -301,6 +255,18 @@ func sourceIndex(v any) string {
 	return ""
 }
 
+// describeSource renders a [tool.uv.sources] entry for a message.
+func describeSource(v any) string {
+	var b strings.Builder
+	enc := toml.NewEncoder(&b)
+	enc.SetTablesInline(true)
+	if err := enc.Encode(map[string]any{"x": v}); err != nil {
+		return fmt.Sprint(v)
+	}
+	s := strings.TrimSpace(strings.TrimPrefix(b.String(), "x = "))
+	return strings.Join(strings.Fields(s), " ")
+}
+
 func stripBOM(b []byte) []byte {
-	return []byte(strings.TrimPrefix(string(b), "\ufeff"))
+	return bytes.TrimPrefix(b, []byte("\ufeff"))
 }

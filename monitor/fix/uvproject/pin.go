@@ -3,187 +3,313 @@ package uvproject
 import (
 	"errors"
 	"fmt"
-	"os"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/pelletier/go-toml/v2"
-
-	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
-// Marker limits the pin to the platforms with CUDA wheels.
+// Marker limits the pin to the platforms that have CUDA wheels, so macOS
+// keeps resolving from PyPI (KB-FACTS, uv).
 const Marker = "sys_platform == 'linux' or sys_platform == 'win32'"
 
-// ErrConflict is returned when pyproject.toml already sends a package
-// elsewhere; GPU Canary does not overwrite a choice the user made.
-var ErrConflict = errors.New("pyproject.toml already pins it elsewhere")
+// ErrConflict is returned when pyproject.toml already sends a package, or
+// the index name, elsewhere: GPU Canary does not overwrite a choice the
+// user made.
+var ErrConflict = errors.New("already set differently in pyproject.toml")
 
-// ErrUnsupportedLayout is returned for [tool.uv.sources] written inline or
-// with dotted keys, which a line edit cannot extend safely.
-var ErrUnsupportedLayout = errors.New("[tool.uv.sources] is written inline or with dotted keys")
+// ErrUnsupportedLayout is returned when [tool.uv.sources] or
+// tool.uv.index is written inline or with dotted keys, which a line edit
+// cannot extend without rewriting what the user wrote.
+var ErrUnsupportedLayout = errors.New("written inline or with dotted keys")
 
-var (
-	sourcesHeader = regexp.MustCompile(`^\s*\[\s*tool\s*\.\s*uv\s*\.\s*sources\s*\]\s*(#.*)?$`)
-	anyHeader     = regexp.MustCompile(`^\s*\[`)
-)
-
-// IndexName is the name of the pinned index for a variant tag.
+// IndexName is the name the pin gives the index of a variant tag, as in
+// KB-FACTS: "pytorch-cu128".
 func IndexName(tag string) string { return "pytorch-" + tag }
 
-// PinText adds the CUDA index and the sources for packages to a
-// pyproject.toml's text. Every byte outside the inserted lines is kept.
-// It reports whether anything changed; a second call changes nothing.
+// IndexURL is the index of a variant tag under indexBase
+// (https://download.pytorch.org/whl + cu128).
+func IndexURL(indexBase, tag string) string {
+	return strings.TrimRight(indexBase, "/") + "/" + tag
+}
+
+// pinPlan is what a pin has to add.
+type pinPlan struct {
+	name     string   // the index the sources name: ours, or the user's with the same url
+	addIndex bool     // the [[tool.uv.index]] block is missing
+	missing  []string // packages with no source yet
+}
+
+// uvTables is tool.uv read with exact keys (go-toml matches struct
+// fields without regard to case; uv does not).
+type uvTables struct {
+	sources map[string]any // nil when there is no tool.uv.sources
+	index   []uvIndex
+}
+
+func readUV(doc map[string]any) uvTables {
+	uv := table(table(doc, "tool"), "uv")
+	t := uvTables{sources: table(uv, "sources")}
+	list, _ := uv["index"].([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		name, _ := m["name"].(string)
+		url, _ := m["url"].(string)
+		t.index = append(t.index, uvIndex{Name: name, URL: url})
+	}
+	return t
+}
+
+// indexURL is the url of the index called name, or "".
+func (t uvTables) indexURL(name string) string {
+	for _, ix := range t.index {
+		if name != "" && ix.Name == name {
+			return ix.URL
+		}
+	}
+	return ""
+}
+
+// planPin compares what doc has with the pin; a package or index name
+// that points elsewhere is a conflict.
+func planPin(doc uvTables, url, tag string, packages []string) (pinPlan, error) {
+	p := pinPlan{name: IndexName(tag), addIndex: true}
+	for _, ix := range doc.index {
+		if ix.Name != "" && sameURL(ix.URL, url) {
+			p.name, p.addIndex = ix.Name, false
+			break
+		}
+	}
+	if p.addIndex {
+		if other := doc.indexURL(p.name); other != "" {
+			return p, fmt.Errorf("index %q is %w: it points at %s, not %s", p.name, ErrConflict, other, url)
+		}
+	}
+	for _, pkg := range packages {
+		cur, ok := doc.sources[pkg]
+		if !ok {
+			p.missing = append(p.missing, pkg)
+			continue
+		}
+		idx := sourceIndex(cur)
+		if idx == p.name || idx != "" && sameURL(doc.indexURL(idx), url) {
+			continue
+		}
+		return p, fmt.Errorf("%s is %w: [tool.uv.sources] has %s = %s; change it to index %q by hand to get the CUDA build", pkg, ErrConflict, pkg, describeSource(cur), p.name)
+	}
+	return p, nil
+}
+
+func sameURL(a, b string) bool {
+	return a != "" && strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+}
+
+// PinText adds the [[tool.uv.index]] for indexBase/tag and a
+// [tool.uv.sources] entry per package (limited to Linux and Windows by
+// Marker) to the text of a pyproject.toml. Every byte outside the
+// inserted lines is kept; the only other change is a line ending added to
+// a last line that had none. It reports whether anything changed: a
+// second call changes nothing. The result is proven by parsing it back.
 func PinText(src []byte, indexBase, tag string, packages []string) ([]byte, bool, error) {
+	if err := checkPinArgs(indexBase, tag, packages); err != nil {
+		return nil, false, err
+	}
 	text := string(src)
 	bom := ""
 	if strings.HasPrefix(text, "\ufeff") {
 		bom, text = "\ufeff", text[len("\ufeff"):]
 	}
-	var doc pyprojectFile
-	if err := toml.Unmarshal([]byte(text), &doc); err != nil {
+	var m map[string]any
+	if err := toml.Unmarshal([]byte(text), &m); err != nil {
 		return nil, false, fmt.Errorf("reading pyproject.toml: %w", err)
 	}
+	doc := readUV(m)
+	url := IndexURL(indexBase, tag)
+	plan, err := planPin(doc, url, tag, packages)
+	if err != nil {
+		return nil, false, err
+	}
+	if !plan.addIndex && len(plan.missing) == 0 {
+		return src, false, nil
+	}
+
 	nl := "\n"
 	if strings.Contains(text, "\r\n") {
 		nl = "\r\n"
 	}
-	name := IndexName(tag)
-	url := strings.TrimRight(indexBase, "/") + "/" + tag
-
-	addIndex := true
-	for _, ix := range doc.Tool.UV.Index {
-		if ix.Name != name {
-			continue
-		}
-		if strings.TrimRight(ix.URL, "/") != url {
-			return nil, false, fmt.Errorf("index %q points at %s, not %s: %w", name, ix.URL, url, ErrConflict)
-		}
-		addIndex = false
+	lines := []string{}
+	if text != "" {
+		lines = splitLines(text)
 	}
-	var missing []string
-	for _, pkg := range packages {
-		cur, ok := doc.Tool.UV.Sources[pkg]
-		if !ok {
-			missing = append(missing, pkg)
-			continue
-		}
-		if got := sourceIndex(cur); got != name {
-			return nil, false, fmt.Errorf("%s is sent to %q in [tool.uv.sources]: %w; change it to index %q by hand if that is what you want", pkg, got, ErrConflict, name)
+	lay := scanTOML(text)
+	sources, lastIndex := -1, -1
+	for i, h := range lay.headers {
+		switch {
+		case !h.array && h.is("tool", "uv", "sources"):
+			sources = i
+		case h.array && h.is("tool", "uv", "index"):
+			lastIndex = i
 		}
 	}
-	if !addIndex && len(missing) == 0 {
-		return src, false, nil
+	if len(plan.missing) > 0 && sources < 0 && doc.sources != nil {
+		return nil, false, fmt.Errorf("[tool.uv.sources] is %w, which a line edit cannot extend without rewriting it; add the sources for %s by hand", ErrUnsupportedLayout, strings.Join(plan.missing, ", "))
+	}
+	if plan.addIndex && lastIndex < 0 && len(doc.index) > 0 {
+		return nil, false, fmt.Errorf("tool.uv.index is %w rather than as [[tool.uv.index]] tables; add the index %s by hand", ErrUnsupportedLayout, url)
 	}
 
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	ins := map[int][]string{} // line index -> lines to insert after it (-1: at the start)
+	eof := len(lines) - 1
+	var entries []string
+	for _, pkg := range plan.missing {
+		entries = append(entries, fmt.Sprintf(`%s = [{ index = "%s", marker = "%s" }]`, pkg, plan.name, Marker)+nl)
 	}
-	header := -1
+	if plan.addIndex {
+		block := []string{"[[tool.uv.index]]" + nl, fmt.Sprintf(`name = "%s"`, plan.name) + nl, fmt.Sprintf(`url = "%s"`, url) + nl, "explicit = true" + nl}
+		at := eof
+		if lastIndex >= 0 {
+			at = lay.tableEnd(lastIndex)
+		}
+		if at >= 0 {
+			block = append([]string{nl}, block...)
+		}
+		ins[at] = append(ins[at], block...)
+	}
+	if len(plan.missing) > 0 {
+		if sources >= 0 {
+			at := lay.tableEnd(sources)
+			ins[at] = append(ins[at], entries...)
+		} else {
+			block := append([]string{"[tool.uv.sources]" + nl}, entries...)
+			if eof >= 0 || len(ins[eof]) > 0 {
+				block = append([]string{nl}, block...)
+			}
+			ins[eof] = append(ins[eof], block...)
+		}
+	}
+	var out strings.Builder
+	out.WriteString(bom)
+	out.WriteString(strings.Join(ins[-1], ""))
 	for i, l := range lines {
-		if sourcesHeader.MatchString(strings.TrimRight(l, "\r\n")) {
-			header = i
-		}
-	}
-	if doc.Tool.UV.Sources != nil && header < 0 {
-		return nil, false, fmt.Errorf("cannot add to it safely: %w; add the sources for %s by hand", ErrUnsupportedLayout, strings.Join(missing, ", "))
-	}
-	entries := make([]string, len(missing))
-	for i, pkg := range missing {
-		entries[i] = fmt.Sprintf(`%s = [{ index = "%s", marker = "%s" }]`, pkg, name, Marker) + nl
-	}
-	if header >= 0 && len(missing) > 0 {
-		// After the last key of the table: before any blank lines and
-		// comments that lead into the next table.
-		end := header
-		for i := header + 1; i < len(lines); i++ {
-			l := strings.TrimSpace(lines[i])
-			if anyHeader.MatchString(lines[i]) && !strings.HasPrefix(l, "[{") {
-				break
+		out.WriteString(l)
+		if add := ins[i]; len(add) > 0 {
+			if !strings.HasSuffix(l, "\n") {
+				out.WriteString(nl)
 			}
-			if l != "" && !strings.HasPrefix(l, "#") {
-				end = i
-			}
+			out.WriteString(strings.Join(add, ""))
 		}
-		if !strings.HasSuffix(lines[end], "\n") {
-			lines[end] += nl
-		}
-		lines = append(lines[:end+1], append(entries, lines[end+1:]...)...)
 	}
-	var tail []string
-	if addIndex {
-		tail = append(tail, nl, "[[tool.uv.index]]"+nl, fmt.Sprintf(`name = "%s"`, name)+nl,
-			fmt.Sprintf(`url = "%s"`, url)+nl, "explicit = true"+nl)
+	res := []byte(out.String())
+	if err := provePin(text, res, plan, url, packages); err != nil {
+		return nil, false, fmt.Errorf("nothing was changed: the edited file did not read back as intended (%v); tool.uv is probably %w", err, ErrUnsupportedLayout)
 	}
-	if header < 0 && len(missing) > 0 {
-		tail = append(tail, nl, "[tool.uv.sources]"+nl)
-		tail = append(tail, entries...)
-	}
-	if len(tail) > 0 {
-		if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
-			lines[n-1] += nl
-		}
-		lines = append(lines, tail...)
-	}
-	out := bom + strings.Join(lines, "")
+	return res, true, nil
+}
 
-	// Prove the result: valid TOML that sends every package to the index.
-	var check pyprojectFile
-	if err := toml.Unmarshal([]byte(strings.TrimPrefix(out, "\ufeff")), &check); err != nil {
-		return nil, false, fmt.Errorf("the edited pyproject.toml would not be valid TOML (%v); nothing was changed", err)
+var (
+	safeTag  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	safeName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`) // PEP 508 names
+	safeURL  = regexp.MustCompile(`^https?://[^\s"'\\]+$`)
+)
+
+// checkPinArgs keeps what goes into the TOML strings plain.
+func checkPinArgs(indexBase, tag string, packages []string) error {
+	if !safeURL.MatchString(indexBase) || !safeTag.MatchString(tag) {
+		return fmt.Errorf("pinning an index: %q + %q is not an index URL", indexBase, tag)
+	}
+	if len(packages) == 0 {
+		return errors.New("pinning an index: no packages to pin")
+	}
+	for _, p := range packages {
+		if !safeName.MatchString(p) {
+			return fmt.Errorf("pinning an index: %q is not a package name", p)
+		}
+	}
+	return nil
+}
+
+// tableEnd is the last line holding a key or value of the table that
+// header i opens (the header itself when it has none): new keys go there,
+// before the blank lines and comments that lead into the next table.
+func (lay tomlLayout) tableEnd(i int) int {
+	h := lay.headers[i]
+	next := len(lay.content)
+	if i+1 < len(lay.headers) {
+		next = lay.headers[i+1].line
+	}
+	end := h.line
+	for n := h.line + 1; n < next; n++ {
+		if lay.content[n] {
+			end = n
+		}
+	}
+	return end
+}
+
+// provePin parses the edited text back: it must be TOML, send every
+// package to the index, and hold exactly what the original held apart
+// from the added entries.
+func provePin(orig string, edited []byte, plan pinPlan, url string, packages []string) error {
+	var before, after map[string]any
+	if err := toml.Unmarshal(stripBOM(edited), &after); err != nil {
+		return fmt.Errorf("the result would not be TOML: %w", err)
+	}
+	doc := readUV(after)
+	if got := doc.indexURL(plan.name); !sameURL(got, url) {
+		return fmt.Errorf("the result has index %q at %q, not %s", plan.name, got, url)
 	}
 	for _, pkg := range packages {
-		if sourceIndex(check.Tool.UV.Sources[pkg]) != name {
-			return nil, false, fmt.Errorf("the edit did not pin %s; nothing was changed", pkg)
+		if got := sourceIndex(doc.sources[pkg]); got != plan.name {
+			return fmt.Errorf("the result sends %s to %q, not %q", pkg, got, plan.name)
 		}
 	}
-	return []byte(out), true, nil
+	if err := toml.Unmarshal([]byte(orig), &before); err != nil {
+		return err
+	}
+	uv := table(table(after, "tool"), "uv")
+	if src := table(uv, "sources"); src != nil {
+		for _, pkg := range plan.missing {
+			delete(src, pkg)
+		}
+	}
+	if plan.addIndex {
+		list, _ := uv["index"].([]any)
+		i := slices.IndexFunc(list, func(e any) bool { t, _ := e.(map[string]any); return t["name"] == plan.name })
+		if i >= 0 {
+			uv["index"] = slices.Delete(list, i, i+1)
+		}
+	}
+	prune(after, before)
+	if !reflect.DeepEqual(before, after) {
+		return errors.New("the result changes more than the added entries")
+	}
+	return nil
 }
 
-// PinResult says what PinIndex did.
-type PinResult struct {
-	Changed bool   `json:"changed"`
-	Backup  string `json:"backup,omitempty"`
-	Message string `json:"message"`
+// table is m[key] when it is a table.
+func table(m map[string]any, key string) map[string]any {
+	t, _ := m[key].(map[string]any)
+	return t
 }
 
-// PinIndex edits the pyproject.toml at path (a backup beside it first,
-// then an atomic replace with the same permissions).
-func PinIndex(path, indexBase, tag string, packages []string) (PinResult, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return PinResult{}, fmt.Errorf("reading %s: %w", path, err)
+// prune removes from after the tables and arrays the edit created empty
+// (those missing from before), recursively.
+func prune(after, before map[string]any) {
+	for k, v := range after {
+		b, had := before[k]
+		switch v := v.(type) {
+		case map[string]any:
+			bt, _ := b.(map[string]any)
+			prune(v, bt)
+			if len(v) == 0 && !had {
+				delete(after, k)
+			}
+		case []any:
+			if len(v) == 0 && !had {
+				delete(after, k)
+			}
+		}
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return PinResult{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	out, changed, err := PinText(src, indexBase, tag, packages)
-	if err != nil {
-		return PinResult{}, fmt.Errorf("pinning the CUDA index in %s: %w", path, err)
-	}
-	list := strings.Join(packages, ", ")
-	if !changed {
-		return PinResult{Message: fmt.Sprintf("%s already pins %s to %s; nothing changed", path, list, IndexName(tag))}, nil
-	}
-	backup := fmt.Sprintf("%s.gpucanary-bak-%s", path, time.Now().UTC().Format("20060102T150405Z"))
-	for i := 1; fileExists(backup); i++ {
-		backup = fmt.Sprintf("%s.gpucanary-bak-%s-%d", path, time.Now().UTC().Format("20060102T150405Z"), i)
-	}
-	if err := os.WriteFile(backup, src, fi.Mode().Perm()); err != nil {
-		return PinResult{}, fmt.Errorf("backing up %s: %w", path, err)
-	}
-	if err := config.WriteAtomic(path, out, fi.Mode().Perm()); err != nil {
-		return PinResult{}, err
-	}
-	url := strings.TrimRight(indexBase, "/") + "/" + tag
-	return PinResult{Changed: true, Backup: backup,
-		Message: fmt.Sprintf("pinned %s to %s in %s (backup: %s); now run `uv lock` so uv.lock follows", list, url, path, backup)}, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

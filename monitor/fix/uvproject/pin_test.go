@@ -5,143 +5,270 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-const base = "https://download.pytorch.org/whl"
+const (
+	base = "https://download.pytorch.org/whl"
+	tag  = "cu128"
+)
 
+var allPackages = []string{"torch", "torchvision", "torchaudio"}
+
+// TestPinTextGolden pins every testdata/*.toml and compares the result
+// with testdata/*.golden (go test -update rewrites them; read the diff).
 func TestPinTextGolden(t *testing.T) {
-	pkgs := []string{"torch", "torchvision", "torchaudio"}
-	for _, name := range []string{"plain", "comments", "sources-existing", "index-existing", "crlf", "no-trailing-newline", "bom", "already-pinned"} {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.toml"))
+	if err != nil || len(inputs) < 10 {
+		t.Fatalf("testdata inputs: %v %v", inputs, err)
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".toml")
 		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("testdata", name+".toml"))
+			src, err := os.ReadFile(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := pkgs
-			if name == "already-pinned" {
-				want = []string{"torch", "torchvision"}
-			}
-			out, changed, err := PinText(src, base, "cu124", want)
+			out, changed, err := PinText(src, base, tag, allPackages)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if changed != (name != "already-pinned") {
 				t.Errorf("changed = %v", changed)
 			}
-			golden := filepath.Join("testdata", name+".golden")
+			if !changed && string(out) != string(src) {
+				t.Error("unchanged, yet the bytes differ")
+			}
+			golden := strings.TrimSuffix(in, ".toml") + ".golden"
 			if *update {
-				os.WriteFile(golden, out, 0o644)
+				if err := os.WriteFile(golden, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			g, err := os.ReadFile(golden)
+			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
+				t.Fatalf("%v (go test -update writes it)", err)
 			}
-			if string(g) != string(out) {
-				t.Errorf("%s differs:\n%s", golden, out)
+			if string(want) != string(out) {
+				t.Errorf("output differs from %s:\n%s", golden, out)
 			}
-			keepsEveryByte(t, src, out)
-			// Idempotent: a second pin changes nothing.
-			again, changed, err := PinText(out, base, "cu124", want)
+			onlyInserted(t, src, out)
+			again, changed, err := PinText(out, base, tag, allPackages)
 			if err != nil || changed || string(again) != string(out) {
 				t.Errorf("second pin: changed=%v err=%v", changed, err)
 			}
-			// Line endings and BOM survive.
 			if strings.Contains(string(src), "\r\n") && strings.Count(string(out), "\n") != strings.Count(string(out), "\r\n") {
-				t.Error("mixed line endings after the edit")
+				t.Error("a CRLF file now has LF lines")
 			}
 			if strings.HasPrefix(string(src), "\ufeff") != strings.HasPrefix(string(out), "\ufeff") {
-				t.Error("BOM changed")
+				t.Error("the BOM was added or lost")
 			}
 			var doc pyprojectFile
 			if err := toml.Unmarshal(stripBOM(out), &doc); err != nil {
-				t.Fatalf("not TOML: %v", err)
+				t.Fatalf("the output is not TOML: %v", err)
 			}
-			for _, p := range want {
-				if sourceIndex(doc.Tool.UV.Sources[p]) != "pytorch-cu124" {
-					t.Errorf("%s not pinned", p)
+			for _, p := range allPackages {
+				if idx := sourceIndex(doc.Tool.UV.Sources[p]); !sameURL(doc.indexURL(idx), base+"/"+tag) {
+					t.Errorf("%s goes to index %q (%q)", p, idx, doc.indexURL(idx))
 				}
 			}
 		})
 	}
 }
 
-// keepsEveryByte checks that the input's lines appear, byte for byte and
-// in order, in the output: the edit only inserted lines.
-func keepsEveryByte(t *testing.T, src, out []byte) {
+// insertedLine is every line PinText may add.
+var insertedLine = regexp.MustCompile(`^(|\[\[tool\.uv\.index\]\]|\[tool\.uv\.sources\]|name = "pytorch-cu\d+"|url = "https://download\.pytorch\.org/whl/cu\d+"|explicit = true|torch(vision|audio)? = \[\{ index = "[^"]+", marker = "` + regexp.QuoteMeta(Marker) + `" \}\])\r?\n$`)
+
+// onlyInserted removes the lines PinText may insert from out and checks
+// that what is left is src, byte for byte; the one other change allowed
+// is a line ending after a last line that had none.
+func onlyInserted(t *testing.T, src, out []byte) {
 	t.Helper()
-	in := strings.SplitAfter(string(src), "\n")
-	o := strings.SplitAfter(string(out), "\n")
-	j := 0
-	for i, l := range in {
-		if l == "" {
-			continue
+	in := splitLines(string(src))
+	if len(src) == 0 {
+		in = nil
+	}
+	var kept strings.Builder
+	i := 0
+	for n, l := range splitLines(string(out)) {
+		switch {
+		case i < len(in) && l == in[i]:
+			kept.WriteString(l)
+			i++
+		case i == len(in)-1 && !strings.HasSuffix(in[i], "\n") && strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r") == in[i]:
+			kept.WriteString(in[i])
+			i++
+		case insertedLine.MatchString(l):
+		default:
+			t.Fatalf("output line %d %q is neither an input line nor an inserted one\n%s", n+1, l, out)
 		}
-		last := i == len(in)-1 && !strings.HasSuffix(l, "\n")
-		for j < len(o) && o[j] != l && !(last && strings.TrimRight(o[j], "\r\n") == l) {
-			j++
-		}
-		if j == len(o) {
-			t.Fatalf("input line %d %q is not in the output unchanged", i+1, l)
-		}
-		j++
+	}
+	if kept.String() != string(stripBOM(src)) && kept.String() != string(src) {
+		t.Fatalf("the output without its inserted lines is not the input:\n%q\n%q", kept.String(), src)
 	}
 }
 
 func TestPinTextRefuses(t *testing.T) {
-	for name, want := range map[string]error{"conflict": ErrConflict, "inline-sources": ErrUnsupportedLayout} {
-		t.Run(name, func(t *testing.T) {
-			src, _ := os.ReadFile(filepath.Join("testdata", name+".toml"))
-			_, _, err := PinText(src, base, "cu124", []string{"torch"})
-			if !errors.Is(err, want) {
-				t.Errorf("err = %v, want %v", err, want)
+	tests := []struct {
+		file    string
+		want    error
+		mention string
+	}{
+		{"conflict-cpu", ErrConflict, `torch = {index = 'pytorch-cpu'}`},
+		{"conflict-cu121", ErrConflict, `pytorch-cu121`},
+		{"index-name-taken", ErrConflict, "https://mirror.example/whl/cu128"},
+		{"inline-sources", ErrUnsupportedLayout, "by hand"},
+		{"dotted-sources", ErrUnsupportedLayout, "torch, torchvision"},
+		{"top-dotted", ErrUnsupportedLayout, "[tool.uv.sources]"},
+		{"inline-index", ErrUnsupportedLayout, "https://download.pytorch.org/whl/cu128"},
+		{"inline-tool-uv", ErrUnsupportedLayout, "nothing was changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("testdata", "refuse", tt.file+".toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, changed, err := PinText(src, base, tag, []string{"torch", "torchvision"})
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.mention) {
+				t.Errorf("err = %v, want %v mentioning %q", err, tt.want, tt.mention)
+			}
+			if out != nil || changed {
+				t.Errorf("a refusal returned output (changed=%v)", changed)
 			}
 		})
 	}
-	if _, _, err := PinText([]byte("[project\n"), base, "cu124", []string{"torch"}); err == nil {
-		t.Error("malformed TOML accepted")
+	_, _, err := PinText([]byte("[project\nname = 1\n"), base, tag, allPackages)
+	var de *toml.DecodeError
+	if !errors.As(err, &de) || errors.Is(err, ErrConflict) || errors.Is(err, ErrUnsupportedLayout) {
+		t.Errorf("malformed TOML: %v", err)
 	}
 }
 
-func TestPinIndexFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pyproject.toml")
-	src, _ := os.ReadFile(filepath.Join("testdata", "comments.toml"))
-	if err := os.WriteFile(path, src, 0o640); err != nil {
-		t.Fatal(err)
-	}
-	res, err := PinIndex(path, base, "cu121", []string{"torch"})
+func TestScanTOMLSkipsStringsAndArrays(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "comments.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || !strings.Contains(res.Message, "uv lock") {
+	var got []string
+	for _, h := range scanTOML(string(src)).headers {
+		got = append(got, strings.Join(h.key, "."))
+	}
+	if strings.Join(got, " ") != "project tool.uv tool.ruff" {
+		t.Errorf("headers = %q", got)
+	}
+}
+
+func TestPinIndex(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "comments.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := PinText(src, base, tag, allPackages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pyproject.toml")
+	if err := os.WriteFile(path, src, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(path)
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }
+	stale := path + ".gpucanary-bak-20260501T120000Z"
+	if err := os.WriteFile(stale, []byte("an older backup"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := PinIndex(path, base, tag, allPackages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || res.Backup != stale+"-1" || !strings.Contains(res.Message, "now run `uv lock`") || !strings.Contains(res.Message, base+"/"+tag) {
 		t.Errorf("result = %+v", res)
 	}
-	if b, _ := os.ReadFile(res.Backup); string(b) != string(src) {
-		t.Error("the backup does not hold the original bytes")
+	for file, wantData := range map[string]string{path: string(want), res.Backup: string(src), stale: "an older backup"} {
+		if got, _ := os.ReadFile(file); string(got) != wantData {
+			t.Errorf("%s holds %q, want %q", file, got, wantData)
+		}
 	}
-	fi, _ := os.Stat(path)
-	if fi.Mode().Perm() != 0o640 {
-		t.Errorf("permissions %v, want 0640", fi.Mode().Perm())
+	for _, file := range []string{path, res.Backup} {
+		if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s has mode %v, want 0640", file, fi.Mode().Perm())
+		}
 	}
-	again, err := PinIndex(path, base, "cu121", []string{"torch"})
-	if err != nil || again.Changed || again.Backup != "" {
+	if after, _ := os.Stat(path); os.SameFile(before, after) {
+		t.Error("the file was rewritten in place, not replaced by a rename")
+	}
+
+	again, err := PinIndex(path, base, tag, allPackages)
+	if err != nil || again.Changed || again.Backup != "" || !strings.Contains(again.Message, "already pinned") {
 		t.Errorf("second run: %+v %v", again, err)
 	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2 {
-		t.Errorf("files: %d, want pyproject.toml and one backup", len(ents))
+	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+		t.Errorf("%d files in the project, want pyproject.toml and two backups (no temp files)", len(ents))
+	}
+}
+
+func TestPinIndexLeavesConflictsAlone(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "refuse", "conflict-cpu.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pyproject.toml")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PinIndex(path, base, tag, allPackages); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), path) {
+		t.Errorf("err = %v, want a conflict naming %s", err, path)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(src) {
+		t.Error("a refused pin changed the file")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files, want no backup for a refused pin", len(ents))
+	}
+	if _, err := PinIndex(filepath.Join(dir, "missing.toml"), base, tag, allPackages); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestPinIndexFollowsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "shared", "pyproject.toml")
+	write(t, real, pyDirect)
+	link := filepath.Join(dir, "pyproject.toml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if _, err := PinIndex(link, base, tag, []string{"torch"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced by a file")
+	}
+	if got, _ := os.ReadFile(real); !strings.Contains(string(got), "pytorch-cu128") {
+		t.Error("the target was not pinned")
 	}
 }
 
 func FuzzPinText(f *testing.F) {
-	for _, n := range []string{"plain", "comments", "sources-existing", "crlf", "bom"} {
-		b, _ := os.ReadFile(filepath.Join("testdata", n+".toml"))
+	inputs, _ := filepath.Glob(filepath.Join("testdata", "*.toml"))
+	refusals, _ := filepath.Glob(filepath.Join("testdata", "refuse", "*.toml"))
+	for _, in := range append(inputs, refusals...) {
+		b, err := os.ReadFile(in)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -149,17 +276,41 @@ func FuzzPinText(f *testing.F) {
 		if toml.Unmarshal(stripBOM(src), &in) != nil {
 			return
 		}
-		out, _, err := PinText(src, base, "cu124", []string{"torch", "torchvision"})
+		out, changed, err := PinText(src, base, tag, allPackages)
 		if err != nil {
 			return
 		}
 		var doc map[string]any
 		if err := toml.Unmarshal(stripBOM(out), &doc); err != nil {
-			t.Fatalf("output is not TOML: %v\n%s", err, out)
+			t.Fatalf("the output is not TOML: %v\n%s", err, out)
 		}
-		again, changed, err := PinText(out, base, "cu124", []string{"torch", "torchvision"})
+		if changed {
+			onlyInserted(t, src, out)
+		}
+		again, changed, err := PinText(out, base, tag, allPackages)
 		if err != nil || changed || string(again) != string(out) {
-			t.Fatalf("not idempotent: changed=%v err=%v", changed, err)
+			t.Fatalf("not idempotent: changed=%v err=%v\n%s", changed, err, out)
 		}
 	})
+}
+
+func TestPinTextChecksArguments(t *testing.T) {
+	src := []byte(pyDirect)
+	tests := []struct {
+		name, base, tag string
+		packages        []string
+	}{
+		{"quote in the base", `https://x"y/whl`, tag, allPackages},
+		{"not a URL", "download.pytorch.org/whl", tag, allPackages},
+		{"space in the tag", base, "cu 128", allPackages},
+		{"no packages", base, tag, nil},
+		{"odd package name", base, tag, []string{"torch = 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if out, _, err := PinText(src, tt.base, tt.tag, tt.packages); err == nil || out != nil {
+				t.Errorf("accepted: %s", out)
+			}
+		})
+	}
 }
