@@ -279,7 +279,7 @@ func pinHint(env *pyenv.Env) string {
 		return ""
 	}
 	info, err := uvproject.ReadProject(p)
-	if err != nil || strings.HasPrefix(info.Pinned, "pytorch-cu") {
+	if err != nil || strings.Contains(info.PinnedURL, "/cu") {
 		return ""
 	}
 	return fmt.Sprintf("This environment is in a uv project (%s) that does not pin torch's index: the next `uv sync` or `uv run` may undo this. Run: gpucanary fix --pin-index %s", p.Pyproject, fix.ShellQuote(env.Path))

@@ -18,12 +18,16 @@ func CheckUVProject(env *pyenv.Env, info uvproject.LockInfo) []Finding {
 	if env.Layout == pyenv.LayoutWindows {
 		platform = "windows"
 	}
+	evidence := info.Project.Lock
+	if evidence == "" {
+		evidence = info.Project.Pyproject
+	}
 	var out []Finding
 	for _, r := range uvproject.WillReplaceTorch(info, platform, t.Build == pyenv.BuildCUDA) {
 		out = append(out, Finding{Code: CodeUVWillReplaceTorch, Severity: SeverityWarning, Env: env.Path,
 			Message:  "torch " + t.Version + " is a CUDA build, but " + r.Reason + ". Pin torch to its CUDA index in " + info.Project.Pyproject + ".",
 			Fix:      "gpucanary fix --pin-index " + fix.ShellQuote(env.Path),
-			Evidence: []pyenv.Evidence{{File: info.Project.Lock, Says: r.Reason}}})
+			Evidence: []pyenv.Evidence{{File: evidence, Says: r.Reason}}})
 	}
 	return out
 }
