@@ -96,6 +96,7 @@ type Monitor struct {
 	procTick int
 	idle     bool
 	tracker  *procs.BusyTracker
+	tick     *time.Ticker // the polling ticker, reset by Reconfigure
 	// testWatcher, when set, replaces the watcher Run would make.
 	testWatcher *watcher
 	// requests carries work for the Run goroutine (Add, Forget).
@@ -194,7 +195,7 @@ func (m *Monitor) History() []Event {
 func (m *Monitor) Add(path string) {
 	m.requests <- func(ctx context.Context) {
 		m.forgotten(path, false)
-		m.refreshEnv(ctx, path)
+		m.readEnv(ctx, path, viaAdded)
 	}
 }
 
@@ -254,6 +255,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	go w.run(ctx)
 	tick := time.NewTicker(m.o.Interval)
 	defer tick.Stop()
+	m.tick = tick
 	var rediscover <-chan time.Time
 	if m.o.Rediscover > 0 && len(m.o.Paths) == 0 {
 		t := time.NewTicker(m.o.Rediscover)
@@ -359,8 +361,15 @@ func (m *Monitor) watchRoots() {
 	}
 }
 
+// viaAdded marks an environment added by hand (Add): settings changes
+// never drop it.
+const viaAdded = "added"
+
 // refreshEnv reads one environment again after its files settled.
-func (m *Monitor) refreshEnv(ctx context.Context, path string) {
+func (m *Monitor) refreshEnv(ctx context.Context, path string) { m.readEnv(ctx, path, "watch") }
+
+// readEnv reads one environment; via says how it was found when it is new.
+func (m *Monitor) readEnv(ctx context.Context, path, via string) {
 	now := time.Now()
 	e := m.envs[path]
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
@@ -372,8 +381,7 @@ func (m *Monitor) refreshEnv(ctx context.Context, path string) {
 	if !pyenv.IsEnv(path) {
 		return
 	}
-	via := "watch"
-	if e != nil {
+	if e != nil && e.via != "" {
 		via = e.via
 	}
 	rep := InspectOne(ctx, pyenv.Found{Path: path, Via: via}, m.lastGPU, m.o.Health)

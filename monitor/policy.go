@@ -132,3 +132,11 @@ func (p *Policy) SetKinds(kinds []string) {
 		p.Kinds[k] = true
 	}
 }
+
+// Allows reports whether events of kind may notify at all under the
+// current kinds (snoozes, pauses and cooldowns aside).
+func (p *Policy) Allows(kind string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return notifies[kind] && (len(p.Kinds) == 0 || p.Kinds[kind])
+}

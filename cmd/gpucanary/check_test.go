@@ -211,7 +211,7 @@ func TestMalformedConfigIsReportedAndIgnored(t *testing.T) {
 	}
 	paths := incidents(t, t.TempDir())
 	_, stderr, code := runCLI(t, "--config", cfg, "--gpu-sim", simFile(t, simA100), "check", paths[0])
-	if code != 0 || !strings.Contains(stderr, "using defaults") || !strings.Contains(stderr, cfg) {
+	if code != 0 || !strings.Contains(stderr, "using the default settings") || !strings.Contains(stderr, cfg) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -123,9 +123,18 @@ func (g *globals) loadConfig(stderr io.Writer) {
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "gpucanary: warning: %v\n", err)
+		fmt.Fprintf(stderr, "gpucanary: warning: %v (using the default settings)\n", err)
 	}
 	g.cfg = cfg
+}
+
+// configPath is the settings file in use.
+func (g *globals) configPath() string {
+	if g.config != "" {
+		return g.config
+	}
+	p, _ := config.Path()
+	return p
 }
 
 // openGPU opens the configured backend: the scenario file, else NVML.

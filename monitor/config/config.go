@@ -90,10 +90,10 @@ func Load(path string) (Config, error) {
 	read := c
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&read); err != nil {
-		return c, fmt.Errorf("reading settings %s (using defaults): %w", path, err)
+		return c, fmt.Errorf("reading settings %s: %w", path, err)
 	}
 	if err := read.validate(); err != nil {
-		return c, fmt.Errorf("reading settings %s (using defaults): %w", path, err)
+		return c, fmt.Errorf("reading settings %s: %w", path, err)
 	}
 	return read, nil
 }

@@ -1,0 +1,75 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// Settings are the options a running engine takes again when the user
+// changes them (the tray's Settings…, or an edit of the settings file), so
+// that a change applies at once rather than at the next start.
+type Settings struct {
+	Discover pyenv.DiscoverOptions
+	Busy     procs.BusyRule
+	Health   health.Options
+	// Interval is the polling interval; zero keeps the current one.
+	Interval time.Duration
+	// Kinds are the event kinds that may notify; empty means the default.
+	Kinds []string
+}
+
+// Reconfigure applies s on the engine's goroutine: every environment is
+// read again under the new health options, new discovery roots are
+// searched and watched, and environments that only a removed root or home
+// discovery had found are dropped. Environments added by hand stay.
+func (m *Monitor) Reconfigure(s Settings) {
+	m.requests <- func(ctx context.Context) { m.reconfigure(ctx, s) }
+}
+
+func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
+	rootsChanged := !slices.Equal(m.o.Discover.Roots, s.Discover.Roots) || m.o.Discover.Home != s.Discover.Home
+	m.o.Discover = s.Discover
+	if s.Busy != (procs.BusyRule{}) {
+		m.o.Busy = s.Busy
+	}
+	m.o.Health = s.Health
+	if s.Interval > 0 && s.Interval != m.o.Interval {
+		m.o.Interval = s.Interval
+		if m.tick != nil {
+			m.tick.Reset(s.Interval)
+		}
+	}
+	m.policy.SetKinds(s.Kinds)
+	m.log.Info("settings applied", "roots", s.Discover.Roots, "interval", m.o.Interval, "busy", m.o.Busy)
+	if !rootsChanged || len(m.o.Paths) > 0 {
+		m.rescan(ctx)
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range m.discover(ctx) {
+		seen[f.Path] = true
+	}
+	now := time.Now()
+	for path, e := range m.envs {
+		if !seen[path] && e.via != viaAdded {
+			m.dropEnv(path, e, now)
+		}
+	}
+	m.rescan(ctx)
+}
+
+// dropEnv stops watching an environment the settings no longer cover.
+func (m *Monitor) dropEnv(path string, e *envEntry, now time.Time) {
+	delete(m.envs, path)
+	m.w.unwatchEnv(e.report.Env)
+	delete(m.memory.Envs, path)
+	events := []Event{{Time: now, Kind: KindEnvRemoved, Env: path, Before: e.report.Torch(),
+		Message: fmt.Sprintf("%s is no longer watched: the settings no longer include where it was found.", path)}}
+	m.publish(append(events, m.diffFindings(path, e, nil, now)...))
+}

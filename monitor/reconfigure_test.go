@@ -1,0 +1,65 @@
+package monitor
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+)
+
+// TestReconfigureAppliesAtOnce changes the discovery roots and the index
+// mirror of a running engine: the new root's environment is found, the
+// old root's is dropped, one added by hand stays, and fix commands name
+// the mirror, all without a restart.
+func TestReconfigureAppliesAtOnce(t *testing.T) {
+	rootA, rootB, other := t.TempDir(), t.TempDir(), t.TempDir()
+	cpu := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1"}}
+	inA, inB, byHand := filepath.Join(rootA, "a", ".venv"), filepath.Join(rootB, "b", ".venv"), filepath.Join(other, "mine")
+	for _, p := range []string{inA, inB, byHand} {
+		if err := pyenvtest.Write(p, cpu); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noEnv := func(string) string { return "" }
+	e := startEngine(t, Options{Discover: pyenv.DiscoverOptions{Roots: []string{rootA}, Getenv: noEnv}})
+	e.wait(5*time.Second, kind(KindEnvAdded, inA))
+	e.m.Add(byHand)
+	e.wait(5*time.Second, kind(KindEnvAdded, byHand))
+
+	mirror := "https://mirror.example.org/pytorch"
+	e.m.Reconfigure(Settings{
+		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Getenv: noEnv},
+		Health:   health.Options{IndexBase: mirror, Getenv: noEnv},
+		Interval: time.Second,
+		Kinds:    []string{KindCUDAWheelReplaced},
+	})
+	e.wait(5*time.Second, kind(KindEnvAdded, inB))
+	e.wait(5*time.Second, kind(KindEnvRemoved, inA))
+
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := map[string]string{}
+		for _, r := range e.m.State().Envs {
+			for _, f := range r.Findings {
+				if f.Code == "TORCH_CPU_BUILD" {
+					got[r.Path] = f.Fix
+				}
+			}
+		}
+		_, stillA := got[inA]
+		if len(got) == 2 && !stillA && strings.Contains(got[inB], mirror) && strings.Contains(got[byHand], mirror) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Reconfigure, CPU-build fixes by env = %v; want %s and %s, both from %s\n%s", got, inB, byHand, mirror, e.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if e.m.Policy().Allows(KindTorchRemoved) {
+		t.Error("notification kinds were not applied")
+	}
+}
