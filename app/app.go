@@ -1,19 +1,21 @@
-// Package app is GPU Canary's desktop face: a tray icon that is a status
-// light, a live menu, desktop notifications, and windows for environments,
-// processes, GPUs, the event history and the settings. It only renders
-// what the engine in package monitor decides; no rule lives here.
+// Package app is GPU Canary's windows: environments, processes, GPUs, the
+// event history and the settings. It runs in its own process, started by
+// the tray (package app/tray) when a window is asked for and ended when
+// the last one closes: Fyne's driver redraws at 60 Hz while it runs, which
+// a resident process cannot afford. It only renders what the engine
+// decides; no rule lives here.
 package app
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/driver/desktop"
 
+	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
@@ -22,65 +24,56 @@ import (
 // ID is the application ID (FyneApp.toml), which also names its preferences.
 const ID = "io.github.gpucanary"
 
+// Engine is what the windows read and ask of the engine: the link to the
+// tray process (link.Tray), or a *monitor.Monitor run in this process.
+type Engine interface {
+	State() monitor.State
+	History() []monitor.Event
+	Subscribe() (<-chan monitor.Event, func())
+	Add(path string)
+	Forget(path string)
+}
+
 // Deps is what the app needs. Desktop side effects that tests replace are
 // functions here (evebuddy's pattern); a nil one uses the platform's.
 type Deps struct {
-	// Monitor is the engine; the caller runs Monitor.Run in a goroutine.
-	Monitor *monitor.Monitor
+	Engine Engine
 	// Config is the settings file's content and ConfigPath where it lives
-	// (config.Path()); Settings… and Add environment… write it back, so
-	// the command line sees what the tray changed.
+	// (config.Path()); Settings… and Add environment… write it back, and
+	// the tray process, watching the file, applies it at once.
 	Config     config.Config
 	ConfigPath string
 	Log        *slog.Logger
-	// Export writes the evidence bundle into dir; nil makes "Export
-	// report…" do nothing.
-	Export func(ctx context.Context, dir string) error
-	// Notify shows a desktop notification; nil uses Fyne's
-	// (the freedesktop Notifications service on Linux).
-	Notify func(title, body string)
+	// Samples are the GPU graphs' points collected before this process
+	// started.
+	Samples present.GPUSamples
+	// Requests are the windows to show; Run returns when it is closed.
+	Requests <-chan link.Request
+	// OnIdle is called when the last window closes, with the number of
+	// requests handled; nil quits.
+	OnIdle func(handled int)
 	// OpenFolder shows a folder in the file manager.
 	OpenFolder func(path string) error
 	// Clipboard copies text for the user; nil uses Fyne's clipboard.
 	Clipboard func(text string)
-	// Tooltip sets the tray tooltip (Fyne's tray API has none).
-	Tooltip func(string)
 	// Terminate asks a process to stop (SIGTERM on Unix).
 	Terminate func(pid int) error
-	// Repair reinstalls a CUDA torch ("Reinstall CUDA torch…"); nil hides
-	// the entry and offers "Copy fix command" only.
+	// Repair reinstalls a CUDA torch; nil offers the fix command only.
 	Repair Repairer
 }
 
-// ErrNoTray is returned when the desktop driver has no system tray.
-var ErrNoTray = errors.New("this desktop driver has no system tray")
-
-// refreshEvery is how often open windows and the tray re-read the state.
+// refreshEvery is how often open windows re-read the state.
 const refreshEvery = 2 * time.Second
 
-// Run starts the tray app and blocks until Quit or ctx ends. It must be
-// called from the main goroutine (Fyne's rule). The caller runs
-// d.Monitor.Run in a goroutine of its own.
+// Run shows the windows d.Requests asks for and blocks until that channel
+// is closed or ctx ends. It must be called from the main goroutine
+// (Fyne's rule).
 func Run(ctx context.Context, d Deps) error {
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.AppIcon))
-	desk, ok := a.(desktop.App)
-	if !ok {
-		return ErrNoTray
-	}
-	if d.Tooltip == nil {
-		d.Tooltip = setTooltip
-	}
-	u := newUI(a, desk, d)
-	u.render()
-	if trayHostMissing() {
-		// No tray host on this desktop (a StatusNotifierWatcher is needed):
-		// say so in a window rather than run invisibly.
-		d.Log.Warn("no system tray host (org.kde.StatusNotifierWatcher) on the session bus; showing the Environments window")
-		u.wins.showEnvs()
-	}
+	u := newUI(a, d)
 
-	events, unsubscribe := d.Monitor.Subscribe()
+	events, unsubscribe := d.Engine.Subscribe()
 	ctx, cancel := context.WithCancel(ctx)
 	stopped := make(chan struct{}) // closed once a.Run has returned
 	done := make(chan struct{})
@@ -88,22 +81,33 @@ func Run(ctx context.Context, d Deps) error {
 		defer close(done)
 		tick := time.NewTicker(refreshEvery)
 		defer tick.Stop()
+		requests := d.Requests
+		quit := func() {
+			select {
+			case <-stopped:
+			default:
+				fyne.Do(a.Quit)
+			}
+		}
 		for {
 			select {
 			case <-stopped:
 				return
 			case <-ctx.Done():
-				select {
-				case <-stopped:
-				default:
-					fyne.Do(a.Quit)
-				}
+				quit()
 				return
-			case ev, ok := <-events:
+			case r, ok := <-requests:
 				if !ok {
+					quit()
 					return
 				}
-				fyne.Do(func() { u.onEvent(ev) })
+				fyne.Do(func() { u.handle(r) })
+			case ev, ok := <-events:
+				if !ok {
+					events = nil
+					continue
+				}
+				fyne.Do(func() { u.wins.event(ev) })
 			case <-tick.C:
 				fyne.Do(u.render)
 			}

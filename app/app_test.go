@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,141 +11,49 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
-	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
-	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
-// fakeDesktop wraps Fyne's test app with the desktop.App tray methods it
-// lacks, recording what the app sets (evebuddy's AppFake).
-type fakeDesktop struct {
-	fyne.App
-	menu *fyne.Menu
-	icon fyne.Resource
-}
-
-func (f *fakeDesktop) SetSystemTrayMenu(m *fyne.Menu)    { f.menu = m }
-func (f *fakeDesktop) SetSystemTrayIcon(r fyne.Resource) { f.icon = r }
-func (f *fakeDesktop) SetSystemTrayWindow(fyne.Window)   {}
-
-const a100 = `{"driver": "550.54.15", "cuda_driver": "12.4",
- "devices": [{"name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-0000", "compute_capability": "8.0",
-              "memory_total_bytes": 42949672960, "utilization_gpu_percent": 40, "processes": []}]}`
+const a100 = presenttest.A100
 
 // engine starts a monitor over a good and a broken environment.
 func engine(t *testing.T, scenario string) (*monitor.Monitor, []string) {
-	t.Helper()
-	root := t.TempDir()
-	good, bad := filepath.Join(root, "good", ".venv"), filepath.Join(root, "llm", ".venv")
-	if err := pyenvtest.Write(good, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := pyenvtest.Write(bad, pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.10.0", Installer: "uv"}}); err != nil {
-		t.Fatal(err)
-	}
-	sim := filepath.Join(root, "gpu.json")
-	os.WriteFile(sim, []byte(scenario), 0o644)
-	b := gpu.Open(gpu.Options{SimFile: sim})
-	t.Cleanup(func() { b.Close() })
-	m := monitor.New(monitor.Options{Paths: []string{good, bad}, GPU: b, Rediscover: -1})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	deadline := time.Now().Add(5 * time.Second)
-	for !m.State().Started {
-		if time.Now().After(deadline) {
-			t.Fatal("engine did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return m, []string{good, bad}
+	return presenttest.Engine(t, scenario)
 }
 
-func newTestUI(t *testing.T, scenario string) (*ui, *fakeDesktop, []string, *string) {
+// testUI is the windows process's ui over a real engine, with what it
+// copies and its idle calls recorded.
+type testUI struct {
+	*ui
+	paths []string
+	clip  *string
+	idle  *[]int
+}
+
+func newTestUI(t *testing.T, scenario string) testUI {
 	t.Helper()
 	a := test.NewTempApp(t)
-	fake := &fakeDesktop{App: a}
 	m, paths := engine(t, scenario)
-	tip := new(string)
-	u := newUI(a, fake, Deps{Monitor: m, Tooltip: func(s string) { *tip = s }, OpenFolder: func(string) error { return nil },
-		Log: nil, ConfigPath: filepath.Join(t.TempDir(), "config.toml")})
+	clip, idle := new(string), new([]int)
+	u := newUI(a, Deps{Engine: m, OpenFolder: func(string) error { return nil },
+		Clipboard: func(s string) { *clip = s }, OnIdle: func(n int) { *idle = append(*idle, n) },
+		ConfigPath: filepath.Join(t.TempDir(), "config.toml")})
 	u.render()
-	return u, fake, paths, tip
+	return testUI{u, paths, clip, idle}
 }
 
-func labels(items []*fyne.MenuItem) []string {
-	var out []string
-	for _, it := range items {
-		out = append(out, it.Label)
-	}
-	return out
-}
-
-func TestTrayShowsVerdicts(t *testing.T) {
-	u, fake, paths, tip := newTestUI(t, a100)
-	if fake.icon == nil || fake.icon.Name() != "tray-error.png" {
-		t.Errorf("icon = %v, want the error light", fake.icon)
-	}
-	if !strings.Contains(*tip, "1 GPU (simulated)") || !strings.Contains(*tip, "1 env broken") {
-		t.Errorf("tooltip = %q", *tip)
-	}
-	got := strings.Join(labels(fake.menu.Items), "\n")
-	for _, want := range []string{"✓ good/.venv — torch 2.5.1+cu121 CUDA 12.1", "✗ llm/.venv — torch 2.10.0 CPU only",
-		LabelProcesses, LabelEnvs, LabelGPUs, LabelHistory, LabelReport, LabelPause, LabelSettings, LabelQuit} {
-		if !strings.Contains(got, want) {
-			t.Errorf("menu lacks %q:\n%s", want, got)
-		}
-	}
-	// The broken environment's submenu copies its fix command.
-	var broken *fyne.MenuItem
-	for _, it := range fake.menu.Items {
-		if strings.Contains(it.Label, "llm/.venv") {
-			broken = it
-		}
-	}
-	if broken == nil || broken.ChildMenu == nil {
-		t.Fatal("no submenu for the broken environment")
-	}
-	sub := labels(broken.ChildMenu.Items)
-	if strings.Join(sub, "|") != "Copy fix command|Copy activate command|Open folder|Snooze for 1 hour" {
-		t.Errorf("submenu = %v", sub)
-	}
-	broken.ChildMenu.Items[0].Action()
-	if clip := u.app.Clipboard().Content(); !strings.HasPrefix(clip, "uv pip install --python "+paths[1]) {
-		t.Errorf("clipboard = %q", clip)
-	}
-	broken.ChildMenu.Items[1].Action()
-	if clip := u.app.Clipboard().Content(); clip != "source "+filepath.Join(paths[1], "bin", "activate") {
-		t.Errorf("activate = %q", clip)
-	}
-	// Snooze marks it, live.
-	broken.ChildMenu.Items[3].Action()
-	if !strings.Contains(strings.Join(labels(fake.menu.Items), "\n"), "(snoozed)") {
-		t.Error("snooze is not shown")
-	}
-}
-
-func TestNoDriverIcon(t *testing.T) {
-	_, fake, _, tip := newTestUI(t, `{"devices": []}`)
-	// The CPU torch is fine without a GPU; the light says "no driver".
-	if fake.icon.Name() != "tray-nodriver.png" || !strings.Contains(*tip, "no NVIDIA driver") {
-		t.Errorf("icon %s, tooltip %q", fake.icon.Name(), *tip)
-	}
-}
-
+// TestWindowsOpenAndHide opens every window the tray can ask for, then
+// closes them: the process says it is idle only when the last one closes,
+// counting the requests it handled.
 func TestWindowsOpenAndHide(t *testing.T) {
-	u, fake, _, _ := newTestUI(t, a100)
-	for _, label := range []string{LabelEnvs, LabelProcesses, LabelGPUs, LabelHistory, LabelSettings} {
-		for _, it := range fake.menu.Items {
-			if it.Label == label {
-				it.Action()
-			}
-		}
+	u := newTestUI(t, a100)
+	for _, show := range []string{link.ShowEnvs, link.ShowProcesses, link.ShowGPUs, link.ShowHistory, link.ShowSettings} {
+		u.handle(link.Request{Show: show})
 	}
 	titles := map[string]fyne.Window{}
 	for _, w := range u.app.Driver().AllWindows() {
@@ -157,15 +64,15 @@ func TestWindowsOpenAndHide(t *testing.T) {
 			t.Errorf("window %q did not open; have %v", want, titles)
 		}
 	}
-	// Opening again shows the same window (closing only hides it; the
-	// desktop test closes one through the window manager).
+	// Opening again shows the same window.
 	w := titles["GPU Canary — Environments"]
-	w.Hide()
-	u.wins.showEnvs()
+	u.wins.hide(w)
+	u.handle(link.Request{Show: link.ShowEnvs})
 	if len(u.app.Driver().AllWindows()) != len(titles) || u.wins.envs.win != w {
 		t.Error("reopening made a new window")
 	}
-	// The environments window shows the broken env's finding and its fix.
+	// The environments window shows the broken env's finding, and its
+	// copy button hands the fix command to the clipboard.
 	u.wins.envs.selected = u.wins.envs.envs[1].Path
 	u.wins.envs.showDetail()
 	found := false
@@ -177,21 +84,27 @@ func TestWindowsOpenAndHide(t *testing.T) {
 	if !found {
 		t.Error("the detail pane does not show TORCH_CPU_BUILD")
 	}
-}
-
-func TestActivateCommand(t *testing.T) {
-	env := &pyenv.Env{Path: "/home/u/my env/.venv", Layout: pyenv.LayoutPOSIX, Kind: "venv"}
-	for _, tc := range []struct{ goos, shell, want string }{
-		{"linux", "/bin/bash", "source '/home/u/my env/.venv/bin/activate'"},
-		{"linux", "/usr/bin/fish", "source '/home/u/my env/.venv/bin/activate.fish'"},
-		{"linux", "/bin/tcsh", "source '/home/u/my env/.venv/bin/activate.csh'"},
-	} {
-		if got := activateCommand(env, tc.goos, tc.shell); got != tc.want {
-			t.Errorf("%s %s: %q, want %q", tc.goos, tc.shell, got, tc.want)
-		}
+	test.Tap(find(u.wins.envs.detail, func(o fyne.CanvasObject) bool {
+		b, ok := o.(*widget.Button)
+		return ok && b.Text == "Copy fix command"
+	}).(*widget.Button))
+	if !strings.HasPrefix(*u.clip, "uv pip install --python "+u.paths[1]) {
+		t.Errorf("copied %q", *u.clip)
 	}
-	if got := activateCommand(&pyenv.Env{Path: "/opt/conda/envs/x", Kind: "conda"}, "linux", "/bin/bash"); got != "conda activate /opt/conda/envs/x" {
-		t.Errorf("conda: %q", got)
+
+	for _, win := range u.app.Driver().AllWindows() {
+		if len(*u.idle) > 0 {
+			t.Fatalf("idle with %d windows still open", u.wins.open())
+		}
+		u.wins.hide(win)
+	}
+	if len(*u.idle) != 1 || (*u.idle)[0] != 6 {
+		t.Errorf("idle calls %v, want one after 6 requests", *u.idle)
+	}
+	// A request that opens nothing leaves the process idle at once.
+	u.handle(link.Request{Show: "no-such-window"})
+	if len(*u.idle) != 2 || (*u.idle)[1] != 7 {
+		t.Errorf("idle calls %v after an unknown request", *u.idle)
 	}
 }
 
@@ -214,7 +127,8 @@ func TestParseSettings(t *testing.T) {
 
 // fakeRepairer records the plan it is asked to run.
 type fakeRepairer struct {
-	ran chan fix.Plan
+	ran     chan fix.Plan
+	release chan struct{} // Run returns when it is closed
 }
 
 func (f *fakeRepairer) Plan(env string) (fix.Plan, error) {
@@ -224,39 +138,39 @@ func (f *fakeRepairer) Plan(env string) (fix.Plan, error) {
 func (f *fakeRepairer) Run(_ context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
 	line("Downloading torch-2.10.0+cu128-cp311-cp311-linux_x86_64.whl (900 MB)")
 	f.ran <- p
+	<-f.release
 	return fix.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
 }
 
-func TestReinstallFromTheTray(t *testing.T) {
-	u, fake, paths, _ := newTestUI(t, a100)
-	rep := &fakeRepairer{ran: make(chan fix.Plan, 1)}
+// TestReinstallRequest is the tray's "Reinstall CUDA torch…": the plan
+// is shown on the Environments window, and the process stays while the
+// installer runs, even with every window closed.
+func TestReinstallRequest(t *testing.T) {
+	u := newTestUI(t, a100)
+	rep := &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{})}
 	u.d.Repair = rep
-	u.shownMenu = nil
-	u.render()
-	var broken *fyne.MenuItem
-	for _, it := range fake.menu.Items {
-		if strings.Contains(it.Label, "llm/.venv") {
-			broken = it
-		}
+	u.handle(link.Request{Repair: u.paths[1]})
+	if u.wins.envs == nil || u.wins.open() != 1 {
+		t.Fatal("the plan is not shown on the Environments window")
 	}
-	if broken == nil || broken.ChildMenu.Items[0].Label != "Reinstall CUDA torch…" {
-		t.Fatalf("no reinstall entry: %v", labels(broken.ChildMenu.Items))
-	}
-	for _, it := range fake.menu.Items {
-		if strings.Contains(it.Label, "good/.venv") && it.ChildMenu.Items[0].Label == "Reinstall CUDA torch…" {
-			t.Error("a healthy environment offers a reinstall")
-		}
-	}
-	p, _ := rep.Plan(paths[1])
+	p, _ := rep.Plan(u.paths[1])
 	finished := u.runRepair(p, u.wins.host())
+	var got fix.Plan
 	select {
-	case got := <-rep.ran:
-		if got.Env != paths[1] {
-			t.Errorf("ran %+v", got)
-		}
+	case got = <-rep.ran:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the repair did not run")
 	}
-	<-finished // the result dialog is shown before the next test renders
-
+	if got.Env != u.paths[1] {
+		t.Errorf("ran %+v", got)
+	}
+	u.wins.hide(u.wins.envs.win)
+	if len(*u.idle) != 0 {
+		t.Fatal("idle while the installer runs: ending the process would kill it")
+	}
+	close(rep.release)
+	<-finished
+	if len(*u.idle) != 1 {
+		t.Errorf("idle calls after the repair ended with no window open: %v", *u.idle)
+	}
 }

@@ -17,7 +17,7 @@ import (
 // 500 rows, rendered: the frame time a 2-second refresh costs the UI.
 func BenchmarkProcessesWindow500(b *testing.B) {
 	a := test.NewTempApp(b)
-	p := newProcsWindow(newUI(a, nil, Deps{}).wins)
+	p := newProcsWindow(newUI(a, Deps{}).wins)
 	p.win.Resize(fyne.NewSize(1200, 700))
 	s := monitor.State{Started: true, GPU: gpu.State{Driver: "550", Devices: []gpu.Device{{Name: "A100", MemoryTotalBytes: 40 << 30, MemoryUsedBytes: 10 << 30}}}}
 	for i := 0; i < 500; i++ {

@@ -16,7 +16,3 @@ func terminate(pid int) error {
 	}
 	return p.Signal(os.Interrupt)
 }
-
-func setTooltip(string) {}
-
-func trayHostMissing() bool { return false }

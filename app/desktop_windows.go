@@ -17,7 +17,3 @@ func terminate(pid int) error {
 	}
 	return p.Kill()
 }
-
-func setTooltip(string) {}
-
-func trayHostMissing() bool { return false }

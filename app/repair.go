@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
@@ -28,7 +29,7 @@ func (u *ui) reinstall(env string) {
 		return
 	}
 	win := u.wins.host()
-	win.Show()
+	u.wins.show(win)
 	p, err := u.d.Repair.Plan(env)
 	if err != nil {
 		dialog.ShowError(err, win)
@@ -42,7 +43,7 @@ func (u *ui) reinstall(env string) {
 	for _, pin := range p.Packages {
 		pins = append(pins, pin.Name+" "+pin.Version)
 	}
-	msg := fmt.Sprintf("Reinstall in %s:\n\n%s\nfrom %s, with %s.\n\n%s", shortPath(env), strings.Join(pins, ", "), p.Index, p.Installer, wrap(strings.Join(p.Reasons, ". ")))
+	msg := fmt.Sprintf("Reinstall in %s:\n\n%s\nfrom %s, with %s.\n\n%s", present.ShortPath(env), strings.Join(pins, ", "), p.Index, p.Installer, wrap(strings.Join(p.Reasons, ". ")))
 	dialog.ShowConfirm("Reinstall CUDA torch", msg, func(ok bool) {
 		if ok {
 			u.runRepair(p, win)
@@ -62,6 +63,7 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 	d.Resize(fyne.NewSize(560, 180))
 	d.Show()
 	finished := make(chan struct{})
+	u.busy++ // the process stays while the installer runs, windows closed or not
 	go func() {
 		defer close(finished)
 		res, err := u.d.Repair.Run(ctx, p, func(line string) {
@@ -84,6 +86,8 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 				dialog.ShowInformation("Not fixed", wrap(text), win)
 			}
 			cancel()
+			u.busy--
+			u.checkIdle()
 		})
 	}()
 	return finished

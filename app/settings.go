@@ -75,9 +75,8 @@ func (f *settingsForm) config() (config.Config, error) {
 	return c, err
 }
 
-// showSettings edits the settings file shared with the command line.
-// Changes to roots and intervals apply at the next start; notification
-// kinds apply at once.
+// showSettings edits the settings file shared with the command line; the
+// engine, watching that file, applies what changed at once.
 func (w *windows) showSettings() {
 	if w.settings == nil {
 		w.settings = w.newWindow("GPU Canary — Settings", fyne.NewSize(640, 600))
@@ -98,13 +97,12 @@ func (w *windows) showSettings() {
 		if !w.saveConfig(next) {
 			return
 		}
-		w.u.d.Monitor.Policy().SetKinds(next.Notify)
-		w.settings.Hide()
+		w.hide(w.settings)
 	}
-	f.form.OnCancel = w.settings.Hide
+	f.form.OnCancel = func() { w.hide(w.settings) }
 	w.settingsForm = f
 	w.settings.SetContent(container.NewVScroll(f.form))
-	w.settings.Show()
+	w.show(w.settings)
 }
 
 // parseSettings reads the form into a config, validating every field.

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -41,7 +42,7 @@ func newEnvsWindow(w *windows) *envsWindow {
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			box := o.(*fyne.Container)
 			l, sub := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
-			l.Text = envLabel(e.envs[i])
+			l.Text = present.EnvLabel(e.envs[i])
 			l.Importance = verdictImportance(e.envs[i].Verdict)
 			l.Refresh()
 			sub.SetText(envDetailLine(e.envs[i], w.lastChanged()[e.envs[i].Path], w.u.now()))
@@ -148,7 +149,7 @@ func (e *envsWindow) showDetail() {
 			cmd := f.Fix
 			fixLabel := widget.NewLabelWithStyle(cmd, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 			fixLabel.Wrapping = fyne.TextWrapBreak
-			copyBtn := widget.NewButton("Copy fix command", func() { e.w.u.app.Clipboard().SetContent(cmd) })
+			copyBtn := widget.NewButton("Copy fix command", func() { e.w.u.d.Clipboard(cmd) })
 			objs = append(objs, fixLabel, container.NewHBox(copyBtn))
 		}
 	}
@@ -160,7 +161,7 @@ func (e *envsWindow) showDetail() {
 	if len(ev) > 0 {
 		objs = append(objs, widget.NewLabelWithStyle("Evidence (which file said what)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		for _, x := range ev {
-			l := widget.NewLabel(fmt.Sprintf("%s: %s", shortPath(x.File), x.Says))
+			l := widget.NewLabel(fmt.Sprintf("%s: %s", present.ShortPath(x.File), x.Says))
 			l.Wrapping = fyne.TextWrapBreak
 			objs = append(objs, l)
 		}

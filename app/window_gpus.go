@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"image/color"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -11,13 +10,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
-
-// historyLen is how many samples the graphs keep: 5 minutes at 2 s.
-const historyLen = 150
 
 // gpusWindow shows the driver and each GPU, with a small graph of
 // utilization and memory over the last minutes.
@@ -28,55 +25,8 @@ type gpusWindow struct {
 }
 
 // minSampleGap keeps the graphs at one point per refresh tick, however
-// often events make the tray re-render.
+// often events make the windows re-render.
 const minSampleGap = refreshEvery / 2
-
-// gpuSamples is the recent utilization and memory of each GPU, sampled
-// whether or not the GPUs window is open, so opening it shows the last
-// minutes.
-type gpuSamples struct {
-	last time.Time
-	util map[string][]float64 // device id -> utilization samples (0..1)
-	mem  map[string][]float64 // device id -> memory used (0..1)
-}
-
-// add records one point of each graph for every device of st, unless the
-// last point is less than minSampleGap old.
-func (h *gpuSamples) add(st gpu.State, at time.Time) {
-	if !h.last.IsZero() && at.Sub(h.last) < minSampleGap {
-		return
-	}
-	h.last = at
-	if h.util == nil {
-		h.util, h.mem = map[string][]float64{}, map[string][]float64{}
-	}
-	for _, d := range st.Devices {
-		id := deviceKey(d)
-		push := func(m map[string][]float64, v float64) {
-			s := append(m[id], v)
-			if len(s) > historyLen {
-				s = s[len(s)-historyLen:]
-			}
-			m[id] = s
-		}
-		u := 0.0
-		if d.UtilizationGPU != nil {
-			u = float64(*d.UtilizationGPU) / 100
-		}
-		push(h.util, u)
-		if d.MemoryTotalBytes > 0 {
-			push(h.mem, float64(d.MemoryUsedBytes)/float64(d.MemoryTotalBytes))
-		}
-	}
-}
-
-// deviceKey names a device across samples: its UUID, else its index.
-func deviceKey(d gpu.Device) string {
-	if d.UUID != "" {
-		return d.UUID
-	}
-	return fmt.Sprint(d.Index)
-}
 
 func newGPUsWindow(w *windows) *gpusWindow {
 	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", fyne.NewSize(720, 460))}
@@ -128,13 +78,13 @@ func (g *gpusWindow) card(d gpu.Device) fyne.CanvasObject {
 	if d.Error != "" {
 		lines = append(lines, "Not read: "+d.Error)
 	}
-	id := deviceKey(d)
+	id := present.DeviceKey(d)
 	body := container.NewVBox()
 	for _, l := range lines {
 		body.Add(widget.NewLabel(l))
 	}
 	body.Add(widget.NewLabel("Utilization (blue) and memory (orange), last minutes:"))
-	body.Add(graph(g.w.samples.util[id], g.w.samples.mem[id]))
+	body.Add(graph(g.w.samples.Util[id], g.w.samples.Mem[id]))
 	return widget.NewCard(fmt.Sprintf("GPU %d: %s", d.Index, d.Name), d.PCIBusID, body)
 }
 
@@ -150,8 +100,8 @@ func graph(a, b []float64) fyne.CanvasObject {
 		c color.Color
 	}{{a, color.NRGBA{0x30, 0x7f, 0xe0, 0xff}}, {b, color.NRGBA{0xe0, 0x8a, 0x30, 0xff}}} {
 		for i := 1; i < len(s.v); i++ {
-			x0 := float32(i-1) / historyLen * w
-			x1 := float32(i) / historyLen * w
+			x0 := float32(i-1) / present.SampleHistory * w
+			x1 := float32(i) / present.SampleHistory * w
 			l := canvas.NewLine(s.c)
 			l.StrokeWidth = 2
 			l.Position1 = fyne.NewPos(x0, h-float32(s.v[i-1])*h)

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 )
 
@@ -45,9 +46,9 @@ func newHistoryWindow(w *windows) *historyWindow {
 func historyText(e monitor.Event) string {
 	head := e.Time.Local().Format("2006-01-02 15:04:05") + "  " + e.Kind
 	if e.Env != "" {
-		head += "  " + shortPath(e.Env)
+		head += "  " + present.ShortPath(e.Env)
 	}
-	return head + "\n" + tildeHome(e.Message)
+	return head + "\n" + present.TildeHome(e.Message)
 }
 
 // historyKeep bounds the events the window holds, as the engine bounds
@@ -56,7 +57,7 @@ const historyKeep = 1000
 
 // reload reads the engine's remembered history (newest first).
 func (h *historyWindow) reload() {
-	h.all = h.w.u.d.Monitor.History()
+	h.all = h.w.u.d.Engine.History()
 	h.options()
 }
 

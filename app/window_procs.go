@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
@@ -199,7 +200,7 @@ func cell(r monitor.Process, col int) string {
 	case "User":
 		return r.User
 	case "Environment":
-		return shortPath(r.EnvPath)
+		return present.ShortPath(r.EnvPath)
 	case "GPU memory":
 		if r.GPUMemoryBytes == nil {
 			return "n/a"

@@ -65,7 +65,7 @@ func pids(rows []monitor.Process) []int {
 func TestProcessesWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	var terminated []int
-	u := newUI(a, nil, Deps{Terminate: func(pid int) error { terminated = append(terminated, pid); return nil }})
+	u := newUI(a, Deps{Terminate: func(pid int) error { terminated = append(terminated, pid); return nil }})
 	p := newProcsWindow(u.wins)
 	p.refresh(goldenState())
 
@@ -126,7 +126,8 @@ func TestProcessesWindow(t *testing.T) {
 }
 
 func TestHistoryWindow(t *testing.T) {
-	u, _, paths, _ := newTestUI(t, a100)
+	tu := newTestUI(t, a100)
+	u, paths := tu.ui, tu.paths
 	u.wins.showHistory()
 	h := u.wins.history
 	t0 := time.Now()
@@ -136,7 +137,7 @@ func TestHistoryWindow(t *testing.T) {
 		{Kind: monitor.KindGPUStateChanged, Message: "GPU changed"},
 	} {
 		e.Time = t0.Add(time.Duration(i) * time.Second)
-		u.onEvent(e)
+		u.wins.event(e)
 	}
 	for _, tc := range []struct {
 		filter string
@@ -175,7 +176,7 @@ func TestHistoryWindow(t *testing.T) {
 
 func TestSettingsWindow(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	u, _, _, _ := newTestUI(t, a100)
+	u := newTestUI(t, a100).ui
 	u.d.Config = config.Default()
 
 	t.Run("a bad value is refused and nothing is written", func(t *testing.T) {
@@ -230,7 +231,6 @@ func TestSettingsWindow(t *testing.T) {
 
 func TestNoEnvironmentOffersAdd(t *testing.T) {
 	a := test.NewTempApp(t)
-	fake := &fakeDesktop{App: a}
 	m, paths := engine(t, `{"devices": []}`)
 	for _, p := range paths {
 		m.Forget(p)
@@ -239,12 +239,8 @@ func TestNoEnvironmentOffersAdd(t *testing.T) {
 	for len(m.State().Envs) > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	u := newUI(a, fake, Deps{Monitor: m, Tooltip: func(string) {}})
+	u := newUI(a, Deps{Engine: m})
 	u.render()
-	got := strings.Join(labels(fake.menu.Items), "\n")
-	if !strings.Contains(got, "No environments found: Add environment…") {
-		t.Errorf("menu:\n%s", got)
-	}
 	u.wins.showEnvs()
 	if txt := u.wins.envs.noGPU.Text; !strings.Contains(txt, "No NVIDIA driver") || !strings.Contains(txt, "still watches your environments") ||
 		!strings.Contains(txt, "Add environment…") {

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -22,7 +23,7 @@ type windows struct {
 	// engine's history and the events since.
 	changed map[string]time.Time
 	// samples feed the GPUs window's graphs.
-	samples gpuSamples
+	samples present.GPUSamples
 
 	envs     *envsWindow
 	procs    *procsWindow
@@ -31,9 +32,12 @@ type windows struct {
 	settings fyne.Window
 	// settingsForm is the form the Settings window shows now.
 	settingsForm *settingsForm
+	// visible are the windows shown and not closed since: when none is
+	// left, this process is idle.
+	visible map[fyne.Window]bool
 }
 
-func newWindows(u *ui) *windows { return &windows{u: u} }
+func newWindows(u *ui) *windows { return &windows{u: u, visible: map[fyne.Window]bool{}} }
 
 // changeKinds are the events that change what is installed in an
 // environment: its "last change" in the Environments window.
@@ -58,8 +62,8 @@ func lastChanges(events []monitor.Event) map[string]time.Time {
 func (w *windows) lastChanged() map[string]time.Time {
 	if w.changed == nil {
 		var h []monitor.Event
-		if w.u.d.Monitor != nil {
-			h = w.u.d.Monitor.History()
+		if w.u.d.Engine != nil {
+			h = w.u.d.Engine.History()
 		}
 		w.changed = lastChanges(h)
 	}
@@ -76,13 +80,30 @@ func (w *windows) event(e monitor.Event) {
 	}
 }
 
-// newWindow makes a window that hides when closed.
+// newWindow makes a window that hides when closed, and is made again
+// only when this process has ended.
 func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
 	win := w.u.app.NewWindow(title)
-	win.SetCloseIntercept(win.Hide)
+	win.SetCloseIntercept(func() { w.hide(win) })
 	win.Resize(size)
 	return win
 }
+
+// show shows win and counts it as open.
+func (w *windows) show(win fyne.Window) {
+	w.visible[win] = true
+	win.Show()
+}
+
+// hide hides win; with no window left open the process may end.
+func (w *windows) hide(win fyne.Window) {
+	win.Hide()
+	delete(w.visible, win)
+	w.u.checkIdle()
+}
+
+// open reports how many windows are open.
+func (w *windows) open() int { return len(w.visible) }
 
 // host is a window to hang dialogs on.
 func (w *windows) host() fyne.Window {
@@ -95,7 +116,7 @@ func (w *windows) host() fyne.Window {
 // refresh gives every window that exists the new state.
 func (w *windows) refresh(s monitor.State) {
 	w.state = s
-	w.samples.add(s.GPU, w.u.now())
+	w.samples.Add(s.GPU, w.u.now(), minSampleGap)
 	if w.envs != nil {
 		w.envs.refresh(s)
 	}
@@ -111,24 +132,24 @@ func (w *windows) showEnvs() {
 	if w.envs == nil {
 		w.envs = newEnvsWindow(w)
 	}
-	w.envs.refresh(w.u.d.Monitor.State())
-	w.envs.win.Show()
+	w.envs.refresh(w.u.d.Engine.State())
+	w.show(w.envs.win)
 }
 
 func (w *windows) showProcesses() {
 	if w.procs == nil {
 		w.procs = newProcsWindow(w)
 	}
-	w.procs.refresh(w.u.d.Monitor.State())
-	w.procs.win.Show()
+	w.procs.refresh(w.u.d.Engine.State())
+	w.show(w.procs.win)
 }
 
 func (w *windows) showGPUs() {
 	if w.gpus == nil {
 		w.gpus = newGPUsWindow(w)
 	}
-	w.gpus.refresh(w.u.d.Monitor.State())
-	w.gpus.win.Show()
+	w.gpus.refresh(w.u.d.Engine.State())
+	w.show(w.gpus.win)
 }
 
 func (w *windows) showHistory() {
@@ -136,13 +157,13 @@ func (w *windows) showHistory() {
 		w.history = newHistoryWindow(w)
 	}
 	w.history.reload()
-	w.history.win.Show()
+	w.show(w.history.win)
 }
 
 // addEnvironment asks for a folder, adds it to the settings and watches it.
 func (w *windows) addEnvironment() {
 	win := w.host()
-	win.Show()
+	w.show(win)
 	dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
 		if err != nil || dir == nil {
 			return
@@ -153,7 +174,7 @@ func (w *windows) addEnvironment() {
 			cfg.Envs = append(cfg.Envs, path)
 			w.saveConfig(cfg)
 		}
-		w.u.d.Monitor.Add(path)
+		w.u.d.Engine.Add(path)
 	}, win)
 }
 
@@ -162,7 +183,7 @@ func (w *windows) removeEnvironment(path string) {
 	cfg := w.u.d.Config
 	cfg.Envs = slices.DeleteFunc(slices.Clone(cfg.Envs), func(p string) bool { return p == path })
 	w.saveConfig(cfg)
-	w.u.d.Monitor.Forget(path)
+	w.u.d.Engine.Forget(path)
 }
 
 // saveConfig writes cfg to the settings file and reports whether it did.

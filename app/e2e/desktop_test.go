@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"golang.design/x/clipboard"
 
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -60,6 +62,9 @@ func TestDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if cmd.ProcessState != nil {
+			return // ended by Quit
+		}
 		cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
@@ -172,6 +177,77 @@ func TestDesktop(t *testing.T) {
 		return "", strings.Contains(string(out), "GPU Canary — Event history")
 	})
 	shoot(t, "GPU Canary — Event history", "history.png")
+
+	// The windows are a second process, a child of the tray's (whose idle
+	// cost scripts/bench-tray.sh measures).
+	ui := windowsProcess(t, cmd.Process.Pid)
+	if ui == 0 {
+		t.Error("no `gpucanary ui --link` process under the tray process while windows are open")
+	}
+
+	// "Copy fix command" puts the command on the X clipboard, owned by the
+	// tray process, so it outlives the windows process.
+	var fixID int32
+	for _, n := range tree(t, conn, item) {
+		if strings.Contains(n.Label, "llm/.venv") {
+			for _, c := range n.Children {
+				if c.Label == "Copy fix command" {
+					fixID = c.ID
+				}
+			}
+		}
+	}
+	if fixID == 0 {
+		t.Fatal("the broken environment offers no \"Copy fix command\"")
+	}
+	if err := clipboard.Init(); err != nil {
+		t.Fatalf("clipboard: %v", err)
+	}
+	click(t, conn, item, fixID)
+	waitFor(t, 10*time.Second, "the fix command on the clipboard", func() (string, bool) {
+		got := string(clipboard.Read(clipboard.FmtText))
+		return got, strings.Contains(got, "torch==") && strings.Contains(got, "llm/.venv")
+	})
+
+	// Quit ends the tray and its windows.
+	click(t, conn, item, layout(t, conn, item)["Quit"])
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Quit did not end the tray process")
+	}
+	if ui != 0 {
+		waitFor(t, 10*time.Second, "the windows process to end", func() (string, bool) {
+			_, err := os.Stat(fmt.Sprintf("/proc/%d", ui))
+			return "", err != nil
+		})
+	}
+}
+
+// windowsProcess is the PID of the `gpucanary ui --link` child of tray,
+// 0 when there is none.
+func windowsProcess(t *testing.T, tray int) int {
+	t.Helper()
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		cmdline, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || err2 != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		fields := strings.Fields(string(stat)[i+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(tray) && strings.Contains(string(cmdline), "ui\x00--link") {
+			return pid
+		}
+	}
+	return 0
 }
 
 // watchNotifications becomes a bus monitor and sends the summary and body

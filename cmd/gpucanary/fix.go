@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -153,9 +154,13 @@ func (r repairer) Plan(path string) (fix.Plan, error) {
 	if err != nil {
 		return fix.Plan{}, err
 	}
+	index := r.g.cfg.IndexBase
+	if c, err := config.Load(r.g.configPath()); err == nil {
+		index = c.IndexBase // Settings… may have changed the mirror since this process started
+	}
 	b := r.g.openGPU()
 	defer b.Close()
-	return fix.NewPlan(fix.Request{Env: env, GPU: b.Snapshot(context.Background()), IndexBase: r.g.cfg.IndexBase})
+	return fix.NewPlan(fix.Request{Env: env, GPU: b.Snapshot(context.Background()), IndexBase: index})
 }
 
 func (r repairer) Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error) {

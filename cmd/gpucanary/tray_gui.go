@@ -4,18 +4,24 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"os/exec"
 	"sync"
 
 	"github.com/gpucanary/gpucanary/app"
+	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/tray"
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
-// runTray runs the engine in a goroutine and the tray app on this (the
-// main) goroutine, as Fyne requires.
-func runTray(ctx context.Context, g *globals, std stdio) int {
-	m, release := g.newMonitor(nil)
-	defer release()
+func init() { extraCommands["ui"] = cmdUI }
+
+// runEngine runs m in a goroutine; the returned function stops it and
+// waits.
+func runEngine(ctx context.Context, g *globals, m *monitor.Monitor) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -25,22 +31,103 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 			g.log.Error("engine stopped", "err", err)
 		}
 	}()
-	path := g.config
-	if path == "" {
-		path, _ = config.Path()
+	return func() { cancel(); wg.Wait() }
+}
+
+// engineSettings are the settings of cfg in the engine's terms.
+func (g *globals) engineSettings(cfg config.Config) monitor.Settings {
+	next := *g
+	next.cfg = cfg
+	return monitor.Settings{Discover: next.discoverOptions(nil), Busy: next.busyRule(), Health: next.healthOptions(),
+		Interval: cfg.Refresh.Duration, Kinds: cfg.Notify}
+}
+
+// runTray is the resident process: the engine and the tray, with the
+// windows in a second process started on demand (`gpucanary ui --link`).
+func runTray(ctx context.Context, g *globals, std stdio) int {
+	m, release := g.newMonitor(nil)
+	defer release()
+	stop := runEngine(ctx, g, m)
+	defer stop()
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary: finding this program to start its windows: %v\n", err)
+		return exitUsage
 	}
-	err := app.Run(ctx, app.Deps{
-		Monitor: m, Config: g.cfg, ConfigPath: path, Log: g.log.With("component", "app"),
-		Repair: repairer{g},
+	err = tray.Run(ctx, tray.Deps{
+		Monitor: m, Log: g.log.With("component", "tray"), CanRepair: true,
+		WindowsCommand: func() *exec.Cmd {
+			cmd := exec.Command(exe, append(g.flags(), "ui", "--link")...)
+			cmd.Stderr = os.Stderr
+			return cmd
+		},
 		Export: func(ctx context.Context, dir string) error {
 			_, _, err := writeReport(ctx, g, dir, nil)
 			return err
 		},
+		ConfigPath:  g.configPath(),
+		Reconfigure: func(c config.Config) { m.Reconfigure(g.engineSettings(c)) },
 	})
-	cancel()
-	wg.Wait()
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// flags are the global flags to hand to the windows process.
+func (g *globals) flags() []string {
+	var out []string
+	if g.gpuSim != "" {
+		out = append(out, "--gpu-sim", g.gpuSim)
+	}
+	if g.config != "" {
+		out = append(out, "--config", g.config)
+	}
+	return append(out, "--log-level", g.logLevel)
+}
+
+// cmdUI runs the windows: linked to the tray process (--link, which the
+// tray passes), or on its own with an engine of its own.
+func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
+	fs := flag.NewFlagSet("ui", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	linked := fs.Bool("link", false, "talk to the tray process on stdin and stdout (the tray passes it)")
+	show := fs.String("show", link.ShowEnvs, "the window to open: envs, processes, gpus, history or settings")
+	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary ui [--show WINDOW]") }
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: repairer{g}}
+	if *linked {
+		// stdout is the link: nothing else may write there.
+		out := os.Stdout
+		os.Stdout = os.Stderr
+		t, err := link.Dial(os.Stdin, out)
+		if err != nil {
+			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
+			return exitUsage
+		}
+		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples(), t.Requests(), t.Idle, t.Copy
+		if err := app.Run(ctx, d); err != nil {
+			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
+			return exitUsage
+		}
+		if err := t.Err(); err != nil {
+			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	m, release := g.newMonitor(nil)
+	defer release()
+	stop := runEngine(ctx, g, m)
+	defer stop()
+	requests := make(chan link.Request, 1)
+	requests <- link.Request{Show: *show}
+	d.Engine, d.Requests = m, requests
+	if err := app.Run(ctx, d); err != nil {
+		fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 		return exitUsage
 	}
 	return exitOK

@@ -1,0 +1,174 @@
+package link
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/gpucanary/gpucanary/app/present"
+	"github.com/gpucanary/gpucanary/monitor"
+)
+
+// historyKeep bounds the events kept, as the engine bounds its history.
+const historyKeep = 1000
+
+// Tray is the windows process's side of the link. It has the engine's
+// methods the windows use (State, History, Subscribe, Add, Forget), so the
+// windows cannot tell it from the engine itself.
+type Tray struct {
+	mu      sync.Mutex
+	state   monitor.State
+	history []monitor.Event // newest first
+	samples present.GPUSamples
+	subs    map[int]chan monitor.Event
+	next    int
+
+	enc      *json.Encoder
+	encMu    sync.Mutex
+	requests chan Request
+	done     chan struct{}
+	err      error
+}
+
+// Dial reads the tray process's snapshot from r and starts reading the
+// rest; requests go to w. Requests() is closed when r ends.
+func Dial(r io.Reader, w io.Writer) (*Tray, error) {
+	dec := json.NewDecoder(r)
+	var first ToWindows
+	if err := dec.Decode(&first); err != nil {
+		return nil, fmt.Errorf("reading the tray process's snapshot: %w", err)
+	}
+	if first.Hello == nil {
+		return nil, errors.New("reading the tray process's snapshot: the first message is not a hello")
+	}
+	t := &Tray{state: first.Hello.State, history: first.Hello.History, samples: first.Hello.Samples,
+		subs: map[int]chan monitor.Event{}, enc: json.NewEncoder(w), requests: make(chan Request, queueLen), done: make(chan struct{})}
+	go t.read(dec)
+	return t, nil
+}
+
+func (t *Tray) read(dec *json.Decoder) {
+	defer func() {
+		t.mu.Lock()
+		for id, c := range t.subs {
+			close(c)
+			delete(t.subs, id)
+		}
+		t.mu.Unlock()
+		close(t.requests)
+		close(t.done)
+	}()
+	for {
+		var m ToWindows
+		if err := dec.Decode(&m); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.mu.Lock()
+				t.err = fmt.Errorf("reading from the tray process: %w", err)
+				t.mu.Unlock()
+			}
+			return
+		}
+		switch {
+		case m.State != nil:
+			t.mu.Lock()
+			t.state = *m.State
+			t.mu.Unlock()
+		case m.Event != nil:
+			t.mu.Lock()
+			t.history = append([]monitor.Event{*m.Event}, t.history[:min(len(t.history), historyKeep-1)]...)
+			for _, c := range t.subs {
+				select {
+				case c <- *m.Event:
+				default: // a subscriber 1024 events behind loses events, as the engine's do
+				}
+			}
+			t.mu.Unlock()
+		case m.Request != nil:
+			t.requests <- *m.Request
+		}
+	}
+}
+
+// Requests are the windows the tray asks for; closed when the tray
+// process closes the link (it quit, or agreed that this process is idle).
+func (t *Tray) Requests() <-chan Request { return t.requests }
+
+// Err is why reading stopped, nil at a clean end.
+func (t *Tray) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// State is the engine's state as last sent.
+func (t *Tray) State() monitor.State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.state
+	s.Envs = slices.Clone(s.Envs)
+	s.Processes = slices.Clone(s.Processes)
+	s.Findings = slices.Clone(s.Findings)
+	return s
+}
+
+// History is the engine's history and the events since, newest first.
+func (t *Tray) History() []monitor.Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.history)
+}
+
+// Samples are the GPU graphs' points the tray had collected.
+func (t *Tray) Samples() present.GPUSamples {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.samples.Clone()
+}
+
+// Subscribe returns the events from now on, like Monitor.Subscribe.
+func (t *Tray) Subscribe() (<-chan monitor.Event, func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := make(chan monitor.Event, 1024)
+	select {
+	case <-t.done:
+		close(c)
+		return c, func() {}
+	default:
+	}
+	id := t.next
+	t.next++
+	t.subs[id] = c
+	return c, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if c, ok := t.subs[id]; ok {
+			delete(t.subs, id)
+			close(c)
+		}
+	}
+}
+
+// Add asks the engine to watch the environment at path.
+func (t *Tray) Add(path string) { t.send(FromWindows{Add: path}) }
+
+// Forget asks the engine to stop watching the environment at path.
+func (t *Tray) Forget(path string) { t.send(FromWindows{Forget: path}) }
+
+// Copy puts text on the clipboard, owned by the tray process.
+func (t *Tray) Copy(text string) { t.send(FromWindows{Copy: text}) }
+
+// Idle says that no window is open any more, after handling handled
+// requests: the tray ends this process unless it has sent more since.
+func (t *Tray) Idle(handled int) { t.send(FromWindows{Idle: &Idle{Seen: handled}}) }
+
+// send writes m; a tray process that has gone is not an error here (the
+// windows process ends when its stdin does).
+func (t *Tray) send(m FromWindows) {
+	t.encMu.Lock()
+	defer t.encMu.Unlock()
+	_ = t.enc.Encode(m)
+}

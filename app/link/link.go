@@ -1,0 +1,71 @@
+// Package link is the pipe between GPU Canary's two desktop processes.
+//
+// The tray process is resident and must cost nothing while idle: it holds
+// the engine, the StatusNotifierItem and the notifications, and no GUI
+// toolkit. The windows are a second process (`gpucanary ui --link`),
+// started when the user opens one and ended when the last one closes,
+// because Fyne's driver redraws at 60 Hz for as long as it runs. The tray
+// process writes JSON messages to the windows process's stdin (a snapshot
+// first, then the engine's state and events, and the windows to show) and
+// reads the windows' requests from its stdout. The engine stays single:
+// the windows show exactly what the tray knows.
+package link
+
+import (
+	"github.com/gpucanary/gpucanary/app/present"
+	"github.com/gpucanary/gpucanary/monitor"
+)
+
+// What the tray asks the windows process to show (Request.Show).
+const (
+	ShowEnvs      = "envs"
+	ShowProcesses = "processes"
+	ShowGPUs      = "gpus"
+	ShowHistory   = "history"
+	ShowSettings  = "settings"
+	// ShowAdd opens the Environments window with its folder picker.
+	ShowAdd = "add"
+)
+
+// Request is one thing for the windows process to do.
+type Request struct {
+	Show string `json:"show,omitempty"`
+	// Repair is an environment whose CUDA torch to reinstall: the windows
+	// process shows the plan, asks, and runs it with a progress dialog.
+	Repair string `json:"repair,omitempty"`
+}
+
+// Hello is the first message: what a new windows process starts from.
+type Hello struct {
+	State monitor.State `json:"state"`
+	// History is the engine's remembered events, newest first.
+	History []monitor.Event    `json:"history"`
+	Samples present.GPUSamples `json:"samples"`
+}
+
+// ToWindows is one message from the tray process; one field is set.
+type ToWindows struct {
+	Hello   *Hello         `json:"hello,omitempty"`
+	State   *monitor.State `json:"state,omitempty"`
+	Event   *monitor.Event `json:"event,omitempty"`
+	Request *Request       `json:"request,omitempty"`
+}
+
+// FromWindows is one message from the windows process; one field is set.
+type FromWindows struct {
+	// Add and Forget are the Environments window's "Add environment…"
+	// and "Remove from list".
+	Add    string `json:"add,omitempty"`
+	Forget string `json:"forget,omitempty"`
+	// Copy is text for the clipboard, which the tray process owns: on X11
+	// a selection dies with its owner, and the windows process is brief.
+	Copy string `json:"copy,omitempty"`
+	// Idle says the last window closed after Seen requests arrived; the
+	// tray ends the process unless it has sent more since.
+	Idle *Idle `json:"idle,omitempty"`
+}
+
+// Idle is the windows process's "nothing is open".
+type Idle struct {
+	Seen int `json:"seen"`
+}

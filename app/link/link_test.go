@@ -1,0 +1,228 @@
+package link
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// TestMain turns the test binary into a stand-in windows process when
+// asked: it dials the link on its stdin and stdout, answers "echo" with
+// what it knows (through Copy) and "idle" with Idle, and exits when the
+// tray closes the link.
+func TestMain(m *testing.M) {
+	if os.Getenv("GPUCANARY_LINK_CHILD") == "1" {
+		os.Exit(fakeWindows())
+	}
+	os.Exit(m.Run())
+}
+
+func fakeWindows() int {
+	t, err := Dial(os.Stdin, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	events, _ := t.Subscribe()
+	handled := 0
+	for r := range t.Requests() {
+		handled++
+		switch r.Show {
+		case "echo":
+			s := t.State()
+			t.Copy(fmt.Sprintf("pid=%d envs=%d history=%d samples=%d", os.Getpid(), len(s.Envs), len(t.History()), len(t.Samples().Util["GPU-0"])))
+		case "event":
+			select {
+			case e := <-events:
+				t.Copy("event " + e.Kind)
+			case <-time.After(5 * time.Second):
+				t.Copy("no event")
+			}
+		case "idle":
+			t.Idle(handled)
+		}
+		if r.Repair != "" {
+			t.Add(r.Repair)
+		}
+	}
+	if err := t.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// tray is a Windows over the stand-in, collecting what it says.
+type tray struct {
+	*Windows
+	got chan FromWindows
+}
+
+func newTray(t *testing.T, envs int) *tray {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &tray{got: make(chan FromWindows, 16)}
+	tr.Windows = &Windows{
+		Command: func() *exec.Cmd {
+			c := exec.Command(exe)
+			c.Env = append(os.Environ(), "GPUCANARY_LINK_CHILD=1")
+			c.Stderr = os.Stderr
+			return c
+		},
+		Hello: func() Hello {
+			h := Hello{State: monitor.State{Started: true}, History: []monitor.Event{{Kind: monitor.KindEnvAdded}}}
+			for i := 0; i < envs; i++ {
+				h.State.Envs = append(h.State.Envs, monitor.EnvReport{Env: &pyenv.Env{Path: fmt.Sprint("/env", i)}})
+			}
+			h.Samples.Util = map[string][]float64{"GPU-0": {0.5, 0.6, 0.7}}
+			return h
+		},
+		Handle: func(m FromWindows) { tr.got <- m },
+	}
+	t.Cleanup(tr.Close)
+	return tr
+}
+
+func (tr *tray) next(t *testing.T) FromWindows {
+	t.Helper()
+	select {
+	case m := <-tr.got:
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("the windows process said nothing in 10s")
+		return FromWindows{}
+	}
+}
+
+func (tr *tray) ask(t *testing.T, show string) string {
+	t.Helper()
+	if err := tr.Open(Request{Show: show}); err != nil {
+		t.Fatal(err)
+	}
+	return tr.next(t).Copy
+}
+
+func waitUntil(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestWindowsProcessLifecycle: the first window starts a process that gets
+// the snapshot, state and events follow it live, its requests reach the
+// tray, "idle" ends it, and the next window starts a fresh one.
+func TestWindowsProcessLifecycle(t *testing.T) {
+	tr := newTray(t, 2)
+	if tr.Running() {
+		t.Fatal("a windows process runs before any window was asked for")
+	}
+	tr.Send(ToWindows{State: &monitor.State{}}) // nothing runs: dropped, not queued
+	first := tr.ask(t, "echo")
+	if !strings.Contains(first, "envs=2 history=1 samples=3") {
+		t.Fatalf("snapshot seen by the windows process: %q", first)
+	}
+	tr.Send(ToWindows{State: &monitor.State{Envs: make([]monitor.EnvReport, 5)}})
+	tr.Send(ToWindows{Event: &monitor.Event{Kind: monitor.KindCUDAWheelReplaced}})
+	if got := tr.ask(t, "echo"); !strings.Contains(got, "envs=5 history=2") {
+		t.Errorf("after a state and an event: %q", got)
+	}
+	tr.Send(ToWindows{Event: &monitor.Event{Kind: monitor.KindJobOnCPU}})
+	if got := tr.ask(t, "event"); got != "event "+monitor.KindCUDAWheelReplaced {
+		// The subscription saw the first event, then the second queued.
+		t.Errorf("subscription: %q", got)
+	}
+	if err := tr.Open(Request{Repair: "/env/x"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := tr.next(t); m.Add != "/env/x" {
+		t.Errorf("request from the windows process: %+v", m)
+	}
+	if err := tr.Open(Request{Show: "idle"}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the idle windows process is ended", func() bool { return !tr.Running() })
+
+	second := tr.ask(t, "echo")
+	if second == first || !strings.Contains(second, "envs=2") {
+		t.Errorf("after idle, a new process with a new snapshot: first %q, second %q", first, second)
+	}
+}
+
+// TestIdleRace: an Idle that crossed a request on its way keeps the
+// process, so the window asked for still opens.
+func TestIdleRace(t *testing.T) {
+	tr := newTray(t, 1)
+	tr.ask(t, "echo")
+	tr.ask(t, "echo")
+	tr.mu.Lock()
+	c := tr.cur
+	tr.mu.Unlock()
+	tr.idle(c, 1) // said after one request, but two were sent
+	if !tr.Running() {
+		t.Fatal("an Idle older than the last request ended the process")
+	}
+	tr.idle(c, 2)
+	if tr.Running() {
+		t.Fatal("an Idle after every request did not end the process")
+	}
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the windows process did not exit when its link closed")
+	}
+}
+
+// TestCloseEndsTheProcess is Quit: the windows process goes with the tray.
+func TestCloseEndsTheProcess(t *testing.T) {
+	tr := newTray(t, 1)
+	tr.ask(t, "echo")
+	tr.mu.Lock()
+	c := tr.cur
+	tr.mu.Unlock()
+	tr.Close()
+	select {
+	case <-c.done:
+	default:
+		t.Fatal("Close returned before the process exited")
+	}
+	if c.cmd.ProcessState == nil || !c.cmd.ProcessState.Success() {
+		t.Errorf("windows process state after Close: %v", c.cmd.ProcessState)
+	}
+}
+
+// TestDialRefusesGarbage: a windows process started by hand, or fed
+// something else, says what is wrong instead of showing empty windows.
+func TestDialRefusesGarbage(t *testing.T) {
+	for _, in := range []string{"", "not json", `{"state":{}}`} {
+		_, err := Dial(strings.NewReader(in), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "snapshot") {
+			t.Errorf("Dial(%q) = %v", in, err)
+		}
+	}
+	// A broken message after the snapshot ends the link with an error.
+	tr, err := Dial(strings.NewReader(`{"hello":{"state":{"started":true}}}{"state":`), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range tr.Requests() {
+	}
+	if tr.Err() == nil || !tr.State().Started {
+		t.Errorf("after a cut message: err %v, started %v", tr.Err(), tr.State().Started)
+	}
+}
+

@@ -1,0 +1,141 @@
+// Package present turns the engine's state and events into what a person
+// sees: the tray's model (icon, tooltip, menu), notification texts, the
+// activate command for a shell, and the GPU graphs' samples. It is pure
+// (no Fyne, no DBus), so both the resident tray process and the windows
+// process share it, and it is tested without a display.
+package present
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// The tray's model is computed by pure functions of the engine's state, so
+// it is tested without a display; tray.go only turns it into Fyne menus.
+// Nothing here judges health: verdicts, findings and fix commands come
+// from the engine, and the model only chooses how to show them.
+
+// Menu labels of the fixed entries (the end-to-end test clicks them).
+const (
+	LabelProcesses = "GPU processes…"
+	LabelEnvs      = "Environments…"
+	LabelGPUs      = "GPUs…"
+	LabelHistory   = "Event history…"
+	LabelReport    = "Export report…"
+	LabelPause     = "Pause notifications for 1 hour"
+	LabelResume    = "Resume notifications"
+	LabelSettings  = "Settings…"
+	LabelQuit      = "Quit"
+)
+
+// EnvEntry is one environment's line in the tray menu.
+type EnvEntry struct {
+	Label    string
+	Path     string
+	Fix      string // the fix command, "" when none
+	Activate string
+	Snoozed  bool
+	// Reinstall is true when a CUDA torch reinstall would help.
+	Reinstall bool
+}
+
+// TrayModel is everything the tray shows.
+type TrayModel struct {
+	// Started is false until the engine's first full read: the menu says
+	// "starting…" rather than "no environments".
+	Started bool
+	Icon    string // a monitor.Overall* state
+	Tooltip string
+	Status  string
+	Envs    []EnvEntry
+	Paused  bool
+}
+
+// Model computes the tray for a state.
+func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
+	m := TrayModel{Paused: paused}
+	if !s.Started {
+		m.Icon, m.Status, m.Tooltip = monitor.OverallHealthy, "GPU Canary is starting…", "GPU Canary: starting…"
+		return m
+	}
+	m.Started = true
+	r := s.Check()
+	m.Icon = r.Overall()
+	m.Status = s.Summary()
+	m.Tooltip = "GPU Canary: " + m.Status
+	for _, e := range s.Envs {
+		m.Envs = append(m.Envs, EnvEntry{
+			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, runtime.GOOS, os.Getenv("SHELL")),
+			Snoozed: snoozed != nil && snoozed(e.Path), Reinstall: NeedsReinstall(e),
+		})
+	}
+	return m
+}
+
+// EnvLabel is "✗ llm/.venv — torch 2.10.0 CPU only".
+func EnvLabel(e monitor.EnvReport) string {
+	mark := map[string]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
+	if mark == "" {
+		mark = "·"
+	}
+	name := filepath.Join(filepath.Base(filepath.Dir(e.Path)), filepath.Base(e.Path))
+	t := e.Torch()
+	if t == nil {
+		return fmt.Sprintf("%s %s — no torch", mark, name)
+	}
+	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, t.BuildText())
+}
+
+// NeedsReinstall is true when an error finding that a CUDA torch
+// reinstall fixes is raised.
+func NeedsReinstall(e monitor.EnvReport) bool {
+	for _, f := range e.Findings {
+		if health.FixedByReinstall(f.Code) && f.Severity == health.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// FixOf is the first error finding's fix command.
+func FixOf(e monitor.EnvReport) string {
+	for _, f := range e.Findings {
+		if f.Fix != "" && f.Severity == health.SeverityError {
+			return f.Fix
+		}
+	}
+	for _, f := range e.Findings {
+		if f.Fix != "" {
+			return f.Fix
+		}
+	}
+	return ""
+}
+
+// ActivateCommand is how to activate env in the user's shell and OS.
+func ActivateCommand(env *pyenv.Env, goos, shell string) string {
+	if env == nil {
+		return ""
+	}
+	q := fix.ShellQuote(env.Path)
+	if env.Kind == "conda" {
+		return "conda activate " + q
+	}
+	if goos == "windows" || env.Layout == pyenv.LayoutWindows {
+		return `& "` + filepath.Join(env.Path, "Scripts", "Activate.ps1") + `"`
+	}
+	switch filepath.Base(shell) {
+	case "fish":
+		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.fish"))
+	case "csh", "tcsh":
+		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.csh"))
+	}
+	return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate"))
+}

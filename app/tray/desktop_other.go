@@ -1,0 +1,18 @@
+//go:build !linux && !windows
+
+package tray
+
+import (
+	"errors"
+	"os/exec"
+)
+
+func notify(title, body string) error {
+	return errors.New("desktop notifications are not supported on this platform")
+}
+
+func openFolder(path string) error { return exec.Command("open", path).Start() }
+
+func trayHostMissing() bool { return false }
+
+func waitTrayUp() {}

@@ -1,0 +1,78 @@
+package tray
+
+import (
+	"time"
+
+	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/present"
+)
+
+// menu turns the tray model into menu entries. Every action runs on the
+// loop goroutine (through do).
+func (t *tray) menu(m present.TrayModel) []Item {
+	on := func(f func()) func() { return func() { t.do(f) } }
+	show := func(what string) func() { return on(func() { t.open(link.Request{Show: what}) }) }
+	items := []Item{{Label: m.Status, Disabled: true}, Separator}
+	if m.Started && len(m.Envs) == 0 {
+		items = append(items, Item{Label: LabelAddFirst, Action: show(link.ShowAdd)})
+	}
+	for _, e := range m.Envs {
+		label := e.Label
+		if e.Snoozed {
+			label += " (snoozed)"
+		}
+		var sub []Item
+		if e.Reinstall && t.d.CanRepair && t.d.Windows != nil {
+			sub = append(sub, Item{Label: "Reinstall CUDA torch…", Action: on(func() { t.open(link.Request{Repair: e.Path}) })})
+		}
+		if e.Fix != "" {
+			sub = append(sub, Item{Label: "Copy fix command", Action: on(func() { t.copy(e.Fix) })})
+		}
+		sub = append(sub,
+			Item{Label: "Copy activate command", Action: on(func() { t.copy(e.Activate) })},
+			Item{Label: "Open folder", Action: on(func() { t.openFolder(e.Path) })},
+		)
+		if e.Snoozed {
+			sub = append(sub, Item{Label: "Unsnooze", Action: on(func() {
+				t.d.Monitor.Policy().Snooze(e.Path, time.Time{})
+				t.render()
+			})})
+		} else {
+			sub = append(sub, Item{Label: "Snooze for 1 hour", Action: on(func() {
+				t.d.Monitor.Policy().Snooze(e.Path, t.now().Add(time.Hour))
+				t.render()
+			})})
+		}
+		items = append(items, Item{Label: label, Children: sub})
+	}
+	pause := Item{Label: LabelPause, Action: on(func() {
+		t.pausedUntil = t.now().Add(time.Hour)
+		t.d.Monitor.Policy().Pause(t.pausedUntil)
+		t.render()
+	})}
+	if m.Paused {
+		pause = Item{Label: LabelResume, Action: on(func() {
+			t.pausedUntil = time.Time{}
+			t.d.Monitor.Policy().Pause(time.Time{})
+			t.render()
+		})}
+	}
+	items = append(items, Separator,
+		Item{Label: LabelProcesses, Action: show(link.ShowProcesses)},
+		Item{Label: LabelEnvs, Action: show(link.ShowEnvs)},
+		Item{Label: LabelGPUs, Action: show(link.ShowGPUs)},
+		Item{Label: LabelHistory, Action: show(link.ShowHistory)},
+	)
+	if t.d.Export != nil {
+		items = append(items, Item{Label: LabelReport, Action: on(t.exportReport)})
+	}
+	return append(items, Separator,
+		pause,
+		Item{Label: LabelSettings, Action: show(link.ShowSettings)},
+		Separator,
+		Item{Label: LabelQuit, Action: func() { t.stop() }},
+	)
+}
+
+// stop ends the loop (Quit); a second click does nothing more.
+func (t *tray) stop() { t.quitOnce.Do(func() { close(t.quit) }) }

@@ -1,0 +1,340 @@
+// Package tray is GPU Canary's resident process on the desktop: the tray
+// icon as a status light, its live menu, and the desktop notifications,
+// with the engine running beside it. It uses no GUI toolkit (the icon and
+// menu go over DBus on Linux, through fyne.io/systray), so it costs next
+// to nothing while idle; the windows are a second process it starts on
+// demand (package app, through package link). It only renders what the
+// engine decides; no rule lives here.
+package tray
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"time"
+
+	"fyne.io/systray"
+
+	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/present"
+	"github.com/gpucanary/gpucanary/assets"
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
+)
+
+// Windows is the windows process as the tray sees it (*link.Windows).
+type Windows interface {
+	Open(r link.Request) error
+	Send(m link.ToWindows)
+	Running() bool
+	Close()
+}
+
+// Deps is what the tray needs. Desktop side effects are functions here; a
+// nil one uses the platform's.
+type Deps struct {
+	// Monitor is the engine; the caller runs Monitor.Run.
+	Monitor *monitor.Monitor
+	Log     *slog.Logger
+	// WindowsCommand builds the command that starts the windows process
+	// (`gpucanary ui --link`); Windows replaces the whole process in tests.
+	// CanRepair says whether it can reinstall a CUDA torch (then the menu
+	// offers "Reinstall CUDA torch…").
+	WindowsCommand func() *exec.Cmd
+	Windows        Windows
+	CanRepair      bool
+	// Export writes the evidence bundle into dir; nil hides "Export report…".
+	Export func(ctx context.Context, dir string) error
+	// ConfigPath is the settings file, watched: a change made in
+	// Settings… or by hand applies at once through Reconfigure.
+	ConfigPath  string
+	Reconfigure func(config.Config)
+
+	Host       Host
+	Notify     func(title, body string) error
+	Clipboard  func(text string) error
+	OpenFolder func(path string) error
+	// HostMissing reports that no tray host is on the desktop.
+	HostMissing func() bool
+}
+
+// Menu labels of the fixed entries (the end-to-end test clicks them).
+const (
+	LabelProcesses = "GPU processes…"
+	LabelEnvs      = "Environments…"
+	LabelGPUs      = "GPUs…"
+	LabelHistory   = "Event history…"
+	LabelReport    = "Export report…"
+	LabelPause     = "Pause notifications for 1 hour"
+	LabelResume    = "Resume notifications"
+	LabelSettings  = "Settings…"
+	LabelQuit      = "Quit"
+	LabelAddFirst  = "No environments found: Add environment…"
+)
+
+// refreshEvery is how often the tray re-reads the engine's state (which
+// the engine keeps current; reading it is a copy).
+const refreshEvery = 2 * time.Second
+
+// trayIcons maps monitor's overall states to their icons.
+var trayIcons = map[string][]byte{
+	monitor.OverallHealthy:   assets.TrayHealthy,
+	monitor.OverallWarning:   assets.TrayWarning,
+	monitor.OverallError:     assets.TrayError,
+	monitor.OverallNoDriver:  assets.TrayNoDriver,
+	monitor.OverallSimulated: assets.TraySimulated,
+}
+
+// Run shows the tray and blocks until Quit or ctx ends. It must be called
+// from the main goroutine (the Windows notification area's rule).
+func Run(ctx context.Context, d Deps) error {
+	t := newTray(d)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	systray.Run(func() {
+		go func() {
+			defer close(done)
+			waitTrayUp()
+			t.loop(ctx)
+			systray.Quit()
+		}()
+	}, nil)
+	cancel()
+	<-done
+	return nil
+}
+
+// tray is the resident tray's state, owned by the loop goroutine.
+type tray struct {
+	d       Deps
+	now     func() time.Time
+	actions chan func() // menu clicks and link requests, run by the loop
+	quit     chan struct{}
+	quitOnce sync.Once
+	samples present.GPUSamples
+
+	shownIcon, shownTip string
+	shownMenu           *present.TrayModel
+	pausedUntil         time.Time
+}
+
+func newTray(d Deps) *tray {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Host == nil {
+		d.Host = newSystrayHost()
+	}
+	if d.Notify == nil {
+		d.Notify = notify
+	}
+	if d.Clipboard == nil {
+		d.Clipboard = copyText
+	}
+	if d.OpenFolder == nil {
+		d.OpenFolder = openFolder
+	}
+	if d.HostMissing == nil {
+		d.HostMissing = trayHostMissing
+	}
+	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), quit: make(chan struct{})}
+	if t.d.Windows == nil && d.WindowsCommand != nil {
+		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
+	}
+	return t
+}
+
+// do runs f on the loop goroutine; it is how clicks and the windows
+// process's requests reach the tray's state.
+func (t *tray) do(f func()) {
+	select {
+	case t.actions <- f:
+	case <-t.quit:
+	}
+}
+
+// loop renders, notifies and answers clicks until Quit or ctx ends.
+func (t *tray) loop(ctx context.Context) {
+	d := t.d
+	events, unsubscribe := d.Monitor.Subscribe()
+	defer unsubscribe()
+	settings := t.watchSettings(ctx)
+	d.Host.SetTooltip("GPU Canary")
+	t.render()
+	if d.HostMissing() {
+		// No tray host on this desktop (a StatusNotifierWatcher is needed):
+		// say so in a window rather than run invisibly.
+		d.Log.Warn("no system tray host (org.kde.StatusNotifierWatcher) on the session bus; showing the Environments window")
+		t.open(link.Request{Show: link.ShowEnvs})
+	}
+	tick := time.NewTicker(refreshEvery)
+	defer tick.Stop()
+	defer func() {
+		if d.Windows != nil {
+			d.Windows.Close()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.quit:
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return // the engine stopped
+			}
+			t.onEvent(ev)
+		case f := <-t.actions:
+			f()
+		case cfg := <-settings:
+			if d.Reconfigure != nil {
+				d.Reconfigure(cfg)
+			}
+		case <-tick.C:
+			t.render()
+		}
+	}
+}
+
+// render shows the engine's state in the tray, samples the GPUs for the
+// graphs, and keeps an open windows process current.
+func (t *tray) render() {
+	s := t.d.Monitor.State()
+	now := t.now()
+	t.samples.Add(s.GPU, now, refreshEvery/2)
+	m := present.Model(s, now.Before(t.pausedUntil), func(env string) bool {
+		return !t.d.Monitor.Policy().Snoozed(env, now).IsZero()
+	})
+	if m.Icon != t.shownIcon {
+		t.d.Host.SetIcon(trayIcons[m.Icon])
+		t.shownIcon = m.Icon
+	}
+	if m.Tooltip != t.shownTip {
+		t.d.Host.SetTooltip(m.Tooltip)
+		t.shownTip = m.Tooltip
+	}
+	// Rebuild the menu only when it changed: a rebuild gives every item a
+	// new id, which would break a menu the user has open.
+	if t.shownMenu == nil || !reflect.DeepEqual(*t.shownMenu, m) {
+		t.d.Host.SetMenu(t.menu(m))
+		t.shownMenu = &m
+	}
+	if t.d.Windows != nil && t.d.Windows.Running() {
+		t.d.Windows.Send(link.ToWindows{State: &s})
+	}
+}
+
+// Hello is what a new windows process starts from; it is called on the
+// goroutine that starts it.
+func (t *tray) Hello() link.Hello {
+	res := make(chan present.GPUSamples, 1)
+	t.do(func() { res <- t.samples.Clone() })
+	var samples present.GPUSamples
+	select {
+	case samples = <-res:
+	case <-time.After(5 * time.Second):
+	}
+	return link.Hello{State: t.d.Monitor.State(), History: t.d.Monitor.History(), Samples: samples}
+}
+
+// FromWindows handles the windows process's requests.
+func (t *tray) FromWindows(m link.FromWindows) {
+	switch {
+	case m.Add != "":
+		t.d.Monitor.Add(m.Add)
+	case m.Forget != "":
+		t.d.Monitor.Forget(m.Forget)
+	case m.Copy != "":
+		t.copy(m.Copy)
+	}
+}
+
+// onEvent notifies what the engine says to notify, passes the event to
+// an open windows process, then re-renders.
+func (t *tray) onEvent(e monitor.Event) {
+	t.notifyEvent(e)
+	if t.d.Windows != nil && t.d.Windows.Running() {
+		t.d.Windows.Send(link.ToWindows{Event: &e})
+	}
+	t.render()
+}
+
+// notifyEvent turns an event the engine says to notify (Event.Notify)
+// into a desktop notification, unless notifications are paused here.
+func (t *tray) notifyEvent(e monitor.Event) {
+	if !e.Notify || t.now().Before(t.pausedUntil) {
+		return
+	}
+	title, body := present.Notification(e, t.canReinstall(e.Env))
+	t.tell(title, body)
+}
+
+// tell shows a notification; a failure is logged, not fatal (a desktop
+// without a notification service still has the tray and the windows).
+func (t *tray) tell(title, body string) {
+	if err := t.d.Notify(title, body); err != nil {
+		t.d.Log.Warn("desktop notification not shown", "title", title, "err", err)
+	}
+}
+
+// canReinstall reports whether the menu offers "Reinstall CUDA torch…"
+// for env now, so a notification may point there.
+func (t *tray) canReinstall(env string) bool {
+	if !t.d.CanRepair || t.d.Windows == nil || env == "" {
+		return false
+	}
+	for _, e := range t.d.Monitor.State().Envs {
+		if e.Path == env {
+			return present.NeedsReinstall(e)
+		}
+	}
+	return false
+}
+
+// open asks the windows process for a window; failing to start it is
+// told, since the user clicked for something.
+func (t *tray) open(r link.Request) {
+	if t.d.Windows == nil {
+		return
+	}
+	if err := t.d.Windows.Open(r); err != nil {
+		t.d.Log.Error("opening a window", "err", err)
+		t.tell("GPU Canary could not open the window", err.Error())
+	}
+}
+
+// copy puts text on the clipboard, or, when there is none, shows it in a
+// notification so it can still be read.
+func (t *tray) copy(text string) {
+	if err := t.d.Clipboard(text); err != nil {
+		t.d.Log.Warn("copying", "err", err)
+		t.tell("Could not copy to the clipboard", text)
+	}
+}
+
+func (t *tray) openFolder(path string) {
+	if err := t.d.OpenFolder(path); err != nil {
+		t.d.Log.Warn("opening folder", "path", path, "err", err)
+	}
+}
+
+// exportReport writes the evidence bundle into a new folder in the home
+// directory, then says where and opens it.
+func (t *tray) exportReport() {
+	home, _ := os.UserHomeDir()
+	dir := filepath.Join(home, "gpucanary-report-"+t.now().Format("20060102-150405"))
+	go func() {
+		if err := t.d.Export(context.Background(), dir); err != nil {
+			t.tell("The report was not exported", err.Error())
+			return
+		}
+		t.tell("Report exported", "The evidence bundle was written to "+present.ShortPath(dir)+".")
+		t.openFolder(dir)
+	}()
+}

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"log/slog"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/gpucanary/gpucanary/app/link"
+)
+
+// ui owns the windows. Every method runs on Fyne's goroutine.
+type ui struct {
+	app  fyne.App
+	d    Deps
+	wins *windows
+	now  func() time.Time
+	// handled counts the requests handled, for the Idle handshake.
+	handled int
+	// busy counts repairs running: the process must not end under them.
+	busy int
+}
+
+// newUI fills the desktop side effects Deps leaves nil with the platform's.
+func newUI(a fyne.App, d Deps) *ui {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.OpenFolder == nil {
+		d.OpenFolder = openFolder
+	}
+	if d.Terminate == nil {
+		d.Terminate = terminate
+	}
+	if d.Clipboard == nil {
+		d.Clipboard = func(s string) { a.Clipboard().SetContent(s) }
+	}
+	u := &ui{app: a, d: d, now: time.Now}
+	u.wins = newWindows(u)
+	u.wins.samples = d.Samples.Clone()
+	return u
+}
+
+// render gives the open windows the engine's current state.
+func (u *ui) render() { u.wins.refresh(u.d.Engine.State()) }
+
+// handle does what the tray asked for.
+func (u *ui) handle(r link.Request) {
+	u.handled++
+	switch r.Show {
+	case link.ShowEnvs:
+		u.wins.showEnvs()
+	case link.ShowProcesses:
+		u.wins.showProcesses()
+	case link.ShowGPUs:
+		u.wins.showGPUs()
+	case link.ShowHistory:
+		u.wins.showHistory()
+	case link.ShowSettings:
+		u.wins.showSettings()
+	case link.ShowAdd:
+		u.wins.addEnvironment()
+	case "":
+	default:
+		u.d.Log.Warn("unknown window asked for", "show", r.Show)
+	}
+	if r.Repair != "" {
+		u.reinstall(r.Repair)
+	}
+	u.checkIdle() // a request that opened nothing leaves the process idle
+}
+
+// checkIdle ends this process's part when no window is open and no repair
+// runs: the tray is told (it ends the process), or, run alone, it quits.
+func (u *ui) checkIdle() {
+	if u.busy > 0 || u.wins.open() > 0 {
+		return
+	}
+	if u.d.OnIdle != nil {
+		u.d.OnIdle(u.handled)
+		return
+	}
+	u.app.Quit()
+}
