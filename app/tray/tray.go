@@ -192,10 +192,12 @@ func (t *tray) loop(ctx context.Context) {
 			t.onEvent(ev)
 		case f := <-t.actions:
 			f()
-		case cfg := <-settings:
-			if d.Reconfigure != nil {
-				d.Reconfigure(cfg)
+		case cfg, ok := <-settings:
+			if !ok {
+				settings = nil
+				continue
 			}
+			d.Reconfigure(cfg)
 		case <-tick.C:
 			t.render()
 		}

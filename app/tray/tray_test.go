@@ -399,10 +399,10 @@ func TestSettingsApplyAtOnce(t *testing.T) {
 		if err := os.WriteFile(path, []byte("refresh = \"soon\"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * settleSettings)
+		time.Sleep(3 * config.Settle)
 	}
 	h.waitFor("the error notification", func() bool { return len(h.notifications()) > 0 })
-	time.Sleep(2 * settleSettings)
+	time.Sleep(2 * config.Settle)
 	if got := h.notifications(); len(got) != 1 || !strings.Contains(got[0], "settings file has an error") || !strings.Contains(got[0], `"soon"`) {
 		t.Errorf("notifications %q, want one about the broken file", got)
 	}

@@ -123,6 +123,14 @@ func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
 	defer release()
 	stop := runEngine(ctx, g, m)
 	defer stop()
+	// Alone, these windows' engine applies their Settings… itself.
+	if changes, err := config.Watch(ctx, d.ConfigPath, func(err error) { g.log.Warn("settings not applied", "err", err) }); err == nil {
+		go func() {
+			for c := range changes {
+				m.Reconfigure(g.engineSettings(c))
+			}
+		}()
+	}
 	requests := make(chan link.Request, 1)
 	requests <- link.Request{Show: *show}
 	d.Engine, d.Requests = m, requests
