@@ -225,4 +225,3 @@ func TestDialRefusesGarbage(t *testing.T) {
 		t.Errorf("after a cut message: err %v, started %v", tr.Err(), tr.State().Started)
 	}
 }
-

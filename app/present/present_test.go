@@ -119,7 +119,6 @@ func TestActivateCommand(t *testing.T) {
 	}
 }
 
-
 // TestGPUSamples keeps one point per gap, at most SampleHistory, and
 // hands out copies that the tray can keep writing under.
 func TestGPUSamples(t *testing.T) {

@@ -111,12 +111,15 @@ func Run(ctx context.Context, d Deps) error {
 
 // tray is the resident tray's state, owned by the loop goroutine.
 type tray struct {
-	d       Deps
-	now     func() time.Time
-	actions chan func() // menu clicks and link requests, run by the loop
+	d        Deps
+	now      func() time.Time
+	actions  chan func() // menu clicks and link requests, run by the loop
 	quit     chan struct{}
 	quitOnce sync.Once
-	samples present.GPUSamples
+	// samples feed the GPUs window's graphs; Hello reads them from the
+	// goroutine that starts the windows process.
+	samplesMu sync.Mutex
+	samples   present.GPUSamples
 
 	shownIcon, shownTip string
 	shownMenu           *present.TrayModel
@@ -209,7 +212,9 @@ func (t *tray) loop(ctx context.Context) {
 func (t *tray) render() {
 	s := t.d.Monitor.State()
 	now := t.now()
+	t.samplesMu.Lock()
 	t.samples.Add(s.GPU, now, refreshEvery/2)
+	t.samplesMu.Unlock()
 	m := present.Model(s, now.Before(t.pausedUntil), func(env string) bool {
 		return !t.d.Monitor.Policy().Snoozed(env, now).IsZero()
 	})
@@ -232,16 +237,13 @@ func (t *tray) render() {
 	}
 }
 
-// Hello is what a new windows process starts from; it is called on the
-// goroutine that starts it.
+// Hello is what a new windows process starts from. It is called by
+// link.Windows on whatever goroutine opens a window (the loop's, for a
+// click), so it takes no turn on the loop.
 func (t *tray) Hello() link.Hello {
-	res := make(chan present.GPUSamples, 1)
-	t.do(func() { res <- t.samples.Clone() })
-	var samples present.GPUSamples
-	select {
-	case samples = <-res:
-	case <-time.After(5 * time.Second):
-	}
+	t.samplesMu.Lock()
+	samples := t.samples.Clone()
+	t.samplesMu.Unlock()
 	return link.Hello{State: t.d.Monitor.State(), History: t.d.Monitor.History(), Samples: samples}
 }
 

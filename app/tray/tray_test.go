@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -444,4 +445,57 @@ func TestPNGToICO(t *testing.T) {
 	if !bytes.Equal(ico[22:], assets.TrayError) {
 		t.Error("the PNG is not embedded as it is")
 	}
+}
+
+// TestMain makes the test binary a stand-in windows process when asked:
+// it tells (through Copy) what its snapshot held, then goes idle.
+func TestMain(m *testing.M) {
+	if os.Getenv("GPUCANARY_TRAY_CHILD") == "1" {
+		t, err := link.Dial(os.Stdin, os.Stdout)
+		if err != nil {
+			os.Exit(2)
+		}
+		handled := 0
+		for r := range t.Requests() {
+			handled++
+			t.Copy(fmt.Sprintf("show=%s envs=%d samples=%d", r.Show, len(t.State().Envs), len(t.Samples().Util)))
+			t.Idle(handled)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestRealWindowsProcess clicks a window entry with the real link: the
+// process starts from a snapshot holding the state and the GPU samples
+// (taken without waiting on the busy tray loop), its clipboard request
+// comes back, and it ends when idle.
+func TestRealWindowsProcess(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, presenttest.A100, func(d *Deps) {
+		d.Windows = nil
+		d.WindowsCommand = func() *exec.Cmd {
+			c := exec.Command(exe)
+			c.Env = append(os.Environ(), "GPUCANARY_TRAY_CHILD=1")
+			c.Stderr = os.Stderr
+			return c
+		}
+	})
+	begun := time.Now()
+	h.click(LabelGPUs)
+	h.waitFor("the windows process's answer", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.copied) == 1
+	})
+	if took := time.Since(begun); took > 2*time.Second {
+		t.Errorf("the window took %v to open", took)
+	}
+	if h.copied[0] != "show=gpus envs=2 samples=1" {
+		t.Errorf("the windows process saw %q", h.copied[0])
+	}
+	h.waitFor("the idle windows process to end", func() bool { return !h.tr.d.Windows.Running() })
 }

@@ -47,4 +47,3 @@ func Engine(t testing.TB, scenario string) (*monitor.Monitor, []string) {
 	}
 	return m, []string{good, bad}
 }
-

@@ -43,4 +43,3 @@ func State() monitor.State {
 		},
 	}
 }
-
