@@ -171,6 +171,47 @@ func TestDesktop(t *testing.T) {
 		return "", false
 	})
 	drawMenu(t, tree(t, conn, item), "tray-menu.png")
+
+	// Settings apply to the running tray: a short CPU-fallback window and
+	// refresh, written to the settings file now. Then a job from the venv
+	// with the CPU torch's library mapped spins the CPU: a notification
+	// names it, its environment and why, within a time the default 20 s
+	// window could not meet; when it stops, another says so.
+	cfg := filepath.Join(home, ".config", "gpucanary", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	if err := os.WriteFile(cfg, []byte("refresh = \"500ms\"\ncpu_fallback_percent = 30.0\ncpu_fallback_window = \"2s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the tray reads the file once it has settled
+	before := layout(t, conn, item)
+	job := cpuJob(t, venv)
+	note := waitNote(t, notes, 15*time.Second, "the job-on-CPU notification", func(n string) bool {
+		return strings.Contains(n, "running on the CPU") && strings.Contains(n, "llm/.venv") &&
+			strings.Contains(n, fmt.Sprint(job.Process.Pid)) && strings.Contains(n, "CPU")
+	})
+	t.Logf("job on the CPU: %s", note)
+	// The status line counts the job; the menu is updated in place, so an
+	// open menu's entries keep their ids.
+	after := waitFor(t, 10*time.Second, "the status line to count the job", func() (map[string]int32, bool) {
+		m := layout(t, conn, item)
+		for label := range m {
+			if strings.Contains(label, "job on CPU") {
+				return m, true
+			}
+		}
+		return m, false
+	})
+	for _, l := range []string{"Event history…", "Environments…", "Quit"} {
+		if before[l] == 0 || after[l] != before[l] {
+			t.Errorf("%q changed id from %d to %d when only the status line changed", l, before[l], after[l])
+		}
+	}
+	job.Process.Kill()
+	job.Wait()
+	note = waitNote(t, notes, 15*time.Second, "the job-cleared notification", func(n string) bool {
+		return strings.Contains(n, "no longer stuck on the CPU")
+	})
+	t.Logf("cleared: %s", note)
 	click(t, conn, item, layout(t, conn, item)["Event history…"])
 	waitFor(t, 10*time.Second, "the Event history window", func() (string, bool) {
 		out, _ := exec.Command("xwininfo", "-root", "-tree").Output()
@@ -223,6 +264,46 @@ func TestDesktop(t *testing.T) {
 			_, err := os.Stat(fmt.Sprintf("/proc/%d", ui))
 			return "", err != nil
 		})
+	}
+}
+
+// cpuJob starts a Python job from venv that maps its torch's CPU library
+// (as `import torch` does) and spins, until the test kills it.
+func cpuJob(t *testing.T, venv string) *exec.Cmd {
+	t.Helper()
+	libs, _ := filepath.Glob(filepath.Join(venv, "lib", "python*", "site-packages", "torch"))
+	if len(libs) != 1 {
+		t.Fatalf("torch in %s: %v", venv, libs)
+	}
+	lib := filepath.Join(libs[0], "lib", "libtorch_cpu.so")
+	os.MkdirAll(filepath.Dir(lib), 0o755)
+	if err := os.WriteFile(lib, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "import mmap, sys\nf = open(sys.argv[1], 'rb')\nm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\nx = 0\nwhile True:\n    x += 1\n"
+	cmd := exec.Command(filepath.Join(venv, "bin", "python"), "-c", script, lib)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// waitNote waits for a notification that match accepts, skipping others.
+func waitNote(t *testing.T, notes <-chan string, d time.Duration, what string, match func(string) bool) string {
+	t.Helper()
+	deadline := time.After(d)
+	var seen []string
+	for {
+		select {
+		case n := <-notes:
+			if match(n) {
+				return n
+			}
+			seen = append(seen, n)
+		case <-deadline:
+			t.Fatalf("no %s within %v; notifications seen: %q", what, d, seen)
+		}
 	}
 }
 

@@ -66,7 +66,7 @@ func TestNotificationText(t *testing.T) {
 		Fix:     "uv pip install --python " + env + " --reinstall --no-deps torch==2.10.0+cu128"}
 	job := monitor.Event{Kind: monitor.KindJobOnCPU, Env: env, PID: 4242, Notify: true,
 		Finding: &health.Finding{Code: health.CodeJobOnCPU, Severity: health.SeverityError, Env: env, PID: 4242},
-		Message: "`python train.py` (PID 4242) in " + env + " has been busy on the CPU for 25s although an NVIDIA GPU is present: torch 2.10.0 is a CPU-only build."}
+		Message: "`python train.py` (PID 4242) in " + env + " has been busy on the CPU for 25s: torch is a CPU-only build (libtorch_cpu without libtorch_cuda), although an NVIDIA GPU is present."}
 	cleared := monitor.Event{Kind: monitor.KindFindingCleared, Env: env, Notify: true, Message: "TORCH_CPU_BUILD is resolved in " + env + ".", Fix: "ignored"}
 	for _, tc := range []struct {
 		name       string

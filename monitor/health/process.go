@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
@@ -21,16 +22,15 @@ func CheckProcess(r procs.Row) []Finding {
 	}
 	who := r.Name
 	if len(r.Cmdline) > 0 {
-		who = strings.Join(r.Cmdline, " ")
-		if len(who) > 80 {
-			who = who[:77] + "..."
-		}
+		// One line (a `python -c` script has newlines), cut on a rune.
+		who = human.Truncate(strings.Join(strings.Fields(strings.Join(r.Cmdline, " ")), " "), 80)
 	}
 	where := ""
 	if r.EnvPath != "" {
 		where = " in " + r.EnvPath
 	}
-	msg := fmt.Sprintf("`%s` (PID %d)%s has been busy on the CPU for %s although an NVIDIA GPU is present: %s.",
+	// The reason says why it is off the GPU (and that a GPU is there).
+	msg := fmt.Sprintf("`%s` (PID %d)%s has been busy on the CPU for %s: %s.",
 		who, r.PID, where, r.BusyFor.Round(time.Second), r.Reason)
 	return []Finding{{Code: CodeJobOnCPU, Severity: sev, Message: msg, Env: r.EnvPath, PID: r.PID}}
 }
