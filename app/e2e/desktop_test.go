@@ -496,3 +496,38 @@ func keys(m map[string]int32) []string {
 	}
 	return out
 }
+
+// TestStandaloneWindows: `gpucanary ui` alone opens the asked-for window
+// with an engine of its own, and ends cleanly on an interrupt.
+func TestStandaloneWindows(t *testing.T) {
+	bin := os.Getenv("GPUCANARY_BIN")
+	if bin == "" || os.Getenv("DISPLAY") == "" {
+		t.Fatal("run through scripts/e2e-desktop.sh")
+	}
+	home := t.TempDir()
+	sim := filepath.Join(home, "gpu.json")
+	os.WriteFile(sim, []byte(a100), 0o644)
+	cmd := exec.Command(bin, "--gpu-sim", sim, "ui", "--show", "gpus")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, 15*time.Second, "the GPUs window", func() (string, bool) {
+		o, _ := exec.Command("xwininfo", "-root", "-tree").Output()
+		return "", strings.Contains(string(o), "GPU Canary — GPUs")
+	})
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("gpucanary ui after an interrupt: %v\n%s", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("gpucanary ui did not end on an interrupt\n%s", out.String())
+	}
+}
