@@ -150,7 +150,12 @@ func (m *Monitor) Policy() *Policy { return m.policy }
 func (m *Monitor) State() State {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	s := m.state
+	return m.state.Clone()
+}
+
+// Clone copies the state's lists, so the copy can be kept while the
+// original is replaced.
+func (s State) Clone() State {
 	s.Envs = slices.Clone(s.Envs)
 	s.Processes = slices.Clone(s.Processes)
 	s.Findings = slices.Clone(s.Findings)

@@ -107,11 +107,7 @@ func (t *Tray) Err() error {
 func (t *Tray) State() monitor.State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := t.state
-	s.Envs = slices.Clone(s.Envs)
-	s.Processes = slices.Clone(s.Processes)
-	s.Findings = slices.Clone(s.Findings)
-	return s
+	return t.state.Clone()
 }
 
 // History is the engine's history and the events since, newest first.

@@ -18,22 +18,9 @@ import (
 )
 
 // The tray's model is computed by pure functions of the engine's state, so
-// it is tested without a display; tray.go only turns it into Fyne menus.
+// it is tested without a display; package tray only turns it into menus.
 // Nothing here judges health: verdicts, findings and fix commands come
 // from the engine, and the model only chooses how to show them.
-
-// Menu labels of the fixed entries (the end-to-end test clicks them).
-const (
-	LabelProcesses = "GPU processes…"
-	LabelEnvs      = "Environments…"
-	LabelGPUs      = "GPUs…"
-	LabelHistory   = "Event history…"
-	LabelReport    = "Export report…"
-	LabelPause     = "Pause notifications for 1 hour"
-	LabelResume    = "Resume notifications"
-	LabelSettings  = "Settings…"
-	LabelQuit      = "Quit"
-)
 
 // EnvEntry is one environment's line in the tray menu.
 type EnvEntry struct {
