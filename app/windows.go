@@ -15,7 +15,8 @@ import (
 )
 
 // windows holds the app's windows. Each is made on first use; closing it
-// hides it, and the app lives on in the tray.
+// hides it; when the last one is closed this process ends, and the tray
+// process lives on.
 type windows struct {
 	u     *ui
 	state monitor.State
