@@ -223,11 +223,7 @@ func cell(r monitor.Process, col int) string {
 	case "Verdict":
 		return string(r.Verdict)
 	case "Command":
-		c := strings.Join(r.Cmdline, " ")
-		if c == "" {
-			c = r.Name
-		}
-		return c
+		return r.Command()
 	}
 	return ""
 }

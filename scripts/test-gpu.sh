@@ -5,8 +5,8 @@
 #
 #   1. `check --json` on python3's environment must read a CUDA build.
 #   2. A real GPU job (matmuls on cuda) must get verdict "gpu" in `ps --json`.
-#   3. The same torch with CUDA_VISIBLE_DEVICES= (a CPU job) must get "cpu"
-#      or "cuda-idle".
+#   3. The same torch with CUDA_VISIBLE_DEVICES= (a CPU job) must get
+#      "cuda-idle", for the reason that CUDA_VISIBLE_DEVICES hides the GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=${GPUCANARY_CLI:-bin/gpucanary-cli}
@@ -67,8 +67,10 @@ gpu_pid, cpu_pid = int(sys.argv[2]), int(sys.argv[3])
 by = {p["pid"]: p for p in r["processes"]}
 for pid, want in ((gpu_pid, {"gpu"}), (cpu_pid, {"cpu", "cuda-idle"})):
     p = by.get(pid)
-    print(pid, p and {k: p.get(k) for k in ("verdict", "gpu_memory_bytes", "cpu_percent", "env", "gpu_libs", "findings")})
-ok = by.get(gpu_pid, {}).get("verdict") == "gpu" and by.get(cpu_pid, {}).get("verdict") in ("cpu", "cuda-idle")
+    print(pid, p and {k: p.get(k) for k in ("verdict", "reason", "gpu_memory_bytes", "cpu_percent", "env", "gpu_libs", "cuda_visible_devices", "findings")})
+cpu = by.get(cpu_pid, {})
+ok = (by.get(gpu_pid, {}).get("verdict") == "gpu" and cpu.get("verdict") == "cuda-idle"
+      and "CUDA_VISIBLE_DEVICES is empty" in cpu.get("reason", ""))
 print("PS", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 PY

@@ -240,7 +240,7 @@ func envProcesses(ctx context.Context, env string) string {
 			inside = true
 		}
 		if inside && p.PID != os.Getpid() {
-			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(strings.Join(p.Cmdline, " "), 60)))
+			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
 		}
 	}
 	if len(names) == 0 {

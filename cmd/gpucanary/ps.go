@@ -187,14 +187,15 @@ func (p printer) processes(st gpu.State, rows []monitor.Process) {
 		case procs.VerdictCUDAIdle:
 			c = yellow
 		}
-		cmd := strings.Join(r.Cmdline, " ")
-		if cmd == "" {
-			cmd = r.Name
-		}
+		cmd := r.Command()
 		fmt.Fprintf(p.w, "%-4s %7d %-9s %-22s %9s %4s %6.1f %8s %8s %s %s\n", gpuCol, r.PID, human.Truncate(r.User, 9), env, mem, sm,
 			r.CPUPercent, human.Bytes(r.RSSBytes), runtime, p.paint(c, fmt.Sprintf("%-9s", r.Verdict)), human.Truncate(cmd, 60))
 		for _, f := range r.Findings {
 			p.finding(f, "     ")
+		}
+		// Why a workload is off the GPU, unless a finding already says it.
+		if r.Verdict != procs.VerdictGPU && len(r.Findings) == 0 && r.Reason != "" {
+			fmt.Fprintf(p.w, "     %s\n", p.paint(dim, r.Reason))
 		}
 	}
 }

@@ -2,7 +2,6 @@ package health
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/human"
@@ -20,11 +19,7 @@ func CheckProcess(r procs.Row) []Finding {
 	if r.Verdict == procs.VerdictCPU {
 		sev = SeverityError
 	}
-	who := r.Name
-	if len(r.Cmdline) > 0 {
-		// One line (a `python -c` script has newlines), cut on a rune.
-		who = human.Truncate(strings.Join(strings.Fields(strings.Join(r.Cmdline, " ")), " "), 80)
-	}
+	who := human.Truncate(r.Command(), 80)
 	where := ""
 	if r.EnvPath != "" {
 		where = " in " + r.EnvPath

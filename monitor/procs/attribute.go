@@ -18,7 +18,8 @@ const (
 // attributeByEnviron finds the environment from VIRTUAL_ENV or
 // CONDA_PREFIX in the process's environment (VIRTUAL_ENV wins: a venv
 // made inside an active conda environment is the one running), else from
-// its interpreter's path (…/ENV/bin/python).
+// its interpreter's path (…/ENV/bin/python). It also keeps
+// CUDA_VISIBLE_DEVICES, which can hide the GPU from a CUDA build.
 func (s *Scanner) attributeByEnviron(p *Proc) {
 	environ, err := s.read(int32(p.PID), "environ")
 	if err != nil {
@@ -36,6 +37,9 @@ func (s *Scanner) attributeByEnviron(p *Proc) {
 			venv = v
 		} else if v, ok := bytes.CutPrefix(kv, []byte("CONDA_PREFIX=")); ok && len(v) > 0 {
 			conda = v
+		} else if v, ok := bytes.CutPrefix(kv, []byte("CUDA_VISIBLE_DEVICES=")); ok {
+			cvd := string(v)
+			p.CUDAVisibleDevices = &cvd
 		}
 	}
 	switch {

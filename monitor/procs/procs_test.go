@@ -122,12 +122,12 @@ func startHelper(t *testing.T, mode string, libs []string, extraEnv ...string) *
 
 // startHelperAs runs the test binary through exe (a link to it named like
 // an interpreter), with an environment free of the test run's own
-// VIRTUAL_ENV and CONDA_PREFIX.
+// VIRTUAL_ENV, CONDA_PREFIX and CUDA_VISIBLE_DEVICES.
 func startHelperAs(t *testing.T, exe, mode string, libs []string, extraEnv ...string) *helperProc {
 	t.Helper()
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "VIRTUAL_ENV=") || strings.HasPrefix(kv, "CONDA_PREFIX=")
+		return strings.HasPrefix(kv, "VIRTUAL_ENV=") || strings.HasPrefix(kv, "CONDA_PREFIX=") || strings.HasPrefix(kv, "CUDA_VISIBLE_DEVICES=")
 	})
 	cmd.Env = append(cmd.Env, "GPUCANARY_PROCS_HELPER="+mode, "GPUCANARY_PROCS_MAP="+strings.Join(libs, ":"))
 	cmd.Env = append(cmd.Env, extraEnv...)
@@ -215,6 +215,7 @@ func TestVerdictsOfRealProcesses(t *testing.T) {
 
 	onGPU := startHelper(t, "sleep", cudaLibs, "VIRTUAL_ENV="+cudaEnv, "GPUCANARY_PROCS_CHILD=1")
 	idle := startHelper(t, "spin", cudaLibs)
+	hidden := startHelper(t, "sleep", cudaLibs, "CUDA_VISIBLE_DEVICES=")
 	cpu := startHelper(t, "spin", cpuLibs)
 	llama := startHelper(t, "sleep", llamaLibs)
 
@@ -252,6 +253,13 @@ func TestVerdictsOfRealProcesses(t *testing.T) {
 	r = rowOf(t, rows, idle.cmd.Process.Pid)
 	if r.Verdict != VerdictCUDAIdle || r.CPUPercent <= 0 {
 		t.Errorf("CUDA build off the GPU = %+v", r)
+	}
+	if r.CUDAVisibleDevices != nil || strings.Contains(r.Reason, "CUDA_VISIBLE_DEVICES") {
+		t.Errorf("CUDA_VISIBLE_DEVICES unset: read as %v, reason %q", r.CUDAVisibleDevices, r.Reason)
+	}
+	r = rowOf(t, rows, hidden.cmd.Process.Pid)
+	if r.Verdict != VerdictCUDAIdle || r.CUDAVisibleDevices == nil || *r.CUDAVisibleDevices != "" || !strings.Contains(r.Reason, "CUDA_VISIBLE_DEVICES is empty") {
+		t.Errorf("CUDA build started with CUDA_VISIBLE_DEVICES= : %s %v %q", r.Verdict, r.CUDAVisibleDevices, r.Reason)
 	}
 	r = rowOf(t, rows, cpu.cmd.Process.Pid)
 	if r.Verdict != VerdictCPU || !strings.Contains(r.Reason, "CPU-only build") || r.CPUPercent <= 0 || r.CPUTimeSeconds <= 0 {

@@ -71,9 +71,24 @@ type Proc struct {
 	// how that was found: VIRTUAL_ENV, CONDA_PREFIX, interpreter, libraries.
 	EnvPath string `json:"env,omitempty"`
 	EnvVia  string `json:"env_via,omitempty"`
+	// CUDAVisibleDevices is CUDA_VISIBLE_DEVICES as the process was started
+	// with it (the kernel keeps the environment of exec, not later changes
+	// from inside); nil when unset or unreadable. Empty hides every GPU.
+	CUDAVisibleDevices *string `json:"cuda_visible_devices,omitempty"`
 	// Unreadable says what could not be read ("maps: permission denied"
 	// for another user's process).
 	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// Command is the command line on one line, for a table cell or a message:
+// the arguments joined by spaces, with every run of whitespace inside them
+// (the newlines of a `python -c` script) made one space; the process name
+// when the command line could not be read.
+func (p Proc) Command() string {
+	if len(p.Cmdline) == 0 {
+		return p.Name
+	}
+	return strings.Join(strings.Fields(strings.Join(p.Cmdline, " ")), " ")
 }
 
 // Workload reports whether the process has an ML runtime mapped.

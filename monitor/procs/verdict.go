@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,13 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 			r.Verdict, r.Reason = VerdictOther, "looks like an ML job, but its memory maps cannot be read (another user's process): whether it has a runtime loaded cannot be told"
 		default:
 			r.Verdict, r.Reason = offGPU(kindsOf(p.GPULibs), hasGPU)
-			if r.Verdict == VerdictCUDAIdle && unmapped {
+			// CUDA_VISIBLE_DEVICES hiding every GPU settles it even when
+			// NVML's PIDs cannot be mapped.
+			hiddenByEnv := r.Verdict == VerdictCUDAIdle && hiddenGPUs(p.CUDAVisibleDevices, g.Devices) != ""
+			if r.Verdict == VerdictCUDAIdle {
+				r.Reason = cudaIdleReason(p, g.Devices)
+			}
+			if r.Verdict == VerdictCUDAIdle && unmapped && !hiddenByEnv {
 				r.Verdict, r.Reason = VerdictOther, "a CUDA build is loaded; NVML lists GPU processes under PIDs not visible here (another PID namespace), so whether this one holds GPU memory cannot be told"
 			}
 		}
@@ -250,9 +257,59 @@ func offGPU(k libKind, hasGPU bool) (Verdict, string) {
 	case k&libGGML != 0 && k&(libGGMLCUDA|libGGMLGPU|libCUDART) == 0:
 		return VerdictCPU, "llama.cpp is loaded without its CUDA backend (no libggml-cuda): every layer runs on the CPU"
 	case cudaLoaded:
-		return VerdictCUDAIdle, "a CUDA build is loaded, but the process holds no GPU memory: it computes on the CPU (CUDA_VISIBLE_DEVICES empty, device='cpu', or no .to('cuda'))"
+		return VerdictCUDAIdle, cudaIdleBase + " (CUDA_VISIBLE_DEVICES empty, device='cpu', or no .to('cuda'))"
 	}
 	return VerdictOther, "an ML runtime is loaded, but nothing says whether it uses the GPU"
+}
+
+const cudaIdleBase = "a CUDA build is loaded, but the process holds no GPU memory: it computes on the CPU"
+
+// cudaIdleReason explains a CUDA build holding no GPU memory as precisely
+// as the process's environment allows: CUDA_VISIBLE_DEVICES hiding the
+// GPUs, else (when the environment was read and does not) the code.
+func cudaIdleReason(p *Proc, devices []gpu.Device) string {
+	if why := hiddenGPUs(p.CUDAVisibleDevices, devices); why != "" {
+		return "a CUDA build is loaded, but " + why + ": it computes on the CPU"
+	}
+	for _, u := range p.Unreadable {
+		if strings.HasPrefix(u, "environ:") {
+			return cudaIdleBase + " (CUDA_VISIBLE_DEVICES empty, device='cpu', or no .to('cuda'))"
+		}
+	}
+	return cudaIdleBase + " (device='cpu', or no .to('cuda'))"
+}
+
+// hiddenGPUs says why CUDA_VISIBLE_DEVICES leaves a process no GPU, or ""
+// when it is unset or names a GPU here. CUDA enumerates the list up to its
+// first invalid entry, so an empty list or an invalid first entry hides
+// every device (CUDA C++ Programming Guide, "CUDA Environment Variables":
+// https://docs.nvidia.com/cuda/cuda-c-programming-guide/#cuda-environment-variables).
+// Entries are indexes or GPU UUIDs (a unique prefix is enough); MIG
+// instances are not judged.
+func hiddenGPUs(cvd *string, devices []gpu.Device) string {
+	if cvd == nil {
+		return ""
+	}
+	list := strings.TrimSpace(*cvd)
+	if list == "" {
+		return "CUDA_VISIBLE_DEVICES is empty in its environment, which hides every GPU"
+	}
+	first := strings.TrimSpace(strings.Split(list, ",")[0])
+	if n, err := strconv.Atoi(first); err == nil {
+		if n < 0 || n >= len(devices) {
+			return fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s names no GPU here (this machine has %d), which hides every GPU", list, len(devices))
+		}
+		return ""
+	}
+	if !strings.HasPrefix(first, "GPU-") {
+		return ""
+	}
+	for _, d := range devices {
+		if d.UUID == "" || strings.HasPrefix(d.UUID, first) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s names no GPU here, which hides every GPU", list)
 }
 
 // mlCommands are the programs whose processes are listed even when their

@@ -124,6 +124,66 @@ func TestClassifyAcrossPIDNamespaces(t *testing.T) {
 	}
 }
 
+// TestCUDAVisibleDevices: a CUDA build whose CUDA_VISIBLE_DEVICES hides
+// every GPU is explained by it; one that names a GPU here, or a form not
+// judged (MIG), keeps the general explanation.
+func TestCUDAVisibleDevices(t *testing.T) {
+	g := gpu.State{Driver: "550", Devices: []gpu.Device{
+		{Index: 0, UUID: "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"},
+		{Index: 1, UUID: "GPU-1d3a9c44-0000-4000-8000-000000000001"},
+	}}
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name   string
+		cvd    *string
+		reason string // in the reason; "" when CUDA_VISIBLE_DEVICES is not named
+	}{
+		{"unset", nil, ""},
+		{"empty", str(""), "CUDA_VISIBLE_DEVICES is empty"},
+		{"blank", str("  "), "CUDA_VISIBLE_DEVICES is empty"},
+		{"minus one", str("-1"), "CUDA_VISIBLE_DEVICES=-1 names no GPU here (this machine has 2)"},
+		{"index past the end", str("2"), "CUDA_VISIBLE_DEVICES=2 names no GPU here"},
+		{"invalid first entry hides the rest", str("5,0"), "CUDA_VISIBLE_DEVICES=5,0 names no GPU here"},
+		{"a valid index", str("1"), ""},
+		{"valid first, invalid later", str("0,7"), ""},
+		{"a UUID prefix of a GPU here", str("GPU-8932f937"), ""},
+		{"a UUID of no GPU here", str("GPU-ffffffff"), "CUDA_VISIBLE_DEVICES=GPU-ffffffff names no GPU here"},
+		{"MIG is not judged", str("MIG-0e7a6c1f-0000-5000-8000-000000000000"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so")
+			p.CUDAVisibleDevices = tt.cvd
+			r := rowOf(t, Classify([]Proc{p}, g, nil, DefaultBusyRule, nil, t0), 10)
+			if r.Verdict != VerdictCUDAIdle {
+				t.Fatalf("verdict = %s, want cuda-idle", r.Verdict)
+			}
+			if tt.reason == "" {
+				if strings.Contains(r.Reason, "CUDA_VISIBLE_DEVICES") || !strings.Contains(r.Reason, "no .to('cuda')") {
+					t.Errorf("reason = %q, want the general one without CUDA_VISIBLE_DEVICES (the environment was read)", r.Reason)
+				}
+				return
+			}
+			if !strings.Contains(r.Reason, tt.reason) || !strings.HasSuffix(r.Reason, "it computes on the CPU") {
+				t.Errorf("reason = %q, want ~%q", r.Reason, tt.reason)
+			}
+		})
+	}
+	// An unreadable environment leaves CUDA_VISIBLE_DEVICES among the causes.
+	p := proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so")
+	p.Unreadable = []string{"environ: permission denied"}
+	if r := rowOf(t, Classify([]Proc{p}, g, nil, DefaultBusyRule, nil, t0), 10); !strings.Contains(r.Reason, "CUDA_VISIBLE_DEVICES empty") {
+		t.Errorf("environment unreadable: reason = %q", r.Reason)
+	}
+	// Hidden GPUs settle it even when NVML's PIDs cannot be mapped here.
+	p = proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so")
+	p.CUDAVisibleDevices = str("")
+	g.Devices[0].Processes = []gpu.Process{{PID: 84210}}
+	if r := rowOf(t, Classify([]Proc{p}, g, nil, DefaultBusyRule, nil, t0), 10); r.Verdict != VerdictCUDAIdle {
+		t.Errorf("hidden GPUs across PID namespaces = %s %q, want cuda-idle", r.Verdict, r.Reason)
+	}
+}
+
 func TestClassifyWithoutGPU(t *testing.T) {
 	procs := []Proc{proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so"), proc(11, 1, "libtorch_cpu.so")}
 	for _, r := range Classify(procs, gpu.State{Source: "none"}, nil, DefaultBusyRule, nil, t0) {

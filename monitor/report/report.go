@@ -190,7 +190,7 @@ func envInfo(b Bundle) string {
 			if p.GPUMemoryBytes != nil {
 				mem = fmt.Sprintf("%.1f GiB", float64(*p.GPUMemoryBytes)/(1<<30))
 			}
-			fmt.Fprintf(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, p.Verdict, mem, p.EnvPath, strings.ReplaceAll(strings.Join(p.Cmdline, " "), "|", `\|`))
+			fmt.Fprintf(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, p.Verdict, mem, p.EnvPath, strings.ReplaceAll(p.Command(), "|", `\|`))
 		}
 	}
 	return s.String()
