@@ -9,7 +9,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 FUZZTIME ?= 50000x
 
-.PHONY: all deps deps-test build cli windows run test vet unit fuzz e2e screenshots bench test-gpu clean
+.PHONY: all deps deps-test build cli windows run test vet unit fuzz e2e screenshots bench test-gpu gpu-kit clean
 
 all: build cli
 
@@ -71,6 +71,12 @@ bench: cli
 ## test-gpu: on a machine with an NVIDIA GPU and a CUDA torch; runs the carried bin/gpucanary-cli
 test-gpu:
 	@scripts/test-gpu.sh
+
+## gpu-kit: what test-gpu runs on a GPU machine without Go: the CLI and the
+## test binaries of the NVML backend and the process scanner (carry bin/)
+gpu-kit: cli
+	$(GO) test -c -tags nogui -o bin/gpu.test ./monitor/gpu
+	$(GO) test -c -tags nogui -o bin/procs.test ./monitor/procs
 
 clean:
 	rm -rf bin
