@@ -56,8 +56,9 @@ type Deps struct {
 	OpenFolder func(path string) error
 	// Clipboard copies text for the user; nil uses Fyne's clipboard.
 	Clipboard func(text string)
-	// Terminate asks a process to stop (SIGTERM on Unix).
-	Terminate func(pid int) error
+	// Terminate asks the process with this PID and start time to stop
+	// (SIGTERM on Unix), refusing a PID another process has taken since.
+	Terminate func(pid int, start time.Time) error
 	// Repair reinstalls a CUDA torch; nil offers the fix command only.
 	Repair Repairer
 }

@@ -5,11 +5,14 @@ package app
 import (
 	"os"
 	"os/exec"
+	"time"
 )
 
 func openFolder(path string) error { return exec.Command("open", path).Start() }
 
-func terminate(pid int) error {
+// terminate interrupts pid (processes are listed on Linux only, so start
+// is not checked here).
+func terminate(pid int, start time.Time) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err

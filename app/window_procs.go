@@ -33,7 +33,13 @@ type procsWindow struct {
 	sortBy int
 	desc   bool
 	chosen int // selected row, -1 for none
-	term   *widget.Button
+	// chosenPID is the selected process: the selection follows it when a
+	// refresh or a sort moves its row, and ends when it exits, so that
+	// "Terminate…" never falls on the process that took its place.
+	chosenPID   int
+	chosenStart time.Time
+	term        *widget.Button
+	why         *widget.Label // the selected process's verdict and reason
 }
 
 // Preference keys of UI state (Fyne Preferences hold only UI state; the
@@ -87,12 +93,17 @@ func newProcsWindow(w *windows) *procsWindow {
 	}
 	p.table.OnSelected = func(id widget.TableCellID) {
 		p.chosen = id.Row
+		if id.Row >= 0 && id.Row < len(p.rows) {
+			p.chosenPID, p.chosenStart = p.rows[id.Row].PID, p.rows[id.Row].StartTime
+		}
 		p.updateTerminate()
 	}
 	p.term = widget.NewButton("Terminate…", p.terminate)
 	p.term.Disable()
+	p.why = widget.NewLabel("")
+	p.why.Truncation = fyne.TextTruncateEllipsis
 	p.bars = container.NewVBox()
-	p.win.SetContent(container.NewBorder(p.bars, container.NewHBox(p.term), nil, nil, p.table))
+	p.win.SetContent(container.NewBorder(p.bars, container.NewBorder(nil, nil, p.term, nil, p.why), nil, nil, p.table))
 	return p
 }
 
@@ -115,8 +126,8 @@ func (p *procsWindow) refresh(s monitor.State) {
 	}
 	p.bars.Objects = bars
 	p.bars.Refresh()
+	p.follow()
 	p.table.Refresh()
-	p.updateTerminate()
 }
 
 func (p *procsWindow) sortOn(col int) {
@@ -128,7 +139,28 @@ func (p *procsWindow) sortOn(col int) {
 	p.w.u.app.Preferences().SetInt(prefProcsSort, p.sortBy)
 	p.w.u.app.Preferences().SetBool(prefProcsDesc, p.desc)
 	p.sortRows()
+	p.follow()
 	p.table.Refresh()
+}
+
+// follow moves the selection to the chosen process's row after the rows
+// changed order or content, or clears it when the process is gone.
+func (p *procsWindow) follow() {
+	if p.chosen < 0 {
+		return
+	}
+	i := slices.IndexFunc(p.rows, func(r monitor.Process) bool {
+		return r.PID == p.chosenPID && r.StartTime.Equal(p.chosenStart)
+	})
+	switch {
+	case i < 0:
+		p.chosen, p.chosenPID = -1, 0
+		p.table.UnselectAll()
+	case i != p.chosen:
+		p.chosen = i
+		p.table.Select(widget.TableCellID{Row: i, Col: 0})
+	}
+	p.updateTerminate()
 }
 
 // sortRows orders the rows by the chosen column: numbers as numbers,
@@ -230,8 +262,16 @@ func cell(r monitor.Process, col int) string {
 
 // updateTerminate offers "Terminate…" only for a job the engine says is
 // stuck on the CPU (JOB_ON_CPU), and only for a process of this machine.
+// It also says, beside it, why the selected process is where it is.
 func (p *procsWindow) updateTerminate() {
-	if p.chosen >= 0 && p.chosen < len(p.rows) && p.rows[p.chosen].JobOnCPU && !p.rows[p.chosen].OutsideContainer {
+	if p.chosen < 0 || p.chosen >= len(p.rows) {
+		p.why.SetText("")
+		p.term.Disable()
+		return
+	}
+	r := p.rows[p.chosen]
+	p.why.SetText(fmt.Sprintf("PID %d, %s: %s", r.PID, r.Verdict, r.Reason))
+	if r.JobOnCPU && !r.OutsideContainer {
 		p.term.Enable()
 		return
 	}
@@ -248,7 +288,7 @@ func (p *procsWindow) terminate() {
 		if !ok {
 			return
 		}
-		if err := p.w.u.d.Terminate(r.PID); err != nil {
+		if err := p.w.u.d.Terminate(r.PID, r.StartTime); err != nil {
 			dialog.ShowError(fmt.Errorf("terminating PID %d: %w", r.PID, err), p.win)
 		}
 	}, p.win)

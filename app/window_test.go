@@ -65,9 +65,10 @@ func pids(rows []monitor.Process) []int {
 func TestProcessesWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	var terminated []int
-	u := newUI(a, Deps{Terminate: func(pid int) error { terminated = append(terminated, pid); return nil }})
+	u := newUI(a, Deps{Terminate: func(pid int, _ time.Time) error { terminated = append(terminated, pid); return nil }})
 	p := newProcsWindow(u.wins)
-	p.refresh(goldenState())
+	st := goldenState() // one state: its processes' start times name them
+	p.refresh(st)
 
 	t.Run("sorted by GPU memory, most first", func(t *testing.T) {
 		if got := pids(p.rows); !slices.Equal(got, []int{4242, 5151}) {
@@ -121,6 +122,34 @@ func TestProcessesWindow(t *testing.T) {
 		test.Tap(dialogButton(t, p.win, "Yes"))
 		if !slices.Equal(terminated, []int{5151}) {
 			t.Errorf("terminated %v, want [5151]", terminated)
+		}
+	})
+	t.Run("the selection follows its process, and ends with it", func(t *testing.T) {
+		if p.rows[p.chosen].PID != 5151 {
+			t.Fatalf("selected %d", p.rows[p.chosen].PID)
+		}
+		if w := p.why.Text; !strings.HasPrefix(w, "PID 5151, cpu: ") || !strings.Contains(w, p.rows[p.chosen].Reason) {
+			t.Errorf("why = %q", w)
+		}
+		p.sortOn(slices.Index(procColumns, "PID")) // now 5151 first
+		if p.rows[0].PID != 5151 || p.chosen != 0 || p.term.Disabled() {
+			t.Errorf("after reordering: rows %v, chosen row %d, Terminate disabled %v", pids(p.rows), p.chosen, p.term.Disabled())
+		}
+		p.refresh(st) // a refresh sorts again: still on 5151
+		if p.rows[p.chosen].PID != 5151 || p.term.Disabled() {
+			t.Errorf("after a refresh: chosen %d of %v", p.chosen, pids(p.rows))
+		}
+		// 5151 exits and its PID is reused by a process started later.
+		s := st
+		s.Processes = slices.Clone(st.Processes)
+		for i := range s.Processes {
+			if s.Processes[i].PID == 5151 {
+				s.Processes[i].StartTime = s.Processes[i].StartTime.Add(time.Minute)
+			}
+		}
+		p.refresh(s)
+		if p.chosen != -1 || !p.term.Disabled() || p.why.Text != "" {
+			t.Errorf("the process exited, yet row %d is chosen (Terminate disabled %v, why %q)", p.chosen, p.term.Disabled(), p.why.Text)
 		}
 	})
 }

@@ -151,6 +151,25 @@ func ParseNSpid(status []byte) (outer, inner int, ok bool) {
 }
 
 // bootTime is when the machine started, for process start times.
+// startTime is when the process of st started, from the boot time and
+// its start in clock ticks.
+func (s *Scanner) startTime(st stat) time.Time {
+	return s.boot.Add(time.Duration(float64(st.start) / s.ticks * float64(time.Second)))
+}
+
+// StartTimeOf is when process pid started, exactly as Scan reports it in
+// Proc.StartTime: with the PID it names one process, so that an action
+// chosen on a listed process (terminating it) cannot fall on another that
+// took its PID since.
+func StartTimeOf(pid int) (time.Time, error) {
+	s := NewScanner(Options{})
+	st, err := s.readStat(int32(pid))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the start time of PID %d: %w", pid, err)
+	}
+	return s.startTime(st), nil
+}
+
 func bootTime(root string) time.Time {
 	b, err := os.ReadFile(filepath.Join(root, "stat"))
 	if err != nil {

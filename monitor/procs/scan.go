@@ -233,7 +233,7 @@ func (s *Scanner) identify(pid int32, st stat) (*entry, error) {
 	e := &entry{start: st.start}
 	p := &e.proc
 	p.PID, p.HostPID, p.PPID = int(pid), int(pid), st.ppid
-	p.StartTime = s.boot.Add(time.Duration(float64(st.start) / s.ticks * float64(time.Second)))
+	p.StartTime = s.startTime(st)
 	p.Name = st.comm
 	if b, err := s.read(pid, "status"); err == nil {
 		ps := parseStatus(b)
