@@ -30,8 +30,10 @@ type Engine interface {
 	State() monitor.State
 	History() []monitor.Event
 	Subscribe() (<-chan monitor.Event, func())
-	Add(path string)
-	Forget(path string)
+	// Add and Forget fail when the engine (or the tray process that holds
+	// it) has stopped.
+	Add(path string) error
+	Forget(path string) error
 }
 
 // Deps is what the app needs. Desktop side effects that tests replace are
@@ -118,6 +120,7 @@ func Run(ctx context.Context, d Deps) error {
 	close(stopped)
 	cancel()
 	<-done
+	u.stopRepairs()
 	unsubscribe()
 	return nil
 }

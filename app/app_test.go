@@ -1,7 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,16 +132,26 @@ func TestParseSettings(t *testing.T) {
 type fakeRepairer struct {
 	ran     chan fix.Plan
 	release chan struct{} // Run returns when it is closed
+	// deaf makes Run ignore its context, like an installer that does not stop.
+	deaf bool
 }
 
 func (f *fakeRepairer) Plan(env string) (fix.Plan, error) {
 	return fix.Plan{Env: env, Installer: "pip", Variant: "cu124", Argv: []string{"pip"}, Packages: []fix.Pin{{Name: "torch", Version: "2.10.0+cu128"}}}, nil
 }
 
-func (f *fakeRepairer) Run(_ context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
+func (f *fakeRepairer) Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
 	line("Downloading torch-2.10.0+cu128-cp311-cp311-linux_x86_64.whl (900 MB)")
 	f.ran <- p
-	<-f.release
+	cancelled := ctx.Done()
+	if f.deaf {
+		cancelled = nil
+	}
+	select {
+	case <-f.release:
+	case <-cancelled:
+		return fix.Result{Why: "cancelled"}, errors.New("the installer was cancelled and stopped")
+	}
 	return fix.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
 }
 
@@ -172,5 +185,45 @@ func TestReinstallRequest(t *testing.T) {
 	<-finished
 	if len(*u.idle) != 1 {
 		t.Errorf("idle calls after the repair ended with no window open: %v", *u.idle)
+	}
+}
+
+// TestQuitStopsARepair quits while an installer runs: the installer is
+// cancelled and shutdown waits for it, but only a bounded while.
+func TestQuitStopsARepair(t *testing.T) {
+	u := newTestUI(t, a100)
+	var logged bytes.Buffer
+	u.d.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	rep := &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{})}
+	u.d.Repair = rep
+	p, _ := rep.Plan(u.paths[1])
+	finished := u.runRepair(p, u.wins.host())
+	<-rep.ran
+	u.stopRepairs()
+	select {
+	case <-finished:
+	default:
+		t.Fatal("shutdown returned while the repair was still running")
+	}
+	if !strings.Contains(logged.String(), "reinstall stopped as GPU Canary quit") || !strings.Contains(logged.String(), "cancelled") {
+		t.Errorf("the log does not keep the stopped repair: %s", logged.String())
+	}
+
+	// An installer that does not stop does not hold shutdown for ever.
+	deaf := newTestUI(t, a100)
+	rep = &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{}), deaf: true}
+	deaf.d.Repair = rep
+	defer close(rep.release)
+	deaf.runRepair(p, deaf.wins.host())
+	<-rep.ran
+	old := stopRepairsWait
+	stopRepairsWait = 100 * time.Millisecond
+	defer func() { stopRepairsWait = old }()
+	returned := make(chan struct{})
+	go func() { deaf.stopRepairs(); close(returned) }()
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown waited for an installer that does not stop")
 	}
 }

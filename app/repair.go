@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -54,7 +55,7 @@ func (u *ui) reinstall(env string) {
 // runRepair runs p in the background; the channel closes when the result
 // has been shown.
 func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(u.life)
 	status := widget.NewLabel("Starting " + p.Installer + "…")
 	status.Wrapping = fyne.TextWrapWord
 	bar := widget.NewProgressBarInfinite()
@@ -64,13 +65,22 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 	d.Show()
 	finished := make(chan struct{})
 	u.busy++ // the process stays while the installer runs, windows closed or not
+	u.repairs.Add(1)
 	go func() {
+		defer u.repairs.Done()
 		defer close(finished)
 		res, err := u.d.Repair.Run(ctx, p, func(line string) {
-			if s := strings.TrimSpace(line); s != "" {
+			if s := strings.TrimSpace(line); s != "" && u.life.Err() == nil {
 				fyne.Do(func() { status.SetText(human.Truncate(s, 200)) })
 			}
 		})
+		if u.life.Err() != nil {
+			// The app is shutting down: no window is left to show the
+			// result in, so the log keeps it.
+			cancel()
+			u.d.Log.Warn("reinstall stopped as GPU Canary quit", "env", p.Env, "fixed", res.Fixed, "why", res.Why, "rollback", res.Rollback, "err", err)
+			return
+		}
 		fyne.Do(func() {
 			d.Hide()
 			switch {
@@ -109,4 +119,22 @@ func wrap(s string) string {
 		n += len(w)
 	}
 	return out.String()
+}
+
+// stopRepairsWait bounds how long shutdown waits for cancelled repairs:
+// less than the tray process waits for this one (link.closeGrace).
+var stopRepairsWait = 4 * time.Second
+
+// stopRepairs cancels the repairs still running, which stops their
+// installers' process groups, and waits for them a bounded while, so an
+// installer is not left running with no one to report on it.
+func (u *ui) stopRepairs() {
+	u.end()
+	done := make(chan struct{})
+	go func() { u.repairs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopRepairsWait):
+		u.d.Log.Warn("a reinstall had not stopped when GPU Canary quit")
+	}
 }

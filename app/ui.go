@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -19,6 +21,11 @@ type ui struct {
 	handled int
 	// busy counts repairs running: the process must not end under them.
 	busy int
+	// life ends when the app shuts down; repairs run under it, and
+	// repairs counts them so shutdown can wait for them to stop.
+	life    context.Context
+	end     context.CancelFunc
+	repairs sync.WaitGroup
 }
 
 // newUI fills the desktop side effects Deps leaves nil with the platform's.
@@ -36,6 +43,7 @@ func newUI(a fyne.App, d Deps) *ui {
 		d.Clipboard = func(s string) { a.Clipboard().SetContent(s) }
 	}
 	u := &ui{app: a, d: d, now: time.Now}
+	u.life, u.end = context.WithCancel(context.Background())
 	u.wins = newWindows(u)
 	u.wins.samples = d.Samples.Clone()
 	return u

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -175,7 +176,9 @@ func (w *windows) addEnvironment() {
 			cfg.Envs = append(cfg.Envs, path)
 			w.saveConfig(cfg)
 		}
-		w.u.d.Engine.Add(path)
+		if err := w.u.d.Engine.Add(path); err != nil {
+			dialog.ShowError(fmt.Errorf("%s is saved in the settings but not watched now: %w", path, err), win)
+		}
 	}, win)
 }
 
@@ -184,7 +187,9 @@ func (w *windows) removeEnvironment(path string) {
 	cfg := w.u.d.Config
 	cfg.Envs = slices.DeleteFunc(slices.Clone(cfg.Envs), func(p string) bool { return p == path })
 	w.saveConfig(cfg)
-	w.u.d.Engine.Forget(path)
+	if err := w.u.d.Engine.Forget(path); err != nil {
+		dialog.ShowError(fmt.Errorf("%s is removed from the settings, but the engine did not hear it: %w", path, err), w.host())
+	}
 }
 
 // saveConfig writes cfg to the settings file and reports whether it did.

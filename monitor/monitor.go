@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -84,6 +86,12 @@ type Monitor struct {
 	subMu sync.Mutex
 	subs  map[int]chan Event
 	next  int
+	// stopped is closed when Run returns: requests are then refused
+	// rather than queued for a loop that is gone, and a late Subscribe
+	// gets a closed channel.
+	stopped  chan struct{}
+	stopOnce sync.Once
+	done     bool // under subMu: Run has returned
 
 	// Owned by the Run goroutine.
 	envs     map[string]*envEntry
@@ -97,8 +105,13 @@ type Monitor struct {
 	idle     bool
 	tracker  *procs.BusyTracker
 	tick     *time.Ticker // the polling ticker, reset by Reconfigure
-	// testWatcher, when set, replaces the watcher Run would make.
+	// testWatcher, when set, replaces the watcher Run would make; newFS,
+	// when set, replaces the kernel's file watcher.
 	testWatcher *watcher
+	newFS       func() (*fsnotify.Watcher, error)
+	// dropPending says the discovery roots changed and the environments
+	// they no longer cover are still to be dropped (dropUncovered).
+	dropPending bool
 	// requests carries work for the Run goroutine (Add, Forget).
 	requests chan func(context.Context)
 }
@@ -139,7 +152,7 @@ func New(o Options) *Monitor {
 	if p == nil {
 		p = NewPolicy()
 	}
-	return &Monitor{o: o, log: o.Logger, policy: p, subs: map[int]chan Event{}, requests: make(chan func(context.Context), 16),
+	return &Monitor{o: o, log: o.Logger, policy: p, subs: map[int]chan Event{}, requests: make(chan func(context.Context), 16), stopped: make(chan struct{}),
 		envs: map[string]*envEntry{}, jobs: map[string]health.Finding{}, waiting: map[string]time.Time{}, machine: map[string]health.Finding{}}
 }
 
@@ -165,13 +178,18 @@ func (s State) Clone() State {
 // Subscribe returns a channel that receives every event from now on, and a
 // function that ends the subscription. A subscriber that falls more than
 // 1024 events behind loses events (and the log says so) rather than
-// stalling the engine.
+// stalling the engine. The channel is closed when Run returns; after
+// that, Subscribe returns a closed channel.
 func (m *Monitor) Subscribe() (<-chan Event, func()) {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
+	ch := make(chan Event, 1024)
+	if m.done {
+		close(ch)
+		return ch, func() {}
+	}
 	id := m.next
 	m.next++
-	ch := make(chan Event, 1024)
 	m.subs[id] = ch
 	return ch, func() {
 		m.subMu.Lock()
@@ -196,17 +214,39 @@ func (m *Monitor) History() []Event {
 	return evs
 }
 
-// Add starts watching the environment at path (added by hand).
-func (m *Monitor) Add(path string) {
-	m.requests <- func(ctx context.Context) {
-		m.forgotten(path, false)
-		m.readEnv(ctx, path, viaAdded)
+// ErrStopped is returned for a request made after Run has returned.
+var ErrStopped = errors.New("the engine has stopped")
+
+// request queues f for the Run goroutine; once Run has returned it is
+// refused, so a caller (a tray click) never waits on a loop that is gone.
+func (m *Monitor) request(f func(context.Context)) error {
+	select {
+	case <-m.stopped:
+		return ErrStopped
+	default:
+	}
+	select {
+	case m.requests <- f:
+		return nil
+	case <-m.stopped:
+		return ErrStopped
 	}
 }
 
+// Stopped is closed when Run has returned.
+func (m *Monitor) Stopped() <-chan struct{} { return m.stopped }
+
+// Add starts watching the environment at path (added by hand).
+func (m *Monitor) Add(path string) error {
+	return m.request(func(ctx context.Context) {
+		m.forgotten(path, false)
+		m.readEnv(ctx, path, viaAdded)
+	})
+}
+
 // Forget stops watching the environment at path until it is added again.
-func (m *Monitor) Forget(path string) {
-	m.requests <- func(ctx context.Context) {
+func (m *Monitor) Forget(path string) error {
+	return m.request(func(ctx context.Context) {
 		m.forgotten(path, true)
 		if e := m.envs[path]; e != nil {
 			delete(m.envs, path)
@@ -214,7 +254,7 @@ func (m *Monitor) Forget(path string) {
 			delete(m.memory.Envs, path)
 			m.publish(m.diffFindings(path, e, nil, time.Now()))
 		}
-	}
+	})
 }
 
 // forgotten records (or clears) that path was removed by hand, so that
@@ -243,11 +283,13 @@ func (m *Monitor) isForgotten(path string) bool {
 func (m *Monitor) Run(ctx context.Context) error {
 	defer m.closeSubs()
 	w := m.testWatcher
+	var watchErr error
 	if w == nil {
-		var err error
-		if w, err = newWatcher(m.log, m.o.Settle); err != nil {
-			return fmt.Errorf("starting the environment watcher: %w", err)
+		start := m.newFS
+		if start == nil {
+			start = newFSWatcher
 		}
+		w, watchErr = newWatcher(m.log, m.o.Settle, start)
 	}
 	m.w = w
 	defer w.close()
@@ -255,6 +297,14 @@ func (m *Monitor) Run(ctx context.Context) error {
 
 	m.loadMemory()
 	m.pollGPU(ctx, true)
+	if watchErr != nil {
+		m.log.Warn("no file watcher; polling environments instead", "err", watchErr)
+		msg := fmt.Sprintf("%v (on Linux, fs.inotify.max_user_instances is reached); environments are polled every %s instead", watchErr, m.o.Interval)
+		if m.o.Rediscover > 0 && len(m.o.Paths) == 0 {
+			msg += fmt.Sprintf(", and new ones are looked for every %s", m.o.Rediscover)
+		}
+		m.degrade("no-watcher", msg)
+	}
 	m.start(ctx)
 
 	go w.run(ctx)
@@ -340,10 +390,17 @@ func (m *Monitor) start(ctx context.Context) {
 
 // discover lists the environments to watch.
 func (m *Monitor) discover(ctx context.Context) []pyenv.Found {
+	found, _ := m.discoverAll(ctx)
+	return found
+}
+
+// discoverAll is discover that also says whether it looked everywhere
+// (pyenv.DiscoverAll).
+func (m *Monitor) discoverAll(ctx context.Context) ([]pyenv.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
-	found := pyenv.Discover(ctx, o)
-	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.isForgotten(f.Path) })
+	found, complete := pyenv.DiscoverAll(ctx, o)
+	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.isForgotten(f.Path) }), complete
 }
 
 // watchRoots watches the discovery roots and each environment's parent,
@@ -484,8 +541,10 @@ func (m *Monitor) candidate(ctx context.Context, dir string) {
 // rescan rediscovers and rereads everything (after an overflow, or
 // periodically); changes come out as ordinary events.
 func (m *Monitor) rescan(ctx context.Context) {
+	found, complete := m.discoverAll(ctx)
+	m.dropUncovered(ctx, found, complete)
 	seen := map[string]bool{}
-	for _, f := range m.discover(ctx) {
+	for _, f := range found {
 		seen[f.Path] = true
 		if e := m.envs[f.Path]; e == nil {
 			m.candidate(ctx, f.Path)
@@ -507,7 +566,7 @@ func (m *Monitor) pollUnwatched(ctx context.Context) {
 	for _, p := range m.w.changedUnwatched() {
 		m.refreshEnv(ctx, p)
 	}
-	if n := m.w.unwatchedCount(); n > 0 {
+	if n := m.w.unwatchedCount(); n > 0 && m.w.fs != nil {
 		m.degrade("inotify-limit", fmt.Sprintf("%d environment(s) could not be watched (the inotify watch limit was reached, see fs.inotify.max_user_watches) and are polled every %s instead", n, m.o.Interval))
 	}
 }
@@ -712,6 +771,8 @@ func (m *Monitor) updateState() {
 func (m *Monitor) closeSubs() {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
+	m.done = true
+	m.stopOnce.Do(func() { close(m.stopped) })
 	for id, ch := range m.subs {
 		close(ch)
 		delete(m.subs, id)

@@ -390,7 +390,7 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 	venv := f.venv(t, filepath.Join(t.TempDir(), ".venv"))
 	o := Options{Paths: []string{venv}, GPU: simGPU(t, a100), Interval: 200 * time.Millisecond, Rediscover: -1}
 	m := New(o)
-	w, err := newWatcher(m.log, 300*time.Millisecond)
+	w, err := newWatcher(m.log, 300*time.Millisecond, newFSWatcher)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,6 +409,33 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 		return e.Kind == KindFindingRaised && e.Finding != nil && e.Finding.Code == health.CodeWatchDegraded &&
 			strings.Contains(e.Message, "max_user_watches")
 	})
+}
+
+// TestNoFileWatcherPollsInstead: when the kernel refuses a file watcher
+// (fs.inotify.max_user_instances reached), the engine still runs: it says
+// watching is degraded and why, and polls, so a CPU torch installed over
+// the CUDA one is still caught.
+func TestNoFileWatcherPollsInstead(t *testing.T) {
+	f := newFixture(t)
+	venv := f.venv(t, filepath.Join(t.TempDir(), ".venv"))
+	m := New(Options{Paths: []string{venv}, GPU: simGPU(t, a100), Interval: 200 * time.Millisecond, Rediscover: -1})
+	m.newFS = func() (*fsnotify.Watcher, error) {
+		return nil, fmt.Errorf("inotify_init1: %w", syscall.EMFILE)
+	}
+	e := runEngine(t, m)
+	e.wait(5*time.Second, func(e Event) bool {
+		return e.Kind == KindFindingRaised && e.Finding != nil && e.Finding.Code == health.CodeWatchDegraded &&
+			strings.Contains(e.Message, "max_user_instances") && strings.Contains(e.Message, "polled every 200ms")
+	})
+	e.waitStarted()
+	if n := len(e.m.State().Envs); n != 1 {
+		t.Fatalf("%d environments without a file watcher, want 1\n%s", n, e.dump())
+	}
+	f.install(t, venv, "2.5.1+cpu")
+	e.wait(10*time.Second, kind(KindCUDAWheelReplaced, venv))
+	if n := e.count(func(e Event) bool { return e.Finding != nil && strings.Contains(e.Message, "max_user_watches") }); n != 0 {
+		t.Errorf("the watch-limit message was raised as well\n%s", e.dump())
+	}
 }
 
 // TestHalfFinishedInstallIsNotAChange replays pip's steps slowly: the old

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -28,8 +29,8 @@ type Settings struct {
 // read again under the new health options, new discovery roots are
 // searched and watched, and environments that only a removed root or home
 // discovery had found are dropped. Environments added by hand stay.
-func (m *Monitor) Reconfigure(s Settings) {
-	m.requests <- func(ctx context.Context) { m.reconfigure(ctx, s) }
+func (m *Monitor) Reconfigure(s Settings) error {
+	return m.request(func(ctx context.Context) { m.reconfigure(ctx, s) })
 }
 
 func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
@@ -47,21 +48,35 @@ func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
 	}
 	m.policy.SetKinds(s.Kinds)
 	m.log.Info("settings applied", "roots", s.Discover.Roots, "interval", m.o.Interval, "busy", m.o.Busy)
-	if !rootsChanged || len(m.o.Paths) > 0 {
-		m.rescan(ctx)
+	if rootsChanged && len(m.o.Paths) == 0 {
+		m.dropPending = true
+	}
+	m.rescan(ctx)
+}
+
+// dropUncovered drops the environments that a complete discovery (found)
+// no longer finds, except those added by hand. It runs after the roots
+// changed, once a discovery was not cut short: an environment missing
+// from a cut-short search may still be covered.
+func (m *Monitor) dropUncovered(ctx context.Context, found []pyenv.Found, complete bool) {
+	if !m.dropPending {
 		return
 	}
+	if !complete || ctx.Err() != nil {
+		m.log.Warn("discovery ran out of time; environments the new settings may not cover are kept until a search completes")
+		return
+	}
+	m.dropPending = false
 	seen := map[string]bool{}
-	for _, f := range m.discover(ctx) {
+	for _, f := range found {
 		seen[f.Path] = true
 	}
 	now := time.Now()
-	for path, e := range m.envs {
-		if !seen[path] && e.via != viaAdded {
+	for _, path := range slices.Sorted(maps.Keys(m.envs)) {
+		if e := m.envs[path]; !seen[path] && e.via != viaAdded {
 			m.dropEnv(path, e, now)
 		}
 	}
-	m.rescan(ctx)
 }
 
 // dropEnv stops watching an environment the settings no longer cover.

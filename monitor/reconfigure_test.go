@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,51 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	}
 	if e.m.Policy().Allows(KindTorchRemoved) {
 		t.Error("notification kinds were not applied")
+	}
+}
+
+// TestCutShortDiscoveryDropsNothing: when the roots change but the search
+// runs out of its time budget, an environment it did not reach may still
+// be covered, so nothing is dropped; the next search that completes drops
+// what the new roots no longer cover.
+func TestCutShortDiscoveryDropsNothing(t *testing.T) {
+	rootA, rootB, home, cwd := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	cpu := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1"}}
+	inA, inB, byHand := filepath.Join(rootA, "a", ".venv"), filepath.Join(rootB, "b", ".venv"), filepath.Join(t.TempDir(), "mine")
+	for _, p := range []string{inA, inB, byHand} {
+		if err := pyenvtest.Write(p, cpu); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := func(timeout time.Duration, roots ...string) pyenv.DiscoverOptions {
+		return pyenv.DiscoverOptions{Roots: roots, Home: home, Cwd: cwd, Getenv: func(string) string { return "" }, Timeout: timeout}
+	}
+	e := startEngine(t, Options{Discover: opts(0, rootA)})
+	e.wait(5*time.Second, kind(KindEnvAdded, inA))
+
+	if err := e.m.Reconfigure(Settings{Discover: opts(time.Nanosecond, rootB)}); err != nil {
+		t.Fatal(err)
+	}
+	// Requests run in order: once byHand is added, the reconfiguration
+	// and its cut-short search are done.
+	if err := e.m.Add(byHand); err != nil {
+		t.Fatal(err)
+	}
+	e.wait(5*time.Second, kind(KindEnvAdded, byHand))
+	if n := e.count(kind(KindEnvRemoved, inA)); n != 0 {
+		t.Fatalf("a search cut short by its budget dropped %s\n%s", inA, e.dump())
+	}
+	if !slices.ContainsFunc(e.m.State().Envs, func(r EnvReport) bool { return r.Path == inA }) {
+		t.Fatalf("%s left the state\n%s", inA, e.dump())
+	}
+
+	// Same roots, a search with time enough: the pending drop happens.
+	if err := e.m.Reconfigure(Settings{Discover: opts(0, rootB)}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait(5*time.Second, kind(KindEnvAdded, inB))
+	e.wait(5*time.Second, kind(KindEnvRemoved, inA))
+	if n := e.count(kind(KindEnvRemoved, byHand)); n != 0 {
+		t.Errorf("the environment added by hand was dropped\n%s", e.dump())
 	}
 }

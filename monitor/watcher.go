@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -46,17 +47,31 @@ type watcher struct {
 // candidatePrefix marks debouncer keys that are candidate folders.
 const candidatePrefix = "\x00candidate:"
 
-func newWatcher(log *slog.Logger, settle time.Duration) (*watcher, error) {
-	fsw, err := fsnotify.NewBufferedWatcher(4096)
-	if err != nil {
-		return nil, err
-	}
-	w := &watcher{fs: fsw, log: log, sites: map[string]string{}, roots: map[string]string{},
+// errNoWatcher is what every watch fails with when no file watcher could
+// be started: the environments are then polled.
+var errNoWatcher = errors.New("no file watcher")
+
+// newFSWatcher starts the kernel's file watcher (inotify on Linux).
+func newFSWatcher() (*fsnotify.Watcher, error) { return fsnotify.NewBufferedWatcher(4096) }
+
+// newWatcher starts a watcher with start (newFSWatcher, or a test's). When
+// the kernel refuses one (on Linux, fs.inotify.max_user_instances is
+// reached: every editor and file manager holds some), it returns a
+// watcher that watches nothing, so every environment is polled instead,
+// and the error saying why.
+func newWatcher(log *slog.Logger, settle time.Duration, start func() (*fsnotify.Watcher, error)) (*watcher, error) {
+	w := &watcher{log: log, sites: map[string]string{}, roots: map[string]string{},
 		parents: map[string]bool{}, polled: map[string]polled{}, culprits: map[string]*Culprit{},
 		settled: make(chan string, 64), candidates: make(chan string, 64), overflow: make(chan string, 1),
 		done: make(chan struct{})}
-	w.add = fsw.Add
 	w.deb = newDebouncer(settle, w.fire)
+	fsw, err := start()
+	if err != nil {
+		w.add = func(string) error { return errNoWatcher }
+		return w, fmt.Errorf("starting the file watcher: %w", err)
+	}
+	w.fs = fsw
+	w.add = fsw.Add
 	return w, nil
 }
 
@@ -64,7 +79,9 @@ func (w *watcher) close() {
 	w.closeOnce.Do(func() {
 		close(w.done)
 		w.deb.stop()
-		w.fs.Close()
+		if w.fs != nil {
+			w.fs.Close()
+		}
 	})
 }
 
@@ -82,6 +99,13 @@ func (w *watcher) fire(key string) {
 
 // run reads file events until ctx ends or the watcher is closed.
 func (w *watcher) run(ctx context.Context) {
+	if w.fs == nil { // polling only
+		select {
+		case <-ctx.Done():
+		case <-w.done:
+		}
+		return
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -196,11 +220,13 @@ func (w *watcher) watchEnv(env *pyenv.Env) {
 
 // noteAddError puts env on polling when the watch limit is reached.
 func (w *watcher) noteAddError(path string, env *pyenv.Env, err error) {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) || errors.Is(err, errNoWatcher) {
 		if _, ok := w.polled[env.Path]; !ok {
 			w.polled[env.Path] = polled{site: env.SitePackages, mtime: siteMtime(env.SitePackages)}
 		}
-		w.log.Warn("cannot watch; polling instead", "path", path, "err", err)
+		if !errors.Is(err, errNoWatcher) { // said once, when the watcher failed
+			w.log.Warn("cannot watch; polling instead", "path", path, "err", err)
+		}
 		return
 	}
 	if !errors.Is(err, os.ErrNotExist) {
@@ -219,12 +245,19 @@ func (w *watcher) unwatchEnv(env *pyenv.Env) {
 	for s, e := range w.sites {
 		if e == env.Path {
 			delete(w.sites, s)
-			_ = w.fs.Remove(s)
+			w.remove(s)
 		}
 	}
 	delete(w.roots, env.Path)
-	_ = w.fs.Remove(env.Path)
+	w.remove(env.Path)
 	delete(w.polled, env.Path)
+}
+
+// remove drops a watch, if there is a watcher.
+func (w *watcher) remove(path string) {
+	if w.fs != nil {
+		_ = w.fs.Remove(path)
+	}
 }
 
 // watchRoot watches a folder where environments appear and vanish.

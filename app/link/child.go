@@ -149,22 +149,26 @@ func (t *Tray) Subscribe() (<-chan monitor.Event, func()) {
 }
 
 // Add asks the engine to watch the environment at path.
-func (t *Tray) Add(path string) { t.send(FromWindows{Add: path}) }
+func (t *Tray) Add(path string) error { return t.send(FromWindows{Add: path}) }
 
 // Forget asks the engine to stop watching the environment at path.
-func (t *Tray) Forget(path string) { t.send(FromWindows{Forget: path}) }
+func (t *Tray) Forget(path string) error { return t.send(FromWindows{Forget: path}) }
 
 // Copy puts text on the clipboard, owned by the tray process.
-func (t *Tray) Copy(text string) { t.send(FromWindows{Copy: text}) }
+func (t *Tray) Copy(text string) { _ = t.send(FromWindows{Copy: text}) }
 
 // Idle says that no window is open any more, after handling handled
 // requests: the tray ends this process unless it has sent more since.
-func (t *Tray) Idle(handled int) { t.send(FromWindows{Idle: &Idle{Seen: handled}}) }
+func (t *Tray) Idle(handled int) { _ = t.send(FromWindows{Idle: &Idle{Seen: handled}}) }
 
-// send writes m; a tray process that has gone is not an error here (the
-// windows process ends when its stdin does).
-func (t *Tray) send(m FromWindows) {
+// send writes m to the tray process; an error means it is gone. Callers
+// that cannot do anything about that drop the error: the windows process
+// ends when its stdin does.
+func (t *Tray) send(m FromWindows) error {
 	t.encMu.Lock()
 	defer t.encMu.Unlock()
-	_ = t.enc.Encode(m)
+	if err := t.enc.Encode(m); err != nil {
+		return fmt.Errorf("telling the tray process: %w", err)
+	}
+	return nil
 }

@@ -42,6 +42,13 @@ func (g *globals) engineSettings(cfg config.Config) monitor.Settings {
 		Interval: cfg.Refresh.Duration, Kinds: cfg.Notify}
 }
 
+// reconfigure applies changed settings to the running engine.
+func (g *globals) reconfigure(m *monitor.Monitor, c config.Config) {
+	if err := m.Reconfigure(g.engineSettings(c)); err != nil {
+		g.log.Warn("settings not applied", "err", err)
+	}
+}
+
 // runTray is the resident process: the engine and the tray, with the
 // windows in a second process started on demand (`gpucanary ui --link`).
 func runTray(ctx context.Context, g *globals, std stdio) int {
@@ -66,7 +73,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 			return err
 		},
 		ConfigPath:  g.configPath(),
-		Reconfigure: func(c config.Config) { m.Reconfigure(g.engineSettings(c)) },
+		Reconfigure: func(c config.Config) { g.reconfigure(m, c) },
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
@@ -101,8 +108,11 @@ func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
 	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: repairer{g}}
 	if *linked {
 		// stdout is the link: nothing else may write there.
-		out := os.Stdout
-		os.Stdout = os.Stderr
+		out, err := takeLinkOut()
+		if err != nil {
+			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
+			return exitUsage
+		}
 		t, err := link.Dial(os.Stdin, out)
 		if err != nil {
 			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
@@ -127,7 +137,7 @@ func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
 	if changes, err := config.Watch(ctx, d.ConfigPath, func(err error) { g.log.Warn("settings not applied", "err", err) }); err == nil {
 		go func() {
 			for c := range changes {
-				m.Reconfigure(g.engineSettings(c))
+				g.reconfigure(m, c)
 			}
 		}()
 	}

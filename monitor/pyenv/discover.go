@@ -59,13 +59,22 @@ var condaHomes = []string{
 // Environments are deduplicated by real path (the first way found wins) and
 // the order is deterministic.
 func Discover(ctx context.Context, o DiscoverOptions) []Found {
+	found, _ := DiscoverAll(ctx, o)
+	return found
+}
+
+// DiscoverAll is Discover that also reports whether it looked everywhere:
+// complete is false when the time budget or ctx ended a walk, so an
+// environment missing from found may still be there. (The entry and depth
+// budgets do not count: they stop a walk at the same place every time.)
+func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complete bool) {
 	o = o.withDefaults()
 	d := &discovery{o: o, seen: map[string]bool{}}
 	if len(o.Paths) > 0 {
 		for _, p := range o.Paths {
 			d.add(p, "argument", false)
 		}
-		return d.found
+		return d.found, true
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
@@ -85,7 +94,7 @@ func Discover(ctx context.Context, o DiscoverOptions) []Found {
 		d.conda(o.Home)
 		d.walk(ctx, o.Home, "home")
 	}
-	return d.found
+	return d.found, !d.cut
 }
 
 func (o DiscoverOptions) withDefaults() DiscoverOptions {
@@ -117,6 +126,7 @@ type discovery struct {
 	o     DiscoverOptions
 	seen  map[string]bool // real paths already found
 	found []Found
+	cut   bool // a walk ran out of time
 }
 
 // add records path once by real path; with check it must be an environment.

@@ -86,6 +86,7 @@ func TestDiscoverBudgets(t *testing.T) {
 		ctx    func() context.Context
 		has    []string
 		hasNot []string
+		cut    bool // DiscoverAll says it did not look everywhere
 	}{
 		{name: "default depth stops before d7", o: pyenv.DiscoverOptions{}, hasNot: []string{deep}},
 		{name: "a deeper walk finds it", o: pyenv.DiscoverOptions{MaxDepth: 9}, has: []string{deep}},
@@ -96,7 +97,7 @@ func TestDiscoverBudgets(t *testing.T) {
 		{name: "a spent time budget stops the walk", o: pyenv.DiscoverOptions{},
 			ctx:    func() context.Context { c, cancel := context.WithCancel(context.Background()); cancel(); return c },
 			has:    []string{filepath.Join(home, "miniconda3/envs/ml")},
-			hasNot: []string{filepath.Join(home, "proj/.venv")}},
+			hasNot: []string{filepath.Join(home, "proj/.venv")}, cut: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +107,11 @@ func TestDiscoverBudgets(t *testing.T) {
 			if tt.ctx != nil {
 				ctx = tt.ctx()
 			}
-			got := paths(pyenv.Discover(ctx, o))
+			found, complete := pyenv.DiscoverAll(ctx, o)
+			if complete == tt.cut {
+				t.Errorf("complete = %v, want %v", complete, !tt.cut)
+			}
+			got := paths(found)
 			for _, p := range tt.has {
 				if _, ok := got[p]; !ok {
 					t.Errorf("missing %s in %v", p, got)

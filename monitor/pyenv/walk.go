@@ -43,6 +43,7 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			d.o.Logger.Info("discover: walk stopped by its time budget", "root", abs, "entries", entries)
+			d.cut = true
 			return
 		}
 		it := queue[0]
