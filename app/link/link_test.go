@@ -225,3 +225,63 @@ func TestDialRefusesGarbage(t *testing.T) {
 		t.Errorf("after a cut message: err %v, started %v", tr.Err(), tr.State().Started)
 	}
 }
+
+// TestGarbageOnTheLinkEndsTheProcess: a windows process whose stdout
+// carries something other than the link (a library printing there) can
+// no longer be heard, not even its Idle: it is ended, not left running.
+func TestGarbageOnTheLinkEndsTheProcess(t *testing.T) {
+	w := &Windows{
+		Command: func() *exec.Cmd {
+			// exec: the process that must be ended is the one holding the
+			// link, and it never reads stdin, so closing it ends nothing.
+			return exec.Command("sh", "-c", `printf 'Gtk-Message: not JSON\n'; exec sleep 60`)
+		},
+		Hello: func() Hello { return Hello{} },
+	}
+	t.Cleanup(w.Close)
+	if err := w.Open(Request{Show: ShowEnvs}); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	c := w.cur
+	w.mu.Unlock()
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the windows process is still running 10s after garbage on the link")
+	}
+	if w.Running() {
+		t.Error("Running after the process was ended")
+	}
+}
+
+// TestCloseReturnsWhenHandleHangs: a request handler that never returns
+// keeps the process from being reaped; Close still returns after its
+// grace periods, so Quit quits.
+func TestCloseReturnsWhenHandleHangs(t *testing.T) {
+	closeGrace, reapGrace = 200*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { closeGrace, reapGrace = 5*time.Second, 2*time.Second })
+	tr := newTray(t, 1)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	handling := make(chan struct{}, 1)
+	tr.Handle = func(FromWindows) {
+		handling <- struct{}{}
+		<-release
+	}
+	if err := tr.Open(Request{Show: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-handling:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never reached Handle")
+	}
+	closed := make(chan struct{})
+	go func() { tr.Windows.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close blocked on a hanging Handle")
+	}
+}

@@ -21,7 +21,8 @@ type Windows struct {
 	// Hello is the snapshot a new windows process starts from.
 	Hello func() Hello
 	// Handle receives the windows process's requests (not Idle), on the
-	// goroutine that reads them.
+	// goroutine that reads them: it should hand them on and return, since
+	// the process's end is not seen while it runs.
 	Handle func(FromWindows)
 	Log    *slog.Logger
 
@@ -90,8 +91,18 @@ func (w *Windows) Running() bool {
 	return w.cur != nil && !w.cur.closed
 }
 
-// Close ends the windows process, if any, and waits for it (killing it
-// after a grace period).
+// Grace periods of Close: how long the windows process has to end by
+// itself (closing its windows, finishing a cancelled repair), then how
+// long its reaping may take once killed.
+var (
+	closeGrace = 5 * time.Second
+	reapGrace  = 2 * time.Second
+)
+
+// Close ends the windows process, if any, and waits for it, killing it
+// after a grace period. It returns within both grace periods even when
+// the process cannot be reaped (a Handle that never returns), so Quit
+// always quits.
 func (w *Windows) Close() {
 	w.mu.Lock()
 	c := w.cur
@@ -104,9 +115,15 @@ func (w *Windows) Close() {
 	}
 	select {
 	case <-c.done:
-	case <-time.After(5 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
+		return
+	case <-time.After(closeGrace):
+	}
+	w.log().Warn("the windows process did not end; killing it", "pid", c.cmd.Process.Pid)
+	_ = c.cmd.Process.Kill()
+	select {
+	case <-c.done:
+	case <-time.After(reapGrace):
+		w.log().Warn("the windows process was not reaped", "pid", c.cmd.Process.Pid)
 	}
 }
 
@@ -175,7 +192,14 @@ func (w *Windows) read(c *child, stdout io.Reader) {
 		var m FromWindows
 		if err := dec.Decode(&m); err != nil {
 			if !errors.Is(err, io.EOF) {
-				w.log().Warn("reading from the windows process", "err", err)
+				// Something else wrote to the link: it cannot be read
+				// any more, and the process would never hear Idle's
+				// answer. End it; the next window starts a new one.
+				w.log().Warn("reading from the windows process; ending it", "err", err)
+				w.mu.Lock()
+				w.closeLocked(c)
+				w.mu.Unlock()
+				_ = c.cmd.Process.Kill()
 			}
 			break
 		}

@@ -1,12 +1,14 @@
 package tray
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.design/x/clipboard"
 )
@@ -29,15 +31,37 @@ func copyText(text string) error {
 	}
 	if os.Getenv("WAYLAND_DISPLAY") != "" {
 		if path, err := exec.LookPath("wl-copy"); err == nil {
-			cmd := exec.Command(path)
-			cmd.Stdin = strings.NewReader(text)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("copying with wl-copy: %w: %s", err, strings.TrimSpace(string(out)))
-			}
-			return nil
+			return wlCopy(path, text)
 		}
 	}
 	return errors.Join(fmt.Errorf("no clipboard: %w", clipErr), errNoWlCopy())
+}
+
+// wlCopyTimeout bounds one wl-copy run: it only has to read the text.
+const wlCopyTimeout = 5 * time.Second
+
+// wlCopy runs the wl-copy at path with text on its stdin. wl-copy forks a
+// process that serves the selection and keeps the descriptors it was
+// given, so its stderr goes to a file, not a pipe: waiting for a pipe's
+// end would wait for the next copy.
+func wlCopy(path, text string) error {
+	errFile, err := os.CreateTemp("", "gpucanary-wl-copy-*")
+	if err != nil {
+		return fmt.Errorf("copying with wl-copy: %w", err)
+	}
+	defer os.Remove(errFile.Name())
+	defer errFile.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wlCopyTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Stdin = strings.NewReader(text)
+	cmd.Stderr = errFile
+	cmd.WaitDelay = time.Second // for stdin's copy, should it never be read
+	if err := cmd.Run(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		msg, _ := os.ReadFile(errFile.Name())
+		return fmt.Errorf("copying with wl-copy: %w: %s", err, strings.TrimSpace(string(msg)))
+	}
+	return nil
 }
 
 func errNoWlCopy() error {

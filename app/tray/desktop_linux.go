@@ -3,6 +3,7 @@
 package tray
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,10 @@ import (
 
 	"github.com/godbus/dbus/v5"
 )
+
+// busTimeout bounds each call on the session bus: a notification daemon
+// or bus that has hung must not hold GPU Canary with it.
+var busTimeout = 3 * time.Second
 
 // notify shows a desktop notification through the freedesktop
 // Notifications service on the session bus (what dunst, GNOME and KDE
@@ -19,9 +24,15 @@ func notify(title, body string) error {
 	if err != nil {
 		return fmt.Errorf("sending a notification: %w", err)
 	}
+	return notifyOn(conn, title, body)
+}
+
+func notifyOn(conn *dbus.Conn, title, body string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
+	defer cancel()
 	obj := conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
 	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant("gpucanary")}
-	call := obj.Call("org.freedesktop.Notifications.Notify", 0,
+	call := obj.CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
 		"GPU Canary", uint32(0), "dialog-warning", title, body, []string{}, hints, int32(-1))
 	if call.Err != nil {
 		return fmt.Errorf("sending a notification: %w", call.Err)
@@ -29,8 +40,16 @@ func notify(title, body string) error {
 	return nil
 }
 
-// openFolder shows path in the file manager.
-func openFolder(path string) error { return exec.Command("xdg-open", path).Start() }
+// openFolder shows path in the file manager. xdg-open is reaped when it
+// ends, which may be only when the file manager closes.
+func openFolder(path string) error {
+	cmd := exec.Command("xdg-open", path)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	go cmd.Wait()
+	return nil
+}
 
 // trayHostMissing reports whether no StatusNotifierWatcher is on the
 // session bus: then the tray icon cannot appear, and GPU Canary opens a
@@ -40,8 +59,10 @@ func trayHostMissing() bool {
 	if err != nil {
 		return true
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
+	defer cancel()
 	var has bool
-	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has); err != nil {
+	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has); err != nil {
 		return false // cannot tell: assume a tray
 	}
 	return !has
@@ -56,10 +77,11 @@ func waitTrayUp() {
 		return
 	}
 	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
 		var v dbus.Variant
-		err := conn.Object(name, "/StatusNotifierItem").Call("org.freedesktop.DBus.Properties.Get", 0,
+		err := conn.Object(name, "/StatusNotifierItem").CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0,
 			"org.kde.StatusNotifierItem", "Id").Store(&v)
 		if err == nil {
 			time.Sleep(50 * time.Millisecond) // systray keeps the properties just after exporting them

@@ -114,6 +114,8 @@ type tray struct {
 	d        Deps
 	now      func() time.Time
 	actions  chan func() // menu clicks and link requests, run by the loop
+	copies   chan string // texts for the clipboard, for copier
+	notes    chan note   // notifications, for notifier
 	quit     chan struct{}
 	quitOnce sync.Once
 	// samples feed the GPUs window's graphs; Hello reads them from the
@@ -145,7 +147,7 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
-	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), quit: make(chan struct{})}
+	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(chan string, 8), notes: make(chan note, 16), quit: make(chan struct{})}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -166,6 +168,8 @@ func (t *tray) loop(ctx context.Context) {
 	d := t.d
 	events, unsubscribe := d.Monitor.Subscribe()
 	defer unsubscribe()
+	go t.copier()
+	go t.notifier()
 	settings := t.watchSettings(ctx)
 	d.Host.SetTooltip("GPU Canary")
 	t.render()
@@ -182,6 +186,9 @@ func (t *tray) loop(ctx context.Context) {
 			d.Windows.Close()
 		}
 	}()
+	// Once the loop is gone, do refuses work rather than wait for it (a
+	// click or a request from the windows process arriving during Quit).
+	defer t.stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -190,7 +197,10 @@ func (t *tray) loop(ctx context.Context) {
 			return
 		case ev, ok := <-events:
 			if !ok {
-				return // the engine stopped
+				if ctx.Err() == nil {
+					d.Log.Error("the engine stopped; the tray ends with it")
+				}
+				return
 			}
 			t.onEvent(ev)
 		case f := <-t.actions:
@@ -247,16 +257,24 @@ func (t *tray) Hello() link.Hello {
 	return link.Hello{State: t.d.Monitor.State(), History: t.d.Monitor.History(), Samples: samples}
 }
 
-// FromWindows handles the windows process's requests.
+// FromWindows handles the windows process's requests. It is called on
+// the goroutine that reads them and hands them to the loop, so a slow
+// request holds neither the reader nor the windows process's end.
 func (t *tray) FromWindows(m link.FromWindows) {
-	switch {
-	case m.Add != "":
-		t.d.Monitor.Add(m.Add)
-	case m.Forget != "":
-		t.d.Monitor.Forget(m.Forget)
-	case m.Copy != "":
-		t.copy(m.Copy)
-	}
+	t.do(func() {
+		var err error
+		switch {
+		case m.Add != "":
+			err = t.d.Monitor.Add(m.Add)
+		case m.Forget != "":
+			err = t.d.Monitor.Forget(m.Forget)
+		case m.Copy != "":
+			t.copy(m.Copy)
+		}
+		if err != nil {
+			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "err", err)
+		}
+	})
 }
 
 // onEvent notifies what the engine says to notify, passes the event to
@@ -279,11 +297,33 @@ func (t *tray) notifyEvent(e monitor.Event) {
 	t.tell(title, body)
 }
 
-// tell shows a notification; a failure is logged, not fatal (a desktop
-// without a notification service still has the tray and the windows).
+// note is one desktop notification waiting to be shown.
+type note struct{ title, body string }
+
+// tell shows a notification. It is sent by notifier, off the loop, since
+// the notification service is another process that may be slow; a failure
+// is logged, not fatal (a desktop without a notification service still
+// has the tray and the windows).
 func (t *tray) tell(title, body string) {
-	if err := t.d.Notify(title, body); err != nil {
-		t.d.Log.Warn("desktop notification not shown", "title", title, "err", err)
+	select {
+	case t.notes <- note{title, body}:
+	default: // the service has not answered for many notifications
+		t.d.Log.Warn("desktop notification dropped: the notification service is not answering", "title", title)
+	}
+}
+
+// notifier sends the notifications in the order they were told, until the
+// loop ends.
+func (t *tray) notifier() {
+	for {
+		select {
+		case <-t.quit:
+			return
+		case n := <-t.notes:
+			if err := t.d.Notify(n.title, n.body); err != nil {
+				t.d.Log.Warn("desktop notification not shown", "title", n.title, "err", err)
+			}
+		}
 	}
 }
 
@@ -314,11 +354,30 @@ func (t *tray) open(r link.Request) {
 }
 
 // copy puts text on the clipboard, or, when there is none, shows it in a
-// notification so it can still be read.
+// notification so it can still be read. The copy is done by copier, off
+// the loop: a clipboard tool (wl-copy) is a process that may be slow.
 func (t *tray) copy(text string) {
-	if err := t.d.Clipboard(text); err != nil {
-		t.d.Log.Warn("copying", "err", err)
+	select {
+	case t.copies <- text:
+	default: // the clipboard has not answered for several copies
+		t.d.Log.Warn("copying: the clipboard is not answering")
 		t.tell("Could not copy to the clipboard", text)
+	}
+}
+
+// copier does the copies in the order they were asked for, so the last
+// one clicked is what the clipboard holds, until the loop ends.
+func (t *tray) copier() {
+	for {
+		select {
+		case <-t.quit:
+			return
+		case text := <-t.copies:
+			if err := t.d.Clipboard(text); err != nil {
+				t.d.Log.Warn("copying", "err", err)
+				t.tell("Could not copy to the clipboard", text)
+			}
+		}
 	}
 }
 

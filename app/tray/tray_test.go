@@ -121,9 +121,14 @@ func (h *harness) waitFor(what string, f func() bool) {
 
 // sync waits until the loop has run everything queued before it.
 func (h *harness) sync() {
+	h.t.Helper()
 	done := make(chan struct{})
 	h.tr.do(func() { close(done) })
-	<-done
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		h.t.Fatal("the tray's loop did not answer in 5s")
+	}
 }
 
 // item finds an entry by a path of label prefixes.
@@ -164,6 +169,13 @@ func labels(items []Item) []string {
 	return out
 }
 
+// clipboard is what was copied, in order.
+func (h *harness) clipboard() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.copied)
+}
+
 func (h *harness) notifications() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -194,9 +206,10 @@ func TestTrayShowsVerdicts(t *testing.T) {
 	}
 	h.click("✗ llm", "Copy fix command")
 	h.click("✗ llm", "Copy activate command")
-	if len(h.copied) != 2 || !strings.HasPrefix(h.copied[0], "uv pip install --python "+h.paths[1]) ||
-		h.copied[1] != "source "+filepath.Join(h.paths[1], "bin", "activate") {
-		t.Errorf("copied %q", h.copied)
+	h.waitFor("two copies", func() bool { return len(h.clipboard()) == 2 })
+	if copied := h.clipboard(); !strings.HasPrefix(copied[0], "uv pip install --python "+h.paths[1]) ||
+		copied[1] != "source "+filepath.Join(h.paths[1], "bin", "activate") {
+		t.Errorf("copied %q", copied)
 	}
 	// Snooze marks it, live, and Unsnooze takes it back.
 	h.click("✗ llm", "Snooze for 1 hour")
@@ -258,38 +271,95 @@ func TestWindowsAreAskedFor(t *testing.T) {
 	h.tr.FromWindows(link.FromWindows{Forget: h.paths[0]})
 	h.waitFor("Remove from list", func() bool { return len(h.tr.d.Monitor.State().Envs) == 1 })
 	h.tr.FromWindows(link.FromWindows{Copy: "pip check"})
-	h.sync()
-	if h.copied[len(h.copied)-1] != "pip check" {
-		t.Errorf("copied %q", h.copied)
+	h.waitFor("the copy", func() bool { return slices.Contains(h.clipboard(), "pip check") })
+}
+
+// TestSlowClipboardKeepsTheTrayResponsive: a clipboard that does not
+// answer (a wl-copy stuck on the compositor) holds neither the menu nor
+// the windows process's requests; after Quit, a late request from the
+// windows process is dropped rather than waited on.
+// TestSlowDesktopKeepsTheTrayResponsive hangs the clipboard and the
+// notification service (both are other processes) and checks that the
+// menu still answers.
+func TestSlowDesktopKeepsTheTrayResponsive(t *testing.T) {
+	stuck := make(chan struct{})
+	h := start(t, presenttest.A100, func(d *Deps) {
+		d.Clipboard = func(string) error { <-stuck; return nil }
+		d.Notify = func(string, string) error { <-stuck; return nil }
+	})
+	// Registered after start, so it runs before the harness waits for the
+	// tray to end: a failing run must not hang on the stuck clipboard.
+	t.Cleanup(func() { close(stuck) })
+	told := make(chan struct{})
+	go func() {
+		for range 2 * cap(h.tr.notes) {
+			h.tr.tell("stuck", "the service does not answer")
+		}
+		close(told)
+	}()
+	select {
+	case <-told:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a notification service that does not answer blocked the tray")
+	}
+	h.click("✗ llm", "Copy fix command")
+	h.click(LabelGPUs) // click returns once the loop has run it
+	h.tr.FromWindows(link.FromWindows{Forget: h.paths[0]})
+	h.waitFor("Remove from list", func() bool { return len(h.tr.d.Monitor.State().Envs) == 1 })
+
+	h.item(LabelQuit).Action()
+	select {
+	case <-h.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Quit did not end the tray")
+	}
+	late := make(chan struct{})
+	go func() {
+		for range 2 * cap(h.tr.actions) {
+			h.tr.FromWindows(link.FromWindows{Add: h.paths[0]})
+		}
+		close(late)
+	}()
+	select {
+	case <-late:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request after Quit blocked the windows process's reader")
 	}
 }
 
 func TestNotifications(t *testing.T) {
 	h := start(t, presenttest.A100, func(d *Deps) { d.CanRepair = true })
-	ev := monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: h.paths[1], Notify: true, Time: time.Now(),
-		Message: "torch in " + h.paths[1] + " was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run train.py` (PID 4242).",
-		Fix:     "uv pip install --python " + h.paths[1] + " --reinstall --no-deps torch==2.10.0+cu128"}
+	// Each event names its own PID, so the notifications tell which was sent.
+	event := func(pid int, notify bool) monitor.Event {
+		return monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: h.paths[1], Notify: notify, Time: time.Now(),
+			Message: fmt.Sprintf("torch in %s was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run train.py` (PID %d).", h.paths[1], pid),
+			Fix:     "uv pip install --python " + h.paths[1] + " --reinstall --no-deps torch==2.10.0+cu128"}
+	}
 	send := func(e monitor.Event) { h.tr.do(func() { h.tr.onEvent(e) }); h.sync() }
-	send(ev)
-	got := h.notifications()
+	// Notifications are sent in order, so once the last one is there, any
+	// that should not have been sent before it would be there too.
+	waitPID := func(pid int) []string {
+		h.waitFor(fmt.Sprintf("the notification for PID %d", pid), func() bool {
+			got := h.notifications()
+			return len(got) > 0 && strings.Contains(got[len(got)-1], fmt.Sprintf("PID %d", pid))
+		})
+		return h.notifications()
+	}
+	send(event(1, true))
+	got := waitPID(1)
 	if len(got) != 1 || !strings.HasSuffix(got[0], "Fix: Reinstall from the tray menu.") || !strings.Contains(got[0], "llm/.venv") {
 		t.Fatalf("sent %q", got)
 	}
-	quiet := ev
-	quiet.Notify = false
-	send(quiet)
+	send(event(2, false))
 	h.click(LabelPause)
-	send(ev)
-	if n := len(h.notifications()); n != 1 {
-		t.Errorf("%d notifications: one not marked Notify or sent while paused was shown", n)
-	}
+	send(event(3, true))
 	if !h.tr.d.Monitor.Policy().Allows(monitor.KindCUDAWheelReplaced) || h.item(LabelResume).Label != LabelResume {
 		t.Error("pause is not shown as Resume")
 	}
 	h.click(LabelResume)
-	send(ev)
-	if n := len(h.notifications()); n != 2 {
-		t.Errorf("after Resume: %d notifications, want 2", n)
+	send(event(4, true))
+	if got := waitPID(4); len(got) != 2 {
+		t.Errorf("sent %q: one not marked Notify or sent while paused was shown", got)
 	}
 }
 
@@ -328,6 +398,7 @@ func TestClipboardFailureShowsTheText(t *testing.T) {
 		d.Clipboard = func(string) error { return errors.New("no clipboard: no display") }
 	})
 	h.click("✗ llm", "Copy fix command")
+	h.waitFor("the notification", func() bool { return len(h.notifications()) > 0 })
 	got := h.notifications()
 	if len(got) != 1 || !strings.Contains(got[0], "uv pip install --python "+h.paths[1]) {
 		t.Errorf("notifications %q", got)
@@ -486,16 +557,12 @@ func TestRealWindowsProcess(t *testing.T) {
 	})
 	begun := time.Now()
 	h.click(LabelGPUs)
-	h.waitFor("the windows process's answer", func() bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		return len(h.copied) == 1
-	})
+	h.waitFor("the windows process's answer", func() bool { return len(h.clipboard()) == 1 })
 	if took := time.Since(begun); took > 2*time.Second {
 		t.Errorf("the window took %v to open", took)
 	}
-	if h.copied[0] != "show=gpus envs=2 samples=1" {
-		t.Errorf("the windows process saw %q", h.copied[0])
+	if got := h.clipboard()[0]; got != "show=gpus envs=2 samples=1" {
+		t.Errorf("the windows process saw %q", got)
 	}
 	h.waitFor("the idle windows process to end", func() bool { return !h.tr.d.Windows.Running() })
 }
