@@ -89,7 +89,7 @@ func Run(ctx context.Context, d Deps) error {
 			select {
 			case <-stopped:
 			default:
-				fyne.Do(a.Quit)
+				fyne.Do(func() { quitApp(a) })
 			}
 		}
 		for {
@@ -124,3 +124,11 @@ func Run(ctx context.Context, d Deps) error {
 	unsubscribe()
 	return nil
 }
+
+// quitApp ends a.Run. It stops the driver's loop, as Fyne does itself on
+// SIGINT, rather than call a.Quit: a.Quit first marks every window as
+// closing, and a pointer event the loop handles before it stops (a window
+// that just appeared under the pointer) then dereferences the closed
+// window's nil view and crashes the process (Fyne 2.7.2; the same crash is
+// fyne-io/fyne#5981). The windows go with the loop's end.
+func quitApp(a fyne.App) { a.Driver().Quit() }

@@ -88,5 +88,5 @@ func (u *ui) checkIdle() {
 		u.d.OnIdle(u.handled)
 		return
 	}
-	u.app.Quit()
+	quitApp(u.app)
 }
