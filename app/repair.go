@@ -74,13 +74,14 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 				fyne.Do(func() { status.SetText(human.Truncate(s, 200)) })
 			}
 		})
+		// The log keeps every result: a dialog queued as the app shuts
+		// down is never shown.
 		if u.life.Err() != nil {
-			// The app is shutting down: no window is left to show the
-			// result in, so the log keeps it.
 			cancel()
 			u.d.Log.Warn("reinstall stopped as GPU Canary quit", "env", p.Env, "fixed", res.Fixed, "why", res.Why, "rollback", res.Rollback, "err", err)
 			return
 		}
+		u.d.Log.Info("reinstall ended", "env", p.Env, "fixed", res.Fixed, "why", res.Why, "rollback", res.Rollback, "err", err)
 		fyne.Do(func() {
 			d.Hide()
 			switch {

@@ -112,6 +112,12 @@ type Monitor struct {
 	// dropPending says the discovery roots changed and the environments
 	// they no longer cover are still to be dropped (dropUncovered).
 	dropPending bool
+	// removedRoots are the roots (and a former home) the settings dropped
+	// since the last complete discovery: their environments go even when a
+	// search is cut short (dropUncovered).
+	removedRoots []string
+	// cutWarned says the cut-short search was already told of, once.
+	cutWarned bool
 	// requests carries work for the Run goroutine (Add, Forget).
 	requests chan func(context.Context)
 }

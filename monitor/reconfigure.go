@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -35,6 +38,14 @@ func (m *Monitor) Reconfigure(s Settings) error {
 
 func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
 	rootsChanged := !slices.Equal(m.o.Discover.Roots, s.Discover.Roots) || m.o.Discover.Home != s.Discover.Home
+	for _, r := range m.o.Discover.Roots {
+		if !slices.Contains(s.Discover.Roots, r) {
+			m.removedRoots = append(m.removedRoots, r)
+		}
+	}
+	if h := m.o.Discover.Home; h != "" && h != s.Discover.Home {
+		m.removedRoots = append(m.removedRoots, h)
+	}
 	m.o.Discover = s.Discover
 	if s.Busy != (procs.BusyRule{}) {
 		m.o.Busy = s.Busy
@@ -56,27 +67,73 @@ func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
 
 // dropUncovered drops the environments that a complete discovery (found)
 // no longer finds, except those added by hand. It runs after the roots
-// changed, once a discovery was not cut short: an environment missing
-// from a cut-short search may still be covered.
+// changed. A search cut short by its time budget may have missed
+// environments under the places still searched, so then only those under
+// a removed root, and under no place still searched, are dropped; the
+// rest wait for a complete search.
 func (m *Monitor) dropUncovered(ctx context.Context, found []pyenv.Found, complete bool) {
 	if !m.dropPending {
 		return
 	}
+	now := time.Now()
 	if !complete || ctx.Err() != nil {
-		m.log.Warn("discovery ran out of time; environments the new settings may not cover are kept until a search completes")
+		searched := m.searchedPlaces()
+		for _, path := range slices.Sorted(maps.Keys(m.envs)) {
+			if e := m.envs[path]; e.via != viaAdded && underAny(path, m.removedRoots) && !underAny(path, searched) {
+				m.dropEnv(path, e, now)
+			}
+		}
+		if !m.cutWarned {
+			m.cutWarned = true
+			m.log.Warn("discovery ran out of time; environments under the places still searched are kept until a search completes")
+		}
 		return
 	}
-	m.dropPending = false
+	m.dropPending, m.removedRoots, m.cutWarned = false, nil, false
 	seen := map[string]bool{}
 	for _, f := range found {
 		seen[f.Path] = true
 	}
-	now := time.Now()
 	for _, path := range slices.Sorted(maps.Keys(m.envs)) {
 		if e := m.envs[path]; !seen[path] && e.via != viaAdded {
 			m.dropEnv(path, e, now)
 		}
 	}
+}
+
+// searchedPlaces are the folders discovery searches under the current
+// settings: the roots, home, the current directory and the active
+// environments.
+func (m *Monitor) searchedPlaces() []string {
+	d := m.o.Discover
+	places := slices.Clone(d.Roots)
+	home, cwd := d.Home, d.Cwd
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	getenv := d.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	for _, p := range []string{home, cwd, getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX")} {
+		if p != "" {
+			places = append(places, p)
+		}
+	}
+	return places
+}
+
+// underAny reports whether path is one of dirs or inside one.
+func underAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropEnv stops watching an environment the settings no longer cover.

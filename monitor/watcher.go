@@ -271,7 +271,8 @@ func (w *watcher) watchRoot(dir string) {
 		return
 	}
 	if err := w.add(dir); err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
+		// Without a file watcher at all, Run has said so once already.
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errNoWatcher) {
 			w.log.Warn("cannot watch folder for new environments", "path", dir, "err", err)
 		}
 		return

@@ -1,11 +1,13 @@
 package link
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -230,11 +232,14 @@ func TestDialRefusesGarbage(t *testing.T) {
 // carries something other than the link (a library printing there) can
 // no longer be heard, not even its Idle: it is ended, not left running.
 func TestGarbageOnTheLinkEndsTheProcess(t *testing.T) {
+	started := make(chan *exec.Cmd, 1)
 	w := &Windows{
 		Command: func() *exec.Cmd {
 			// exec: the process that must be ended is the one holding the
 			// link, and it never reads stdin, so closing it ends nothing.
-			return exec.Command("sh", "-c", `printf 'Gtk-Message: not JSON\n'; exec sleep 60`)
+			cmd := exec.Command("sh", "-c", `printf 'Gtk-Message: not JSON\n'; exec sleep 60`)
+			started <- cmd
+			return cmd
 		},
 		Hello: func() Hello { return Hello{} },
 	}
@@ -242,16 +247,14 @@ func TestGarbageOnTheLinkEndsTheProcess(t *testing.T) {
 	if err := w.Open(Request{Show: ShowEnvs}); err != nil {
 		t.Fatal(err)
 	}
-	w.mu.Lock()
-	c := w.cur
-	w.mu.Unlock()
-	select {
-	case <-c.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the windows process is still running 10s after garbage on the link")
-	}
-	if w.Running() {
-		t.Error("Running after the process was ended")
+	proc := (<-started).Process
+	deadline := time.Now().Add(10 * time.Second)
+	// ErrProcessDone: ended and reaped.
+	for w.Running() || !errors.Is(proc.Signal(syscall.Signal(0)), os.ErrProcessDone) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the windows process (PID %d) is still there 10s after garbage on the link", proc.Pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
