@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -76,12 +77,16 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 		})
 		// The log keeps every result: a dialog queued as the app shuts
 		// down is never shown.
-		if u.life.Err() != nil {
+		quitting := u.life.Err() != nil
+		level, msg := slog.LevelInfo, "reinstall ended"
+		if quitting {
+			level, msg = slog.LevelWarn, "reinstall stopped as GPU Canary quit"
+		}
+		u.d.Log.Log(context.Background(), level, msg, "env", p.Env, "fixed", res.Fixed, "why", res.Why, "rollback", res.Rollback, "err", err)
+		if quitting {
 			cancel()
-			u.d.Log.Warn("reinstall stopped as GPU Canary quit", "env", p.Env, "fixed", res.Fixed, "why", res.Why, "rollback", res.Rollback, "err", err)
 			return
 		}
-		u.d.Log.Info("reinstall ended", "env", p.Env, "fixed", res.Fixed, "why", res.Why, "rollback", res.Rollback, "err", err)
 		fyne.Do(func() {
 			d.Hide()
 			switch {

@@ -91,7 +91,6 @@ type Monitor struct {
 	// gets a closed channel.
 	stopped  chan struct{}
 	stopOnce sync.Once
-	done     bool // under subMu: Run has returned
 
 	// Owned by the Run goroutine.
 	envs     map[string]*envEntry
@@ -190,9 +189,11 @@ func (m *Monitor) Subscribe() (<-chan Event, func()) {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
 	ch := make(chan Event, 1024)
-	if m.done {
+	select {
+	case <-m.stopped: // closed under subMu, by closeSubs
 		close(ch)
 		return ch, func() {}
+	default:
 	}
 	id := m.next
 	m.next++
@@ -350,7 +351,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 // start discovers and reads every environment, compares it with what was
 // remembered, and sets up the watches.
 func (m *Monitor) start(ctx context.Context) {
-	found := m.discover(ctx)
+	found, _ := m.discover(ctx)
 	now := time.Now()
 	var events []Event
 	for _, f := range found {
@@ -394,15 +395,9 @@ func (m *Monitor) start(ctx context.Context) {
 	m.publish(events)
 }
 
-// discover lists the environments to watch.
-func (m *Monitor) discover(ctx context.Context) []pyenv.Found {
-	found, _ := m.discoverAll(ctx)
-	return found
-}
-
-// discoverAll is discover that also says whether it looked everywhere
-// (pyenv.DiscoverAll).
-func (m *Monitor) discoverAll(ctx context.Context) ([]pyenv.Found, bool) {
+// discover lists the environments to watch, and says whether it looked
+// everywhere (pyenv.DiscoverAll).
+func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
 	found, complete := pyenv.DiscoverAll(ctx, o)
@@ -547,7 +542,7 @@ func (m *Monitor) candidate(ctx context.Context, dir string) {
 // rescan rediscovers and rereads everything (after an overflow, or
 // periodically); changes come out as ordinary events.
 func (m *Monitor) rescan(ctx context.Context) {
-	found, complete := m.discoverAll(ctx)
+	found, complete := m.discover(ctx)
 	m.dropUncovered(ctx, found, complete)
 	seen := map[string]bool{}
 	for _, f := range found {
@@ -777,7 +772,6 @@ func (m *Monitor) updateState() {
 func (m *Monitor) closeSubs() {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
-	m.done = true
 	m.stopOnce.Do(func() { close(m.stopped) })
 	for id, ch := range m.subs {
 		close(ch)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,7 +76,7 @@ func (m *Monitor) dropUncovered(ctx context.Context, found []pyenv.Found, comple
 	}
 	now := time.Now()
 	if !complete || ctx.Err() != nil {
-		searched := m.searchedPlaces()
+		searched := m.o.Discover.Places()
 		for _, path := range slices.Sorted(maps.Keys(m.envs)) {
 			if e := m.envs[path]; e.via != viaAdded && underAny(path, m.removedRoots) && !underAny(path, searched) {
 				m.dropEnv(path, e, now)
@@ -99,31 +98,6 @@ func (m *Monitor) dropUncovered(ctx context.Context, found []pyenv.Found, comple
 			m.dropEnv(path, e, now)
 		}
 	}
-}
-
-// searchedPlaces are the folders discovery searches under the current
-// settings: the roots, home, the current directory and the active
-// environments.
-func (m *Monitor) searchedPlaces() []string {
-	d := m.o.Discover
-	places := slices.Clone(d.Roots)
-	home, cwd := d.Home, d.Cwd
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	getenv := d.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	for _, p := range []string{home, cwd, getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX")} {
-		if p != "" {
-			places = append(places, p)
-		}
-	}
-	return places
 }
 
 // underAny reports whether path is one of dirs or inside one.

@@ -67,9 +67,11 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 
 // TestCutShortDiscovery: a search cut short by its time budget may have
 // missed environments under the places still searched, so it keeps them;
-// those under a removed root go at once all the same.
+// those under a removed root go at once all the same, unless they are
+// also under a place still searched (here rootB, inside the removed rootA).
 func TestCutShortDiscovery(t *testing.T) {
-	rootA, rootB, home, cwd := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	rootA, home, cwd := t.TempDir(), t.TempDir(), t.TempDir()
+	rootB := filepath.Join(rootA, "kept")
 	cpu := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1"}}
 	inA, inB, byHand := filepath.Join(rootA, "a", ".venv"), filepath.Join(rootB, "b", ".venv"), filepath.Join(t.TempDir(), "mine")
 	for _, p := range []string{inA, inB, byHand} {

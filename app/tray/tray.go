@@ -113,9 +113,9 @@ func Run(ctx context.Context, d Deps) error {
 type tray struct {
 	d        Deps
 	now      func() time.Time
-	actions  chan func() // menu clicks and link requests, run by the loop
-	copies   chan string // texts for the clipboard, for copier
-	notes    chan note   // notifications, for notifier
+	actions  chan func()       // menu clicks and link requests, run by the loop
+	copies   sideQueue[string] // texts for the clipboard, for copyNow
+	notes    sideQueue[note]   // notifications, for notifyNow
 	quit     chan struct{}
 	quitOnce sync.Once
 	// samples feed the GPUs window's graphs; Hello reads them from the
@@ -147,7 +147,7 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
-	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(chan string, 8), notes: make(chan note, 16), quit: make(chan struct{})}
+	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[note], 16), quit: make(chan struct{})}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -168,8 +168,8 @@ func (t *tray) loop(ctx context.Context) {
 	d := t.d
 	events, unsubscribe := d.Monitor.Subscribe()
 	defer unsubscribe()
-	go t.copier()
-	go t.notifier()
+	go t.copies.serve(t.quit, t.copyNow)
+	go t.notes.serve(t.quit, t.notifyNow)
 	settings := t.watchSettings(ctx)
 	d.Host.SetTooltip("GPU Canary")
 	t.render()
@@ -300,30 +300,20 @@ func (t *tray) notifyEvent(e monitor.Event) {
 // note is one desktop notification waiting to be shown.
 type note struct{ title, body string }
 
-// tell shows a notification. It is sent by notifier, off the loop, since
-// the notification service is another process that may be slow; a failure
-// is logged, not fatal (a desktop without a notification service still
-// has the tray and the windows).
+// tell shows a notification. It is sent by notifyNow, off the loop, since
+// the notification service is another process that may be slow.
 func (t *tray) tell(title, body string) {
-	select {
-	case t.notes <- note{title, body}:
-	default: // the service has not answered for many notifications
+	if !t.notes.offer(note{title, body}) { // the service has not answered for many
 		t.d.Log.Warn("desktop notification dropped: the notification service is not answering", "title", title)
 	}
 }
 
-// notifier sends the notifications in the order they were told, until the
-// loop ends.
-func (t *tray) notifier() {
-	for {
-		select {
-		case <-t.quit:
-			return
-		case n := <-t.notes:
-			if err := t.d.Notify(n.title, n.body); err != nil {
-				t.d.Log.Warn("desktop notification not shown", "title", n.title, "err", err)
-			}
-		}
+// notifyNow sends one notification; a failure is logged, not fatal (a
+// desktop without a notification service still has the tray and the
+// windows).
+func (t *tray) notifyNow(n note) {
+	if err := t.d.Notify(n.title, n.body); err != nil {
+		t.d.Log.Warn("desktop notification not shown", "title", n.title, "err", err)
 	}
 }
 
@@ -354,30 +344,20 @@ func (t *tray) open(r link.Request) {
 }
 
 // copy puts text on the clipboard, or, when there is none, shows it in a
-// notification so it can still be read. The copy is done by copier, off
-// the loop: a clipboard tool (wl-copy) is a process that may be slow.
+// notification so it can still be read. The copy is done by copyNow, off
+// the loop, in the order asked, so the clipboard holds the last one
+// clicked: a clipboard tool (wl-copy) is a process that may be slow.
 func (t *tray) copy(text string) {
-	select {
-	case t.copies <- text:
-	default: // the clipboard has not answered for several copies
+	if !t.copies.offer(text) { // the clipboard has not answered for several
 		t.d.Log.Warn("copying: the clipboard is not answering")
 		t.tell("Could not copy to the clipboard", text)
 	}
 }
 
-// copier does the copies in the order they were asked for, so the last
-// one clicked is what the clipboard holds, until the loop ends.
-func (t *tray) copier() {
-	for {
-		select {
-		case <-t.quit:
-			return
-		case text := <-t.copies:
-			if err := t.d.Clipboard(text); err != nil {
-				t.d.Log.Warn("copying", "err", err)
-				t.tell("Could not copy to the clipboard", text)
-			}
-		}
+func (t *tray) copyNow(text string) {
+	if err := t.d.Clipboard(text); err != nil {
+		t.d.Log.Warn("copying", "err", err)
+		t.tell("Could not copy to the clipboard", text)
 	}
 }
 

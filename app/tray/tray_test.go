@@ -274,13 +274,11 @@ func TestWindowsAreAskedFor(t *testing.T) {
 	h.waitFor("the copy", func() bool { return slices.Contains(h.clipboard(), "pip check") })
 }
 
-// TestSlowClipboardKeepsTheTrayResponsive: a clipboard that does not
-// answer (a wl-copy stuck on the compositor) holds neither the menu nor
-// the windows process's requests; after Quit, a late request from the
-// windows process is dropped rather than waited on.
-// TestSlowDesktopKeepsTheTrayResponsive hangs the clipboard and the
-// notification service (both are other processes) and checks that the
-// menu still answers.
+// TestSlowDesktopKeepsTheTrayResponsive hangs the clipboard (a wl-copy
+// stuck on the compositor) and the notification service, both other
+// processes: they hold neither the menu nor the windows process's
+// requests, and after Quit a late request from the windows process is
+// dropped rather than waited on.
 func TestSlowDesktopKeepsTheTrayResponsive(t *testing.T) {
 	stuck := make(chan struct{})
 	h := start(t, presenttest.A100, func(d *Deps) {

@@ -97,6 +97,24 @@ func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complet
 	return d.found, !d.cut
 }
 
+// Places are the folders a search with these options looks in and under:
+// the active environments, the current directory, the roots and home.
+// An environment under none of them is not found by it.
+func (o DiscoverOptions) Places() []string {
+	o = o.withDefaults()
+	var places []string
+	for _, p := range []string{strings.TrimSpace(o.Getenv("VIRTUAL_ENV")), strings.TrimSpace(o.Getenv("CONDA_PREFIX")), o.Cwd} {
+		if p != "" {
+			places = append(places, p)
+		}
+	}
+	places = append(places, o.Roots...)
+	if o.Home != "" {
+		places = append(places, o.Home)
+	}
+	return places
+}
+
 func (o DiscoverOptions) withDefaults() DiscoverOptions {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv

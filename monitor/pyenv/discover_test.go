@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -155,6 +156,19 @@ func TestDiscoverSources(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover =\n%v\nwant\n%v", got, want)
+	}
+	// Places names where that search looked: every environment it found
+	// is in or under one of them.
+	places := pyenv.DiscoverOptions{Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
+		Roots: []string{filepath.Join(base, "remembered")}}.Places()
+	wantPlaces := []string{active, condaPrefix, cwd, filepath.Join(base, "remembered"), filepath.Join(base, "emptyhome")}
+	if !slices.Equal(places, wantPlaces) {
+		t.Errorf("Places =\n%v\nwant\n%v", places, wantPlaces)
+	}
+	for _, f := range want {
+		if !slices.ContainsFunc(places, func(p string) bool { return f.Path == p || strings.HasPrefix(f.Path, p+string(filepath.Separator)) }) {
+			t.Errorf("%s (found via %s) is under none of %v", f.Path, f.Via, places)
+		}
 	}
 }
 
