@@ -352,13 +352,62 @@ func TestCPUPercentOverTheInterval(t *testing.T) {
 	if spin.CPUPercent < 1 || spin.CPUPercent > 105 || sleep.CPUPercent > 6.7 || sleep.CPUPercent >= spin.CPUPercent {
 		t.Errorf("spinner %.1f%%, sleeper %.1f%%", spin.CPUPercent, sleep.CPUPercent)
 	}
-	// One-shot: the spinner's lifetime average, once older than the window.
-	rule := BusyRule{MinCPUPercent: 1, Window: 100 * time.Millisecond}
-	if r := rowOf(t, Classify(ps, a100With(), nil, rule, nil, time.Now()), spinner.cmd.Process.Pid); !r.JobOnCPU {
-		t.Errorf("one-shot with the window met: %+v", r)
+	// One-shot: the lifetime average (CPU time since start over age),
+	// once older than the window. Both helpers paid the same start-up (a
+	// race-built binary spends tens of ms of CPU starting, which a loaded
+	// machine stretches), so no fixed threshold separates a sleeper from a
+	// spinner on every machine. Wait until the spinner has clearly out-worked
+	// the sleeper, then put the threshold between the two measured averages:
+	// the rule must then flag the one and not the other.
+	spinAvg, sleepAvg, ps, now := lifetimeAverages(t, s, spinner.cmd.Process.Pid, sleeper.cmd.Process.Pid)
+	rule := BusyRule{MinCPUPercent: (spinAvg + sleepAvg) / 2, Window: 100 * time.Millisecond}
+	rows = Classify(ps, a100With(), nil, rule, nil, now)
+	if r := rowOf(t, rows, spinner.cmd.Process.Pid); !r.JobOnCPU {
+		t.Errorf("one-shot: spinner at %.1f%% over its life not flagged at %.1f%%: %+v", spinAvg, rule.MinCPUPercent, r)
 	}
-	if r := rowOf(t, Classify(ps, a100With(), nil, rule, nil, time.Now()), sleeper.cmd.Process.Pid); r.JobOnCPU {
-		t.Errorf("a sleeper is JOB_ON_CPU: %+v", r)
+	if r := rowOf(t, rows, sleeper.cmd.Process.Pid); r.JobOnCPU {
+		t.Errorf("one-shot: sleeper at %.1f%% over its life flagged at %.1f%%: %+v", sleepAvg, rule.MinCPUPercent, r)
+	}
+}
+
+// lifetimeAverages scans until the spinner's lifetime CPU average is at
+// least twice the sleeper's plus a point (the sleeper's falls as it ages,
+// the spinner's holds at its share of a core), and returns both and the
+// scan with the time the averages are taken at. It waits on that condition, not on a clock: a loaded machine only
+// makes it take longer.
+func lifetimeAverages(t *testing.T, s *Scanner, spinPID, sleepPID int) (spin, sleep float64, ps []Proc, now time.Time) {
+	t.Helper()
+	avg := func(p *Proc, now time.Time) float64 {
+		return 100 * p.CPUTimeSeconds / now.Sub(p.StartTime).Seconds()
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var err error
+		ps, err = s.Scan(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		now = time.Now()
+		var sp, sl *Proc
+		for i := range ps {
+			switch ps[i].PID {
+			case spinPID:
+				sp = &ps[i]
+			case sleepPID:
+				sl = &ps[i]
+			}
+		}
+		if sp == nil || sl == nil {
+			t.Fatal("a helper was not scanned")
+		}
+		spin, sleep = avg(sp, now), avg(sl, now)
+		if spin >= 2*sleep+1 {
+			return spin, sleep, ps, now
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 2 minutes the spinner averages %.1f%% over its life and the sleeper %.1f%%", spin, sleep)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
