@@ -72,6 +72,9 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 		return pinIndex(env, plan, base, std)
 	}
 	printPlan(std, plan, st.Simulated)
+	if last := lastInterrupted(env.Path); last != "" {
+		fmt.Fprintf(std.out, "\n%s\n", last)
+	}
 	if plan.Blocked != "" {
 		fmt.Fprintf(std.out, "\nNot fixed: %s.\n", plan.Blocked)
 		return exitFound
@@ -103,9 +106,19 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 	if res.Fixed {
 		t := res.After[pyenv.Torch]
 		fmt.Fprintf(std.out, "Fixed: torch %s (CUDA %s) in %s, verified by reading it again (%s).\n", t, plan.CUDA, env.Path, res.Duration)
+		for _, c := range res.Cleaned {
+			fmt.Fprintf(std.out, "Removed %s, which an interrupted install had left.\n", c)
+		}
 	} else {
 		fmt.Fprintf(std.out, "Not fixed: %s.\n", res.Why)
 		fmt.Fprintf(std.out, "Installed now: %s\n", describeVersions(res.After))
+		if len(res.Broken) > 0 {
+			fmt.Fprintln(std.out, "The environment is half-installed (the installer was stopped between removing the old torch and installing the new one; pip does not undo that):")
+			for _, b := range res.Broken {
+				fmt.Fprintf(std.out, "  - %s\n", b)
+			}
+			fmt.Fprintf(std.out, "To finish the repair:\n  gpucanary fix %s\n", fix.ShellQuote(env.Path))
+		}
 		if res.Rollback != "" {
 			fmt.Fprintf(std.out, "To put back what was there before (%s):\n  %s\n", describeVersions(res.Before), res.Rollback)
 		}
@@ -122,6 +135,11 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 	return exitOK
 }
 
+// installerGuardian is this program's executable when main runs it: a
+// repair's installer runs under it (fix.GuardianMain). Tests that call
+// run directly leave it empty and run installers directly.
+var installerGuardian string
+
 // repairEnv runs a plan with a journal in the state directory and the
 // health rules as the verification; `fix` and the tray share it.
 func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, st gpu.State, timeout time.Duration, line, progress func(string)) (fix.Result, error) {
@@ -132,6 +150,7 @@ func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, s
 	return fix.Run(ctx, plan, env, fix.RunOptions{
 		Timeout:  timeout,
 		Journal:  journal,
+		Guardian: installerGuardian,
 		Line:     line,
 		Progress: progress,
 		Check: func(e *pyenv.Env) []string {
@@ -176,6 +195,21 @@ func (r repairer) Run(ctx context.Context, p fix.Plan, line func(string)) (fix.R
 	return repairEnv(ctx, r.g, env, p, b.Snapshot(ctx), 30*time.Minute, line, nil)
 }
 
+// lastInterrupted says so when the last repair of env never finished
+// (GPU Canary was killed during it), or "".
+func lastInterrupted(env string) string {
+	dir, err := store.Dir()
+	if err != nil {
+		return ""
+	}
+	rec, err := fix.LastJournal(filepath.Join(dir, "journal"), env)
+	if err != nil || rec == nil || !rec.Interrupted {
+		return ""
+	}
+	return fmt.Sprintf("Note: the last repair of this environment, started %s, was interrupted before it finished (journal: %s).",
+		rec.Started.Local().Format("2006-01-02 15:04"), rec.Path)
+}
+
 func printPlan(std stdio, p fix.Plan, simulated bool) {
 	fmt.Fprintf(std.out, "Plan for %s\n", p.Env)
 	if p.Installer != "" {
@@ -202,6 +236,9 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	}
 	if len(p.Argv) > 0 {
 		fmt.Fprintf(std.out, "  command:   %s\n", p.Command())
+	}
+	for _, c := range p.Cleanup {
+		fmt.Fprintf(std.out, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", c)
 	}
 }
 
