@@ -212,10 +212,8 @@ func (m *Monitor) Run(ctx context.Context) error {
 		}
 		m.degrade("no-watcher", msg)
 	}
-	m.start(ctx)
-
-	watching.Add(1)
-	go func() { defer watching.Done(); w.run(ctx) }()
+	// The tickers start before the first read is published, so whoever
+	// waits for Started can count on the next tick.
 	m.tick = m.clock.NewTicker(m.o.Interval)
 	defer m.tick.Stop()
 	var rediscover <-chan time.Time
@@ -224,6 +222,10 @@ func (m *Monitor) Run(ctx context.Context) error {
 		defer t.Stop()
 		rediscover = t.C()
 	}
+	m.start(ctx)
+
+	watching.Add(1)
+	go func() { defer watching.Done(); w.run(ctx) }()
 	for {
 		select {
 		case <-ctx.Done():
