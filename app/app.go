@@ -25,7 +25,7 @@ import (
 const ID = "io.github.gpucanary"
 
 // Engine is what the windows read and ask of the engine: the link to the
-// tray process (link.Tray), or a *monitor.Monitor run in this process.
+// tray process (link.Tray), or an *engine.Monitor run in this process.
 type Engine interface {
 	State() monitor.State
 	History() []monitor.Event

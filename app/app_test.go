@@ -16,7 +16,6 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
-	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -25,7 +24,7 @@ import (
 const a100 = presenttest.A100
 
 // engine starts a monitor over a good and a broken environment.
-func engine(t *testing.T, scenario string) (*monitor.Monitor, []string) {
+func engine(t *testing.T, scenario string) (Engine, []string) {
 	return presenttest.Engine(t, scenario)
 }
 

@@ -18,9 +18,9 @@ import (
 
 // notifyKinds are the event kinds a user may turn notifications on or off for.
 var notifyKinds = []string{
-	monitor.KindCUDAWheelReplaced, monitor.KindTorchChanged, monitor.KindTorchRemoved,
-	monitor.KindJobOnCPU, monitor.KindJobOnCPUCleared, monitor.KindFindingRaised,
-	monitor.KindFindingCleared, monitor.KindGPUStateChanged,
+	string(monitor.KindCUDAWheelReplaced), string(monitor.KindTorchChanged), string(monitor.KindTorchRemoved),
+	string(monitor.KindJobOnCPU), string(monitor.KindJobOnCPUCleared), string(monitor.KindFindingRaised),
+	string(monitor.KindFindingCleared), string(monitor.KindGPUStateChanged),
 }
 
 // settingsForm is the Settings window's form over monitor/config's file

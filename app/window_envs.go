@@ -43,7 +43,7 @@ func newEnvsWindow(w *windows) *envsWindow {
 			box := o.(*fyne.Container)
 			l, sub := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
 			l.Text = present.EnvLabel(e.envs[i])
-			l.Importance = verdictImportance(e.envs[i].Verdict)
+			l.Importance = verdictImportance(string(e.envs[i].Verdict))
 			l.Refresh()
 			sub.SetText(envDetailLine(e.envs[i], w.lastChanged()[e.envs[i].Path], w.u.now()))
 		})
@@ -100,7 +100,7 @@ func envsHeader(s monitor.State) string {
 		lines = append(lines, "No Python environments were found. Use “Add environment…” to pick one.")
 	}
 	if len(lines) == 0 {
-		return s.Summary()
+		return present.Summary(s)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -143,7 +143,7 @@ func (e *envsWindow) showDetail() {
 	for _, f := range env.Findings {
 		msg := widget.NewLabel(fmt.Sprintf("%s (%s): %s", f.Code, f.Severity, f.Message))
 		msg.Wrapping = fyne.TextWrapWord
-		msg.Importance = verdictImportance(map[string]string{"error": monitor.VerdictError, "warning": monitor.VerdictWarning}[string(f.Severity)])
+		msg.Importance = verdictImportance(map[string]string{"error": string(monitor.VerdictError), "warning": string(monitor.VerdictWarning)}[string(f.Severity)])
 		objs = append(objs, msg)
 		if f.Fix != "" {
 			cmd := f.Fix

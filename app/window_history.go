@@ -44,7 +44,7 @@ func newHistoryWindow(w *windows) *historyWindow {
 
 // historyText is one event: when, what and where, then the engine's words.
 func historyText(e monitor.Event) string {
-	head := e.Time.Local().Format("2006-01-02 15:04:05") + "  " + e.Kind
+	head := e.Time.Local().Format("2006-01-02 15:04:05") + "  " + string(e.Kind)
 	if e.Env != "" {
 		head += "  " + present.ShortPath(e.Env)
 	}

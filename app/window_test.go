@@ -226,7 +226,7 @@ func TestSettingsWindow(t *testing.T) {
 		f.percent.SetText("80")
 		f.index.SetText("https://mirror.example/whl/")
 		f.home.SetChecked(false)
-		f.kinds.SetSelected([]string{monitor.KindCUDAWheelReplaced, monitor.KindJobOnCPU})
+		f.kinds.SetSelected([]string{string(monitor.KindCUDAWheelReplaced), string(monitor.KindJobOnCPU)})
 		f.login.SetChecked(true)
 		f.form.OnSubmit()
 		got, err := config.Load(u.d.ConfigPath)
@@ -239,7 +239,7 @@ func TestSettingsWindow(t *testing.T) {
 		want.CPUFallbackPercent = 80
 		want.IndexBase = "https://mirror.example/whl"
 		want.DiscoverHome = false
-		want.Notify = []string{monitor.KindCUDAWheelReplaced, monitor.KindJobOnCPU}
+		want.Notify = []string{string(monitor.KindCUDAWheelReplaced), string(monitor.KindJobOnCPU)}
 		if !slices.Equal(got.Roots, want.Roots) || got.Refresh != want.Refresh || got.CPUFallbackPercent != want.CPUFallbackPercent ||
 			got.IndexBase != want.IndexBase || got.DiscoverHome || !slices.Equal(got.Notify, want.Notify) {
 			t.Errorf("saved %+v\nwant  %+v", got, want)

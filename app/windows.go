@@ -43,7 +43,7 @@ func newWindows(u *ui) *windows { return &windows{u: u, visible: map[fyne.Window
 
 // changeKinds are the events that change what is installed in an
 // environment: its "last change" in the Environments window.
-var changeKinds = map[string]bool{
+var changeKinds = map[monitor.Kind]bool{
 	monitor.KindCUDAWheelReplaced: true, monitor.KindTorchChanged: true, monitor.KindTorchRemoved: true,
 	monitor.KindTorchInstalled: true, monitor.KindEnvAdded: true,
 }
@@ -207,11 +207,11 @@ func (w *windows) saveConfig(cfg config.Config) bool {
 // verdictImportance colours a verdict.
 func verdictImportance(v string) widget.Importance {
 	switch v {
-	case monitor.VerdictError, string(procs.VerdictCPU):
+	case string(monitor.VerdictError), string(procs.VerdictCPU):
 		return widget.DangerImportance
-	case monitor.VerdictWarning, string(procs.VerdictCUDAIdle):
+	case string(monitor.VerdictWarning), string(procs.VerdictCUDAIdle):
 		return widget.WarningImportance
-	case monitor.VerdictOK, string(procs.VerdictGPU):
+	case string(monitor.VerdictOK), string(procs.VerdictGPU):
 		return widget.SuccessImportance
 	}
 	return widget.MediumImportance

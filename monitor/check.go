@@ -1,7 +1,9 @@
-// Package monitor is GPU Canary's engine: it reads environments, the GPU and
-// processes, evaluates the health rules, and (for the live engine) publishes
-// events to subscribers. It never imports a GUI toolkit; the tray and the
-// command line are both views of what it computes.
+// Package monitor holds what every part of GPU Canary shares about the
+// machine: the engine's State, an environment's report (EnvReport) with
+// its typed Verdict, the Events the live engine publishes (with their
+// typed Kind and Culprit), processes with their findings, and the one-shot
+// Check that `gpucanary check` runs. The live engine is monitor/engine;
+// display text is app/present. It never imports a GUI toolkit.
 package monitor
 
 import (
@@ -19,12 +21,16 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
+// Verdict is what the rules make of one environment, from its worst
+// finding (stable: `check --json` prints it and scripts match it).
+type Verdict string
+
 // Verdicts of an environment, worst finding first.
 const (
-	VerdictOK      = "ok"
-	VerdictWarning = "warning"
-	VerdictError   = "error"
-	VerdictNoTorch = "no-torch"
+	VerdictOK      Verdict = "ok"
+	VerdictWarning Verdict = "warning"
+	VerdictError   Verdict = "error"
+	VerdictNoTorch Verdict = "no-torch"
 )
 
 // EnvReport is one environment with what the rules found in it. It embeds
@@ -33,7 +39,7 @@ type EnvReport struct {
 	*pyenv.Env
 	// Via says how the environment was found ("argument", "home", ...).
 	Via      string           `json:"found_via,omitempty"`
-	Verdict  string           `json:"verdict"`
+	Verdict  Verdict          `json:"verdict"`
 	Findings []health.Finding `json:"findings"`
 }
 
@@ -62,7 +68,7 @@ func (r CheckResult) HasErrors() bool {
 // evaluates the rules. Environments are read in parallel; the result is in
 // the order of found.
 func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Options) CheckResult {
-	annotate(&g)
+	g = AnnotateGPU(g)
 	res := CheckResult{GPU: g, Envs: make([]EnvReport, len(found)), Findings: health.CheckGPU(g)}
 	if res.Findings == nil {
 		res.Findings = []health.Finding{}
@@ -101,11 +107,11 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 				Message: fmt.Sprintf("The uv project beside this environment could not be read, so GPU Canary cannot tell whether `uv sync` would replace torch: %v.", err)})
 		}
 	}
-	sortFindings(fs)
+	SortFindings(fs)
 	if fs == nil {
 		fs = []health.Finding{}
 	}
-	return EnvReport{Env: env, Via: f.Via, Verdict: verdict(env, fs), Findings: fs}
+	return EnvReport{Env: env, Via: f.Via, Verdict: VerdictOf(env, fs), Findings: fs}
 }
 
 func unreadable(f pyenv.Found, err error) EnvReport {
@@ -113,7 +119,8 @@ func unreadable(f pyenv.Found, err error) EnvReport {
 	return EnvReport{Env: env, Via: f.Via, Verdict: VerdictError, Findings: []health.Finding{health.Unreadable(f.Path, err)}}
 }
 
-func verdict(env *pyenv.Env, fs []health.Finding) string {
+// VerdictOf is env's verdict given its findings fs.
+func VerdictOf(env *pyenv.Env, fs []health.Finding) Verdict {
 	switch health.Worst(fs) {
 	case health.SeverityError:
 		return VerdictError
@@ -126,18 +133,20 @@ func verdict(env *pyenv.Env, fs []health.Finding) string {
 	return VerdictOK
 }
 
-// sortFindings puts errors first, then warnings, then info, keeping the
-// rules' order within a severity.
-func sortFindings(fs []health.Finding) {
+// SortFindings puts errors first, then warnings, then info, keeping the
+// rules' order within a severity: the order reports and views show.
+func SortFindings(fs []health.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Severity.Rank() > fs[j].Severity.Rank() })
 }
 
-// annotate fills what kb knows about each device (its architecture).
-func annotate(g *gpu.State) {
+// AnnotateGPU fills in what kb knows about each device (its
+// architecture), on a copy of g's devices.
+func AnnotateGPU(g gpu.State) gpu.State {
 	g.Devices = slices.Clone(g.Devices)
 	for i := range g.Devices {
 		if a, ok := kb.Architecture(g.Devices[i].ComputeCapability); ok {
 			g.Devices[i].Architecture = a
 		}
 	}
+	return g
 }

@@ -2,32 +2,44 @@ package monitor
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
-// Event kinds (stable: `watch --json` prints them and scripts match them).
+// Kind is what an event is about (stable: `watch --json` prints it and
+// scripts match it; the settings name kinds to notify about).
+type Kind string
+
+// Event kinds.
 const (
-	KindCUDAWheelReplaced = "CUDA_WHEEL_REPLACED"
-	KindTorchChanged      = "TORCH_CHANGED"
-	KindTorchRemoved      = "TORCH_REMOVED"
-	KindTorchInstalled    = "TORCH_INSTALLED"
-	KindEnvAdded          = "ENV_ADDED"
-	KindEnvRemoved        = "ENV_REMOVED"
-	KindJobOnCPU          = "JOB_ON_CPU"
-	KindJobOnCPUCleared   = "JOB_ON_CPU_CLEARED"
-	KindFindingRaised     = "FINDING_RAISED"
-	KindFindingCleared    = "FINDING_CLEARED"
-	KindGPUStateChanged   = "GPU_STATE_CHANGED"
+	KindCUDAWheelReplaced Kind = "CUDA_WHEEL_REPLACED"
+	KindTorchChanged      Kind = "TORCH_CHANGED"
+	KindTorchRemoved      Kind = "TORCH_REMOVED"
+	KindTorchInstalled    Kind = "TORCH_INSTALLED"
+	KindEnvAdded          Kind = "ENV_ADDED"
+	KindEnvRemoved        Kind = "ENV_REMOVED"
+	KindJobOnCPU          Kind = "JOB_ON_CPU"
+	KindJobOnCPUCleared   Kind = "JOB_ON_CPU_CLEARED"
+	KindFindingRaised     Kind = "FINDING_RAISED"
+	KindFindingCleared    Kind = "FINDING_CLEARED"
+	KindGPUStateChanged   Kind = "GPU_STATE_CHANGED"
 )
+
+// Kinds converts kind names (from the settings file) to Kinds.
+func Kinds(names []string) []Kind {
+	out := make([]Kind, len(names))
+	for i, n := range names {
+		out[i] = Kind(n)
+	}
+	return out
+}
 
 // Event is something that happened, for a person and for a script.
 type Event struct {
 	Time time.Time `json:"time"`
-	Kind string    `json:"kind"`
+	Kind Kind      `json:"kind"`
 	Env  string    `json:"env,omitempty"`
 	// Before and After are the package (torch) before and after the change.
 	Before *pyenv.Package `json:"before,omitempty"`
@@ -74,43 +86,4 @@ func (c *Culprit) String() string {
 		return fmt.Sprintf("`%s` (PID %d)", cmd, c.PID)
 	}
 	return c.Installer
-}
-
-// describeTorch is "2.5.1+cu121 (CUDA 12.1)" or "2.10.0 (CPU only)".
-func describeTorch(p *pyenv.Package) string {
-	if p == nil {
-		return "none"
-	}
-	return p.Version + " (" + p.BuildText() + ")"
-}
-
-// torchEvent compares torch before and after a change of env and returns
-// the event it makes, or nil when torch did not change.
-func torchEvent(env string, before, after *pyenv.Package) *Event {
-	switch {
-	case before == nil && after == nil:
-		return nil
-	case before == nil:
-		return &Event{Kind: KindTorchInstalled, Env: env, After: after,
-			Message: fmt.Sprintf("torch %s was installed in %s.", describeTorch(after), env)}
-	case after == nil:
-		return &Event{Kind: KindTorchRemoved, Env: env, Before: before,
-			Message: fmt.Sprintf("torch %s was removed from %s.", describeTorch(before), env)}
-	case before.Build == pyenv.BuildCUDA && after.Build != pyenv.BuildCUDA:
-		return &Event{Kind: KindCUDAWheelReplaced, Env: env, Before: before, After: after,
-			Message: fmt.Sprintf("torch in %s was replaced: %s → %s.", env, describeTorch(before), describeTorch(after))}
-	case before.Version != after.Version || before.Build != after.Build || before.CUDA != after.CUDA || before.ROCm != after.ROCm:
-		return &Event{Kind: KindTorchChanged, Env: env, Before: before, After: after,
-			Message: fmt.Sprintf("torch in %s changed: %s → %s.", env, describeTorch(before), describeTorch(after))}
-	}
-	return nil
-}
-
-// blame adds the culprit to a torch event's message.
-func blame(e *Event, c *Culprit) {
-	if c == nil || (c.Command == "" && c.Installer == "") {
-		return
-	}
-	e.Culprit = c
-	e.Message = strings.TrimSuffix(e.Message, ".") + ", by " + c.String() + "."
 }

@@ -19,11 +19,11 @@ run ./monitor/procs/ 'BenchmarkScan1000|BenchmarkPsutilScan1000' 5x
 
 echo
 echo "== Installer exit to event (goal: <= 500 ms)"
-run ./monitor/ 'BenchmarkEventLatency' 6x
+run ./monitor/engine/ 'BenchmarkEventLatency' 6x
 
 echo
 echo "== Idle watch of 50 environments over ${GPUCANARY_IDLE_SECONDS:-60} s (goals: <= 0.5 % of a core, <= 3 inotify watches per environment)"
-run ./monitor/ 'BenchmarkIdleWatch50' 1x
+run ./monitor/engine/ 'BenchmarkIdleWatch50' 1x
 
 echo
 echo "== Processes window, 500 rows: one refresh, rendered (frame time)"

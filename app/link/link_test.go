@@ -43,7 +43,7 @@ func fakeWindows() int {
 		case "event":
 			select {
 			case e := <-events:
-				t.Copy("event " + e.Kind)
+				t.Copy("event " + string(e.Kind))
 			case <-time.After(5 * time.Second):
 				t.Copy("no event")
 			}
@@ -144,7 +144,7 @@ func TestWindowsProcessLifecycle(t *testing.T) {
 		t.Errorf("after a state and an event: %q", got)
 	}
 	tr.Send(ToWindows{Event: &monitor.Event{Kind: monitor.KindJobOnCPU}})
-	if got := tr.ask(t, "event"); got != "event "+monitor.KindCUDAWheelReplaced {
+	if got := tr.ask(t, "event"); got != "event "+string(monitor.KindCUDAWheelReplaced) {
 		// The subscription saw the first event, then the second queued.
 		t.Errorf("subscription: %q", got)
 	}

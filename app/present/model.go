@@ -38,7 +38,7 @@ type TrayModel struct {
 	// Started is false until the engine's first full read: the menu says
 	// "starting…" rather than "no environments".
 	Started bool
-	Icon    string // a monitor.Overall* state
+	Icon    monitor.Overall
 	Tooltip string
 	Status  string
 	Envs    []EnvEntry
@@ -55,7 +55,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	m.Started = true
 	r := s.Check()
 	m.Icon = r.Overall()
-	m.Status = s.Summary()
+	m.Status = Summary(s)
 	m.Tooltip = "GPU Canary: " + m.Status
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{
@@ -68,7 +68,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 
 // EnvLabel is "✗ llm/.venv — torch 2.10.0 CPU only".
 func EnvLabel(e monitor.EnvReport) string {
-	mark := map[string]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
+	mark := map[monitor.Verdict]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
 	if mark == "" {
 		mark = "·"
 	}

@@ -18,12 +18,13 @@ func TestModel(t *testing.T) {
 	s := presenttest.State()
 	noDriver := monitor.State{Started: true, GPU: gpu.State{}}
 	for _, tc := range []struct {
-		name          string
-		s             monitor.State
-		paused        bool
-		snoozed       string
-		icon, tooltip string
-		envs          []string
+		name    string
+		s       monitor.State
+		paused  bool
+		snoozed string
+		icon    monitor.Overall
+		tooltip string
+		envs    []string
 	}{
 		{"before the engine's first read", monitor.State{}, false, "", monitor.OverallHealthy, "GPU Canary: starting…", nil},
 		{"a broken environment", s, false, "", monitor.OverallError, "GPU Canary: 1 GPU (simulated) · 1 job on GPU · 1 job on CPU · 2 envs · 1 env broken",

@@ -46,13 +46,11 @@ func (t *tray) menu(m present.TrayModel) []Item {
 		items = append(items, Item{Label: label, Children: sub})
 	}
 	pause := Item{Label: LabelPause, Action: on(func() {
-		t.pausedUntil = t.now().Add(time.Hour)
-		t.d.Monitor.Policy().Pause(t.pausedUntil)
+		t.d.Monitor.Policy().Pause(t.now().Add(time.Hour))
 		t.render()
 	})}
 	if m.Paused {
 		pause = Item{Label: LabelResume, Action: on(func() {
-			t.pausedUntil = time.Time{}
 			t.d.Monitor.Policy().Pause(time.Time{})
 			t.render()
 		})}

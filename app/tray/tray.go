@@ -24,6 +24,7 @@ import (
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/engine"
 )
 
 // Windows is the windows process as the tray sees it (*link.Windows).
@@ -38,7 +39,7 @@ type Windows interface {
 // nil one uses the platform's.
 type Deps struct {
 	// Monitor is the engine; the caller runs Monitor.Run.
-	Monitor *monitor.Monitor
+	Monitor *engine.Monitor
 	Log     *slog.Logger
 	// WindowsCommand builds the command that starts the windows process
 	// (`gpucanary ui --link`); Windows replaces the whole process in tests.
@@ -81,7 +82,7 @@ const (
 const refreshEvery = 2 * time.Second
 
 // trayIcons maps monitor's overall states to their icons.
-var trayIcons = map[string][]byte{
+var trayIcons = map[monitor.Overall][]byte{
 	monitor.OverallHealthy:   assets.TrayHealthy,
 	monitor.OverallWarning:   assets.TrayWarning,
 	monitor.OverallError:     assets.TrayError,
@@ -123,9 +124,9 @@ type tray struct {
 	samplesMu sync.Mutex
 	samples   present.GPUSamples
 
-	shownIcon, shownTip string
-	shownMenu           *present.TrayModel
-	pausedUntil         time.Time
+	shownIcon monitor.Overall
+	shownTip  string
+	shownMenu *present.TrayModel
 }
 
 func newTray(d Deps) *tray {
@@ -225,7 +226,7 @@ func (t *tray) render() {
 	t.samplesMu.Lock()
 	t.samples.Add(s.GPU, now, refreshEvery/2)
 	t.samplesMu.Unlock()
-	m := present.Model(s, now.Before(t.pausedUntil), func(env string) bool {
+	m := present.Model(s, t.paused(now), func(env string) bool {
 		return !t.d.Monitor.Policy().Snoozed(env, now).IsZero()
 	})
 	if m.Icon != t.shownIcon {
@@ -287,10 +288,15 @@ func (t *tray) onEvent(e monitor.Event) {
 	t.render()
 }
 
+// paused reports whether notifications are paused: the policy holds the
+// one pause, which the menu sets.
+func (t *tray) paused(now time.Time) bool { return !t.d.Monitor.Policy().Paused(now).IsZero() }
+
 // notifyEvent turns an event the engine says to notify (Event.Notify)
-// into a desktop notification, unless notifications are paused here.
+// into a desktop notification, unless notifications are paused (an event
+// decided before the pause may still be on its way).
 func (t *tray) notifyEvent(e monitor.Event) {
-	if !e.Notify || t.now().Before(t.pausedUntil) {
+	if !e.Notify || t.paused(t.now()) {
 		return
 	}
 	title, body := present.Notification(e, t.canReinstall(e.Env))

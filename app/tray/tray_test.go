@@ -564,3 +564,31 @@ func TestRealWindowsProcess(t *testing.T) {
 	}
 	h.waitFor("the idle windows process to end", func() bool { return !h.tr.d.Windows.Running() })
 }
+
+// TestPauseIsThePolicys: the engine's policy holds the one pause. A pause
+// set there (by another view of the same engine) shows in the menu as
+// Resume and silences the tray; Resume in the menu ends it there.
+func TestPauseIsThePolicys(t *testing.T) {
+	h := start(t, presenttest.A100, nil)
+	policy := h.tr.d.Monitor.Policy()
+	policy.Pause(time.Now().Add(time.Hour))
+	h.tr.do(h.tr.render)
+	h.sync()
+	if h.item(LabelResume).Label != LabelResume {
+		t.Fatal("a pause set in the policy is not shown as Resume")
+	}
+	h.tr.do(func() {
+		h.tr.onEvent(monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: h.paths[1], Notify: true, Time: time.Now(), Message: "while paused"})
+	})
+	h.click(LabelResume)
+	if !policy.Paused(time.Now()).IsZero() {
+		t.Error("Resume in the menu did not end the policy's pause")
+	}
+	h.tr.do(func() {
+		h.tr.onEvent(monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: h.paths[1], Notify: true, Time: time.Now(), Message: "after resume"})
+	})
+	h.waitFor("the notification after resume", func() bool { return len(h.notifications()) > 0 })
+	if got := h.notifications(); len(got) != 1 || !strings.Contains(got[0], "after resume") {
+		t.Errorf("notifications = %q, want only the one after resume", got)
+	}
+}

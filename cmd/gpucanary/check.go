@@ -174,7 +174,7 @@ func (p printer) env(e monitor.EnvReport) {
 	}
 }
 
-func (p printer) verdict(v string) string {
+func (p printer) verdict(v monitor.Verdict) string {
 	switch v {
 	case monitor.VerdictError:
 		return p.paint(red, "ERROR")
@@ -183,7 +183,7 @@ func (p printer) verdict(v string) string {
 	case monitor.VerdictOK:
 		return p.paint(green, "OK")
 	}
-	return p.paint(dim, strings.ToUpper(v))
+	return p.paint(dim, strings.ToUpper(string(v)))
 }
 
 func (p printer) finding(f health.Finding, indent string) {

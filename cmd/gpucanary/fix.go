@@ -265,7 +265,7 @@ func confirm(std stdio, q string) bool {
 
 // envProcesses names the processes running from env, or "".
 func envProcesses(ctx context.Context, env string) string {
-	s := procs.NewScanner(procs.Options{})
+	s := procs.NewSource(procs.Options{})
 	ps, err := s.Scan(ctx)
 	if err != nil {
 		return ""

@@ -20,12 +20,10 @@ import (
 
 func init() { extraCommands["ps"] = cmdPs }
 
-// redact hides secrets in command lines shown in events.
-var redact = procs.Redact
-
-// processSource is the process scanner the engine polls.
-func (g *globals) processSource() monitor.ProcessSource {
-	return procs.NewScanner(procs.Options{Logger: g.log.With("component", "procs")})
+// processSource is this platform's process source, for a command or the
+// engine.
+func (g *globals) processSource() procs.Source {
+	return procs.NewSource(procs.Options{Logger: g.log.With("component", "procs")})
 }
 
 func (g *globals) busyRule() procs.BusyRule {
@@ -51,7 +49,7 @@ func cmdPs(ctx context.Context, g *globals, args []string, std stdio) int {
 	}
 	b := g.openGPU()
 	defer b.Close()
-	scanner := procs.NewScanner(procs.Options{Logger: g.log.With("component", "procs")})
+	scanner := g.processSource()
 	envs := map[string]*pyenv.Env{}
 	for _, f := range g.discover(ctx, nil) {
 		if e, err := pyenv.Inspect(f.Path); err == nil {

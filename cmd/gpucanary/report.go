@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/report"
 )
@@ -40,7 +40,7 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	now := time.Now()
 	b := g.openGPU()
 	defer b.Close()
-	scanner := procs.NewScanner(procs.Options{Logger: g.log.With("component", "procs")})
+	scanner := g.processSource()
 	if _, err := scanner.Scan(ctx); err != nil {
 		g.log.Warn("scanning processes", "err", err)
 	}
@@ -55,7 +55,7 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 		g.log.Warn("scanning processes", "err", err)
 	}
 	rows := monitor.Processes(ps, res.GPU, envs, g.busyRule(), nil, time.Now())
-	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows}
+	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: present.CheckSummary(res)}
 	if err := report.Write(dir, bundle); err != nil {
 		return 0, 0, err
 	}

@@ -15,13 +15,14 @@ import (
 	"github.com/gpucanary/gpucanary/app/tray"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/engine"
 )
 
 func init() { extraCommands["ui"] = cmdUI }
 
 // runEngine runs m in a goroutine; the returned function stops it and
 // waits.
-func runEngine(ctx context.Context, g *globals, m *monitor.Monitor) func() {
+func runEngine(ctx context.Context, g *globals, m *engine.Monitor) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -35,15 +36,15 @@ func runEngine(ctx context.Context, g *globals, m *monitor.Monitor) func() {
 }
 
 // engineSettings are the settings of cfg in the engine's terms.
-func (g *globals) engineSettings(cfg config.Config) monitor.Settings {
+func (g *globals) engineSettings(cfg config.Config) engine.Settings {
 	next := *g
 	next.cfg = cfg
-	return monitor.Settings{Discover: next.discoverOptions(nil), Busy: next.busyRule(), Health: next.healthOptions(),
-		Interval: cfg.Refresh.Duration, Kinds: cfg.Notify}
+	return engine.Settings{Discover: next.discoverOptions(nil), Busy: next.busyRule(), Health: next.healthOptions(),
+		Interval: cfg.Refresh.Duration, Kinds: monitor.Kinds(cfg.Notify)}
 }
 
 // reconfigure applies changed settings to the running engine.
-func (g *globals) reconfigure(m *monitor.Monitor, c config.Config) {
+func (g *globals) reconfigure(m *engine.Monitor, c config.Config) {
 	if err := m.Reconfigure(g.engineSettings(c)); err != nil {
 		g.log.Warn("settings not applied", "err", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -71,7 +72,7 @@ func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
 
 // newMonitor builds the engine from the settings; the returned function
 // releases what it opened.
-func (g *globals) newMonitor(paths []string) (*monitor.Monitor, func()) {
+func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
 	b := g.openGPU()
 	var st *store.Store
 	if dir, err := store.Dir(); err == nil {
@@ -79,14 +80,9 @@ func (g *globals) newMonitor(paths []string) (*monitor.Monitor, func()) {
 	} else {
 		g.log.Warn("no state directory; nothing is remembered across restarts", "err", err)
 	}
-	policy := monitor.NewPolicy()
-	if len(g.cfg.Notify) > 0 {
-		policy.Kinds = map[string]bool{}
-		for _, k := range g.cfg.Notify {
-			policy.Kinds[k] = true
-		}
-	}
-	m := monitor.New(monitor.Options{
+	policy := engine.NewPolicy()
+	policy.SetKinds(monitor.Kinds(g.cfg.Notify))
+	m := engine.New(engine.Options{
 		Paths:     paths,
 		Discover:  g.discoverOptions(nil),
 		GPU:       b,
@@ -96,7 +92,6 @@ func (g *globals) newMonitor(paths []string) (*monitor.Monitor, func()) {
 		Interval:  g.cfg.Refresh.Duration,
 		Store:     st,
 		Policy:    policy,
-		Redact:    redact,
 		Logger:    g.log.With("component", "monitor"),
 	})
 	return m, func() { b.Close() }
@@ -115,7 +110,7 @@ func (p printer) event(e monitor.Event) {
 	case e.Notify:
 		c = yellow
 	}
-	fmt.Fprintf(p.w, "%s  %s  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, e.Kind), e.Message)
+	fmt.Fprintf(p.w, "%s  %s  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, string(e.Kind)), e.Message)
 	if e.Fix != "" {
 		fmt.Fprintf(p.w, "    fix: %s\n", e.Fix)
 	}

@@ -15,17 +15,21 @@ const (
 	viaLibraries   = "libraries"
 )
 
-// attributeByEnviron finds the environment from VIRTUAL_ENV or
-// CONDA_PREFIX in the process's environment (VIRTUAL_ENV wins: a venv
-// made inside an active conda environment is the one running), else from
-// its interpreter's path (…/ENV/bin/python). It also keeps
-// CUDA_VISIBLE_DEVICES, which can hide the GPU from a CUDA build.
-func (s *Scanner) attributeByEnviron(p *Proc) {
-	environ, err := s.read(int32(p.PID), "environ")
-	if err != nil {
-		p.noteUnreadable("environ", err)
-	}
-	var venv, conda []byte
+// environVars are the variables of a process's environment that
+// attribution and the installer search read. The byte slices point into
+// the block parsed; nil means unset.
+type environVars struct {
+	virtualEnv, condaPrefix, uvProjectEnv []byte
+	cudaVisibleDevices                    []byte
+	hasCUDAVisibleDevices                 bool
+}
+
+// parseEnviron reads an environment block: KEY=VALUE entries each ended by
+// a NUL (Linux's /proc/PID/environ; a Windows block once decoded). Empty
+// values of VIRTUAL_ENV, CONDA_PREFIX and UV_PROJECT_ENVIRONMENT count as
+// unset; an empty CUDA_VISIBLE_DEVICES does not (it hides every GPU).
+func parseEnviron(environ []byte) environVars {
+	var v environVars
 	for len(environ) > 0 {
 		kv := environ
 		if i := bytes.IndexByte(environ, 0); i >= 0 {
@@ -33,20 +37,34 @@ func (s *Scanner) attributeByEnviron(p *Proc) {
 		} else {
 			environ = nil
 		}
-		if v, ok := bytes.CutPrefix(kv, []byte("VIRTUAL_ENV=")); ok && len(v) > 0 {
-			venv = v
-		} else if v, ok := bytes.CutPrefix(kv, []byte("CONDA_PREFIX=")); ok && len(v) > 0 {
-			conda = v
-		} else if v, ok := bytes.CutPrefix(kv, []byte("CUDA_VISIBLE_DEVICES=")); ok {
-			cvd := string(v)
-			p.CUDAVisibleDevices = &cvd
+		if val, ok := bytes.CutPrefix(kv, []byte("VIRTUAL_ENV=")); ok && len(val) > 0 {
+			v.virtualEnv = val
+		} else if val, ok := bytes.CutPrefix(kv, []byte("CONDA_PREFIX=")); ok && len(val) > 0 {
+			v.condaPrefix = val
+		} else if val, ok := bytes.CutPrefix(kv, []byte("UV_PROJECT_ENVIRONMENT=")); ok && len(val) > 0 {
+			v.uvProjectEnv = val
+		} else if val, ok := bytes.CutPrefix(kv, []byte("CUDA_VISIBLE_DEVICES=")); ok {
+			v.cudaVisibleDevices, v.hasCUDAVisibleDevices = val, true
 		}
 	}
+	return v
+}
+
+// attributeByEnviron finds the environment from VIRTUAL_ENV or
+// CONDA_PREFIX in the process's environment (VIRTUAL_ENV wins: a venv
+// made inside an active conda environment is the one running), else from
+// its interpreter's path (…/ENV/bin/python). It also keeps
+// CUDA_VISIBLE_DEVICES, which can hide the GPU from a CUDA build.
+func attributeByEnviron(p *Proc, v environVars) {
+	if v.hasCUDAVisibleDevices {
+		cvd := string(v.cudaVisibleDevices)
+		p.CUDAVisibleDevices = &cvd
+	}
 	switch {
-	case venv != nil:
-		p.EnvPath, p.EnvVia = filepath.Clean(string(venv)), viaVirtualEnv
-	case conda != nil:
-		p.EnvPath, p.EnvVia = filepath.Clean(string(conda)), viaCondaPrefix
+	case v.virtualEnv != nil:
+		p.EnvPath, p.EnvVia = filepath.Clean(string(v.virtualEnv)), viaVirtualEnv
+	case v.condaPrefix != nil:
+		p.EnvPath, p.EnvVia = filepath.Clean(string(v.condaPrefix)), viaCondaPrefix
 	case len(p.Cmdline) > 0:
 		if env := envOfInterpreter(p.Cmdline[0]); env != "" {
 			p.EnvPath, p.EnvVia = env, viaInterpreter

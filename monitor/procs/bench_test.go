@@ -48,7 +48,7 @@ func cpuTime() time.Duration {
 // psutil peer (BenchmarkPsutilScan1000).
 func BenchmarkScan1000(b *testing.B) {
 	startSleepers(b, 1000)
-	s := NewScanner(Options{})
+	s := newScanner(Options{})
 	ctx := context.Background()
 	if _, err := s.Scan(ctx); err != nil {
 		b.Fatal(err)
@@ -121,7 +121,7 @@ func BenchmarkFirstScan1000(b *testing.B) {
 	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Name: "A100", ComputeCapability: "8.0"}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		ps, err := NewScanner(Options{}).Scan(ctx)
+		ps, err := newScanner(Options{}).Scan(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

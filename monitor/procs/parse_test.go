@@ -146,3 +146,42 @@ func FuzzParseMaps(f *testing.F) {
 		}
 	})
 }
+
+func TestParseEnviron(t *testing.T) {
+	tests := []struct {
+		name            string
+		environ         string
+		venv, conda, uv string
+		cvd             string
+		hasCVD          bool
+	}{
+		{"venv and conda", "HOME=/root\x00VIRTUAL_ENV=/p/.venv\x00CONDA_PREFIX=/opt/conda\x00", "/p/.venv", "/opt/conda", "", "", false},
+		{"empty values are unset", "VIRTUAL_ENV=\x00CONDA_PREFIX=\x00UV_PROJECT_ENVIRONMENT=\x00", "", "", "", "", false},
+		{"uv project environment", "UV_PROJECT_ENVIRONMENT=/srv/env\x00", "", "", "/srv/env", "", false},
+		{"an empty CUDA_VISIBLE_DEVICES hides every GPU", "CUDA_VISIBLE_DEVICES=\x00", "", "", "", "", true},
+		{"CUDA_VISIBLE_DEVICES, no NUL at the end", "CUDA_VISIBLE_DEVICES=1,0", "", "", "", "1,0", true},
+		{"a name that only starts alike", "VIRTUAL_ENV_PROMPT=(x)\x00", "", "", "", "", false},
+		{"nothing", "", "", "", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := parseEnviron([]byte(tt.environ))
+			if string(v.virtualEnv) != tt.venv || string(v.condaPrefix) != tt.conda || string(v.uvProjectEnv) != tt.uv ||
+				string(v.cudaVisibleDevices) != tt.cvd || v.hasCUDAVisibleDevices != tt.hasCVD {
+				t.Errorf("parseEnviron(%q) = %+v", tt.environ, v)
+			}
+		})
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	st, err := parseStat([]byte("4242 (python3 (x) y) S 1 4242 4242 0 -1 4194560 1 0 0 0 1000 500 0 0 20 0 1 0 12345 1000 100 18446744073709551615\n"))
+	if err != nil || st.comm != "python3 (x) y" || st.ppid != 1 || st.ticks != 1500 || st.start != 12345 || st.vsize != 1000 || st.rss != 100 {
+		t.Errorf("parseStat = %+v, %v", st, err)
+	}
+	for _, bad := range []string{"", "4242 python3 S 1", "4242 (python3) S 1 2 3"} {
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q) did not fail", bad)
+		}
+	}
+}

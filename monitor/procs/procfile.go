@@ -3,17 +3,11 @@ package procs
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
-	"syscall"
-	"time"
 )
+
+// The parsers of the /proc files a scan reads. They take the bytes, not a
+// path, so they are tested (and fuzzed) on any platform.
 
 // stat is what /proc/PID/stat says that a scan needs.
 type stat struct {
@@ -25,17 +19,18 @@ type stat struct {
 	rss   uint64 // resident pages
 }
 
-// readStat parses /proc/PID/stat into a reused buffer.
-func (s *Scanner) readStat(pid int32) (stat, error) {
-	b, err := s.read(pid, "stat")
-	if err != nil {
-		return stat{}, err
-	}
+var (
+	errMalformedStat = errors.New("malformed stat")
+	errShortStat     = errors.New("short stat")
+)
+
+// parseStat reads one /proc/PID/stat line.
+func parseStat(b []byte) (stat, error) {
 	// comm is in parentheses and may contain anything; fields follow the
 	// last ')'.
 	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if open < 0 || close < open {
-		return stat{}, fmt.Errorf("malformed stat of %d", pid)
+		return stat{}, errMalformedStat
 	}
 	var st stat
 	st.comm = string(b[open+1 : close])
@@ -66,34 +61,9 @@ func (s *Scanner) readStat(pid int32) (stat, error) {
 		}
 	}
 	if n < 24 {
-		return stat{}, fmt.Errorf("short stat of %d", pid)
+		return stat{}, errShortStat
 	}
 	return st, nil
-}
-
-// read reads a small /proc file into the scanner's buffer.
-func (s *Scanner) read(pid int32, name string) ([]byte, error) {
-	f, err := openRaw(filepath.Join(s.root, strconv.Itoa(int(pid)), name))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s.buf = s.buf[:cap(s.buf)]
-	n := 0
-	for {
-		m, err := f.Read(s.buf[n:])
-		n += m
-		if err == io.EOF || (err == nil && m == 0) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == len(s.buf) {
-			s.buf = slices.Grow(s.buf, len(s.buf))[:2*len(s.buf)]
-		}
-	}
-	return s.buf[:n], nil
 }
 
 // status is what /proc/PID/status says that identifying a process needs.
@@ -150,41 +120,6 @@ func ParseNSpid(status []byte) (outer, inner int, ok bool) {
 	return ns[0], ns[len(ns)-1], true
 }
 
-// bootTime is when the machine started, for process start times.
-// startTime is when the process of st started, from the boot time and
-// its start in clock ticks.
-func (s *Scanner) startTime(st stat) time.Time {
-	return s.boot.Add(time.Duration(float64(st.start) / s.ticks * float64(time.Second)))
-}
-
-// StartTimeOf is when process pid started, exactly as Scan reports it in
-// Proc.StartTime: with the PID it names one process, so that an action
-// chosen on a listed process (terminating it) cannot fall on another that
-// took its PID since.
-func StartTimeOf(pid int) (time.Time, error) {
-	s := NewScanner(Options{})
-	st, err := s.readStat(int32(pid))
-	if err != nil {
-		return time.Time{}, fmt.Errorf("reading the start time of PID %d: %w", pid, err)
-	}
-	return s.startTime(st), nil
-}
-
-func bootTime(root string) time.Time {
-	b, err := os.ReadFile(filepath.Join(root, "stat"))
-	if err != nil {
-		return time.Time{}
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "btime "); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-				return time.Unix(n, 0)
-			}
-		}
-	}
-	return time.Time{}
-}
-
 func atoi(b []byte) int {
 	n := 0
 	for _, c := range b {
@@ -194,22 +129,4 @@ func atoi(b []byte) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
-}
-
-func errText(err error) string {
-	switch {
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	case errors.Is(err, fs.ErrNotExist):
-		return "gone"
-	}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -177,7 +177,7 @@ func a100With(procs ...gpu.Process) gpu.State {
 	return gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{Index: 0, Name: "NVIDIA A100", ComputeCapability: "8.0", Processes: procs}}}
 }
 
-func scanTwice(t *testing.T, s *Scanner) []Proc {
+func scanTwice(t *testing.T, s *scanner) []Proc {
 	t.Helper()
 	if _, err := s.Scan(context.Background()); err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestVerdictsOfRealProcesses(t *testing.T) {
 	cpu := startHelper(t, "spin", cpuLibs)
 	llama := startHelper(t, "sleep", llamaLibs)
 
-	s := NewScanner(Options{})
+	s := newScanner(Options{})
 	ps := scanTwice(t, s)
 	g := a100With(gpu.Process{PID: onGPU.cmd.Process.Pid, Type: "compute", UsedMemoryBytes: mem(2 << 30)})
 	envs := map[string]*pyenv.Env{cudaEnv: {Path: cudaEnv, Packages: map[string]*pyenv.Package{"torch": {Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"}}}}
@@ -309,7 +309,7 @@ func TestEnvironmentAttribution(t *testing.T) {
 	for i, tt := range tests {
 		helpers[i] = startHelperAs(t, tt.exe, "sleep", tt.libs, tt.env...)
 	}
-	ps, err := NewScanner(Options{}).Scan(context.Background())
+	ps, err := newScanner(Options{}).Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestCPUPercentOverTheInterval(t *testing.T) {
 	_, cpuLibs := fixtureEnv(t, "libtorch_cpu.so")
 	spinner := startHelper(t, "spin", cpuLibs)
 	sleeper := startHelper(t, "sleep", cpuLibs)
-	s := NewScanner(Options{})
+	s := newScanner(Options{})
 	ps := scanTwice(t, s)
 	rows := Classify(ps, a100With(), nil, DefaultBusyRule, nil, time.Now())
 	spin, sleep := rowOf(t, rows, spinner.cmd.Process.Pid), rowOf(t, rows, sleeper.cmd.Process.Pid)
@@ -375,7 +375,7 @@ func TestCPUPercentOverTheInterval(t *testing.T) {
 // the spinner's holds at its share of a core), and returns both and the
 // scan with the time the averages are taken at. It waits on that condition, not on a clock: a loaded machine only
 // makes it take longer.
-func lifetimeAverages(t *testing.T, s *Scanner, spinPID, sleepPID int) (spin, sleep float64, ps []Proc, now time.Time) {
+func lifetimeAverages(t *testing.T, s *scanner, spinPID, sleepPID int) (spin, sleep float64, ps []Proc, now time.Time) {
 	t.Helper()
 	avg := func(p *Proc, now time.Time) float64 {
 		return 100 * p.CPUTimeSeconds / now.Sub(p.StartTime).Seconds()
@@ -414,7 +414,7 @@ func lifetimeAverages(t *testing.T, s *Scanner, spinPID, sleepPID int) (spin, sl
 func TestExitedAndOutsideProcesses(t *testing.T) {
 	_, libs := fixtureEnv(t, "libtorch_cuda.so")
 	h := startHelper(t, "sleep", libs)
-	s := NewScanner(Options{})
+	s := newScanner(Options{})
 	if _, err := s.Scan(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +443,7 @@ func TestLibrariesLoadedLater(t *testing.T) {
 	_, libs := fixtureEnv(t, "libtorch_cpu.so", "libtorch_cuda.so")
 	h := startHelper(t, "late", libs)
 	now := time.Now()
-	s := NewScanner(Options{Now: func() time.Time { return now }})
+	s := newScanner(Options{Now: func() time.Time { return now }})
 	find := func() Proc {
 		t.Helper()
 		ps, err := s.Scan(context.Background())
@@ -511,7 +511,7 @@ func TestFixtureProcTree(t *testing.T) {
 	write("7000/environ", "HOME=/root\x00")
 	write("7000/maps", "7f1000000000-7f1000100000 r-xp 00000000 fd:01 99 /opt/lib/libggml-cuda.so\n7f2000000000-7f2000100000 r-xp 00000000 fd:01 98 /opt/lib/libllama.so\n")
 
-	s := NewScanner(Options{ProcRoot: root})
+	s := newScanner(Options{ProcRoot: root})
 	ps, err := s.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)

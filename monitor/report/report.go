@@ -31,6 +31,9 @@ type Bundle struct {
 	Host      Host
 	Check     monitor.CheckResult
 	Processes []monitor.Process
+	// Summary is the one-line status of Check (app/present's
+	// CheckSummary), which the caller words: this package only writes.
+	Summary string
 }
 
 // Host describes the machine.
@@ -127,7 +130,7 @@ func readme(b Bundle) string {
 	if b.Check.GPU.Simulated {
 		fmt.Fprintf(&s, "**The GPU in this report is simulated** (%s): it is not this machine's hardware.\n\n", b.Check.GPU.Source)
 	}
-	fmt.Fprintf(&s, "Summary: %s.\n\n", b.Check.Summary())
+	fmt.Fprintf(&s, "Summary: %s.\n\n", b.Summary)
 	fmt.Fprintf(&s, "| file | holds |\n| --- | --- |\n")
 	fmt.Fprintf(&s, "| env_info.md | the machine, driver, GPUs and every environment with its packages and findings, for reading |\n")
 	fmt.Fprintf(&s, "| gpu.json | the GPU state as the driver reported it |\n")

@@ -32,6 +32,7 @@ func bundle() Bundle {
 		},
 		Processes: []monitor.Process{{Row: procs.Row{Proc: procs.Proc{PID: 4242, Cmdline: procs.Redact([]string{"python", "train.py", "--hf-token", "hf_SECRET"})},
 			GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}}},
+		Summary: "1 GPU (simulated) · 1 env · 1 env broken",
 	}
 }
 
@@ -67,6 +68,9 @@ func TestWrite(t *testing.T) {
 		if !strings.Contains(text, must) {
 			t.Errorf("the report does not say %q", must)
 		}
+	}
+	if readme, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(readme), "Summary: 1 GPU (simulated) · 1 env · 1 env broken.") {
+		t.Errorf("README.md does not carry the summary it was given:\n%s", readme)
 	}
 	if strings.Contains(text, "hf_SECRET") {
 		t.Error("a secret reached the report")

@@ -1,0 +1,71 @@
+package present
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+// Summary is the one-line status of the engine's state a person reads in
+// a tooltip or a report: GPUs, jobs on the GPU (and stuck on the CPU),
+// environments, broken ones: "2 GPUs · 3 jobs on GPU · 1 env broken".
+func Summary(s monitor.State) string {
+	var parts []string
+	switch n := len(s.GPU.Devices); {
+	case !s.GPU.HasDriver():
+		parts = append(parts, "no NVIDIA driver")
+	case n == 1:
+		parts = append(parts, "1 GPU")
+	default:
+		parts = append(parts, fmt.Sprintf("%d GPUs", n))
+	}
+	if s.GPU.Simulated {
+		parts[0] += " (simulated)"
+	}
+	var onGPU, offGPU int
+	for _, p := range s.Processes {
+		switch {
+		case p.Verdict == procs.VerdictGPU:
+			onGPU++
+		case p.JobOnCPU:
+			offGPU++
+		}
+	}
+	if onGPU > 0 || len(s.Processes) > 0 {
+		parts = append(parts, count(onGPU, "job on GPU", "jobs on GPU"))
+	}
+	if offGPU > 0 {
+		parts = append(parts, count(offGPU, "job on CPU", "jobs on CPU"))
+	}
+	var broken, warn int
+	for _, e := range s.Envs {
+		switch e.Verdict {
+		case monitor.VerdictError:
+			broken++
+		case monitor.VerdictWarning:
+			warn++
+		}
+	}
+	parts = append(parts, count(len(s.Envs), "env", "envs"))
+	if broken > 0 {
+		parts = append(parts, count(broken, "env broken", "envs broken"))
+	}
+	if warn > 0 {
+		parts = append(parts, count(warn, "warning", "warnings"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// CheckSummary is Summary for a one-shot check (no processes).
+func CheckSummary(r monitor.CheckResult) string {
+	return Summary(monitor.State{GPU: r.GPU, Envs: r.Envs})
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,296 @@
+// Package engine is GPU Canary's live engine: it reads every environment,
+// the GPU and the processes, watches the environments' files, and
+// publishes what changes as events (monitor.Event) to subscribers, with
+// the notification policy's decision on each. The tray, the windows and
+// `gpucanary watch` are all views of one Monitor.
+//
+// Its parts, each in its own file: the set of environments (envs.go), the
+// one raise/clear finding diff used for environments, the machine and
+// processes (findings.go), the publish hub (hub.go), what is remembered
+// across restarts (memory.go), polling (poll.go), reconfiguring a running
+// engine (reconfigure.go), the file watcher and its debounce (watcher.go,
+// debounce.go), the notification policy (policy.go) and the clock
+// (clock.go), which tests replace (monitortest.Clock).
+//
+// It imports the shared types (package monitor) and the leaves (pyenv,
+// gpu, procs, health, store); never app/ nor a GUI toolkit.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/store"
+)
+
+// Options configures a Monitor. Zero values are sensible defaults.
+type Options struct {
+	// Paths are the environments to watch; empty means discover them
+	// (Discover) and watch the discovery roots for new ones.
+	Paths    []string
+	Discover pyenv.DiscoverOptions
+	GPU      gpu.Backend
+	// Processes is the process side: polled for JOB_ON_CPU, and asked
+	// for the installer at the first file event of a burst. Nil leaves
+	// both out.
+	Processes procs.Source
+	// Busy decides when a busy process off the GPU is JOB_ON_CPU.
+	Busy   procs.BusyRule
+	Health health.Options
+	// Interval is how often the GPU and processes are polled (default 2s).
+	Interval time.Duration
+	// Settle is how long an environment must be quiet before it is read
+	// again after a file event (default 300ms).
+	Settle time.Duration
+	// MaxInstallWait bounds how long a half-finished install is waited for
+	// before it is reported as it is (default 10s).
+	MaxInstallWait time.Duration
+	// Rediscover is how often discovery runs again to find environments no
+	// watch could see (default 10m; negative turns it off).
+	Rediscover time.Duration
+	// Store remembers state and history across restarts; nil forgets.
+	Store *store.Store
+	// Policy decides notifications; nil means NewPolicy().
+	Policy *Policy
+	// Clock is the engine's time; nil is the wall clock.
+	Clock  Clock
+	Logger *slog.Logger
+}
+
+// Monitor is the live engine. Run drives it; everything else is safe to
+// call from any goroutine.
+type Monitor struct {
+	// o is read and (by Reconfigure) changed on the Run goroutine only.
+	o      Options
+	log    *slog.Logger
+	clock  Clock
+	policy *Policy
+
+	// Shared with any goroutine; each part guards itself.
+	view     view                       // the State that State() copies
+	hub      hub                        // subscriptions
+	culprits culprits                   // installers the watcher caught, until their env is read
+	requests chan func(context.Context) // work for the Run goroutine (Add, Forget, Reconfigure)
+	started  chan struct{}              // closed once the first full read is published
+	stopped  chan struct{}              // closed when Run returns
+	stopOnce sync.Once
+
+	// Owned by the Run goroutine; nothing else touches them.
+	envs    envSet       // the environments and their findings
+	machine machineState // the GPU and the findings about the machine
+	procs   processPoll  // the process side between polls
+	memory  memory       // what is remembered across restarts
+	drops   pendingDrops // environments a settings change no longer covers
+	w       *watcher
+	tick    Ticker // the polling ticker, reset by Reconfigure
+
+	// Test hooks (export_test.go): newFS replaces the kernel's file
+	// watcher, addWatch adding one watch (to simulate an inotify limit).
+	newFS    func() (*fsnotify.Watcher, error)
+	addWatch func(fsw *fsnotify.Watcher, path string) error
+}
+
+// New makes a monitor; Run starts it.
+func New(o Options) *Monitor {
+	if o.Interval <= 0 {
+		o.Interval = 2 * time.Second
+	}
+	if o.Settle <= 0 {
+		o.Settle = 300 * time.Millisecond
+	}
+	if o.MaxInstallWait <= 0 {
+		o.MaxInstallWait = 10 * time.Second
+	}
+	if o.Rediscover == 0 {
+		o.Rediscover = 10 * time.Minute
+	}
+	if o.Busy == (procs.BusyRule{}) {
+		o.Busy = procs.DefaultBusyRule
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Policy == nil {
+		o.Policy = NewPolicy()
+	}
+	return &Monitor{o: o, log: o.Logger, clock: o.Clock, policy: o.Policy,
+		hub: newHub(o.Logger), culprits: newCulprits(), requests: make(chan func(context.Context), 16),
+		started: make(chan struct{}), stopped: make(chan struct{}),
+		envs: newEnvSet(), machine: newMachineState(), procs: processPoll{jobs: findingSet{}},
+		memory: newMemory(o.Store, o.Logger)}
+}
+
+// Policy is the notification policy, for snoozing and pausing.
+func (m *Monitor) Policy() *Policy { return m.policy }
+
+// State returns a copy of the current state.
+func (m *Monitor) State() monitor.State { return m.view.get() }
+
+// Subscribe returns a channel that receives every event from now on, and a
+// function that ends the subscription. A subscriber that falls more than
+// 1024 events behind loses events (and the log says so) rather than
+// stalling the engine. The channel is closed when Run returns; after
+// that, Subscribe returns a closed channel.
+func (m *Monitor) Subscribe() (<-chan monitor.Event, func()) { return m.hub.subscribe() }
+
+// History is the remembered events, newest first.
+func (m *Monitor) History() []monitor.Event { return m.memory.history() }
+
+// ErrStopped is returned for a request made after Run has returned.
+var ErrStopped = errors.New("the engine has stopped")
+
+// request queues f for the Run goroutine; once Run has returned it is
+// refused, so a caller (a tray click) never waits on a loop that is gone.
+func (m *Monitor) request(f func(context.Context)) error {
+	select {
+	case <-m.stopped:
+		return ErrStopped
+	default:
+	}
+	select {
+	case m.requests <- f:
+		return nil
+	case <-m.stopped:
+		return ErrStopped
+	}
+}
+
+// Started is closed once the first full read is done and published: the
+// state then holds every environment found.
+func (m *Monitor) Started() <-chan struct{} { return m.started }
+
+// Stopped is closed when Run has returned.
+func (m *Monitor) Stopped() <-chan struct{} { return m.stopped }
+
+// Add starts watching the environment at path (added by hand).
+func (m *Monitor) Add(path string) error {
+	return m.request(func(ctx context.Context) {
+		m.envs.forget(path, false)
+		m.readEnv(ctx, path, viaAdded)
+	})
+}
+
+// Forget stops watching the environment at path until it is added again.
+func (m *Monitor) Forget(path string) error {
+	return m.request(func(context.Context) {
+		m.envs.forget(path, true)
+		m.removeEnv(path, removedByHand)
+	})
+}
+
+// Run reads everything once, then watches until ctx ends. It returns nil
+// on cancellation; subscriptions are closed when it returns.
+func (m *Monitor) Run(ctx context.Context) error {
+	defer m.stop()
+	w, watchErr := m.openWatcher()
+	m.w = w
+	w.onBurst = func(env string) { m.culprits.catch(ctx, m.o.Processes, env) }
+	var watching sync.WaitGroup
+	defer func() { w.close(); watching.Wait() }()
+
+	m.memory.load()
+	m.pollGPU(ctx, true)
+	if watchErr != nil {
+		m.log.Warn("no file watcher; polling environments instead", "err", watchErr)
+		msg := fmt.Sprintf("%v (on Linux, fs.inotify.max_user_instances is reached); environments are polled every %s instead", watchErr, m.o.Interval)
+		if m.o.Rediscover > 0 && len(m.o.Paths) == 0 {
+			msg += fmt.Sprintf(", and new ones are looked for every %s", m.o.Rediscover)
+		}
+		m.degrade("no-watcher", msg)
+	}
+	// The tickers start before the first read is published, so whoever
+	// waits for Started can count on the next tick.
+	m.tick = m.clock.NewTicker(m.o.Interval)
+	defer m.tick.Stop()
+	var rediscover <-chan time.Time
+	if m.o.Rediscover > 0 && len(m.o.Paths) == 0 {
+		t := m.clock.NewTicker(m.o.Rediscover)
+		defer t.Stop()
+		rediscover = t.C()
+	}
+	m.start(ctx)
+
+	watching.Add(1)
+	go func() { defer watching.Done(); w.run(ctx) }()
+	for {
+		select {
+		case <-ctx.Done():
+			m.memory.save(&m.envs, m.clock.Now())
+			return nil
+		case env := <-w.settled:
+			m.refreshEnv(ctx, env)
+		case dir := <-w.candidates:
+			m.candidate(ctx, dir)
+		case why := <-w.overflow:
+			m.degrade("overflow", why)
+			m.rescan(ctx)
+		case <-m.tick.C():
+			m.pollGPU(ctx, false)
+			m.pollProcesses(ctx)
+			m.pollUnwatched(ctx)
+		case <-rediscover:
+			m.rescan(ctx)
+		case req := <-m.requests:
+			req(ctx)
+		}
+	}
+}
+
+// openWatcher starts the file watcher (or one that watches nothing, and
+// the error saying why, when the kernel refuses one).
+func (m *Monitor) openWatcher() (*watcher, error) {
+	start := m.newFS
+	if start == nil {
+		start = newFSWatcher
+	}
+	w, err := newWatcher(m.log, m.clock, m.o.Settle, start)
+	if m.addWatch != nil && w.fs != nil {
+		add := m.addWatch
+		w.add = func(p string) error { return add(w.fs, p) }
+	}
+	return w, err
+}
+
+// stop ends every subscription and refuses requests from now on. The
+// hub closes first, so that whoever sees Stopped closed and subscribes
+// gets a closed channel.
+func (m *Monitor) stop() {
+	m.hub.close()
+	m.stopOnce.Do(func() { close(m.stopped) })
+}
+
+// publish applies the policy, updates the visible state, remembers and
+// sends the events.
+func (m *Monitor) publish(events []monitor.Event) {
+	now := m.clock.Now()
+	for i := range events {
+		if events[i].Time.IsZero() {
+			events[i].Time = now
+		}
+	}
+	m.policy.DecideAll(events)
+	m.view.update(func(s *monitor.State) {
+		s.Envs = m.envs.reports()
+		s.Findings = m.machine.findings()
+	})
+	if len(events) == 0 {
+		return
+	}
+	m.memory.append(events)
+	m.memory.save(&m.envs, now)
+	m.hub.send(events)
+}

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+)
+
+// findingSet is the findings raised about one subject (an environment,
+// the GPU, the processes), by key (health.Finding.Key).
+type findingSet map[string]health.Finding
+
+// findingChange is what one update raised and cleared.
+type findingChange struct {
+	raised  []health.Finding // in the order found
+	cleared []health.Finding // in key order
+}
+
+// update makes now the raised findings and says what changed. It is the
+// one raise/clear diff: environments, the machine and processes all go
+// through it, and only the words of their events differ.
+func (s *findingSet) update(now []health.Finding) findingChange {
+	var c findingChange
+	next := make(findingSet, len(now))
+	for _, f := range now {
+		k := f.Key()
+		if _, dup := next[k]; dup {
+			continue
+		}
+		next[k] = f
+		if _, had := (*s)[k]; !had {
+			c.raised = append(c.raised, f)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(*s)) {
+		if _, still := next[k]; !still {
+			c.cleared = append(c.cleared, (*s)[k])
+		}
+	}
+	*s = next
+	return c
+}
+
+// carried is a finding remembered from an earlier run by its key only: it
+// was raised (and told) then, so it is not raised again, and its clear
+// names its code.
+func carried(key, env string) health.Finding {
+	code, _, _ := strings.Cut(key, "|")
+	return health.Finding{Code: code, Env: env}
+}
+
+// envFindingEvents are the events of an environment's findings changing.
+func envFindingEvents(env string, at time.Time, c findingChange) []monitor.Event {
+	var events []monitor.Event
+	for _, f := range c.raised {
+		events = append(events, monitor.Event{Time: at, Kind: monitor.KindFindingRaised, Env: env, Finding: &f, Message: f.Message, Fix: f.Fix})
+	}
+	for _, f := range c.cleared {
+		events = append(events, monitor.Event{Time: at, Kind: monitor.KindFindingCleared, Env: env, Finding: &f,
+			Message: fmt.Sprintf("Resolved in %s: %s no longer applies.", env, f.Code)})
+	}
+	return events
+}
+
+// gpuFindingEvents are the events of the GPU's findings (NO_GPU_DRIVER)
+// changing.
+func gpuFindingEvents(at time.Time, c findingChange) []monitor.Event {
+	var events []monitor.Event
+	for _, f := range c.raised {
+		events = append(events, monitor.Event{Time: at, Kind: monitor.KindFindingRaised, Finding: &f, Message: f.Message})
+	}
+	for _, f := range c.cleared {
+		events = append(events, monitor.Event{Time: at, Kind: monitor.KindFindingCleared, Finding: &f, Message: "An NVIDIA driver answers again."})
+	}
+	return events
+}
+
+// jobEvents are the events of JOB_ON_CPU findings changing; each is about
+// the process and environment its finding names.
+func jobEvents(at time.Time, c findingChange) []monitor.Event {
+	var events []monitor.Event
+	for _, f := range c.raised {
+		events = append(events, monitor.Event{Time: at, Kind: monitor.KindJobOnCPU, Env: f.Env, PID: f.PID, Finding: &f, Message: f.Message})
+	}
+	for _, f := range c.cleared {
+		events = append(events, monitor.Event{Time: at, Kind: monitor.KindJobOnCPUCleared, Env: f.Env, PID: f.PID, Finding: &f,
+			Message: fmt.Sprintf("PID %d is no longer busy on the CPU (it moved to the GPU, calmed down or exited).", f.PID)})
+	}
+	return events
+}
+
+// machineState is the GPU as last read and the findings about the
+// machine: the GPU's (NO_GPU_DRIVER, raised and cleared as the GPU
+// changes) and the file watching's (WATCH_DEGRADED, raised once per
+// reason, never cleared while the engine runs).
+type machineState struct {
+	gpu      gpu.State
+	gpuFinds findingSet
+	degraded map[string]health.Finding
+}
+
+func newMachineState() machineState {
+	return machineState{gpuFinds: findingSet{}, degraded: map[string]health.Finding{}}
+}
+
+// findings are the machine's findings in key order.
+func (ms *machineState) findings() []health.Finding {
+	all := maps.Clone(ms.degraded)
+	maps.Copy(all, ms.gpuFinds)
+	out := make([]health.Finding, 0, len(all))
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		out = append(out, all[k])
+	}
+	return out
+}
+
+// degrade raises WATCH_DEGRADED once per reason.
+func (m *Monitor) degrade(reason, msg string) {
+	f := health.Finding{Code: health.CodeWatchDegraded, Severity: health.SeverityWarning, Env: "watch:" + reason,
+		Message: "File watching is degraded: " + msg + "."}
+	if _, ok := m.machine.degraded[f.Key()]; ok {
+		return
+	}
+	m.machine.degraded[f.Key()] = f
+	m.publish([]monitor.Event{{Time: m.clock.Now(), Kind: monitor.KindFindingRaised, Finding: &f, Message: f.Message}})
+}

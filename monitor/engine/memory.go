@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/store"
+)
+
+// memory is what the engine remembers across restarts: each environment's
+// torch and raised findings when last seen (to tell what changed while
+// GPU Canary was not running), and the event history. Without a store it
+// remembers nothing. Its state is owned by the Run goroutine; history may
+// be read from any.
+type memory struct {
+	store *store.Store
+	log   *slog.Logger
+	state store.State
+}
+
+func newMemory(st *store.Store, log *slog.Logger) memory {
+	return memory{store: st, log: log, state: store.State{Envs: map[string]store.EnvRecord{}}}
+}
+
+// load reads what the last run saved.
+func (mem *memory) load() {
+	if mem.store == nil {
+		return
+	}
+	st, warn := mem.store.LoadState()
+	if warn != nil {
+		mem.log.Warn("reading saved state", "err", warn)
+	}
+	mem.state = st
+}
+
+// env is what was remembered of the environment at path.
+func (mem *memory) env(path string) (store.EnvRecord, bool) {
+	rec, ok := mem.state.Envs[path]
+	return rec, ok
+}
+
+// forget drops what is remembered of path (it is no longer watched).
+func (mem *memory) forget(path string) { delete(mem.state.Envs, path) }
+
+// deletedWhileStopped reports the remembered environments that are gone
+// from disk (and not in envs), and forgets them.
+func (mem *memory) deletedWhileStopped(envs *envSet, now time.Time) []monitor.Event {
+	var events []monitor.Event
+	for _, path := range slices.Sorted(maps.Keys(mem.state.Envs)) {
+		if envs.get(path) != nil {
+			continue
+		}
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			rec := mem.state.Envs[path]
+			events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvRemoved, Env: path, Before: rec.Torch, Offline: true,
+				Message: fmt.Sprintf("%s was deleted while GPU Canary was not running (torch %s when last seen on %s).", path, describeTorch(rec.Torch), rec.Seen.Local().Format("2006-01-02"))})
+			mem.forget(path)
+		}
+	}
+	return events
+}
+
+// save writes the last known state of each environment.
+func (mem *memory) save(envs *envSet, now time.Time) {
+	if mem.store == nil {
+		return
+	}
+	for p, e := range envs.byPath {
+		mem.state.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: slices.Sorted(maps.Keys(e.findings)), Seen: now}
+	}
+	mem.state.Saved = now
+	if err := mem.store.SaveState(mem.state); err != nil {
+		mem.log.Warn("saving state", "err", err)
+	}
+}
+
+// append adds events to the history.
+func (mem *memory) append(events []monitor.Event) {
+	if mem.store == nil {
+		return
+	}
+	anys := make([]any, len(events))
+	for i := range events {
+		anys[i] = events[i]
+	}
+	if err := mem.store.Append(anys...); err != nil {
+		mem.log.Warn("saving event history", "err", err)
+	}
+}
+
+// history is the remembered events, newest first.
+func (mem *memory) history() []monitor.Event {
+	if mem.store == nil {
+		return nil
+	}
+	evs, err := store.History[monitor.Event](mem.store)
+	if err != nil {
+		mem.log.Warn("reading event history", "err", err)
+	}
+	slices.Reverse(evs)
+	return evs
+}

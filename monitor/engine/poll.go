@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+// What the engine polls on every tick: the GPU, the processes, and the
+// environments no file watch covers.
+
+// pollGPU reads the GPU and reports a driver appearing or vanishing, or a
+// device lost; findings that depend on the GPU are evaluated again.
+func (m *Monitor) pollGPU(ctx context.Context, first bool) {
+	if m.o.GPU == nil {
+		return
+	}
+	g := monitor.AnnotateGPU(m.o.GPU.Snapshot(ctx))
+	prev := m.machine.gpu
+	m.machine.gpu = g
+	m.view.update(func(s *monitor.State) { s.GPU = g })
+	now := m.clock.Now()
+	if first {
+		m.publish(gpuFindingEvents(now, m.machine.gpuFinds.update(health.CheckGPU(g))))
+		return
+	}
+	msg := gpuChange(prev, g)
+	if msg == "" {
+		return
+	}
+	m.publish([]monitor.Event{{Time: now, Kind: monitor.KindGPUStateChanged, Message: msg}})
+	m.publish(gpuFindingEvents(now, m.machine.gpuFinds.update(health.CheckGPU(g))))
+	for _, p := range m.envs.paths() {
+		e := m.envs.get(p)
+		if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
+			continue
+		}
+		fs := health.CheckEnv(e.report.Env, g, m.o.Health)
+		monitor.SortFindings(fs)
+		e.report.Findings = fs
+		e.report.Verdict = monitor.VerdictOf(e.report.Env, fs)
+		m.publish(envFindingEvents(p, now, e.findings.update(fs)))
+	}
+}
+
+// processPoll is the process side between polls.
+type processPoll struct {
+	ticks   int
+	idle    bool // the last scan saw no GPU workload
+	tracker *procs.BusyTracker
+	jobs    findingSet // JOB_ON_CPU findings
+}
+
+// idleScanEvery: with no GPU workload seen, processes are scanned only on
+// every fifth poll (10 s at the default interval); JOB_ON_CPU's window is
+// 20 s, so nothing is missed, and an idle machine costs less.
+const idleScanEvery = 5
+
+// pollProcesses scans processes and raises or clears JOB_ON_CPU.
+func (m *Monitor) pollProcesses(ctx context.Context) {
+	if m.o.Processes == nil {
+		return
+	}
+	pp := &m.procs
+	pp.ticks++
+	if pp.idle && pp.ticks%idleScanEvery != 0 && !m.gpuBusy() {
+		return
+	}
+	ps, err := m.o.Processes.Scan(ctx)
+	if err != nil {
+		m.log.Warn("scanning processes", "err", err)
+		return
+	}
+	if pp.tracker == nil {
+		pp.tracker = procs.NewBusyTracker()
+	}
+	now := m.clock.Now()
+	rows := monitor.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Busy, pp.tracker, now)
+	pp.idle = len(rows) == 0
+	m.view.update(func(s *monitor.State) { s.Processes = rows })
+	var fs []health.Finding
+	for _, r := range rows {
+		fs = append(fs, r.Findings...)
+	}
+	m.publish(jobEvents(now, pp.jobs.update(fs)))
+}
+
+// gpuBusy is true when NVML lists any process: then processes are scanned
+// on every poll.
+func (m *Monitor) gpuBusy() bool {
+	for _, d := range m.machine.gpu.Devices {
+		if len(d.Processes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pollUnwatched rereads environments that could not be watched (an
+// inotify limit) when their site-packages changed.
+func (m *Monitor) pollUnwatched(ctx context.Context) {
+	for _, p := range m.w.changedUnwatched() {
+		m.refreshEnv(ctx, p)
+	}
+	if n := m.w.unwatchedCount(); n > 0 && m.w.fs != nil {
+		m.degrade("inotify-limit", fmt.Sprintf("%d environment(s) could not be watched (the inotify watch limit was reached, see fs.inotify.max_user_watches) and are polled every %s instead", n, m.o.Interval))
+	}
+}

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// start discovers and reads every environment, compares it with what was
+// remembered, and sets up the watches. It publishes the first full read,
+// then marks the engine started.
+func (m *Monitor) start(ctx context.Context) {
+	found, _ := m.discover(ctx)
+	now := m.clock.Now()
+	var events []monitor.Event
+	for _, f := range found {
+		rep := monitor.InspectOne(ctx, f, m.machine.gpu, m.o.Health)
+		e := m.envs.add(f.Path, f.Via)
+		e.report = rep
+		rec, known := m.memory.env(f.Path)
+		if !known {
+			events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvAdded, Env: f.Path, After: rep.Torch(),
+				Message: fmt.Sprintf("Watching %s (torch %s).", f.Path, describeTorch(rep.Torch()))})
+		} else if ev := torchEvent(f.Path, rec.Torch, rep.Torch()); ev != nil {
+			ev.Time, ev.Offline = now, true
+			ev.Message = fmt.Sprintf("%s (It was %s when last seen on %s; the change happened while GPU Canary was not running.)",
+				ev.Message, describeTorch(rec.Torch), rec.Seen.Local().Format("2006-01-02"))
+			if rep.Torch() != nil && rep.Torch().Installer != "" {
+				ev.Culprit = &monitor.Culprit{Installer: rep.Torch().Installer}
+			}
+			events = append(events, *ev)
+		}
+		for _, k := range rec.Findings {
+			// Already raised (and told) in an earlier run: carried, not raised again.
+			e.findings[k] = carried(k, f.Path)
+		}
+		events = append(events, envFindingEvents(f.Path, now, e.findings.update(rep.Findings))...)
+		m.w.watchEnv(rep.Env)
+	}
+	events = append(events, m.memory.deletedWhileStopped(&m.envs, now)...)
+	m.watchRoots()
+	m.publish(events)
+	m.view.update(func(s *monitor.State) { s.Started = true })
+	close(m.started)
+}
+
+// discover lists the environments to watch, and says whether it looked
+// everywhere (pyenv.DiscoverAll).
+func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
+	o := m.o.Discover
+	o.Paths = m.o.Paths
+	found, complete := pyenv.DiscoverAll(ctx, o)
+	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.envs.isForgotten(f.Path) }), complete
+}
+
+// watchRoots watches the discovery roots and each environment's parent,
+// where new environments appear and old ones are deleted.
+func (m *Monitor) watchRoots() {
+	roots := map[string]bool{}
+	if len(m.o.Paths) == 0 {
+		for _, r := range m.o.Discover.Roots {
+			roots[r] = true
+		}
+		if m.o.Discover.Home != "" {
+			roots[m.o.Discover.Home] = true
+		}
+	}
+	for _, p := range m.envs.paths() {
+		roots[filepath.Dir(p)] = true
+	}
+	for r := range roots {
+		m.w.watchRoot(r)
+	}
+}
+
+// refreshEnv reads one environment again after its files settled.
+func (m *Monitor) refreshEnv(ctx context.Context, path string) { m.readEnv(ctx, path, "watch") }
+
+// readEnv reads one environment; via says how it was found when it is new.
+func (m *Monitor) readEnv(ctx context.Context, path, via string) {
+	now := m.clock.Now()
+	e := m.envs.get(path)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		m.removeEnv(path, removedDeleted)
+		return
+	}
+	if !pyenv.IsEnv(path) {
+		return
+	}
+	if e != nil && e.via != "" {
+		via = e.via
+	}
+	rep := monitor.InspectOne(ctx, pyenv.Found{Path: path, Via: via}, m.machine.gpu, m.o.Health)
+	if rep.Env != nil && installInProgress(rep.Env) {
+		// Wait for the installer to finish, but not forever: a stash left
+		// behind by a crashed pip is a state to report.
+		if now.Sub(m.envs.installSeen(path, now)) < m.o.MaxInstallWait {
+			m.w.recheck(path, m.o.Settle)
+			return
+		}
+	}
+	m.envs.installDone(path)
+	var events []monitor.Event
+	if e == nil {
+		e = m.envs.add(path, via)
+		events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvAdded, Env: path, After: rep.Torch(),
+			Message: fmt.Sprintf("New environment %s (torch %s).", path, describeTorch(rep.Torch()))})
+		m.w.watchRoot(filepath.Dir(path))
+	} else if ev := torchEvent(path, e.report.Torch(), rep.Torch()); ev != nil {
+		ev.Time = now
+		c := m.culprits.take(path)
+		if t := rep.Torch(); t != nil && t.Installer != "" {
+			if c == nil {
+				c = &monitor.Culprit{}
+			}
+			c.Installer = t.Installer
+		}
+		blame(ev, c)
+		if ev.Kind == monitor.KindCUDAWheelReplaced || ev.Kind == monitor.KindTorchChanged {
+			for _, f := range rep.Findings {
+				if f.Fix != "" && f.Severity == health.SeverityError {
+					ev.Fix = f.Fix
+					break
+				}
+			}
+		}
+		events = append(events, *ev)
+	}
+	e.report = rep
+	m.w.watchEnv(rep.Env)
+	events = append(events, envFindingEvents(path, now, e.findings.update(rep.Findings))...)
+	m.publish(events)
+}
+
+// installInProgress is true while pip's stash or a torch folder without
+// its metadata shows an install half done.
+func installInProgress(env *pyenv.Env) bool {
+	in := func(ps []pyenv.Problem) bool {
+		for _, p := range ps {
+			if p.Kind == pyenv.ProblemPipStash || p.Kind == pyenv.ProblemMissingDistInfo {
+				return true
+			}
+		}
+		return false
+	}
+	if in(env.Problems) {
+		return true
+	}
+	if t := env.Torch(); t != nil && in(t.Problems) {
+		return true
+	}
+	return false
+}
+
+// candidate checks a new folder in a watched root: it may be a new
+// environment (pyvenv.cfg or conda-meta appearing).
+func (m *Monitor) candidate(ctx context.Context, dir string) {
+	if m.envs.isForgotten(dir) {
+		return
+	}
+	if m.envs.get(dir) != nil || pyenv.IsEnv(dir) {
+		m.refreshEnv(ctx, dir)
+	}
+}
+
+// rescan rediscovers and rereads everything (after an overflow, or
+// periodically); changes come out as ordinary events.
+func (m *Monitor) rescan(ctx context.Context) {
+	found, complete := m.discover(ctx)
+	m.dropUncovered(ctx, found, complete)
+	seen := map[string]bool{}
+	for _, f := range found {
+		seen[f.Path] = true
+		if m.envs.get(f.Path) == nil {
+			m.candidate(ctx, f.Path)
+		} else {
+			m.refreshEnv(ctx, f.Path)
+		}
+	}
+	for _, p := range m.envs.paths() {
+		if !seen[p] {
+			m.refreshEnv(ctx, p)
+		}
+	}
+	m.watchRoots()
+}

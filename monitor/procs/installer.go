@@ -1,0 +1,107 @@
+package procs
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// The installer ("culprit") search: which process is installing into an
+// environment right now. Each platform lists the running installers as
+// candidates (installer_linux.go reads /proc); the scoring here is the
+// same everywhere. It runs at the first file event of a burst, while the
+// installer still runs.
+
+// candidate is one running process as the installer search sees it. A
+// platform lists only processes whose argv isInstaller accepts, and reads
+// the rest (environment, working directory, executable) only for those.
+type candidate struct {
+	pid  int
+	argv []string
+	// envVars are the values of VIRTUAL_ENV, CONDA_PREFIX and
+	// UV_PROJECT_ENVIRONMENT that are set.
+	envVars []string
+	cwd     string // "" when unknown
+	exe     string // "" when unknown
+}
+
+// isInstaller recognises installer command lines: uv, pip, conda (or
+// mamba), `python -m pip`, and pip run through an interpreter.
+func isInstaller(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	base := programName(argv[0])
+	switch {
+	case base == "uv" || base == "uvx" || base == "conda" || base == "mamba" || base == "micromamba":
+		return true
+	case strings.HasPrefix(base, "pip"):
+		return true
+	case strings.HasPrefix(base, "python"):
+		for i := 1; i+1 < len(argv); i++ {
+			if argv[i] == "-m" && (argv[i+1] == "pip" || argv[i+1] == "uv" || argv[i+1] == "conda") {
+				return true
+			}
+		}
+		// A console script run through the interpreter: python .../bin/pip
+		return len(argv) > 1 && strings.HasPrefix(programName(argv[1]), "pip")
+	}
+	return false
+}
+
+// programName is a program's base name, without ".exe" on Windows
+// paths: "uv" for /usr/bin/uv and for C:\tools\uv.exe.
+func programName(path string) string {
+	base := filepath.Base(strings.ReplaceAll(path, `\`, "/"))
+	return strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".EXE")
+}
+
+// targetScore rates how surely c installs into env (0: not at all):
+// 3 when env is on its command line (--python ENV, --prefix=ENV) or its
+// program or interpreter lives inside env; 2 when VIRTUAL_ENV,
+// CONDA_PREFIX or UV_PROJECT_ENVIRONMENT names env; 1 for uv run or sync
+// in the project folder that holds env.
+func targetScore(c candidate, env string) int {
+	inside := func(p string) bool {
+		return p == env || strings.HasPrefix(p, env+string(filepath.Separator))
+	}
+	for _, a := range c.argv {
+		if inside(a) || strings.HasSuffix(a, "="+env) {
+			return 3
+		}
+	}
+	if c.exe != "" && inside(c.exe) {
+		return 3
+	}
+	for _, v := range c.envVars {
+		if v == env {
+			return 2
+		}
+	}
+	if c.cwd != "" && programName(c.argv[0]) == "uv" && c.cwd == filepath.Dir(env) {
+		return 1
+	}
+	return 0
+}
+
+// pickInstaller returns the candidate that most surely installs into env,
+// the first of equals, or nil when none does.
+func pickInstaller(env string, cands []candidate) *Installer {
+	var best *candidate
+	bestScore := 0
+	for i := range cands {
+		if score := targetScore(cands[i], env); score > bestScore {
+			best, bestScore = &cands[i], score
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &Installer{PID: best.pid, Command: strings.Join(Redact(displayArgv(best.argv)), " ")}
+}
+
+// displayArgv shortens the program to its base name: "uv run train.py".
+func displayArgv(argv []string) []string {
+	out := append([]string(nil), argv...)
+	out[0] = filepath.Base(out[0])
+	return out
+}

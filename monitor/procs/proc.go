@@ -1,0 +1,89 @@
+package procs
+
+import (
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Proc is what one scan knows about a process. Its slices are shared with
+// the scanner's cache: treat them as read-only.
+type Proc struct {
+	PID  int `json:"pid"`
+	PPID int `json:"ppid"`
+	// HostPID is the PID NVML is matched against: the first NSpid entry,
+	// the PID in the namespace of the proc mount read. It equals PID; it
+	// names what the match relies on.
+	HostPID int `json:"host_pid"`
+	// NSPID is the PID inside the process's own PID namespace (the last
+	// NSpid entry) when that differs from PID: the PID a containerized
+	// job sees for itself. 0 otherwise.
+	NSPID int    `json:"ns_pid,omitempty"`
+	Name  string `json:"name"`
+	User  string `json:"user"`
+	// Cmdline is redacted of secrets.
+	Cmdline   []string  `json:"cmdline"`
+	StartTime time.Time `json:"start_time"`
+	// CPUPercent is over the interval since the previous scan (100 = one
+	// core); 0 on the first scan that sees the process.
+	CPUPercent     float64 `json:"cpu_percent"`
+	CPUTimeSeconds float64 `json:"cpu_time_seconds"`
+	RSSBytes       uint64  `json:"rss_bytes"`
+	// GPULibs are the ML runtime libraries mapped, by base name, sorted.
+	GPULibs []string `json:"gpu_libs"`
+	// LibPaths are the full paths of GPULibs.
+	LibPaths []string `json:"lib_paths,omitempty"`
+	// EnvPath is the Python environment the process runs from, and EnvVia
+	// how that was found: VIRTUAL_ENV, CONDA_PREFIX, interpreter, libraries.
+	EnvPath string `json:"env,omitempty"`
+	EnvVia  string `json:"env_via,omitempty"`
+	// CUDAVisibleDevices is CUDA_VISIBLE_DEVICES as the process was started
+	// with it (the kernel keeps the environment of exec, not later changes
+	// from inside); nil when unset or unreadable. Empty hides every GPU.
+	CUDAVisibleDevices *string `json:"cuda_visible_devices,omitempty"`
+	// Unreadable says what could not be read ("maps: permission denied"
+	// for another user's process).
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// Command is the command line on one line, for a table cell or a message:
+// the arguments joined by spaces, with every run of whitespace inside them
+// (the newlines of a `python -c` script) made one space; the process name
+// when the command line could not be read.
+func (p Proc) Command() string {
+	if len(p.Cmdline) == 0 {
+		return p.Name
+	}
+	return strings.Join(strings.Fields(strings.Join(p.Cmdline, " ")), " ")
+}
+
+// Workload reports whether the process has an ML runtime mapped.
+func (p *Proc) Workload() bool { return len(p.GPULibs) > 0 }
+
+func (p *Proc) noteUnreadable(what string, err error) {
+	msg := what + ": " + errText(err)
+	if !slices.Contains(p.Unreadable, msg) {
+		p.Unreadable = append(p.Unreadable, msg)
+	}
+}
+
+func errText(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, fs.ErrNotExist):
+		return "gone"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,7 +1,0 @@
-//go:build !windows
-
-package monitor
-
-// watchEnvFolders: besides site-packages, watch each environment's own
-// folder, to see it deleted and recreated.
-const watchEnvFolders = true
