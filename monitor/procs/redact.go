@@ -1,7 +1,6 @@
 package procs
 
 import (
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -196,7 +195,7 @@ func programOf(args []string) (string, int) {
 		if i > 0 && (strings.HasPrefix(a, "-") || strings.Contains(a, "=") || isNumber(a)) {
 			continue // a wrapper's option, an assignment, timeout's duration
 		}
-		name := programName(a)
+		name := strings.ToLower(programName(a))
 		if !slices.Contains(wrappers, name) {
 			return name, i
 		}
@@ -206,10 +205,4 @@ func programOf(args []string) (string, int) {
 
 func isNumber(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789.smhd") == ""
-}
-
-// programName is argv[0]'s base name without a Windows .exe, lowercase.
-func programName(argv0 string) string {
-	base := filepath.Base(strings.ReplaceAll(argv0, `\`, "/"))
-	return strings.TrimSuffix(strings.ToLower(base), ".exe")
 }

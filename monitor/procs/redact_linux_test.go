@@ -28,7 +28,7 @@ func TestScannedCommandLinesAreRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	ps, err := NewScanner(Options{}).Scan(context.Background())
+	ps, err := NewSource(Options{}).Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
