@@ -3,10 +3,11 @@ package pyenv
 import "slices"
 
 // Manager is one environment manager as data: where its environments live,
-// what on disk says an environment is its and which INSTALLER contents are
-// its. Discovery, Places and Inspect read the table and nothing else, so a
-// new manager is one more entry in managers (and its tests), not an edit
-// in each reader.
+// what on disk says an environment is its, which INSTALLER contents are
+// its, and how it reinstalls torch. Discovery, Places, Inspect and the fix
+// plan (ReinstallCommand) read the table and nothing else, so a new
+// manager is one more entry in managers (and its tests), not an edit in
+// each reader.
 type Manager struct {
 	// Name is the manager's word: Env.Installer holds it, Found.Via names
 	// it for environments found in its Places, and InstallerProgram
@@ -38,6 +39,12 @@ type Manager struct {
 	// Installed are the INSTALLER file contents (trimmed) that its
 	// installs leave in a dist-info.
 	Installed []string
+	// Reinstall builds the command that force-reinstalls packages in one
+	// of its environments without touching the rest; nil leaves it to pip.
+	Reinstall func(ReinstallRequest) Reinstall
+	// Refuse, when set, says why packages it installed must not be
+	// reinstalled by pip or uv, with the command that would do it right.
+	Refuse func(ReinstallRequest) string
 }
 
 // Marker is the file or folder at an environment's top that says which
@@ -74,6 +81,7 @@ var managers = []Manager{
 		Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
 		ClaimsEnv: true,
 		Installed: []string{"uv"},
+		Reinstall: uvReinstall,
 	},
 	{
 		Name:      InstallerConda,
@@ -85,6 +93,7 @@ var managers = []Manager{
 		Marker:    Marker{Name: "conda-meta", Dir: true},
 		ClaimsEnv: true,
 		Installed: []string{"conda"},
+		Refuse:    condaRefusal,
 	},
 	{
 		Name:      InstallerPip,
@@ -93,6 +102,7 @@ var managers = []Manager{
 		Targets:   []string{"VIRTUAL_ENV"},
 		Marker:    Marker{Name: "pyvenv.cfg"},
 		Installed: []string{"pip"},
+		Reinstall: pipReinstall,
 	},
 }
 
