@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // findInstaller looks for the process installing into env right now: a uv,
@@ -33,7 +35,7 @@ func findInstaller(procRoot, env string, redact func([]string) []string) *Culpri
 			continue
 		}
 		argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if !isInstaller(argv) {
+		if _, ok := pyenv.InstallerProgram(argv); !ok {
 			continue
 		}
 		score := targetScore(dir, argv, env)
@@ -43,26 +45,6 @@ func findInstaller(procRoot, env string, redact func([]string) []string) *Culpri
 		}
 	}
 	return best
-}
-
-// isInstaller recognises installer command lines.
-func isInstaller(argv []string) bool {
-	base := filepath.Base(argv[0])
-	switch {
-	case base == "uv" || base == "uvx" || base == "conda" || base == "mamba" || base == "micromamba":
-		return true
-	case strings.HasPrefix(base, "pip"):
-		return true
-	case strings.HasPrefix(base, "python"):
-		for i := 1; i+1 < len(argv); i++ {
-			if argv[i] == "-m" && (argv[i+1] == "pip" || argv[i+1] == "uv" || argv[i+1] == "conda") {
-				return true
-			}
-		}
-		// A console script run through the interpreter: python .../bin/pip
-		return len(argv) > 1 && strings.HasPrefix(filepath.Base(argv[1]), "pip")
-	}
-	return false
 }
 
 // targetScore rates how surely the process installs into env (0: not).

@@ -4,10 +4,11 @@ import "slices"
 
 // Manager is one environment manager as data: where its environments live,
 // what on disk says an environment is its, which INSTALLER contents are
-// its, and how it reinstalls torch. Discovery, Places, Inspect and the fix
-// plan (ReinstallCommand) read the table and nothing else, so a new
-// manager is one more entry in managers (and its tests), not an edit in
-// each reader.
+// its, which running programs are its installers, and how it reinstalls
+// torch. Discovery, Places, Inspect, the culprit search (InstallerProgram)
+// and the fix plan (ReinstallCommand) read the table and nothing else, so
+// a new manager is one more entry in managers (and its tests), not an edit
+// in each reader.
 type Manager struct {
 	// Name is the manager's word: Env.Installer holds it, Found.Via names
 	// it for environments found in its Places, and InstallerProgram
@@ -39,6 +40,11 @@ type Manager struct {
 	// Installed are the INSTALLER file contents (trimmed) that its
 	// installs leave in a dist-info.
 	Installed []string
+	// Programs are the base names of the programs that install with it at
+	// run time, as path.Match patterns ("pip*": pip, pip3, pip3.12);
+	// Modules are its `python -m MODULE` names.
+	Programs []string
+	Modules  []string
 	// Reinstall builds the command that force-reinstalls packages in one
 	// of its environments without touching the rest; nil leaves it to pip.
 	Reinstall func(ReinstallRequest) Reinstall
@@ -81,6 +87,8 @@ var managers = []Manager{
 		Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
 		ClaimsEnv: true,
 		Installed: []string{"uv"},
+		Programs:  []string{"uv", "uvx"},
+		Modules:   []string{"uv"},
 		Reinstall: uvReinstall,
 	},
 	{
@@ -93,6 +101,8 @@ var managers = []Manager{
 		Marker:    Marker{Name: "conda-meta", Dir: true},
 		ClaimsEnv: true,
 		Installed: []string{"conda"},
+		Programs:  []string{"conda", "mamba", "micromamba"},
+		Modules:   []string{"conda"},
 		Refuse:    condaRefusal,
 	},
 	{
@@ -102,6 +112,8 @@ var managers = []Manager{
 		Targets:   []string{"VIRTUAL_ENV"},
 		Marker:    Marker{Name: "pyvenv.cfg"},
 		Installed: []string{"pip"},
+		Programs:  []string{"pip*"},
+		Modules:   []string{"pip"},
 		Reinstall: pipReinstall,
 	},
 }
