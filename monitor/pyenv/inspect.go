@@ -36,7 +36,7 @@ func Inspect(root string) (*Env, error) {
 		return nil, fmt.Errorf("inspect python environment %s: %w", abs, err)
 	}
 	present := map[string]string{} // marker name -> its name on disk
-	for _, mk := range markers() {
+	for _, mk := range envMarkers {
 		name, ok := top.get(mk.Name)
 		if mk.Dir {
 			name, ok = top.isDir(abs, mk.Name)

@@ -118,7 +118,8 @@ var managers = []Manager{
 	},
 }
 
-// Managers returns the table, in the order its readers consult it.
+// Managers returns the table, in the order its readers consult it; its
+// slices are the table's own, to be read, not changed.
 func Managers() []Manager { return slices.Clone(managers) }
 
 // managerNamed returns the manager whose Name is name.
@@ -163,8 +164,10 @@ func varsOf(of func(Manager) []string) []string {
 	return out
 }
 
-// markers lists the distinct marker entries (name and type), in table
+// envMarkers are the distinct marker entries (name and type), in table
 // order: what makes a folder an environment at all.
+var envMarkers = markers()
+
 func markers() []Marker {
 	var out []Marker
 	for _, m := range managers {

@@ -99,7 +99,8 @@ var condaHomes = []string{
 
 // condaPlaces are the base installs and envs/ of the usual conda folders
 // under home, then the environments conda lists in
-// ~/.conda/environments.txt (conda appends every env it creates there).
+// ~/.conda/environments.txt (conda's envs_manager registers every
+// environment it creates or installs into there, one prefix a line).
 func condaPlaces(w Where) []Place {
 	if w.Home == "" {
 		return nil

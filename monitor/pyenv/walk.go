@@ -102,15 +102,23 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 
 // listingOwners returns the managers whose marker entry a directory
 // listing has (a pyvenv.cfg file, a conda-meta folder or link), ignoring
-// CfgKey: any of them makes the directory an environment.
+// CfgKey: any of them makes the directory an environment. The listing is
+// read once, whatever its size and the table's.
 func listingOwners(ents []os.DirEntry) []*Manager {
+	var present []string
+	for _, e := range ents {
+		for _, mk := range envMarkers {
+			if e.Name() == mk.Name && (mk.Dir && (e.IsDir() || e.Type()&os.ModeSymlink != 0) || !mk.Dir && !e.IsDir()) {
+				present = append(present, mk.Name)
+			}
+		}
+	}
+	if len(present) == 0 {
+		return nil
+	}
 	var out []*Manager
 	for i := range managers {
-		mk := managers[i].Marker
-		e := findEntry(ents, mk.Name)
-		switch {
-		case e == nil:
-		case mk.Dir && (e.IsDir() || e.Type()&os.ModeSymlink != 0), !mk.Dir && !e.IsDir():
+		if slices.Contains(present, managers[i].Marker.Name) {
 			out = append(out, &managers[i])
 		}
 	}
@@ -143,7 +151,7 @@ func findEntry(ents []os.DirEntry, name string) os.DirEntry {
 // marker (a pyvenv.cfg file for venv, virtualenv and uv; a conda-meta
 // folder for conda and mamba).
 func IsEnv(dir string) bool {
-	for _, mk := range markers() {
+	for _, mk := range envMarkers {
 		fi, err := os.Stat(filepath.Join(dir, mk.Name))
 		if err == nil && (mk.Dir && fi.IsDir() || !mk.Dir && fi.Mode().IsRegular()) {
 			return true
