@@ -14,11 +14,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
 
 // Verdict is what the rules make of one environment, from its worst

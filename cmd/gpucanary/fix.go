@@ -13,12 +13,12 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
-	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 

@@ -12,8 +12,6 @@ package fix
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,14 +121,7 @@ func NewPlan(r Request) (Plan, error) {
 	}
 	p.Index = base + "/" + p.Variant
 
-	if torch.Installer == pyenv.InstallerConda {
-		p.Installer = pyenv.InstallerConda
-		p.Blocked = "torch in this environment was installed by conda; reinstalling it with pip would leave conda's records wrong. " +
-			"Reinstall it with conda (for example `conda install -p " + ShellQuote(r.Env.Path) + " pytorch pytorch-cuda=" + p.CUDA +
-			" -c pytorch -c nvidia`), or remove conda's torch first and let GPU Canary install the pip build"
-		return p, nil
-	}
-	installer(&p, r)
+	installer(&p, r, torch)
 	return p, nil
 }
 
@@ -225,44 +216,21 @@ func upgradePins(env *pyenv.Env, c kb.Choice) []Pin {
 	return pins
 }
 
-// installer picks uv, the environment's pip, or the host's pip aimed at
-// the environment, and builds the argv.
-func installer(p *Plan, r Request) {
-	look := r.LookPath
-	if look == nil {
-		look = exec.LookPath
-	}
+// installer asks pyenv's manager table who reinstalls torch here and
+// with which argv: the manager that installed torch may refuse (conda),
+// the environment's manager builds the command (uv), pip is the last
+// resort. A refusal blocks the plan with its advice.
+func installer(p *Plan, r Request, torch *pyenv.Package) {
 	specs := make([]string, len(p.Packages))
 	for i, pin := range p.Packages {
 		specs[i] = pin.Name + "==" + pin.Version
 	}
-	if r.Env.Installer == pyenv.InstallerUV {
-		if uv, err := look("uv"); err == nil {
-			p.Installer = "uv"
-			p.Argv = append([]string{uv, "pip", "install", "--python", r.Env.Path, "--reinstall", "--no-deps"}, specs...)
-			p.Argv = append(p.Argv, "--index-url", p.Index)
-			p.Reasons = append(p.Reasons, "uv manages this environment, so uv reinstalls torch (--reinstall --no-deps keeps every other package as it is)")
-			return
-		}
-		p.Reasons = append(p.Reasons, "uv manages this environment but uv is not on PATH, so pip is used")
-	}
-	p.Installer = "pip"
-	py := Interpreter(r.Env)
-	if hasPip(r.Env) {
-		p.Argv = append([]string{py, "-m", "pip", "install", "--force-reinstall", "--no-deps"}, specs...)
-		p.Reasons = append(p.Reasons, "the environment's own pip reinstalls torch (--force-reinstall --no-deps keeps every other package as it is)")
-	} else {
-		host := r.HostPython
-		if host == "" {
-			host = "python3"
-			if found, err := look("python3"); err == nil {
-				host = found
-			}
-		}
-		p.Argv = append([]string{host, "-m", "pip", "--python", py, "install", "--force-reinstall", "--no-deps"}, specs...)
-		p.Reasons = append(p.Reasons, "the environment has no pip of its own, so the host's pip installs into it with --python (pip 22.3 or newer)")
-	}
-	p.Argv = append(p.Argv, "--index-url", p.Index)
+	c := pyenv.ReinstallCommand(torch, pyenv.ReinstallRequest{
+		Env: r.Env, Python: Interpreter(r.Env), Specs: specs, Index: p.Index, CUDA: p.CUDA,
+		LookPath: r.LookPath, HostPython: r.HostPython, Quote: ShellQuote,
+	})
+	p.Installer, p.Argv, p.Blocked = c.Manager, c.Argv, c.Blocked
+	p.Reasons = append(p.Reasons, c.Reasons...)
 }
 
 // Interpreter is the environment's Python executable for its layout.
@@ -275,14 +243,6 @@ func Interpreter(env *pyenv.Env) string {
 	default:
 		return filepath.Join(env.Path, "bin", "python")
 	}
-}
-
-func hasPip(env *pyenv.Env) bool {
-	if env.SitePackages == "" {
-		return false
-	}
-	fi, err := os.Stat(filepath.Join(env.SitePackages, "pip"))
-	return err == nil && fi.IsDir()
 }
 
 // PublicVersion drops the local tag ("2.5.1+cu121" -> "2.5.1"): indexes and

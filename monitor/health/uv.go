@@ -2,8 +2,8 @@ package health
 
 import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
-	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
 
 // CheckUVProject raises UV_WILL_REPLACE_TORCH when the uv project around

@@ -19,15 +19,15 @@ const (
 // attribution and the installer search read. The byte slices point into
 // the block parsed; nil means unset.
 type environVars struct {
-	virtualEnv, condaPrefix, uvProjectEnv []byte
-	cudaVisibleDevices                    []byte
-	hasCUDAVisibleDevices                 bool
+	virtualEnv, condaPrefix []byte
+	cudaVisibleDevices      []byte
+	hasCUDAVisibleDevices   bool
 }
 
 // parseEnviron reads an environment block: KEY=VALUE entries each ended by
 // a NUL (Linux's /proc/PID/environ; a Windows block once decoded). Empty
-// values of VIRTUAL_ENV, CONDA_PREFIX and UV_PROJECT_ENVIRONMENT count as
-// unset; an empty CUDA_VISIBLE_DEVICES does not (it hides every GPU).
+// values of VIRTUAL_ENV and CONDA_PREFIX count as unset; an empty
+// CUDA_VISIBLE_DEVICES does not (it hides every GPU).
 func parseEnviron(environ []byte) environVars {
 	var v environVars
 	for len(environ) > 0 {
@@ -41,8 +41,6 @@ func parseEnviron(environ []byte) environVars {
 			v.virtualEnv = val
 		} else if val, ok := bytes.CutPrefix(kv, []byte("CONDA_PREFIX=")); ok && len(val) > 0 {
 			v.condaPrefix = val
-		} else if val, ok := bytes.CutPrefix(kv, []byte("UV_PROJECT_ENVIRONMENT=")); ok && len(val) > 0 {
-			v.uvProjectEnv = val
 		} else if val, ok := bytes.CutPrefix(kv, []byte("CUDA_VISIBLE_DEVICES=")); ok {
 			v.cudaVisibleDevices, v.hasCUDAVisibleDevices = val, true
 		}

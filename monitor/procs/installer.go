@@ -1,8 +1,12 @@
 package procs
 
 import (
+	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // The installer ("culprit") search: which process is installing into an
@@ -24,28 +28,28 @@ type candidate struct {
 	exe     string // "" when unknown
 }
 
-// isInstaller recognises installer command lines: uv, pip, conda (or
-// mamba), `python -m pip`, and pip run through an interpreter.
+// isInstaller recognises installer command lines, by the programs and
+// modules of pyenv's environment-manager table (uv, pip, conda, mamba,
+// `python -m pip`, pip run through an interpreter).
 func isInstaller(argv []string) bool {
-	if len(argv) == 0 {
-		return false
-	}
-	base := programName(argv[0])
-	switch {
-	case base == "uv" || base == "uvx" || base == "conda" || base == "mamba" || base == "micromamba":
-		return true
-	case strings.HasPrefix(base, "pip"):
-		return true
-	case strings.HasPrefix(base, "python"):
-		for i := 1; i+1 < len(argv); i++ {
-			if argv[i] == "-m" && (argv[i+1] == "pip" || argv[i+1] == "uv" || argv[i+1] == "conda") {
-				return true
-			}
+	_, ok := pyenv.InstallerProgram(argv)
+	return ok
+}
+
+// targetValues are the values, set and non-empty, of the variables that
+// aim an installer at an environment (pyenv.TargetVars: VIRTUAL_ENV,
+// UV_PROJECT_ENVIRONMENT, CONDA_PREFIX), in a NUL-separated environment
+// block.
+func targetValues(environ []byte) []string {
+	vars := pyenv.TargetVars()
+	var out []string
+	for _, kv := range bytes.Split(environ, []byte{0}) {
+		k, v, ok := bytes.Cut(kv, []byte("="))
+		if ok && len(v) > 0 && slices.Contains(vars, string(k)) {
+			out = append(out, string(v))
 		}
-		// A console script run through the interpreter: python .../bin/pip
-		return len(argv) > 1 && strings.HasPrefix(programName(argv[1]), "pip")
 	}
-	return false
+	return out
 }
 
 // programName is a program's base name, without ".exe" on Windows

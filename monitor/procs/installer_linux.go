@@ -43,12 +43,7 @@ func installerCandidates(ctx context.Context, root string, self int) []candidate
 		}
 		c := candidate{pid: pid, argv: argv}
 		if environ, err := os.ReadFile(filepath.Join(dir, "environ")); err == nil {
-			v := parseEnviron(environ)
-			for _, val := range [][]byte{v.virtualEnv, v.condaPrefix, v.uvProjectEnv} {
-				if val != nil {
-					c.envVars = append(c.envVars, string(val))
-				}
-			}
+			c.envVars = targetValues(environ)
 		}
 		c.cwd, _ = os.Readlink(filepath.Join(dir, "cwd"))
 		c.exe, _ = os.Readlink(filepath.Join(dir, "exe"))

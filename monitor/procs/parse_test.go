@@ -157,7 +157,6 @@ func TestParseEnviron(t *testing.T) {
 	}{
 		{"venv and conda", "HOME=/root\x00VIRTUAL_ENV=/p/.venv\x00CONDA_PREFIX=/opt/conda\x00", "/p/.venv", "/opt/conda", "", "", false},
 		{"empty values are unset", "VIRTUAL_ENV=\x00CONDA_PREFIX=\x00UV_PROJECT_ENVIRONMENT=\x00", "", "", "", "", false},
-		{"uv project environment", "UV_PROJECT_ENVIRONMENT=/srv/env\x00", "", "", "/srv/env", "", false},
 		{"an empty CUDA_VISIBLE_DEVICES hides every GPU", "CUDA_VISIBLE_DEVICES=\x00", "", "", "", "", true},
 		{"CUDA_VISIBLE_DEVICES, no NUL at the end", "CUDA_VISIBLE_DEVICES=1,0", "", "", "", "1,0", true},
 		{"a name that only starts alike", "VIRTUAL_ENV_PROMPT=(x)\x00", "", "", "", "", false},
@@ -166,11 +165,18 @@ func TestParseEnviron(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := parseEnviron([]byte(tt.environ))
-			if string(v.virtualEnv) != tt.venv || string(v.condaPrefix) != tt.conda || string(v.uvProjectEnv) != tt.uv ||
+			if string(v.virtualEnv) != tt.venv || string(v.condaPrefix) != tt.conda ||
 				string(v.cudaVisibleDevices) != tt.cvd || v.hasCUDAVisibleDevices != tt.hasCVD {
 				t.Errorf("parseEnviron(%q) = %+v", tt.environ, v)
 			}
 		})
+	}
+}
+
+func TestTargetValues(t *testing.T) {
+	environ := "HOME=/root\x00VIRTUAL_ENV=/p/.venv\x00UV_PROJECT_ENVIRONMENT=/srv/env\x00CONDA_PREFIX=\x00VIRTUAL_ENV_PROMPT=(x)\x00CONDA_PREFIX_1=/opt/conda"
+	if got := targetValues([]byte(environ)); !slices.Equal(got, []string{"/p/.venv", "/srv/env"}) {
+		t.Errorf("targetValues = %q", got)
 	}
 }
 

@@ -1,9 +1,7 @@
 package pyenv
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,8 +14,9 @@ import (
 // say why an environment is being watched.
 type Found struct {
 	Path string `json:"path"`
-	// Via is "argument", "VIRTUAL_ENV", "CONDA_PREFIX", "cwd", "root",
-	// "conda" or "home".
+	// Via is "argument", an active-environment variable ("VIRTUAL_ENV",
+	// "CONDA_PREFIX"), "cwd", "root", a manager's Name for its own places
+	// ("conda") or "home".
 	Via string `json:"via"`
 }
 
@@ -44,18 +43,12 @@ const (
 	DefaultTimeout    = 2 * time.Second
 )
 
-// condaHomes are the folders under home where conda, mamba and their
-// installers put the base environment (with envs/ inside).
-var condaHomes = []string{
-	"miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba", "miniconda", "anaconda",
-	".conda", ".mamba", filepath.Join("opt", "miniconda3"), filepath.Join("opt", "anaconda3"),
-	filepath.Join(".local", "share", "mamba"),
-}
-
 // Discover finds environments. With Paths set it returns exactly those
-// (absolute, cleaned, deduplicated). Otherwise it tries, in order,
-// VIRTUAL_ENV, CONDA_PREFIX, the current directory and its children, the
-// remembered roots, the usual conda folders and a bounded walk of home.
+// (absolute, cleaned, deduplicated). Otherwise it tries, in order, the
+// managers' active-environment variables (VIRTUAL_ENV, CONDA_PREFIX), the
+// current directory and its children, the remembered roots, each manager's
+// own places (conda's folders and environments.txt) and a bounded walk of
+// home.
 // Environments are deduplicated by real path (the first way found wins) and
 // the order is deterministic.
 func Discover(ctx context.Context, o DiscoverOptions) []Found {
@@ -78,7 +71,7 @@ func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complet
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	for _, v := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+	for _, v := range activeVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			d.add(p, v, true)
 		}
@@ -90,30 +83,60 @@ func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complet
 	for _, r := range o.Roots {
 		d.walk(ctx, r, "root")
 	}
+	w := o.where()
+	for _, m := range managers {
+		if m.Places == nil {
+			continue
+		}
+		for _, pl := range m.Places(w) {
+			for _, p := range pl.envPaths() {
+				d.add(p, m.Name, true)
+			}
+		}
+	}
 	if o.Home != "" {
-		d.conda(o.Home)
 		d.walk(ctx, o.Home, "home")
 	}
 	return d.found, !d.cut
 }
 
 // Places are the folders a search with these options looks in and under:
-// the active environments, the current directory, the roots and home.
-// An environment under none of them is not found by it.
+// the active environments, the current directory, the roots, home, and
+// each manager's own places that lie outside those. An environment under
+// none of them is not found by it.
 func (o DiscoverOptions) Places() []string {
 	o = o.withDefaults()
 	var places []string
-	for _, p := range []string{strings.TrimSpace(o.Getenv("VIRTUAL_ENV")), strings.TrimSpace(o.Getenv("CONDA_PREFIX")), o.Cwd} {
-		if p != "" {
+	for _, v := range activeVars() {
+		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			places = append(places, p)
 		}
+	}
+	if o.Cwd != "" {
+		places = append(places, o.Cwd)
 	}
 	places = append(places, o.Roots...)
 	if o.Home != "" {
 		places = append(places, o.Home)
 	}
+	w := o.where()
+	for _, m := range managers {
+		if m.Places == nil {
+			continue
+		}
+		for _, pl := range m.Places(w) {
+			for _, p := range pl.covers() {
+				if !slices.ContainsFunc(places, func(dir string) bool { return within(p, dir) }) {
+					places = append(places, p)
+				}
+			}
+		}
+	}
 	return places
 }
+
+// where is what the managers' places are worked out from.
+func (o DiscoverOptions) where() Where { return Where{Home: o.Home, Getenv: o.Getenv} }
 
 func (o DiscoverOptions) withDefaults() DiscoverOptions {
 	if o.Getenv == nil {
@@ -169,39 +192,7 @@ func (d *discovery) add(path, via string, check bool) {
 
 // children adds the environments directly inside dir (.venv, .venv-gpu).
 func (d *discovery) children(dir, via string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
-			d.add(filepath.Join(dir, e.Name()), via, true)
-		}
-	}
-}
-
-// conda adds the base installs and envs/* of the usual conda folders and
-// the environments listed in ~/.conda/environments.txt.
-func (d *discovery) conda(home string) {
-	for _, c := range condaHomes {
-		base := filepath.Join(home, c)
-		d.add(base, "conda", true)
-		d.children(filepath.Join(base, "envs"), "conda")
-	}
-	f, err := os.Open(filepath.Join(home, ".conda", "environments.txt"))
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 256<<10))
-	var lines []string
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" && filepath.IsAbs(l) {
-			lines = append(lines, l)
-		}
-	}
-	slices.Sort(lines)
-	for _, l := range lines {
-		d.add(l, "conda", true)
+	for _, p := range (Place{Path: dir, Holds: HoldsEnvs}).envPaths() {
+		d.add(p, via, true)
 	}
 }

@@ -29,7 +29,8 @@ const (
 	BuildUnknown Build = "unknown"
 )
 
-// Installer values for Env.Installer and Package.Installer.
+// Installer values for Env.Installer and Package.Installer: the Names of
+// the managers in the table (managers.go), and unknown.
 const (
 	InstallerUV      = "uv"
 	InstallerPip     = "pip"
@@ -110,11 +111,13 @@ type Package struct {
 // Env is one Python environment as read from disk.
 type Env struct {
 	Path string `json:"path"` // absolute
-	// Kind is "venv" (pyvenv.cfg: venv, virtualenv, uv) or "conda" (conda-meta/).
+	// Kind is the Kind of the manager whose marker it has: KindVenv
+	// (pyvenv.cfg: venv, virtualenv, uv) or KindConda (conda-meta/).
 	Kind   string `json:"kind"`
 	Python string `json:"python"` // "3.11"
 	Layout Layout `json:"layout"`
-	// Installer is the environment's manager: uv, pip, conda or unknown.
+	// Installer is the environment's manager, a Manager's Name (uv, pip,
+	// conda), or unknown.
 	Installer string `json:"installer"`
 	// SitePackages is the directory packages are installed into.
 	SitePackages string `json:"site_packages,omitempty"`

@@ -19,6 +19,7 @@ type inspector struct {
 	top   *dirIndex
 	cfg   map[string]string
 	conda *condaMeta
+	owner *Manager // the first manager whose marker the environment has
 }
 
 // Inspect reads the environment at root from disk. It returns an error only
@@ -34,23 +35,30 @@ func Inspect(root string) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect python environment %s: %w", abs, err)
 	}
-	cfgName, hasCfg := top.get("pyvenv.cfg")
-	condaName, hasConda := top.isDir(abs, "conda-meta")
-	if !hasCfg && !hasConda {
+	present := map[string]string{} // marker name -> its name on disk
+	for _, mk := range envMarkers {
+		name, ok := top.get(mk.Name)
+		if mk.Dir {
+			name, ok = top.isDir(abs, mk.Name)
+		}
+		if ok {
+			present[mk.Name] = name
+		}
+	}
+	if len(present) == 0 {
 		return nil, fmt.Errorf("inspect python environment %s: %w", abs, ErrNotEnv)
 	}
 	in := &inspector{
 		env: &Env{Path: abs, Layout: LayoutPOSIX, Installer: InstallerUnknown, Packages: map[string]*Package{}},
 		top: top,
 	}
-	if hasCfg {
-		in.env.Kind = "venv"
-		in.readCfg(filepath.Join(abs, cfgName))
+	if name, ok := present["pyvenv.cfg"]; ok {
+		in.readCfg(filepath.Join(abs, name))
 	}
-	if hasConda {
-		in.env.Kind = "conda"
-		in.readConda(filepath.Join(abs, condaName))
+	if name, ok := present["conda-meta"]; ok {
+		in.readConda(filepath.Join(abs, name))
 	}
+	in.findOwner(present)
 	in.findSitePackages()
 	in.pythonFallback()
 	if in.env.SitePackages != "" {
@@ -127,7 +135,7 @@ func (in *inspector) findSitePackages() {
 	if _, ok := in.top.isDir(root, "Scripts"); ok {
 		in.env.Layout = LayoutWindows
 	}
-	if in.env.Kind == "venv" {
+	if in.env.Kind == KindVenv {
 		in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemMalformed, Path: root,
 			Message: "no site-packages folder (neither lib/pythonX.Y/site-packages nor Lib/site-packages)"})
 	}
@@ -197,22 +205,35 @@ func (in *inspector) readPackages(sp *sitePackages) {
 	sp.stashProblems(in.env)
 }
 
-// installer names the environment's manager: uv for uv-made venvs or a
-// torch uv installed, conda for conda environments, else what torch's (or
-// any read package's) INSTALLER file says.
+// findOwner picks the first manager in the table whose marker the
+// environment has (with pyvenv.cfg's key when the marker names one): it
+// decides the environment's Kind, and its Name when it claims the env.
+func (in *inspector) findOwner(present map[string]string) {
+	for i := range managers {
+		mk := managers[i].Marker
+		if _, ok := present[mk.Name]; ok && (mk.CfgKey == "" || in.cfg[mk.CfgKey] != "") {
+			in.owner = &managers[i]
+			in.env.Kind = in.owner.Kind
+			return
+		}
+	}
+}
+
+// installer names the environment's manager: the owner when its marker
+// claims the environment (uv's pyvenv.cfg line, conda-meta), else the
+// manager that torch's (or, by name, any read package's) INSTALLER file
+// names among those that make this kind of environment.
 func (in *inspector) installer() {
 	env := in.env
-	switch {
-	case in.cfg["uv"] != "":
-		env.Installer = InstallerUV
-		return
-	case in.conda != nil || env.Kind == "conda":
-		env.Installer = InstallerConda
+	if in.owner != nil && in.owner.ClaimsEnv {
+		env.Installer = in.owner.Name
 		return
 	}
-	if t := env.Torch(); t != nil && (t.Installer == InstallerUV || t.Installer == InstallerPip) {
-		env.Installer = t.Installer
-		return
+	if t := env.Torch(); t != nil {
+		if m, ok := installedBy(t.Installer, env.Kind); ok {
+			env.Installer = m
+			return
+		}
 	}
 	names := make([]string, 0, len(env.Packages))
 	for n := range env.Packages {
@@ -220,8 +241,8 @@ func (in *inspector) installer() {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if i := env.Packages[n].Installer; i == InstallerUV || i == InstallerPip {
-			env.Installer = i
+		if m, ok := installedBy(env.Packages[n].Installer, env.Kind); ok {
+			env.Installer = m
 			return
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,13 +54,14 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 			continue
 		}
 		entries += len(ents)
-		if isEnvListing(ents) {
+		if owners := listingOwners(ents); len(owners) > 0 {
 			d.add(it.path, via, false)
-			if e := findEntry(ents, "envs"); e != nil && e.IsDir() && it.depth < d.o.MaxDepth {
-				p := filepath.Join(it.path, "envs")
-				queue = append(queue, walkItem{path: p, real: filepath.Join(it.real, "envs"), depth: it.depth + 1})
+			for _, n := range nestedIn(owners) {
+				if e := findEntry(ents, n); e != nil && e.IsDir() && it.depth < d.o.MaxDepth {
+					queue = append(queue, walkItem{path: filepath.Join(it.path, n), real: filepath.Join(it.real, n), depth: it.depth + 1})
+				}
 			}
-			continue // an environment's own folders hold no other environments
+			continue // an environment's own folders hold no others, but for its manager's Nested
 		}
 		if entries > d.o.MaxEntries {
 			d.o.Logger.Info("discover: walk stopped by its entry budget", "root", abs, "entries", entries)
@@ -98,13 +100,42 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 	}
 }
 
-// isEnvListing reports whether a directory listing is an environment's.
-func isEnvListing(ents []os.DirEntry) bool {
-	if e := findEntry(ents, "pyvenv.cfg"); e != nil && !e.IsDir() {
-		return true
+// listingOwners returns the managers whose marker entry a directory
+// listing has (a pyvenv.cfg file, a conda-meta folder or link), ignoring
+// CfgKey: any of them makes the directory an environment. The listing is
+// read once, whatever its size and the table's.
+func listingOwners(ents []os.DirEntry) []*Manager {
+	var present []string
+	for _, e := range ents {
+		for _, mk := range envMarkers {
+			if e.Name() == mk.Name && (mk.Dir && (e.IsDir() || e.Type()&os.ModeSymlink != 0) || !mk.Dir && !e.IsDir()) {
+				present = append(present, mk.Name)
+			}
+		}
 	}
-	e := findEntry(ents, "conda-meta")
-	return e != nil && (e.IsDir() || e.Type()&os.ModeSymlink != 0)
+	if len(present) == 0 {
+		return nil
+	}
+	var out []*Manager
+	for i := range managers {
+		if slices.Contains(present, managers[i].Marker.Name) {
+			out = append(out, &managers[i])
+		}
+	}
+	return out
+}
+
+// nestedIn lists the Nested folders of the given managers, each once.
+func nestedIn(ms []*Manager) []string {
+	var out []string
+	for _, m := range ms {
+		for _, n := range m.Nested {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func findEntry(ents []os.DirEntry, name string) os.DirEntry {
@@ -116,12 +147,15 @@ func findEntry(ents []os.DirEntry, name string) os.DirEntry {
 	return nil
 }
 
-// IsEnv reports whether dir is a Python environment: it has a pyvenv.cfg
-// (venv, virtualenv, uv) or a conda-meta folder (conda, mamba).
+// IsEnv reports whether dir is a Python environment: it has some manager's
+// marker (a pyvenv.cfg file for venv, virtualenv and uv; a conda-meta
+// folder for conda and mamba).
 func IsEnv(dir string) bool {
-	if fi, err := os.Stat(filepath.Join(dir, "pyvenv.cfg")); err == nil && fi.Mode().IsRegular() {
-		return true
+	for _, mk := range envMarkers {
+		fi, err := os.Stat(filepath.Join(dir, mk.Name))
+		if err == nil && (mk.Dir && fi.IsDir() || !mk.Dir && fi.Mode().IsRegular()) {
+			return true
+		}
 	}
-	fi, err := os.Stat(filepath.Join(dir, "conda-meta"))
-	return err == nil && fi.IsDir()
+	return false
 }

@@ -1,0 +1,180 @@
+package pyenv
+
+import "slices"
+
+// Manager is one environment manager as data: where its environments live,
+// what on disk says an environment is its, which INSTALLER contents are
+// its, which running programs are its installers, and how it reinstalls
+// torch. Discovery, Places, Inspect, the culprit search (InstallerProgram)
+// and the fix plan (ReinstallCommand) read the table and nothing else, so
+// a new manager is one more entry in managers (and its tests), not an edit
+// in each reader.
+type Manager struct {
+	// Name is the manager's word: Env.Installer holds it, Found.Via names
+	// it for environments found in its Places, and InstallerProgram
+	// returns it.
+	Name string
+	// Kind is Env.Kind of the environments it makes: KindVenv or KindConda.
+	Kind string
+	// Active are the environment variables its activation sets to the
+	// active environment; discovery reads them first, in table order.
+	Active []string
+	// Targets are the environment variables that aim one of its running
+	// installers at an environment (the culprit search matches them).
+	Targets []string
+	// Places lists where its environments live, as its own config says;
+	// nil when they live wherever their user made them (a venv).
+	Places func(Where) []Place
+	// Nested are folders inside one of its environments that hold more of
+	// them: a conda base install keeps envs/.
+	Nested []string
+	// Marker is the entry at an environment's top that makes it one of
+	// this manager's.
+	Marker Marker
+	// ClaimsEnv is true when the marker alone names the manager: every
+	// package in a uv venv or a conda env is installed with uv or conda.
+	// A plain pyvenv.cfg does not: venv, virtualenv and the tools built on
+	// them make the same one, and the INSTALLER files of the packages say
+	// who installs into it.
+	ClaimsEnv bool
+	// Installed are the INSTALLER file contents (trimmed) that its
+	// installs leave in a dist-info.
+	Installed []string
+	// Programs are the base names of the programs that install with it at
+	// run time, as path.Match patterns ("pip*": pip, pip3, pip3.12);
+	// Modules are its `python -m MODULE` names.
+	Programs []string
+	Modules  []string
+	// Reinstall builds the command that force-reinstalls packages in one
+	// of its environments without touching the rest; nil leaves it to pip.
+	Reinstall func(ReinstallRequest) Reinstall
+	// Refuse, when set, says why packages it installed must not be
+	// reinstalled by pip or uv, with the command that would do it right.
+	Refuse func(ReinstallRequest) string
+}
+
+// Marker is the file or folder at an environment's top that says which
+// manager made it.
+type Marker struct {
+	Name string // "pyvenv.cfg", "conda-meta"
+	Dir  bool   // a folder (or a link to one), not a file
+	// CfgKey, when set, is a key that pyvenv.cfg must hold: uv writes
+	// "uv = 0.5.11", venv and virtualenv write none.
+	CfgKey string
+}
+
+// Env.Kind values: the on-disk family of an environment.
+const (
+	KindVenv  = "venv"  // pyvenv.cfg: venv, virtualenv, uv
+	KindConda = "conda" // conda-meta/: conda, mamba, micromamba
+)
+
+// managers is the table, most specific marker first: the first manager
+// whose marker an environment has owns it, so uv's pyvenv.cfg with a uv
+// line comes before the plain pyvenv.cfg of venv and virtualenv.
+//
+// Sources: pyvenv.cfg keys are written by CPython's venv (home, version,
+// include-system-site-packages), virtualenv (version_info) and uv (uv,
+// version_info); conda-meta/ and envs/ are conda's layout, shared by mamba
+// and micromamba; INSTALLER is PEP 376/the wheel spec's record of the
+// installing tool ("pip", "uv", "conda").
+var managers = []Manager{
+	{
+		Name:      InstallerUV,
+		Kind:      KindVenv,
+		Active:    []string{"VIRTUAL_ENV"},
+		Targets:   []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"},
+		Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
+		ClaimsEnv: true,
+		Installed: []string{"uv"},
+		Programs:  []string{"uv", "uvx"},
+		Modules:   []string{"uv"},
+		Reinstall: uvReinstall,
+	},
+	{
+		Name:      InstallerConda,
+		Kind:      KindConda,
+		Active:    []string{"CONDA_PREFIX"},
+		Targets:   []string{"CONDA_PREFIX"},
+		Places:    condaPlaces,
+		Nested:    []string{"envs"},
+		Marker:    Marker{Name: "conda-meta", Dir: true},
+		ClaimsEnv: true,
+		Installed: []string{"conda"},
+		Programs:  []string{"conda", "mamba", "micromamba"},
+		Modules:   []string{"conda"},
+		Refuse:    condaRefusal,
+	},
+	{
+		Name:      InstallerPip,
+		Kind:      KindVenv,
+		Active:    []string{"VIRTUAL_ENV"},
+		Targets:   []string{"VIRTUAL_ENV"},
+		Marker:    Marker{Name: "pyvenv.cfg"},
+		Installed: []string{"pip"},
+		Programs:  []string{"pip*"},
+		Modules:   []string{"pip"},
+		Reinstall: pipReinstall,
+	},
+}
+
+// Managers returns the table, in the order its readers consult it; its
+// slices are the table's own, to be read, not changed.
+func Managers() []Manager { return slices.Clone(managers) }
+
+// managerNamed returns the manager whose Name is name.
+func managerNamed(name string) (*Manager, bool) {
+	for i := range managers {
+		if managers[i].Name == name {
+			return &managers[i], true
+		}
+	}
+	return nil, false
+}
+
+// installedBy returns the manager whose installs leave these INSTALLER
+// contents, among those that make kind's environments: a venv's packages
+// name its installer, a conda env's manager is known from conda-meta.
+func installedBy(contents, kind string) (string, bool) {
+	for _, m := range managers {
+		if m.Kind == kind && slices.Contains(m.Installed, contents) {
+			return m.Name, true
+		}
+	}
+	return "", false
+}
+
+// activeVars lists every manager's Active variables once, in table order.
+func activeVars() []string { return varsOf(func(m Manager) []string { return m.Active }) }
+
+// TargetVars lists the environment variables that aim a running installer
+// at an environment (VIRTUAL_ENV, UV_PROJECT_ENVIRONMENT, CONDA_PREFIX),
+// each once, for the culprit search to match against.
+func TargetVars() []string { return varsOf(func(m Manager) []string { return m.Targets }) }
+
+func varsOf(of func(Manager) []string) []string {
+	var out []string
+	for _, m := range managers {
+		for _, v := range of(m) {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// envMarkers are the distinct marker entries (name and type), in table
+// order: what makes a folder an environment at all.
+var envMarkers = markers()
+
+func markers() []Marker {
+	var out []Marker
+	for _, m := range managers {
+		k := Marker{Name: m.Marker.Name, Dir: m.Marker.Dir}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
