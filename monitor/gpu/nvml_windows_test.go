@@ -362,3 +362,32 @@ func BenchmarkSnapshotNVMLDLL(b *testing.B) {
 		}
 	}
 }
+
+// TestPDHCountersOnWindows reads the real GPU counters where Windows has
+// them (10 1709 and later, any GPU): the query opens, two reads succeed,
+// and every use names a process and an adapter. It proves the counter
+// paths and the PDH struct layout on a real machine (make
+// gpu-kit-windows).
+func TestPDHCountersOnWindows(t *testing.T) {
+	if underWine() {
+		t.Skip("wine has no GPU counters (TestDLLWDDMWithoutCounters covers that)")
+	}
+	c := newPDHCounters(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer c.close()
+	var uses []processUse
+	for range 2 {
+		var err error
+		if uses, err = c.read(context.Background()); err != nil {
+			t.Fatalf("reading the GPU counters: %v", err)
+		}
+	}
+	for _, u := range uses {
+		if _, _, ok := parseLUID(u.luid); !ok || u.pid < 0 {
+			t.Errorf("use %+v", u)
+		}
+		t.Logf("pid %d adapter %q (luid %s): dedicated %s bytes, compute %s %%", u.pid, u.adapter, u.luid, dump(u.dedicatedBytes), dump(u.computePercent))
+	}
+	if len(uses) == 0 {
+		t.Log("no process uses a GPU adapter right now")
+	}
+}
