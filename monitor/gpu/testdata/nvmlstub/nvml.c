@@ -1,6 +1,8 @@
 /*
  * A stand-in for NVIDIA's nvml.dll, for the Windows GPU backend's tests
- * under wine (scripts/test-windows.sh builds it with mingw-w64). It exports
+ * under wine (scripts/test-windows.sh builds it with mingw-w64), and, built
+ * as a Linux shared library, for the benchmark of the same snapshot through
+ * go-nvml (BenchmarkSnapshotNVMLStub). It exports
  * the functions the backend resolves, under the names real drivers export
  * them, and answers from a scenario named by NVMLSTUB_SCENARIO, read at
  * nvmlInit:
@@ -24,11 +26,29 @@
  * The structs are written from the ABI nvml.h documents; the values are
  * what such a machine shows.
  */
-#include <windows.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#ifdef _WIN32
+#include <windows.h>
 #define EXPORT __declspec(dllexport)
+/* env reads a variable from the process's environment (getenv would read
+   the C runtime's copy, taken when it started, before a test set it). */
+static int env(const char *name, char *buf, unsigned size) {
+    DWORD n = GetEnvironmentVariableA(name, buf, size);
+    return n > 0 && n < size;
+}
+#else
+#include <stdlib.h>
+#define EXPORT __attribute__((visibility("default")))
+static int env(const char *name, char *buf, unsigned size) {
+    const char *v = getenv(name);
+    if (!v || !*v || strlen(v) >= size) return 0;
+    strcpy(buf, v);
+    return 1;
+}
+#endif
 
 typedef int nvml_ret;
 enum {
@@ -99,9 +119,8 @@ static const struct scenario *cur; /* set by a successful nvmlInit */
 static int growth;                 /* compute list calls so far (a100-growing) */
 
 static void trace(const char *symbol) {
-    char path[MAX_PATH];
-    DWORD n = GetEnvironmentVariableA("NVMLSTUB_LOG", path, sizeof path);
-    if (n == 0 || n >= sizeof path) return;
+    char path[1024];
+    if (!env("NVMLSTUB_LOG", path, sizeof path)) return;
     FILE *f = fopen(path, "a");
     if (!f) return;
     fprintf(f, "%s\n", symbol);
@@ -111,8 +130,7 @@ static void trace(const char *symbol) {
 static nvml_ret init(const char *symbol) {
     char name[64];
     trace(symbol);
-    DWORD n = GetEnvironmentVariableA("NVMLSTUB_SCENARIO", name, sizeof name);
-    if (n == 0 || n >= sizeof name) strcpy(name, "a100");
+    if (!env("NVMLSTUB_SCENARIO", name, sizeof name)) strcpy(name, "a100");
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, name) == 0) {
             if (scenarios[i].init != SUCCESS) return scenarios[i].init;
