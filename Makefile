@@ -10,6 +10,7 @@ export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 FUZZTIME ?= 50000x
 
 .PHONY: all deps deps-test build cli windows run test vet unit fuzz e2e screenshots bench test-gpu gpu-kit clean
+.PHONY: test-windows bench-windows gpu-kit-windows
 
 all: build cli
 
@@ -44,7 +45,7 @@ run: build
 	exec bin/gpucanary
 
 ## test: install what is missing, vet, race tests, fuzz briefly, desktop end to end
-test: deps deps-test vet unit cli fuzz e2e
+test: deps deps-test vet unit cli fuzz e2e test-windows
 
 vet:
 	$(GO) vet ./...
@@ -77,6 +78,21 @@ test-gpu:
 gpu-kit: cli
 	$(GO) test -c -tags nogui -o bin/gpu.test ./monitor/gpu
 	$(GO) test -c -tags nogui -o bin/procs.test ./monitor/procs
+
+## test-windows: the Windows build under wine: the Windows test binaries of the
+## GPU backend (with a stand-in nvml.dll) and the state store, and the CLI end to end
+test-windows:
+	scripts/test-windows.sh
+
+## bench-windows: one NVML snapshot through the Windows backend and the stand-in, under wine
+bench-windows:
+	@scripts/test-windows.sh bench
+
+## gpu-kit-windows: what a Windows machine with an NVIDIA driver runs, no Go needed
+## (README, "Windows"): the GPU backend's tests and the CLI, both without cgo
+gpu-kit-windows:
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o bin/gpu.test.exe ./monitor/gpu
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o bin/gpucanary-cli.exe ./cmd/gpucanary
 
 clean:
 	rm -rf bin

@@ -32,3 +32,8 @@ run ./app/ 'BenchmarkProcessesWindow500' 20x
 echo
 echo "== Tray app idle"
 scripts/bench-tray.sh
+
+echo
+echo "== One NVML snapshot of the stand-in A100 (testdata/nvmlstub): through go-nvml on Linux, through nvml.dll under wine"
+run ./monitor/gpu/ 'BenchmarkSnapshotNVMLStub$' 2000x
+scripts/test-windows.sh bench 2>&1 | grep -E '^Benchmark' || true

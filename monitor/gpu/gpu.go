@@ -1,10 +1,12 @@
 // Package gpu reads the state of the machine's NVIDIA GPUs behind one small
 // interface, so that the rest of GPU Canary never depends on NVML being there.
 //
-// Three backends satisfy Backend: NVML through go-nvml on Linux, a simulated
-// GPU read from a JSON scenario file (for demos and tests), and a null backend
-// that reports "no NVIDIA driver" where NVML cannot be loaded. A missing driver
-// is a state shown to the user, never an error that stops the program.
+// Three backends satisfy Backend: NVML (through go-nvml on Linux, through
+// nvml.dll without cgo on Windows, both assembling the state in nvml.go), a
+// simulated GPU read from a JSON scenario file (for demos and tests), and a
+// null backend that reports "no NVIDIA driver" where NVML cannot be loaded.
+// A missing driver is a state shown to the user, never an error that stops
+// the program.
 package gpu
 
 import (

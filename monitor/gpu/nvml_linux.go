@@ -1,16 +1,13 @@
 //go:build linux && cgo
 
-// This file is the NVML backend's life cycle: Init (or the null backend
-// when it fails), the snapshot of the driver, and Shutdown.
+// This file answers the shared NVML calls (nvml.go) through go-nvml, which
+// loads libnvidia-ml.so.1: Init (or the null backend when it fails), the
+// check for functions old drivers lack, and the library-wide calls.
 
 package gpu
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
@@ -19,26 +16,6 @@ import (
 func openPlatform(o Options) Backend {
 	return newNVML(nvml.New(), o)
 }
-
-// nvmlBackend reads the GPUs through an nvml.Interface: the real library,
-// or go-nvml's mock in tests.
-type nvmlBackend struct {
-	lib   nvml.Interface
-	sysfs string
-	log   *slog.Logger
-
-	// has says whether the driver's NVML exports a function that old
-	// drivers lack: calling a missing one kills the process.
-	has map[string]bool
-
-	mu sync.Mutex
-	// lastSeen is the newest process-utilization sample time (µs) per
-	// device, so each snapshot asks only for the samples since the last.
-	lastSeen map[string]uint64
-	closed   bool
-}
-
-var _ Backend = (*nvmlBackend)(nil)
 
 // newNVML initialises lib. When Init fails (no library, no driver) it
 // returns the null backend and never calls lib again: go-nvml kills the
@@ -50,7 +27,7 @@ func newNVML(lib nvml.Interface, o Options) Backend {
 	}
 	log = log.With("component", "gpu")
 	if ret := safeInit(lib); ret != nvml.SUCCESS {
-		reason := "NVML could not start: " + errorString(ret)
+		reason := "NVML could not start: " + errorString(nvmlReturn(ret))
 		if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
 			reason = "the NVML library (libnvidia-ml.so.1) was not found"
 		}
@@ -61,7 +38,10 @@ func newNVML(lib nvml.Interface, o Options) Backend {
 	if sysfs == "" {
 		sysfs = "/sys"
 	}
-	return &nvmlBackend{lib: lib, sysfs: sysfs, log: log, lastSeen: map[string]uint64{}, has: lookupNewer(lib, log)}
+	return newNVMLBackend(goNVML{lib: lib, has: lookupNewer(lib, log)}, nvmlConfig{
+		log:    log,
+		asleep: func(busID string) bool { return runtimeSuspended(sysfs, busID) },
+	})
 }
 
 // Symbols of NVML functions that old drivers lack. go-nvml itself picks
@@ -100,96 +80,38 @@ func safeInit(lib nvml.Interface) (ret nvml.Return) {
 	return lib.Init()
 }
 
-// Close shuts NVML down once; Init succeeded, or this backend would not
-// exist.
-func (b *nvmlBackend) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	if ret := b.lib.Shutdown(); ret != nvml.SUCCESS {
-		return fmt.Errorf("shutting down NVML: %s", errorString(ret))
-	}
-	return nil
+// goNVML is an initialised go-nvml library as the shared backend calls it.
+type goNVML struct {
+	lib nvml.Interface
+	// has says whether the driver's NVML exports a function that old
+	// drivers lack: calling a missing one kills the process.
+	has map[string]bool
 }
 
-// Snapshot reads the driver and every device. What fails is recorded in
-// State.Error or Device.Error; the rest is still read.
-func (b *nvmlBackend) Snapshot(ctx context.Context) State {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st := State{Source: "nvml", Devices: []Device{}}
-	if b.closed {
-		st.Error = "NVML was shut down"
-		return st
-	}
-	var errs []string
-	if v, ret := b.lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
-		st.Driver = v
-	} else {
-		// Init succeeded, so a driver is there even if it will not say
-		// which: keep HasDriver true.
-		st.Driver = "unknown"
-		errs = append(errs, "driver version: "+errorString(ret))
-	}
-	if !b.has[symCudaDriverVersion] {
-		errs = append(errs, "CUDA driver version: "+errorString(nvml.ERROR_FUNCTION_NOT_FOUND))
-	} else if v, ret := b.lib.SystemGetCudaDriverVersion(); ret == nvml.SUCCESS {
-		st.CUDADriver = cudaVersion(v)
-	} else {
-		errs = append(errs, "CUDA driver version: "+errorString(ret))
-	}
+func (g goNVML) driverVersion() (string, nvmlReturn) {
+	v, ret := g.lib.SystemGetDriverVersion()
+	return v, nvmlReturn(ret)
+}
 
-	count, ret := b.lib.DeviceGetCount()
+func (g goNVML) cudaDriverVersion() (int, nvmlReturn) {
+	if !g.has[symCudaDriverVersion] {
+		return 0, retFunctionNotFound
+	}
+	v, ret := g.lib.SystemGetCudaDriverVersion()
+	return v, nvmlReturn(ret)
+}
+
+func (g goNVML) deviceCount() (int, nvmlReturn) {
+	n, ret := g.lib.DeviceGetCount()
+	return n, nvmlReturn(ret)
+}
+
+func (g goNVML) device(i int) (nvmlDevice, nvmlReturn) {
+	d, ret := g.lib.DeviceGetHandleByIndex(i)
 	if ret != nvml.SUCCESS {
-		errs = append(errs, "device count: "+errorString(ret))
+		return nil, nvmlReturn(ret)
 	}
-	for i := range count {
-		if err := ctx.Err(); err != nil {
-			errs = append(errs, fmt.Sprintf("reading device %d: %v", i, err))
-			break
-		}
-		st.Devices = append(st.Devices, b.device(i))
-	}
-	st.Error = strings.Join(errs, "; ")
-	return st
+	return goNVMLDevice{dev: d, has: g.has}, retSuccess
 }
 
-// cudaVersion formats NVML's 1000*major + 10*minor (12040) as "12.4".
-func cudaVersion(v int) string { return fmt.Sprintf("%d.%d", v/1000, (v%1000)/10) }
-
-// errorString is NVML's text for a return code, without calling into the
-// library (which must not be touched after a failed Init).
-func errorString(ret nvml.Return) string {
-	if s, ok := returnNames[ret]; ok {
-		return s
-	}
-	return fmt.Sprintf("NVML error %d", int32(ret))
-}
-
-// returnNames follows the descriptions in nvml.h.
-var returnNames = map[nvml.Return]string{
-	nvml.ERROR_UNINITIALIZED:           "NVML is not initialized",
-	nvml.ERROR_INVALID_ARGUMENT:        "invalid argument",
-	nvml.ERROR_NOT_SUPPORTED:           "not supported",
-	nvml.ERROR_NO_PERMISSION:           "no permission",
-	nvml.ERROR_NOT_FOUND:               "not found",
-	nvml.ERROR_INSUFFICIENT_SIZE:       "insufficient size",
-	nvml.ERROR_INSUFFICIENT_POWER:      "insufficient power",
-	nvml.ERROR_DRIVER_NOT_LOADED:       "the NVIDIA driver is not loaded",
-	nvml.ERROR_TIMEOUT:                 "timeout",
-	nvml.ERROR_IRQ_ISSUE:               "interrupt request issue",
-	nvml.ERROR_LIBRARY_NOT_FOUND:       "NVML library not found",
-	nvml.ERROR_FUNCTION_NOT_FOUND:      "function not found in this driver's NVML",
-	nvml.ERROR_CORRUPTED_INFOROM:       "corrupted inforom",
-	nvml.ERROR_GPU_IS_LOST:             "the GPU has fallen off the bus",
-	nvml.ERROR_RESET_REQUIRED:          "the GPU needs a reset",
-	nvml.ERROR_OPERATING_SYSTEM:        "operating system error",
-	nvml.ERROR_LIB_RM_VERSION_MISMATCH: "driver and NVML library versions differ (reboot after a driver update)",
-	nvml.ERROR_IN_USE:                  "in use",
-	nvml.ERROR_MEMORY:                  "out of memory",
-	nvml.ERROR_NO_DATA:                 "no data",
-	nvml.ERROR_UNKNOWN:                 "unknown NVML error",
-}
+func (g goNVML) shutdown() nvmlReturn { return nvmlReturn(g.lib.Shutdown()) }

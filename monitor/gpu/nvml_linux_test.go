@@ -124,12 +124,12 @@ func TestNVMLReadsEverything(t *testing.T) {
 
 func TestNVMLInitFailureCallsNothingElse(t *testing.T) {
 	for _, ret := range []nvml.Return{nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED, nvml.ERROR_NO_PERMISSION, nvml.ERROR_LIB_RM_VERSION_MISMATCH} {
-		t.Run(errorString(ret), func(t *testing.T) {
+		t.Run(errorString(nvmlReturn(ret)), func(t *testing.T) {
 			lib := &mock.Interface{InitFunc: func() nvml.Return { return ret }}
 			failAllFuncs(t, lib) // Shutdown, Extensions, everything else
 			b := newNVML(lib, Options{})
 			st := b.Snapshot(context.Background())
-			want := "NVML could not start: " + errorString(ret)
+			want := "NVML could not start: " + errorString(nvmlReturn(ret))
 			if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
 				want = "the NVML library (libnvidia-ml.so.1) was not found"
 			}

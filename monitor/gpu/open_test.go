@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 )
@@ -11,7 +10,7 @@ import (
 // without an NVIDIA driver (this one, and CI) it must be the no-driver
 // state, not a crash.
 func TestOpenWithoutDriver(t *testing.T) {
-	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
+	if nvidiaDriverPresent() {
 		t.Skip("this machine has an NVIDIA driver")
 	}
 	b := Open(Options{})
@@ -28,11 +27,12 @@ func TestOpenWithoutDriver(t *testing.T) {
 }
 
 // TestOpenWithDriver runs the real NVML backend where a driver is present
-// (make test-gpu carries this test's binary to a GPU machine): every device
-// must be read whole (name, UUID, bus id, compute capability, memory, and
-// utilization unless asleep), with no error, on every snapshot.
+// (make test-gpu carries this test's binary to a Linux GPU machine, make
+// gpu-kit-windows to a Windows one): every device must be read whole (name,
+// UUID, bus id, compute capability, memory, and utilization unless
+// asleep), with no error, on every snapshot.
 func TestOpenWithDriver(t *testing.T) {
-	if _, err := os.Stat("/dev/nvidiactl"); err != nil {
+	if !nvidiaDriverPresent() {
 		t.Skip("no NVIDIA driver on this machine")
 	}
 	b := Open(Options{})
@@ -58,7 +58,7 @@ func TestOpenWithDriver(t *testing.T) {
 // BenchmarkSnapshotNVML measures one snapshot of the real driver, which the
 // engine takes every refresh: it must stay far below the 2 s interval.
 func BenchmarkSnapshotNVML(b *testing.B) {
-	if _, err := os.Stat("/dev/nvidiactl"); err != nil {
+	if !nvidiaDriverPresent() {
 		b.Skip("no NVIDIA driver on this machine")
 	}
 	be := Open(Options{})

@@ -11,18 +11,7 @@ import (
 	"strings"
 )
 
-// sysfsBusID turns NVML's bus id ("00000000:07:00.0", upper-case hex, an
-// 8-digit domain) into the name Linux gives the device in
-// /sys/bus/pci/devices ("0000:07:00.0").
-func sysfsBusID(nvmlBusID string) string {
-	s := strings.ToLower(strings.TrimSpace(nvmlBusID))
-	if dom, rest, ok := strings.Cut(s, ":"); ok && len(dom) == 8 && strings.HasPrefix(dom, "0000") {
-		s = dom[4:] + ":" + rest
-	}
-	return s
-}
-
-// runtimeSuspended reports whether the PCI device busID (sysfs form) under
+// runtimeSuspended reports whether the PCI device busID (pciBusID's form) under
 // sysfsRoot is in the "suspended" runtime power state. A missing or
 // unreadable file means the kernel does not manage its power: awake.
 func runtimeSuspended(sysfsRoot, busID string) bool {

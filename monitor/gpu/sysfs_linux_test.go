@@ -8,23 +8,6 @@ import (
 	"testing"
 )
 
-func TestSysfsBusID(t *testing.T) {
-	tests := map[string]string{
-		"00000000:07:00.0": "0000:07:00.0",
-		"00000000:0A:00.0": "0000:0a:00.0",
-		"0000:07:00.0":     "0000:07:00.0",     // already short
-		"00010000:41:00.0": "00010000:41:00.0", // a domain that needs 8 digits is kept
-		"":                 "",
-	}
-	for in, want := range tests {
-		t.Run(in, func(t *testing.T) {
-			if got := sysfsBusID(in); got != want {
-				t.Errorf("sysfsBusID(%q) = %q, want %q", in, got, want)
-			}
-		})
-	}
-}
-
 func TestRuntimeSuspended(t *testing.T) {
 	root := t.TempDir()
 	for bus, status := range map[string]string{"0000:01:00.0": "suspended\n", "0000:02:00.0": "active\n", "0000:03:00.0": "suspending\n"} {
