@@ -65,6 +65,19 @@ type State struct {
 	Findings []health.Finding `json:"findings"`
 	// Started is false until the first full read is done.
 	Started bool `json:"started"`
+	// DiscoveryComplete is false when the last search for environments
+	// was cut short (a time limit): an environment may be missing.
+	DiscoveryComplete bool `json:"discovery_complete"`
+	// LastRead is when the last full read of every environment (at start
+	// and at each rediscovery) ended; LastReadDuration is how long it took.
+	LastRead         time.Time     `json:"last_read,omitzero"`
+	LastReadDuration time.Duration `json:"last_read_duration_ns,omitempty"`
+	// Polled is when the GPU and processes were last polled: a value that
+	// stops moving means the engine's loop is stuck (a hung driver call).
+	Polled time.Time `json:"polled,omitzero"`
+	// TorchChanges are, by environment path, when torch last changed and
+	// when a CUDA torch was last replaced (TorchChange).
+	TorchChanges map[string]TorchChange `json:"torch_changes,omitempty"`
 }
 
 // Check is the state in `check`'s shape, for views that show both.
@@ -117,6 +130,8 @@ type Monitor struct {
 	removedRoots []string
 	// cutWarned says the cut-short search was already told of, once.
 	cutWarned bool
+	// torchChanges are the times of each environment's last torch events.
+	torchChanges map[string]TorchChange
 	// requests carries work for the Run goroutine (Add, Forget).
 	requests chan func(context.Context)
 }
@@ -158,7 +173,8 @@ func New(o Options) *Monitor {
 		p = NewPolicy()
 	}
 	return &Monitor{o: o, log: o.Logger, policy: p, subs: map[int]chan Event{}, requests: make(chan func(context.Context), 16), stopped: make(chan struct{}),
-		envs: map[string]*envEntry{}, jobs: map[string]health.Finding{}, waiting: map[string]time.Time{}, machine: map[string]health.Finding{}}
+		envs: map[string]*envEntry{}, jobs: map[string]health.Finding{}, waiting: map[string]time.Time{}, machine: map[string]health.Finding{},
+		torchChanges: map[string]TorchChange{}}
 }
 
 // Policy is the notification policy, for snoozing and pausing.
@@ -177,6 +193,7 @@ func (s State) Clone() State {
 	s.Envs = slices.Clone(s.Envs)
 	s.Processes = slices.Clone(s.Processes)
 	s.Findings = slices.Clone(s.Findings)
+	s.TorchChanges = maps.Clone(s.TorchChanges)
 	return s
 }
 
@@ -304,6 +321,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 
 	m.loadMemory()
 	m.pollGPU(ctx, true)
+	m.polledAt(time.Now())
 	if watchErr != nil {
 		m.log.Warn("no file watcher; polling environments instead", "err", watchErr)
 		msg := fmt.Sprintf("%v (on Linux, fs.inotify.max_user_instances is reached); environments are polled every %s instead", watchErr, m.o.Interval)
@@ -340,6 +358,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			m.pollGPU(ctx, false)
 			m.pollProcesses(ctx)
 			m.pollUnwatched(ctx)
+			m.polledAt(time.Now())
 		case <-rediscover:
 			m.rescan(ctx)
 		case req := <-m.requests:
@@ -351,6 +370,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 // start discovers and reads every environment, compares it with what was
 // remembered, and sets up the watches.
 func (m *Monitor) start(ctx context.Context) {
+	began := time.Now()
 	found, _ := m.discover(ctx)
 	now := time.Now()
 	var events []Event
@@ -389,6 +409,7 @@ func (m *Monitor) start(ctx context.Context) {
 		}
 	}
 	m.watchRoots()
+	m.readDone(began)
 	m.mu.Lock()
 	m.state.Started = true
 	m.mu.Unlock()
@@ -401,6 +422,9 @@ func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
 	found, complete := pyenv.DiscoverAll(ctx, o)
+	m.mu.Lock()
+	m.state.DiscoveryComplete = complete
+	m.mu.Unlock()
 	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.isForgotten(f.Path) }), complete
 }
 
@@ -542,6 +566,7 @@ func (m *Monitor) candidate(ctx context.Context, dir string) {
 // rescan rediscovers and rereads everything (after an overflow, or
 // periodically); changes come out as ordinary events.
 func (m *Monitor) rescan(ctx context.Context) {
+	defer m.readDone(time.Now())
 	found, complete := m.discover(ctx)
 	m.dropUncovered(ctx, found, complete)
 	seen := map[string]bool{}
@@ -721,6 +746,7 @@ func (m *Monitor) publish(events []Event) {
 			e.Time = time.Now()
 		}
 		m.policy.Decide(e, told[e.Env])
+		m.noteTorch(*e)
 		if e.Notify && (e.Kind == KindCUDAWheelReplaced || e.Kind == KindTorchChanged || e.Kind == KindTorchRemoved) {
 			told[e.Env] = true
 		}
@@ -763,9 +789,16 @@ func (m *Monitor) updateState() {
 	for _, k := range slices.Sorted(maps.Keys(m.machine)) {
 		findings = append(findings, m.machine[k])
 	}
+	times := make(map[string]TorchChange, len(m.torchChanges))
+	for p, t := range m.torchChanges {
+		if m.envs[p] != nil {
+			times[p] = t
+		}
+	}
 	m.mu.Lock()
 	m.state.Envs = envs
 	m.state.Findings = findings
+	m.state.TorchChanges = times
 	m.mu.Unlock()
 }
 
@@ -790,6 +823,11 @@ func (m *Monitor) loadMemory() {
 		m.log.Warn("reading saved state", "err", warn)
 	}
 	m.memory = st
+	for p, rec := range st.Envs {
+		if !rec.TorchChanged.IsZero() || !rec.TorchReplaced.IsZero() {
+			m.torchChanges[p] = TorchChange{Changed: rec.TorchChanged, Replaced: rec.TorchReplaced}
+		}
+	}
 }
 
 // saveMemory writes the last known state of each environment.
@@ -800,7 +838,8 @@ func (m *Monitor) saveMemory() {
 	now := time.Now()
 	for p, e := range m.envs {
 		keys := slices.Sorted(maps.Keys(e.findings))
-		m.memory.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: keys, Seen: now}
+		t := m.torchChanges[p]
+		m.memory.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: keys, Seen: now, TorchChanged: t.Changed, TorchReplaced: t.Replaced}
 	}
 	m.memory.Saved = now
 	if err := m.o.Store.SaveState(m.memory); err != nil {
