@@ -216,3 +216,32 @@ func TestValidateWebConfig(t *testing.T) {
 		})
 	}
 }
+
+// The web config shipped in deploy/prometheus works as written: its
+// password is the one its comment gives (with a test certificate in place
+// of the paths it names).
+func TestShippedWebConfigExample(t *testing.T) {
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "deploy", "prometheus", "web.example.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cert, key, pool := selfSigned(t, dir)
+	text := strings.NewReplacer("/etc/gpucanary/tls/agent.crt", cert, "/etc/gpucanary/tls/agent.key", key).Replace(string(shipped))
+	cfg := writeFile(t, dir, "web.yml", text)
+	if err := ValidateWebConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	addr := serve(t, cfg)
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest(http.MethodGet, "https://"+addr+"/-/healthy", nil)
+	req.SetBasicAuth("prometheus", "change-me")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the shipped web config with its documented password: %d", resp.StatusCode)
+	}
+}
