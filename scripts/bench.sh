@@ -32,3 +32,7 @@ run ./app/ 'BenchmarkProcessesWindow500' 20x
 echo
 echo "== Tray app idle"
 scripts/bench-tray.sh
+
+echo
+echo "== Prometheus agent: one scrape, beside node_exporter's"
+scripts/bench-prom.sh
