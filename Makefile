@@ -45,7 +45,7 @@ run: build
 	exec bin/gpucanary
 
 ## test: install what is missing, vet, race tests, fuzz briefly, desktop end to end
-test: deps deps-test vet unit cli fuzz e2e test-windows
+test: deps deps-test vet unit cli fuzz e2e test-windows test-prom
 
 vet:
 	$(GO) vet ./...
@@ -56,6 +56,12 @@ unit:
 
 fuzz:
 	@FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+.PHONY: test-prom
+## test-prom: promtool checks and unit tests of the alert rules, then a real
+## Prometheus scraping a real agent while real pip overwrites a CUDA torch
+test-prom:
+	@scripts/test-prom.sh
 
 ## e2e: the real binary on Xvfb with a session bus, a tray watcher and dunst
 e2e:

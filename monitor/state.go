@@ -1,7 +1,9 @@
 package monitor
 
 import (
+	"maps"
 	"slices"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -17,6 +19,19 @@ type State struct {
 	Findings []health.Finding `json:"findings"`
 	// Started is false until the first full read is done.
 	Started bool `json:"started"`
+	// DiscoveryComplete is false when the last search for environments
+	// was cut short (a time limit): an environment may be missing.
+	DiscoveryComplete bool `json:"discovery_complete"`
+	// LastRead is when the last full read of every environment (at start
+	// and at each rediscovery) ended; LastReadDuration is how long it took.
+	LastRead         time.Time     `json:"last_read,omitzero"`
+	LastReadDuration time.Duration `json:"last_read_duration_ns,omitempty"`
+	// Polled is when the GPU and processes were last polled: a value that
+	// stops moving means the engine's loop is stuck (a hung driver call).
+	Polled time.Time `json:"polled,omitzero"`
+	// TorchChanges are, by environment path, when torch last changed and
+	// when a CUDA torch was last replaced (TorchChange).
+	TorchChanges map[string]TorchChange `json:"torch_changes,omitempty"`
 }
 
 // Check is the state in `check`'s shape, for views that show both.
@@ -30,6 +45,7 @@ func (s State) Clone() State {
 	s.Envs = slices.Clone(s.Envs)
 	s.Processes = slices.Clone(s.Processes)
 	s.Findings = slices.Clone(s.Findings)
+	s.TorchChanges = maps.Clone(s.TorchChanges)
 	return s
 }
 

@@ -37,3 +37,6 @@ echo
 echo "== One NVML snapshot of the stand-in A100 (testdata/nvmlstub): through go-nvml on Linux, through nvml.dll under wine"
 run ./monitor/gpu/ 'BenchmarkSnapshotNVMLStub$' 2000x
 scripts/test-windows.sh bench 2>&1 | grep -E '^Benchmark' || true
+
+echo "== Prometheus agent: one scrape, beside node_exporter's"
+scripts/bench-prom.sh

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -21,9 +22,26 @@ func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	asJSON := fs.Bool("json", false, "print JSON (DESIGN.md's check shape)")
+	format := fs.String("format", "text", "text, json, or prom (Prometheus metrics, as the agent serves them)")
+	textfile := fs.String("textfile", "", "with --format prom: write the metrics to this file atomically, for node_exporter's textfile collector")
 	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary check [--json] [PATH...]") }
+	fs.Usage = func() {
+		fmt.Fprintln(std.err, "Usage: gpucanary check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]")
+		fs.PrintDefaults()
+	}
 	if err := parseInterspersed(fs, args); err != nil {
+		return exitUsage
+	}
+	switch *format {
+	case "json":
+		*asJSON = true
+	case "text", "prom":
+	default:
+		fmt.Fprintf(std.err, "gpucanary check: --format %q: want text, json or prom\n", *format)
+		return exitUsage
+	}
+	if *textfile != "" && *format != "prom" {
+		fmt.Fprintln(std.err, "gpucanary check: --textfile needs --format prom")
 		return exitUsage
 	}
 	for _, p := range fs.Args() {
@@ -34,8 +52,15 @@ func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
 	}
 	b := g.openGPU()
 	defer b.Close()
-	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, fs.Args()), g.healthOptions())
-	if *asJSON {
+	began := time.Now()
+	found, complete := pyenv.DiscoverAll(ctx, g.discoverOptions(fs.Args()))
+	res := monitor.Check(ctx, b.Snapshot(ctx), found, g.healthOptions())
+	if *format == "prom" {
+		if err := checkMetrics(res, complete, began, *textfile, std); err != nil {
+			fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
+			return exitUsage
+		}
+	} else if *asJSON {
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {

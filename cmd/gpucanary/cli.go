@@ -43,12 +43,15 @@ const usage = `Usage: gpucanary [--gpu-sim FILE] [--config FILE] [COMMAND] [ARGS
 Without a command, GPU Canary starts in the system tray.
 
 Commands:
-  check [--json] [PATH...]     inspect environments and the GPU; exit 1 on error findings
+  check [--json] [--format prom [--textfile PATH]] [PATH...]
+                               inspect environments and the GPU; exit 1 on error findings
   ps [--json] [--watch]        per-process GPU use and verdicts
   watch [--json] [PATH...]     run the engine headless and print each event
   fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]
                                reinstall a CUDA torch in the environment at PATH
   report [-o DIR]              write the evidence bundle
+  agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]
+                               run the engine headless and serve Prometheus metrics
   version                      print the version
 
 Global flags:

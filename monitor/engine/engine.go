@@ -204,6 +204,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 
 	m.memory.load()
 	m.pollGPU(ctx, true)
+	m.polled()
 	if watchErr != nil {
 		m.log.Warn("no file watcher; polling environments instead", "err", watchErr)
 		msg := fmt.Sprintf("%v (on Linux, fs.inotify.max_user_instances is reached); environments are polled every %s instead", watchErr, m.o.Interval)
@@ -242,6 +243,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			m.pollGPU(ctx, false)
 			m.pollProcesses(ctx)
 			m.pollUnwatched(ctx)
+			m.polled()
 		case <-rediscover:
 			m.rescan(ctx)
 		case req := <-m.requests:
@@ -283,9 +285,13 @@ func (m *Monitor) publish(events []monitor.Event) {
 		}
 	}
 	m.policy.DecideAll(events)
+	for _, e := range events {
+		m.envs.noteTorch(e)
+	}
 	m.view.update(func(s *monitor.State) {
 		s.Envs = m.envs.reports()
 		s.Findings = m.machine.findings()
+		s.TorchChanges = m.envs.torchChanges()
 	})
 	if len(events) == 0 {
 		return

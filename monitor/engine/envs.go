@@ -16,6 +16,9 @@ type envEntry struct {
 	// via says how it was found; viaAdded marks one added by hand.
 	via      string
 	findings findingSet
+	// torch is when torch last changed and was last replaced, kept
+	// across restarts (memory) for metrics and alerts.
+	torch monitor.TorchChange
 }
 
 // viaAdded marks an environment added by hand (Add): settings changes
@@ -44,6 +47,32 @@ func (s *envSet) add(path, via string) *envEntry {
 	e := &envEntry{via: via, findings: findingSet{}}
 	s.byPath[path] = e
 	return e
+}
+
+// noteTorch records the time of a torch event on its environment.
+func (s *envSet) noteTorch(e monitor.Event) {
+	entry := s.byPath[e.Env]
+	if entry == nil {
+		return
+	}
+	switch e.Kind {
+	case monitor.KindCUDAWheelReplaced:
+		entry.torch.Replaced = e.Time
+		fallthrough
+	case monitor.KindTorchInstalled, monitor.KindTorchChanged, monitor.KindTorchRemoved:
+		entry.torch.Changed = e.Time
+	}
+}
+
+// torchChanges are the torch times of the environments that have any.
+func (s *envSet) torchChanges() map[string]monitor.TorchChange {
+	out := map[string]monitor.TorchChange{}
+	for p, e := range s.byPath {
+		if e.torch != (monitor.TorchChange{}) {
+			out[p] = e.torch
+		}
+	}
+	return out
 }
 
 // paths are the environments' paths, sorted.

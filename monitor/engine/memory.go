@@ -73,7 +73,8 @@ func (mem *memory) save(envs *envSet, now time.Time) {
 		return
 	}
 	for p, e := range envs.byPath {
-		mem.state.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: slices.Sorted(maps.Keys(e.findings)), Seen: now}
+		mem.state.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: slices.Sorted(maps.Keys(e.findings)), Seen: now,
+			TorchChanged: e.torch.Changed, TorchReplaced: e.torch.Replaced}
 	}
 	mem.state.Saved = now
 	if err := mem.store.SaveState(mem.state); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -17,6 +18,7 @@ import (
 // remembered, and sets up the watches. It publishes the first full read,
 // then marks the engine started.
 func (m *Monitor) start(ctx context.Context) {
+	began := m.clock.Now()
 	found, _ := m.discover(ctx)
 	now := m.clock.Now()
 	var events []monitor.Event
@@ -25,6 +27,7 @@ func (m *Monitor) start(ctx context.Context) {
 		e := m.envs.add(f.Path, f.Via)
 		e.report = rep
 		rec, known := m.memory.env(f.Path)
+		e.torch = monitor.TorchChange{Changed: rec.TorchChanged, Replaced: rec.TorchReplaced}
 		if !known {
 			events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvAdded, Env: f.Path, After: rep.Torch(),
 				Message: fmt.Sprintf("Watching %s (torch %s).", f.Path, describeTorch(rep.Torch()))})
@@ -46,6 +49,7 @@ func (m *Monitor) start(ctx context.Context) {
 	}
 	events = append(events, m.memory.deletedWhileStopped(&m.envs, now)...)
 	m.watchRoots()
+	m.readDone(began)
 	m.publish(events)
 	m.view.update(func(s *monitor.State) { s.Started = true })
 	close(m.started)
@@ -57,6 +61,7 @@ func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
 	found, complete := pyenv.DiscoverAll(ctx, o)
+	m.view.update(func(s *monitor.State) { s.DiscoveryComplete = complete })
 	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.envs.isForgotten(f.Path) }), complete
 }
 
@@ -173,6 +178,7 @@ func (m *Monitor) candidate(ctx context.Context, dir string) {
 // rescan rediscovers and rereads everything (after an overflow, or
 // periodically); changes come out as ordinary events.
 func (m *Monitor) rescan(ctx context.Context) {
+	defer m.readDone(m.clock.Now())
 	found, complete := m.discover(ctx)
 	m.dropUncovered(ctx, found, complete)
 	seen := map[string]bool{}
@@ -190,4 +196,18 @@ func (m *Monitor) rescan(ctx context.Context) {
 		}
 	}
 	m.watchRoots()
+}
+
+// readDone records that a full read of every environment, begun at
+// began, has ended: how long reads take is the engine's own health.
+func (m *Monitor) readDone(began time.Time) {
+	now := m.clock.Now()
+	m.view.update(func(s *monitor.State) { s.LastRead, s.LastReadDuration = now, now.Sub(began) })
+}
+
+// polled records the end of a poll of the GPU and processes: a Polled
+// that stops moving says the loop is stuck (a hung driver call).
+func (m *Monitor) polled() {
+	now := m.clock.Now()
+	m.view.update(func(s *monitor.State) { s.Polled = now })
 }

@@ -33,6 +33,11 @@ type EnvRecord struct {
 	// does not raise (and notify) them again.
 	Findings []string  `json:"findings,omitempty"`
 	Seen     time.Time `json:"seen"`
+	// TorchChanged and TorchReplaced are when torch last changed and when
+	// a CUDA torch was last replaced, so an alert on a replacement
+	// survives a restart of the engine.
+	TorchChanged  time.Time `json:"torch_changed,omitzero"`
+	TorchReplaced time.Time `json:"torch_replaced,omitzero"`
 }
 
 // State is the last known state of every watched environment.

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/output/prom"
+)
+
+func init() { extraCommands["agent"] = cmdAgent }
+
+const agentUsage = `Usage: gpucanary agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
+
+Runs the engine headless (like watch) and serves what it knows as Prometheus
+metrics: /metrics, /-/healthy, and /-/ready (ready once every environment has
+been read once). Watches PATH... or, without them, the discovered environments.
+
+Flags:
+  --web.listen-address ADDR  where to serve (default ` + prom.DefaultListenAddress + `). Loopback by
+                             default because the metrics name this machine's
+                             environment paths and processes; a fleet opens it
+                             on purpose (":9835"), with --web.config.file.
+  --web.config.file FILE     TLS and basic auth, in the Prometheus exporter
+                             toolkit's web config format
+  --textfile PATH            also keep PATH (a .prom file) up to date for
+                             node_exporter's textfile collector, written atomically
+  --gpu-sim FILE             replace NVML with a simulated GPU
+
+Examples:
+  gpucanary agent
+  gpucanary agent --web.listen-address :9835 --web.config.file /etc/gpucanary/web.yml
+  gpucanary agent --textfile /var/lib/prometheus/node-exporter/gpucanary.prom
+
+Exit status: runs until interrupted (0); 2 on bad flags, a bad web config,
+or an address that cannot be listened on (a port in use).
+`
+
+// cmdAgent runs the engine and serves its state to Prometheus.
+func cmdAgent(ctx context.Context, g *globals, args []string, std stdio) int {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	addr := fs.String("web.listen-address", prom.DefaultListenAddress, "address to serve metrics on")
+	webConfig := fs.String("web.config.file", "", "exporter toolkit web config (TLS, basic auth)")
+	textfile := fs.String("textfile", "", "also write the metrics to this file for node_exporter")
+	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
+	fs.Usage = func() { fmt.Fprint(std.err, agentUsage) }
+	if err := parseInterspersed(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	for _, p := range fs.Args() {
+		if _, err := os.Stat(p); err != nil {
+			fmt.Fprintf(std.err, "gpucanary agent: %v\n", err)
+			return exitUsage
+		}
+	}
+	if err := prom.ValidateWebConfig(*webConfig); err != nil {
+		fmt.Fprintf(std.err, "gpucanary agent: --web.config.file: %v\n", err)
+		return exitUsage
+	}
+	if *textfile != "" {
+		if fi, err := os.Stat(filepath.Dir(*textfile)); err != nil || !fi.IsDir() {
+			fmt.Fprintf(std.err, "gpucanary agent: --textfile %s: its folder does not exist\n", *textfile)
+			return exitUsage
+		}
+	}
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary agent: cannot listen on %s: %v (another agent running? choose another with --web.listen-address)\n", *addr, err)
+		return exitUsage
+	}
+	log := g.log.With("component", "agent")
+	m, closeEngine := g.newMonitor(fs.Args())
+	defer closeEngine()
+	metrics := prom.Options{State: m.State, Version: version}
+	ready := func() bool { return m.State().Started }
+	h, err := prom.NewHandler(prom.HandlerOptions{Metrics: metrics, Ready: ready, Logger: log})
+	if err != nil {
+		l.Close()
+		fmt.Fprintf(std.err, "gpucanary agent: %v\n", err)
+		return exitUsage
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var runErr error
+	if *textfile != "" {
+		events, unsubscribe := m.Subscribe()
+		defer unsubscribe()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			prom.KeepTextfile(ctx, prom.TextfileOptions{Path: *textfile, Gatherer: prom.NewRegistry(metrics),
+				Ready: ready, Changes: events, Logger: log})
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer cancel() // an engine that stops takes the server with it
+		runErr = m.Run(ctx)
+	}()
+	fmt.Fprintf(std.err, "gpucanary agent: serving metrics on %s/metrics; Ctrl-C stops.\n", l.Addr())
+	serveErr := prom.Serve(ctx, l, h, *webConfig, log)
+	cancel()
+	wg.Wait()
+	for _, err := range []error{serveErr, runErr} {
+		if err != nil {
+			fmt.Fprintf(std.err, "gpucanary agent: %v\n", err)
+			return exitUsage
+		}
+	}
+	return exitOK
+}
+
+// checkMetrics writes a check's result as Prometheus metrics: to stdout,
+// or atomically to textfile for node_exporter's textfile collector.
+func checkMetrics(res monitor.CheckResult, complete bool, began time.Time, textfile string, std stdio) error {
+	reg := prom.NewRegistry(prom.Options{
+		State:   func() monitor.State { return prom.FromCheck(res, complete, began, time.Since(began)) },
+		Version: version,
+	})
+	if textfile != "" {
+		return prom.WriteTextfile(textfile, reg)
+	}
+	return prom.WriteText(std.out, reg)
+}

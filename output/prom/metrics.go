@@ -1,0 +1,251 @@
+// Package prom is GPU Canary's Prometheus exposition: the metrics a fleet
+// alerts on ("this job's venv got a CPU torch", "this process computes on
+// the CPU beside a free A100", "this torch cannot run on this driver"),
+// read from a snapshot of the engine's state (monitor.State).
+//
+// A scrape copies the state and turns it into metrics; it never reads the
+// disk and never calls NVML, so scraping costs the watched machine nothing
+// but the copy. The device counters themselves (utilization, memory,
+// temperature) are dcgm-exporter's job and are not repeated here.
+//
+// Label cardinality is bounded by what the machine has: environments by
+// path, GPUs by index, processes aggregated by environment and verdict.
+// Command lines never become labels, and a PID is a label only on a
+// process flagged JOB_ON_CPU.
+//
+// It imports monitor (and its types) and the Prometheus client and
+// exporter toolkit; nothing imports it but the commands that serve or
+// write metrics.
+package prom
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+// Namespace prefixes every metric GPU Canary exposes.
+const Namespace = "gpucanary"
+
+// Options configures a Collector.
+type Options struct {
+	// State returns the engine's current state; it is called once per
+	// scrape and must not block on the engine's work (monitor.Monitor's
+	// State copies under a read lock).
+	State func() monitor.State
+	// Version is GPU Canary's version, for gpucanary_build_info.
+	Version string
+	// GoVersion is the Go release it was built with; empty means
+	// runtime.Version() (tests set it, so golden files do not depend on
+	// the toolchain).
+	GoVersion string
+}
+
+// Collector is a prometheus.Collector over the engine's state.
+type Collector struct {
+	state     func() monitor.State
+	buildInfo prometheus.Metric
+}
+
+var _ prometheus.Collector = (*Collector)(nil)
+
+// NewCollector returns a collector that reads o.State at each scrape.
+func NewCollector(o Options) *Collector {
+	gv := o.GoVersion
+	if gv == "" {
+		gv = runtime.Version()
+	}
+	return &Collector{
+		state:     o.State,
+		buildInfo: prometheus.MustNewConstMetric(descBuildInfo, prometheus.GaugeValue, 1, o.Version, gv),
+	}
+}
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
+}
+
+// The metrics. Names and labels are a contract (README "Metrics"): add,
+// never rename.
+var (
+	descBuildInfo  = desc("build_info", "GPU Canary's version and the Go release it was built with; always 1.", "version", "goversion")
+	descReady      = desc("ready", "1 once the engine has read every environment for the first time, else 0.")
+	descDegraded   = desc("watch_degraded", "1 when file watching is degraded (no inotify, the watch limit reached, an event queue overflow) and environments are polled instead, else 0.")
+	descIncomplete = desc("discovery_incomplete", "1 when the last search for environments was cut short, so one may be missing, else 0.")
+	descReadTime   = desc("last_read_timestamp_seconds", "When the last full read of every environment (at start and each rediscovery) ended, in seconds since the epoch.")
+	descReadDur    = desc("last_read_duration_seconds", "How long the last full read of every environment took.")
+	descPollTime   = desc("last_poll_timestamp_seconds", "When the engine last polled the GPU and the processes; a value that stops moving means the engine is stuck.")
+	descHostFind   = desc("host_findings", "Findings about the host rather than one environment (NO_GPU_DRIVER, WATCH_DEGRADED), by code and severity.", "code", "severity")
+
+	descGPUs       = desc("gpus", "How many NVIDIA GPUs the driver lists (0 without a driver).")
+	descDriverInfo = desc("gpu_driver_info", "The NVIDIA driver and the newest CUDA version it supports; backend is nvml, sim (a simulated GPU) or none; absent without a driver.", "driver", "cuda_driver", "backend")
+	descGPUInfo    = desc("gpu_info", "One NVIDIA GPU: its name, UUID, compute capability and architecture; always 1.", "gpu", "name", "uuid", "compute_capability", "architecture")
+	descGPUAsleep  = desc("gpu_asleep", "1 when the GPU is in PCI runtime suspend (and so was not queried, to leave it asleep), else 0.", "gpu")
+	descGPURead    = desc("gpu_readable", "1 when everything about the GPU could be read from the driver, else 0.", "gpu")
+
+	descEnvInfo   = desc("env_info", "One watched Python environment: its manager (uv, pip, conda, unknown), kind (venv, conda) and Python version; always 1.", "env", "installer", "kind", "python")
+	descTorchInfo = desc("env_torch_info", "The torch installed in an environment: build (cuda, cpu, rocm, xpu, unknown), version and CUDA version; always 1, absent without torch.", "env", "build", "torch_version", "cuda")
+	descEnvFind   = desc("env_findings", "Findings about an environment, by code (TORCH_CPU_BUILD, TORCH_CUDA_DRIVER_TOO_OLD, ...) and severity.", "env", "code", "severity")
+	descChanged   = desc("env_torch_changed_timestamp_seconds", "When torch in the environment last changed (installed, changed, replaced, removed), in seconds since the epoch; absent until a change is seen.", "env")
+	descReplaced  = desc("env_torch_replaced_timestamp_seconds", "When a CUDA torch in the environment was last overwritten by another build, in seconds since the epoch; absent until that happens.", "env")
+
+	descProcs    = desc("processes", "Processes with an ML verdict (a GPU workload or an ML runtime loaded), by environment and verdict (gpu, cpu, cuda-idle, other).", "env", "verdict")
+	descProcMem  = desc("processes_gpu_memory_bytes", "GPU memory the processes hold, by environment and verdict (where the driver reports it).", "env", "verdict")
+	descProcCPU  = desc("processes_cpu_cores", "CPU the processes use over the last poll interval, in cores (1 = one core busy), by environment and verdict.", "env", "verdict")
+	descJobOnCPU = desc("job_on_cpu_busy_seconds", "A process flagged JOB_ON_CPU (busy on the CPU beside a GPU for the whole window): how long it has been busy; severity is error for a CPU-only build, warning for a CUDA build holding no GPU memory.", "env", "pid", "name", "verdict", "severity")
+)
+
+var allDescs = []*prometheus.Desc{
+	descBuildInfo, descReady, descDegraded, descIncomplete, descReadTime, descReadDur, descPollTime, descHostFind,
+	descGPUs, descDriverInfo, descGPUInfo, descGPUAsleep, descGPURead,
+	descEnvInfo, descTorchInfo, descEnvFind, descChanged, descReplaced,
+	descProcs, descProcMem, descProcCPU, descJobOnCPU,
+}
+
+// Describe sends every metric's description.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect reads the state once and sends its metrics.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.state()
+	ch <- c.buildInfo
+	collectEngine(ch, s)
+	collectGPU(ch, s)
+	collectEnvs(ch, s)
+	collectProcesses(ch, s)
+}
+
+func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+func collectEngine(ch chan<- prometheus.Metric, s monitor.State) {
+	gauge(ch, descReady, boolValue(s.Started))
+	gauge(ch, descIncomplete, boolValue(s.Started && !s.DiscoveryComplete))
+	if !s.LastRead.IsZero() {
+		gauge(ch, descReadTime, seconds(s.LastRead))
+		gauge(ch, descReadDur, s.LastReadDuration.Seconds())
+	}
+	if !s.Polled.IsZero() {
+		gauge(ch, descPollTime, seconds(s.Polled))
+	}
+	degraded := false
+	for k, n := range countFindings(s.Findings) {
+		gauge(ch, descHostFind, float64(n), k.code, string(k.severity))
+		degraded = degraded || k.code == health.CodeWatchDegraded
+	}
+	gauge(ch, descDegraded, boolValue(degraded))
+}
+
+type findingKey struct {
+	code     string
+	severity health.Severity
+}
+
+// countFindings gives one series per code and severity: an alert names
+// the code, and two findings with the same code (GPU_ARCH_UNSUPPORTED for
+// two kinds of GPU) make a value of 2, not a duplicate series.
+func countFindings(fs []health.Finding) map[findingKey]int {
+	n := make(map[findingKey]int, len(fs))
+	for _, f := range fs {
+		n[findingKey{f.Code, f.Severity}]++
+	}
+	return n
+}
+
+func collectGPU(ch chan<- prometheus.Metric, s monitor.State) {
+	g := s.GPU
+	gauge(ch, descGPUs, float64(len(g.Devices)))
+	if g.HasDriver() {
+		backend, _, _ := strings.Cut(g.Source, ":")
+		gauge(ch, descDriverInfo, 1, g.Driver, g.CUDADriver, backend)
+	}
+	for _, d := range g.Devices {
+		idx := strconv.Itoa(d.Index)
+		gauge(ch, descGPUInfo, 1, idx, d.Name, d.UUID, d.ComputeCapability, d.Architecture)
+		gauge(ch, descGPUAsleep, boolValue(d.Asleep), idx)
+		gauge(ch, descGPURead, boolValue(d.Error == ""), idx)
+	}
+}
+
+func collectEnvs(ch chan<- prometheus.Metric, s monitor.State) {
+	for _, e := range s.Envs {
+		if e.Env == nil {
+			continue
+		}
+		gauge(ch, descEnvInfo, 1, e.Path, e.Installer, e.Kind, e.Python)
+		if t := e.Torch(); t != nil {
+			gauge(ch, descTorchInfo, 1, e.Path, string(t.Build), t.Version, t.CUDA)
+		}
+		for k, n := range countFindings(e.Findings) {
+			gauge(ch, descEnvFind, float64(n), e.Path, k.code, string(k.severity))
+		}
+		if t, ok := s.TorchChanges[e.Path]; ok {
+			if !t.Changed.IsZero() {
+				gauge(ch, descChanged, seconds(t.Changed), e.Path)
+			}
+			if !t.Replaced.IsZero() {
+				gauge(ch, descReplaced, seconds(t.Replaced), e.Path)
+			}
+		}
+	}
+}
+
+type procKey struct {
+	env     string
+	verdict procs.Verdict
+}
+
+type procSum struct {
+	n          int
+	memory     uint64
+	cpuPercent float64
+}
+
+func collectProcesses(ch chan<- prometheus.Metric, s monitor.State) {
+	sums := map[procKey]*procSum{}
+	for _, p := range s.Processes {
+		k := procKey{p.EnvPath, p.Verdict}
+		sum := sums[k]
+		if sum == nil {
+			sum = &procSum{}
+			sums[k] = sum
+		}
+		sum.n++
+		if p.GPUMemoryBytes != nil {
+			sum.memory += *p.GPUMemoryBytes
+		}
+		sum.cpuPercent += p.CPUPercent
+		for _, f := range p.Findings {
+			if f.Code == health.CodeJobOnCPU {
+				gauge(ch, descJobOnCPU, p.BusyFor.Seconds(), p.EnvPath, strconv.Itoa(p.PID), p.Name, string(p.Verdict), string(f.Severity))
+			}
+		}
+	}
+	for k, sum := range sums {
+		v := string(k.verdict)
+		gauge(ch, descProcs, float64(sum.n), k.env, v)
+		gauge(ch, descProcMem, float64(sum.memory), k.env, v)
+		gauge(ch, descProcCPU, sum.cpuPercent/100, k.env, v)
+	}
+}

@@ -1,0 +1,240 @@
+package prom
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// at is the fixed time the fixtures happen at.
+var at = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+func a100() gpu.State {
+	return gpu.State{Simulated: true, Source: "sim:/tmp/a100.json", Driver: "550.54.15", CUDADriver: "12.4",
+		Devices: []gpu.Device{{Index: 0, Name: "NVIDIA A100-SXM4-40GB", UUID: "GPU-0000", ComputeCapability: "8.0",
+			Architecture: "Ampere", MemoryTotalBytes: 42949672960}}}
+}
+
+func env(path, installer string, torch *pyenv.Package, fs ...health.Finding) monitor.EnvReport {
+	pkgs := map[string]*pyenv.Package{}
+	if torch != nil {
+		pkgs[pyenv.Torch] = torch
+	}
+	for i := range fs {
+		fs[i].Env = path
+	}
+	if fs == nil {
+		fs = []health.Finding{}
+	}
+	verdict := monitor.VerdictOK
+	if health.Worst(fs) == health.SeverityError {
+		verdict = monitor.VerdictError
+	}
+	return monitor.EnvReport{Env: &pyenv.Env{Path: path, Kind: "venv", Python: "3.11", Installer: installer, Packages: pkgs},
+		Verdict: verdict, Findings: fs}
+}
+
+func proc(pid int, envPath string, v procs.Verdict, cpu float64, mem *uint64, cmd ...string) monitor.Process {
+	return monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: pid, HostPID: pid, Name: "python3", Cmdline: cmd, CPUPercent: cpu, EnvPath: envPath},
+		GPUMemoryBytes: mem, Verdict: v}, Findings: []health.Finding{}}
+}
+
+func bytesOf(n uint64) *uint64 { return &n }
+
+// replacedState is a machine an hour after uv replaced the CUDA torch of
+// one environment: a training job on the GPU from the healthy one, a job
+// from the broken one computing on the CPU, and file watching degraded.
+func replacedState() monitor.State {
+	good := env("/home/ana/llm/.venv", "uv", &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"})
+	bad := env("/home/ana/vision/.venv", "uv", &pyenv.Package{Version: "2.5.1", Build: pyenv.BuildCPU},
+		health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError, Message: "torch 2.5.1 is a CPU-only build",
+			Fix: "uv pip install --reinstall torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124"})
+	old := env("/opt/conda/envs/old", "conda", &pyenv.Package{Version: "2.1.0+cu118", Build: pyenv.BuildCUDA, CUDA: "11.8"},
+		health.Finding{Code: health.CodeGPUArchUnsupported, Severity: health.SeverityError, Message: "no kernels for sm_90"},
+		health.Finding{Code: health.CodeGPUArchUnsupported, Severity: health.SeverityError, Message: "no kernels for sm_100"},
+		health.Finding{Code: health.CodeTorchUnknownRelease, Severity: health.SeverityInfo, Message: "newer than the table"})
+	old.Kind = "conda"
+	noTorch := env("/home/ana/tools/.venv", "pip", nil)
+	noTorch.Verdict = monitor.VerdictNoTorch
+
+	train := proc(4242, good.Path, procs.VerdictGPU, 98.5, bytesOf(8<<30), "python", "train.py", "--token=s3cret")
+	loader := proc(4250, good.Path, procs.VerdictGPU, 150, bytesOf(0), "python", "-c", "from multiprocessing import spawn")
+	stuck := proc(5151, bad.Path, procs.VerdictCPU, 399.2, nil, "python", "eval.py", "--all")
+	stuck.BusyFor, stuck.JobOnCPU = 95*time.Second, true
+	stuck.Findings = []health.Finding{{Code: health.CodeJobOnCPU, Severity: health.SeverityError, Env: bad.Path, PID: 5151, Message: "busy on the CPU"}}
+	idle := proc(6000, bad.Path, procs.VerdictCPU, 0.5, nil, "python", "serve.py")
+	outside := proc(7000, "", procs.VerdictGPU, 0, bytesOf(1<<30))
+	outside.OutsideContainer = true
+
+	return monitor.State{
+		GPU:       a100(),
+		Envs:      []monitor.EnvReport{good, old, noTorch, bad},
+		Processes: []monitor.Process{train, loader, stuck, idle, outside},
+		Findings: []health.Finding{
+			{Code: health.CodeWatchDegraded, Severity: health.SeverityWarning, Env: "watch:inotify-limit", Message: "degraded"},
+		},
+		Started:           true,
+		DiscoveryComplete: true,
+		LastRead:          at.Add(-10 * time.Minute),
+		LastReadDuration:  1250 * time.Millisecond,
+		Polled:            at,
+		TorchChanges: map[string]monitor.TorchChange{
+			bad.Path:  {Changed: at.Add(-time.Hour), Replaced: at.Add(-time.Hour)},
+			good.Path: {Changed: at.Add(-48 * time.Hour)},
+			// An environment no longer listed leaves no series behind.
+			"/gone/.venv": {Changed: at, Replaced: at},
+		},
+	}
+}
+
+// noDriverState is a laptop without an NVIDIA driver whose first
+// search for environments was cut short.
+func noDriverState() monitor.State {
+	return monitor.State{
+		GPU: gpu.State{Source: "none", Devices: []gpu.Device{}, Error: "NVML not found: libnvidia-ml.so.1"},
+		Envs: []monitor.EnvReport{env("/home/bo/.venv", "pip", &pyenv.Package{Version: "2.5.1", Build: pyenv.BuildCPU},
+			health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityInfo, Message: "fine here"})},
+		Findings: []health.Finding{{Code: health.CodeNoGPUDriver, Severity: health.SeverityWarning, Message: "No NVIDIA driver answered"}},
+		Started:  true,
+		LastRead: at, LastReadDuration: 30 * time.Second,
+	}
+}
+
+func collector(s monitor.State) *Collector {
+	return NewCollector(Options{State: func() monitor.State { return s.Clone() }, Version: "v1.2.3", GoVersion: "go1.24.0"})
+}
+
+func exposition(t testing.TB, c prometheus.Collector) []byte {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	var b bytes.Buffer
+	if err := WriteText(&b, reg); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// The exposition of each state is compared, as text, with a golden file
+// (go test ./output/prom -update rewrites them after a deliberate change;
+// metric names and labels are a contract, so read the diff).
+func TestExpositionGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		state monitor.State
+	}{
+		{"replaced", replacedState()},
+		{"nodriver", noDriverState()},
+		{"starting", monitor.State{GPU: a100()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := collector(tc.state)
+			golden := filepath.Join("testdata", tc.name+".prom")
+			got := exposition(t, c)
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := testutil.CollectAndCompare(c, bytes.NewReader(want)); err != nil {
+				t.Errorf("%s: %v", golden, err)
+			}
+			if problems, err := testutil.CollectAndLint(c); err != nil || len(problems) > 0 {
+				t.Errorf("promlint: %v %+v", err, problems)
+			}
+		})
+	}
+}
+
+// The metrics an alert hangs on, one by one, so a golden file rewritten
+// by mistake cannot hide a lost series.
+func TestAlertSeries(t *testing.T) {
+	c := collector(replacedState())
+	for _, tc := range []struct {
+		name, want string
+	}{
+		{"torch build", `gpucanary_env_torch_info{build="cpu",cuda="",env="/home/ana/vision/.venv",torch_version="2.5.1"} 1`},
+		{"replacement time", `gpucanary_env_torch_replaced_timestamp_seconds{env="/home/ana/vision/.venv"} 1.773476813e+09`},
+		{"finding per code and severity", `gpucanary_env_findings{code="GPU_ARCH_UNSUPPORTED",env="/opt/conda/envs/old",severity="error"} 2`},
+		{"job on the CPU", `gpucanary_job_on_cpu_busy_seconds{env="/home/ana/vision/.venv",name="python3",pid="5151",severity="error",verdict="cpu"} 95`},
+		{"processes on the GPU", `gpucanary_processes{env="/home/ana/llm/.venv",verdict="gpu"} 2`},
+		{"GPU memory", `gpucanary_processes_gpu_memory_bytes{env="/home/ana/llm/.venv",verdict="gpu"} 8.589934592e+09`},
+		{"CPU in cores", `gpucanary_processes_cpu_cores{env="/home/ana/llm/.venv",verdict="gpu"} 2.485`},
+		{"degraded", `gpucanary_watch_degraded 1`},
+		{"driver", `gpucanary_gpu_driver_info{backend="sim",cuda_driver="12.4",driver="550.54.15"} 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if out := string(exposition(t, c)); !strings.Contains(out, tc.want+"\n") {
+				t.Errorf("no line %q in:\n%s", tc.want, out)
+			}
+		})
+	}
+}
+
+// Labels stay bounded: no command line reaches a label, and only the
+// process flagged JOB_ON_CPU is named by PID, among a thousand.
+func TestLabelCardinality(t *testing.T) {
+	s := replacedState()
+	for i := range 1000 {
+		p := proc(10000+i, s.Envs[i%len(s.Envs)].Path, []procs.Verdict{procs.VerdictGPU, procs.VerdictCPU, procs.VerdictCUDAIdle}[i%3],
+			float64(i%100), bytesOf(uint64(i)<<20), "python", fmt.Sprintf("job%d.py", i), fmt.Sprintf("--secret=tok%d", i))
+		s.Processes = append(s.Processes, p)
+	}
+	out := string(exposition(t, collector(s)))
+	for _, leak := range []string{"train.py", "s3cret", "eval.py", "job1.py", "tok99", `pid="4242"`, `pid="10001"`} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q reached the exposition", leak)
+		}
+	}
+	if n := strings.Count(out, `pid="`); n != 1 {
+		t.Errorf("%d series carry a PID, want 1 (the flagged process)", n)
+	}
+	// 4 environments and the processes outside any, 3 verdicts at most.
+	if n := strings.Count(out, "\ngpucanary_processes{"); n > 5*3 {
+		t.Errorf("%d gpucanary_processes series for 1005 processes", n)
+	}
+}
+
+// A scrape reads the state once, and nothing else.
+func TestScrapeReadsStateOnce(t *testing.T) {
+	calls := 0
+	s := replacedState()
+	c := NewCollector(Options{State: func() monitor.State { calls++; return s }})
+	exposition(t, c)
+	if calls != 1 {
+		t.Errorf("State was called %d times in one scrape", calls)
+	}
+}
+
+func TestFromCheck(t *testing.T) {
+	r := monitor.CheckResult{GPU: noDriverState().GPU, Envs: noDriverState().Envs, Findings: noDriverState().Findings}
+	s := FromCheck(r, false, at.Add(-30*time.Second), 30*time.Second)
+	got := exposition(t, collector(s))
+	want, err := os.ReadFile(filepath.Join("testdata", "nodriver.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("check's metrics differ from the engine's for the same machine:\n%s\nwant:\n%s", got, want)
+	}
+}

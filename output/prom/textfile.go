@@ -1,0 +1,133 @@
+package prom
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/gpucanary/gpucanary/monitor"
+)
+
+// WriteText writes g's metrics in the text exposition format, for a
+// person or a pipe (`gpucanary check --format prom`).
+func WriteText(w io.Writer, g prometheus.Gatherer) error {
+	mfs, err := g.Gather()
+	if err != nil {
+		return fmt.Errorf("gathering metrics: %w", err)
+	}
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
+			return fmt.Errorf("writing metrics: %w", err)
+		}
+	}
+	return nil
+}
+
+// WriteTextfile writes g's metrics to path for node_exporter's textfile
+// collector, atomically: a temporary file in the same folder (whose name
+// does not end in .prom, so the collector never reads it half written),
+// renamed over path.
+func WriteTextfile(path string, g prometheus.Gatherer) error {
+	if err := prometheus.WriteToTextfile(path, g); err != nil {
+		return fmt.Errorf("writing metrics to %s: %w", path, err)
+	}
+	return nil
+}
+
+// FromCheck is the state a one-shot check stands for, so that
+// `check --format prom` writes the same metrics as the agent: complete
+// says whether the search for environments looked everywhere, began and
+// took when and how long the read was. A check watches no processes and
+// no files, so there are no process metrics and nothing is degraded.
+func FromCheck(r monitor.CheckResult, complete bool, began time.Time, took time.Duration) monitor.State {
+	return monitor.State{GPU: r.GPU, Envs: r.Envs, Findings: r.Findings, Started: true,
+		DiscoveryComplete: complete, LastRead: began.Add(took), LastReadDuration: took}
+}
+
+// TextfileOptions configures KeepTextfile.
+type TextfileOptions struct {
+	Path     string
+	Gatherer prometheus.Gatherer
+	// Ready reports whether the engine has done its first full read:
+	// nothing is written before, so a half-read machine never looks
+	// healthy.
+	Ready func() bool
+	// Changes receives the engine's events: each burst rewrites the file
+	// at once. It is closed when the engine stops.
+	Changes <-chan monitor.Event
+	// Every rewrites the file this often anyway, so that timestamps and
+	// process metrics stay fresh (default 15s, node_exporter's usual
+	// scrape interval).
+	Every  time.Duration
+	Logger *slog.Logger
+}
+
+// readyCheck is how often KeepTextfile looks whether the engine is ready.
+const readyCheck = 100 * time.Millisecond
+
+// KeepTextfile keeps o.Path up to date until ctx ends or the engine stops
+// (o.Changes is closed). A failed write is logged and tried again at the
+// next change or tick: a full disk must not stop the agent.
+func KeepTextfile(ctx context.Context, o TextfileOptions) {
+	if o.Every <= 0 {
+		o.Every = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	write := func() {
+		if err := WriteTextfile(o.Path, o.Gatherer); err != nil {
+			o.Logger.Warn("writing the metrics textfile", "err", err)
+		}
+	}
+	wait := time.NewTicker(readyCheck)
+	for o.Ready != nil && !o.Ready() {
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return
+		case <-wait.C:
+		case _, ok := <-o.Changes:
+			if !ok {
+				wait.Stop()
+				return
+			}
+		}
+	}
+	wait.Stop()
+	write()
+	tick := time.NewTicker(o.Every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case _, ok := <-o.Changes:
+			if !ok {
+				return
+			}
+			drain(o.Changes)
+		}
+		write()
+	}
+}
+
+// drain takes the events already queued, so a burst is one write.
+func drain(ch <-chan monitor.Event) {
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
