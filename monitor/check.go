@@ -94,7 +94,7 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if err := ctx.Err(); err != nil {
 		return unreadable(f, err)
 	}
-	env, err := pyenv.Inspect(f.Path)
+	env, err := inspectBounded(ctx, f.Path)
 	if err != nil {
 		return unreadable(f, err)
 	}

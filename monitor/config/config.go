@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // Config is every setting, with its default from Default.
@@ -80,7 +82,7 @@ func Path() (string, error) {
 // that says what is wrong, for the caller to show.
 func Load(path string) (Config, error) {
 	c := Default()
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, 4<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // maxJournalLines bounds the installer output kept in a journal.
@@ -141,7 +143,7 @@ type JournalRecord struct {
 // ReadJournal reads a journal back. A last line cut short by a crash is
 // ignored.
 func ReadJournal(path string) (JournalRecord, error) {
-	f, err := os.Open(path)
+	f, err := safefs.Open(path)
 	if err != nil {
 		return JournalRecord{}, fmt.Errorf("reading repair journal: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // scenario is the JSON of a --gpu-sim file (DESIGN.md).
@@ -131,7 +133,7 @@ func (s *simBackend) Snapshot(context.Context) State {
 	if s.read && fi.ModTime().Equal(s.mtime) && fi.Size() == s.size {
 		return s.state.clone()
 	}
-	data, err := os.ReadFile(s.path)
+	data, err := safefs.ReadFile(s.path, 16<<20)
 	st := State{}
 	if err == nil {
 		st, err = ParseScenario(data)

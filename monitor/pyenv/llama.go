@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // llamaScanLimit bounds how much of a llama library is searched for the
@@ -130,7 +132,7 @@ func scanLlamaLibs(p *Package, dir string, backends map[string]bool) {
 // scanFile returns the backends whose link marks occur in the first
 // llamaScanLimit bytes of path.
 func scanFile(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := safefs.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // Where is what a manager's places are worked out from: the user's home
@@ -44,7 +46,7 @@ func (p Place) envPaths() []string {
 	case HoldsEnv:
 		return []string{p.Path}
 	case HoldsEnvs:
-		ents, err := os.ReadDir(p.Path)
+		ents, err := safefs.ReadDir(p.Path)
 		if err != nil {
 			return nil
 		}
@@ -73,7 +75,7 @@ func (p Place) covers() []string {
 // line, sorted; a missing or unreadable file lists none. The read is
 // bounded: a list is kilobytes, never more.
 func readEnvList(path string) []string {
-	f, err := os.Open(path)
+	f, err := safefs.Open(path)
 	if err != nil {
 		return nil
 	}

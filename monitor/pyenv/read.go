@@ -3,39 +3,24 @@ package pyenv
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // smallFileLimit bounds every whole-file read (INSTALLER, version.py,
 // pyvenv.cfg, direct_url.json): these are bytes long when well formed.
 const smallFileLimit = 256 << 10
 
-// errTooLarge is returned by readSmall when a file exceeds its limit.
-var errTooLarge = errors.New("file larger than the read limit")
-
-// readSmall reads at most limit bytes of path; a longer file is an error, so
-// a 50 MB file planted where a 100-byte one belongs is never read whole.
-func readSmall(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("read %s: %w (%d bytes)", path, errTooLarge, limit)
-	}
-	return data, nil
-}
+// readSmall reads at most limit bytes of the regular file at path; a
+// longer file is an error, so a 50 MB file planted where a 100-byte one
+// belongs is never read whole, and a FIFO is refused before it can block.
+func readSmall(path string, limit int64) ([]byte, error) { return safefs.ReadFile(path, limit) }
 
 // readMetadataFile parses the header of a METADATA or PKG-INFO file.
 func readMetadataFile(path string) (Metadata, error) {
-	f, err := os.Open(path)
+	f, err := safefs.Open(path)
 	if err != nil {
 		return Metadata{}, err
 	}
@@ -56,7 +41,7 @@ type dirIndex struct {
 }
 
 func listDir(path string) (*dirIndex, error) {
-	ents, err := os.ReadDir(path)
+	ents, err := safefs.ReadDir(path)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +88,7 @@ func (ix *dirIndex) isDir(parent, name string) (string, bool) {
 // problemFor describes a failed read of path as a Problem.
 func problemFor(path, what string, err error) Problem {
 	kind := ProblemUnreadable
-	if errors.Is(err, errTooLarge) {
+	if errors.Is(err, safefs.ErrTooLarge) {
 		kind = ProblemTruncated
 	}
 	return Problem{Kind: kind, Path: path, Message: fmt.Sprintf("cannot read %s: %v", what, err)}

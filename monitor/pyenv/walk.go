@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // skipDirs are never descended into by the home walk: they are large, hold
@@ -49,7 +51,7 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 		}
 		it := queue[0]
 		queue = queue[1:]
-		ents, err := os.ReadDir(it.path)
+		ents, err := safefs.ReadDir(it.path)
 		if err != nil {
 			continue
 		}

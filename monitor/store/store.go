@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // HistoryLimit is how many events the history keeps.
@@ -90,7 +91,7 @@ func (s *Store) historyPath() string { return filepath.Join(s.dir, "events.json"
 // reported as warning; the returned state is then empty.
 func (s *Store) LoadState() (st State, warning error) {
 	st = State{Format: format, Envs: map[string]EnvRecord{}}
-	data, err := os.ReadFile(s.statePath())
+	data, err := safefs.ReadFile(s.statePath(), maxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -169,7 +170,7 @@ func (s *Store) loadHistory() error {
 		return nil
 	}
 	s.loaded = true
-	data, err := os.ReadFile(s.historyPath())
+	data, err := safefs.ReadFile(s.historyPath(), maxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -196,3 +197,7 @@ func (s *Store) setAside(path, why string) error {
 	}
 	return fmt.Errorf("%s was unreadable (%s); it was moved to %s and a new one started", path, why, aside)
 }
+
+// maxFile bounds a read of the state or the history (1000 events are a
+// few megabytes).
+const maxFile = 256 << 20

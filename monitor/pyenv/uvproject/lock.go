@@ -10,11 +10,12 @@ package uvproject
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // TorchSource is one torch entry of uv.lock: uv writes one per fork when
@@ -100,7 +101,7 @@ func (py *pyprojectFile) indexURL(name string) string {
 // A missing uv.lock is a state (Torch empty), not an error.
 func ReadProject(p Project) (LockInfo, error) {
 	info := LockInfo{Project: p}
-	data, err := os.ReadFile(p.Pyproject)
+	data, err := safefs.ReadFile(p.Pyproject, maxProjectFile)
 	if err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Pyproject, err)
 	}
@@ -131,7 +132,7 @@ func ReadProject(p Project) (LockInfo, error) {
 	if p.Lock == "" {
 		return info, nil
 	}
-	if data, err = os.ReadFile(p.Lock); err != nil {
+	if data, err = safefs.ReadFile(p.Lock, maxProjectFile); err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Lock, err)
 	}
 	var lock lockFile

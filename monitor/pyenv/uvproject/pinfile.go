@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // PinResult says what PinIndex did, in words the CLI prints.
@@ -32,7 +33,7 @@ func PinIndex(path, indexBase, tag string, packages []string) (PinResult, error)
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	src, err := os.ReadFile(path)
+	src, err := safefs.ReadFile(path, maxProjectFile)
 	if err != nil {
 		return PinResult{}, fmt.Errorf("reading %s: %w", path, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // Project is a uv project: pyproject.toml, and uv.lock when there is one.
@@ -74,7 +76,7 @@ func projectIn(dir string, uvEnv bool) (Project, bool) {
 // mentionsUV reports whether pyproject.toml has a [tool.uv] table (or one
 // below it, or [[tool.uv.index]]).
 func mentionsUV(path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, maxProjectFile)
 	if err != nil {
 		return false
 	}
@@ -89,7 +91,7 @@ func mentionsUV(path string) bool {
 // madeByUV reports whether the environment's pyvenv.cfg has the
 // `uv = X.Y.Z` line uv writes (KB-FACTS, dist-info).
 func madeByUV(env string) bool {
-	f, err := os.Open(filepath.Join(env, "pyvenv.cfg"))
+	f, err := safefs.Open(filepath.Join(env, "pyvenv.cfg"))
 	if err != nil {
 		return false
 	}
@@ -103,3 +105,7 @@ func madeByUV(env string) bool {
 	}
 	return false
 }
+
+// maxProjectFile bounds a read of pyproject.toml or uv.lock: a lock of a
+// large project is megabytes, never this.
+const maxProjectFile = 64 << 20

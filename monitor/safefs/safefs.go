@@ -1,0 +1,92 @@
+// Package safefs reads what users, their tools and other users leave on
+// disk without letting it hang GPU Canary. A FIFO where torch/version.py
+// belongs blocks a plain open() until someone writes to it, forever, and
+// with it every environment read after it and the shutdown. Here an
+// open never waits: anything but a regular file (or, for ReadDir, a
+// directory) is refused before it is read, with ErrNotRegular.
+//
+// Reads on a hung filesystem (a dead NFS mount) can still block in the
+// kernel; callers that must stay responsive give each read a deadline
+// (monitor.InspectOne does).
+package safefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is returned for a path that is a FIFO, a socket or a
+// device where a file (or a folder) was expected.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading if it is a regular file.
+func Open(path string) (*os.File, error) { return open(path, false) }
+
+// ReadFile reads at most limit bytes of the regular file at path; a
+// longer file is an error wrapping ErrTooLarge, so a huge file planted
+// where a small one belongs is never read whole.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("reading %s: %w (%d bytes)", path, ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+// ErrTooLarge is wrapped by ReadFile's error for a file over its limit.
+var ErrTooLarge = errors.New("file larger than the read limit")
+
+// ReadDir lists the directory at path, sorted by name, as os.ReadDir
+// does, refusing anything that is not a directory before opening it
+// could block.
+func ReadDir(path string) ([]os.DirEntry, error) {
+	f, err := open(path, true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	sortEntries(ents)
+	if err != nil {
+		return ents, &fs.PathError{Op: "readdirent", Path: path, Err: err}
+	}
+	return ents, nil
+}
+
+// checkMode accepts a regular file, or a directory when dir is set.
+func checkMode(path string, mode fs.FileMode, dir bool) error {
+	switch {
+	case dir && mode.IsDir():
+		return nil
+	case !dir && mode.IsRegular():
+		return nil
+	case dir:
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a directory (%s)", describe(mode))}
+	}
+	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, describe(mode))}
+}
+
+func describe(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode.IsDir():
+		return "a directory"
+	}
+	return mode.Type().String()
+}
