@@ -19,6 +19,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -287,5 +288,5 @@ func pinHint(env *pyenv.Env) string {
 	if err != nil || strings.Contains(info.PinnedURL, "/cu") {
 		return ""
 	}
-	return fmt.Sprintf("This environment is in a uv project (%s) that does not pin torch's index: the next `uv sync` or `uv run` may undo this. Run: gpucanary fix --pin-index %s", p.Pyproject, fix.ShellQuote(env.Path))
+	return fmt.Sprintf("This environment is in a uv project (%s) that does not pin torch's index: the next `uv sync` or `uv run` may undo this. Run: gpucanary fix --pin-index %s", p.Pyproject, shell.Quote(env.Path))
 }

@@ -17,11 +17,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	pep440 "github.com/aquasecurity/go-pep440-version"
-
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // DefaultIndexBase is where official torch wheels live; BASE/TAG is an index.
@@ -69,14 +68,8 @@ type Plan struct {
 	Blocked string `json:"blocked,omitempty"`
 }
 
-// Command is Argv as one line a person can paste into a POSIX shell.
-func (p Plan) Command() string {
-	q := make([]string, len(p.Argv))
-	for i, a := range p.Argv {
-		q[i] = ShellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
+// Command is Argv as one line a person can paste into their shell.
+func (p Plan) Command() string { return shell.Join(p.Argv) }
 
 // ErrNoTorch is returned when the environment has no torch to reinstall.
 var ErrNoTorch = errors.New("torch is not installed")
@@ -94,7 +87,7 @@ func NewPlan(r Request) (Plan, error) {
 		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
 	}
 	p := Plan{Env: r.Env.Path}
-	public := PublicVersion(torch.Version)
+	public := kb.PublicVersion(torch.Version)
 	if public == "" {
 		p.Blocked = fmt.Sprintf("the installed torch version %q cannot be read", torch.Version)
 		return p, nil
@@ -120,7 +113,7 @@ func NewPlan(r Request) (Plan, error) {
 	if torch.Installer == pyenv.InstallerConda {
 		p.Installer = pyenv.InstallerConda
 		p.Blocked = "torch in this environment was installed by conda; reinstalling it with pip would leave conda's records wrong. " +
-			"Reinstall it with conda (for example `conda install -p " + ShellQuote(r.Env.Path) + " pytorch pytorch-cuda=" + p.CUDA +
+			"Reinstall it with conda (for example `conda install -p " + shell.Quote(r.Env.Path) + " pytorch pytorch-cuda=" + p.CUDA +
 			" -c pytorch -c nvidia`), or remove conda's torch first and let GPU Canary install the pip build"
 		return p, nil
 	}
@@ -177,13 +170,13 @@ func companions(env *pyenv.Env, torch, variant string) []Pin {
 	pins := []Pin{{pyenv.Torch, torch + "+" + variant}}
 	if v := env.Packages[pyenv.TorchVision]; v != nil {
 		if !ok {
-			vision = PublicVersion(v.Version)
+			vision = kb.PublicVersion(v.Version)
 		}
 		pins = append(pins, Pin{pyenv.TorchVision, vision + "+" + variant})
 	}
 	if a := env.Packages[pyenv.TorchAudio]; a != nil {
 		if !ok {
-			audio = PublicVersion(a.Version)
+			audio = kb.PublicVersion(a.Version)
 		}
 		pins = append(pins, Pin{pyenv.TorchAudio, audio + "+" + variant})
 	}
@@ -223,7 +216,7 @@ func installer(p *Plan, r Request) {
 		p.Reasons = append(p.Reasons, "uv manages this environment but uv is not on PATH, so pip is used")
 	}
 	p.Installer = "pip"
-	py := Interpreter(r.Env)
+	py := r.Env.Interpreter()
 	if hasPip(r.Env) {
 		p.Argv = append([]string{py, "-m", "pip", "install", "--force-reinstall", "--no-deps"}, specs...)
 		p.Reasons = append(p.Reasons, "the environment's own pip reinstalls torch (--force-reinstall --no-deps keeps every other package as it is)")
@@ -241,54 +234,10 @@ func installer(p *Plan, r Request) {
 	p.Argv = append(p.Argv, "--index-url", p.Index)
 }
 
-// Interpreter is the environment's Python executable for its layout.
-func Interpreter(env *pyenv.Env) string {
-	switch {
-	case env.Layout == pyenv.LayoutWindows && env.Kind == "conda":
-		return filepath.Join(env.Path, "python.exe")
-	case env.Layout == pyenv.LayoutWindows:
-		return filepath.Join(env.Path, "Scripts", "python.exe")
-	default:
-		return filepath.Join(env.Path, "bin", "python")
-	}
-}
-
 func hasPip(env *pyenv.Env) bool {
 	if env.SitePackages == "" {
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(env.SitePackages, "pip"))
 	return err == nil && fi.IsDir()
-}
-
-// PublicVersion drops the local tag ("2.5.1+cu121" -> "2.5.1"): indexes and
-// kb tables are keyed by the public version.
-func PublicVersion(v string) string {
-	pv, err := pep440.Parse(v)
-	if err != nil {
-		if i := strings.IndexByte(v, '+'); i >= 0 {
-			return v[:i]
-		}
-		return v
-	}
-	return pv.Public()
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it, so commands shown
-// to a person can be pasted as they are.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=+:,@%", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // Options carries what the rules need besides the environment and the GPU.
@@ -164,7 +165,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 				c.reinstall(), t.Evidence)
 		}
 	}
-	public := fix.PublicVersion(t.Version)
+	public := kb.PublicVersion(t.Version)
 	if !kb.Known(public) {
 		c.add(CodeTorchUnknownRelease, SeverityInfo,
 			fmt.Sprintf("torch %s is newer than GPU Canary's release table: its GPU architectures and driver needs are read from the environment only.", t.Version), "", t.Evidence)
@@ -191,7 +192,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 
 // family checks that torchvision and torchaudio match torch's version and variant.
 func (c *envCheck) family(t *pyenv.Package) {
-	public := fix.PublicVersion(t.Version)
+	public := kb.PublicVersion(t.Version)
 	vision, audio, known := kb.Companions(public)
 	for _, comp := range []struct{ name, want string }{{pyenv.TorchVision, vision}, {pyenv.TorchAudio, audio}} {
 		p := c.env.Packages[comp.name]
@@ -199,7 +200,7 @@ func (c *envCheck) family(t *pyenv.Package) {
 			continue
 		}
 		ev := append(slices.Clone(t.Evidence), p.Evidence...)
-		if known && comp.want != "" && fix.PublicVersion(p.Version) != comp.want {
+		if known && comp.want != "" && kb.PublicVersion(p.Version) != comp.want {
 			c.add(CodeTorchFamilyMismatch, SeverityError,
 				fmt.Sprintf("%s %s does not belong with torch %s (it needs %s %s): importing it fails or its compiled operators are missing.", comp.name, p.Version, t.Version, comp.name, comp.want),
 				c.reinstall(), ev)
@@ -305,7 +306,7 @@ func (c *envCheck) llama() {
 
 func llamaFix(env *pyenv.Env, version string) string {
 	return `CMAKE_ARGS="-DGGML_CUDA=on" ` + strings.Join([]string{
-		fix.ShellQuote(fix.Interpreter(env)), "-m", "pip", "install", "--force-reinstall", "--no-cache-dir", "--no-deps",
+		shell.Quote(env.Interpreter()), "-m", "pip", "install", "--force-reinstall", "--no-cache-dir", "--no-deps",
 		"llama-cpp-python==" + version}, " ")
 }
 
