@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fix/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -92,7 +93,7 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if err != nil {
 		return unreadable(f, err)
 	}
-	fs := health.CheckEnv(env, g, o)
+	fs := health.CheckEnv(env, g, withFixes(o))
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {
 			fs = append(fs, health.CheckUVProject(env, info)...)
@@ -106,6 +107,15 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		fs = []health.Finding{}
 	}
 	return EnvReport{Env: env, Via: f.Via, Verdict: verdict(env, fs), Findings: fs}
+}
+
+// withFixes gives the rules fix's planner for their fix commands (the
+// official index) when the caller gave none.
+func withFixes(o health.Options) health.Options {
+	if o.Reinstall == nil {
+		o.Reinstall = fix.Advice{}.Reinstall
+	}
+	return o
 }
 
 func unreadable(f pyenv.Found, err error) EnvReport {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -34,7 +35,7 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	mirror := "https://mirror.example.org/pytorch"
 	e.m.Reconfigure(Settings{
 		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Getenv: noEnv},
-		Health:   health.Options{IndexBase: mirror, Getenv: noEnv},
+		Health:   health.Options{Reinstall: fix.Advice{IndexBase: mirror}.Reinstall, Getenv: noEnv},
 		Interval: time.Second,
 		Kinds:    []string{KindCUDAWheelReplaced},
 	})

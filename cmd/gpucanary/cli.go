@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -163,8 +164,10 @@ func (g *globals) discover(ctx context.Context, paths []string) []pyenv.Found {
 	return pyenv.Discover(ctx, g.discoverOptions(paths))
 }
 
+// healthOptions are the rules' options: fix commands from fix's planner,
+// from the configured index.
 func (g *globals) healthOptions() health.Options {
-	return health.Options{IndexBase: g.cfg.IndexBase, Getenv: g.getenv}
+	return health.Options{Getenv: g.getenv, Reinstall: fix.Advice{IndexBase: g.cfg.IndexBase}.Reinstall}
 }
 
 // colour reports whether w is a terminal that should get colour.

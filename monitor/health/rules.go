@@ -8,7 +8,6 @@ import (
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -17,14 +16,15 @@ import (
 
 // Options carries what the rules need besides the environment and the GPU.
 type Options struct {
-	// IndexBase is the PyTorch index base for fix commands ("" = official).
-	IndexBase string
 	// Getenv reads GPU Canary's own environment (BNB_CUDA_VERSION); nil
 	// means no variables are set.
 	Getenv func(string) string
-	// LookPath finds uv for fix commands; nil means "assume it is there",
-	// which is right for advice shown to a person.
-	LookPath func(string) (string, error)
+	// Reinstall writes the command that reinstalls the right CUDA torch in
+	// env for the GPU g, "" when none can be proposed; the findings a
+	// reinstall fixes show it. Planning a reinstall is monitor/fix's job,
+	// above the rules in the flow, so it comes in here: cmd/gpucanary and
+	// monitor.Check pass fix.Advice's. nil proposes no command.
+	Reinstall func(env *pyenv.Env, g gpu.State) string
 }
 
 // CheckGPU reports what is wrong with the machine's GPU as a whole.
@@ -73,18 +73,10 @@ func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []p
 
 // reinstall is the command that reinstalls the right CUDA torch here, or "".
 func (c *envCheck) reinstall() string {
-	if c.did {
-		return c.fix
+	if !c.did && c.o.Reinstall != nil {
+		c.fix = c.o.Reinstall(c.env, c.g)
 	}
 	c.did = true
-	look := c.o.LookPath
-	if look == nil {
-		look = func(name string) (string, error) { return name, nil }
-	}
-	p, err := fix.NewPlan(fix.Request{Env: c.env, GPU: c.g, IndexBase: c.o.IndexBase, LookPath: look})
-	if err == nil && p.Blocked == "" {
-		c.fix = p.Command()
-	}
 	return c.fix
 }
 
