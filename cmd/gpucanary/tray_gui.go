@@ -105,7 +105,7 @@ func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: repairer{g}}
+	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: g.fixService()}
 	if *linked {
 		// stdout is the link: nothing else may write there.
 		out, err := takeLinkOut()

@@ -5,8 +5,11 @@
 //
 // A Plan is data a person can read before anything runs: the installer, the
 // exact argv (never a shell string), the packages and why each choice was
-// made. Health findings show Plan.Command() as their fix, so the advice and
-// the repair can never disagree.
+// made. Health findings show Plan.Command() as their fix (through Advice,
+// which cmd hands the rules), so the advice and the repair can never
+// disagree. Service is the repair as a whole (plan, in-use guard, run with a
+// journal, verification), which `gpucanary fix` and the tray's windows both
+// call.
 package fix
 
 import (

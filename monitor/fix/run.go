@@ -78,7 +78,7 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 			o.Line(line)
 		}
 		if o.Progress != nil {
-			if s := progress(line); s != "" {
+			if s := Progress(line); s != "" {
 				o.Progress(s)
 			}
 		}
@@ -254,8 +254,10 @@ func rollbackCommand(p Plan, env *pyenv.Env) string {
 	return shell.Join(kept)
 }
 
-// progress turns pip's and uv's output into a short status, or "".
-func progress(line string) string {
+// Progress turns one line of pip's or uv's output into a short status
+// ("downloading torch-2.5.1+cu124-….whl (908.2 MB)"), or "" for a line that
+// says nothing worth a status.
+func Progress(line string) string {
 	l := strings.TrimSpace(line)
 	switch {
 	case strings.HasPrefix(l, "Downloading "):
