@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
@@ -168,14 +167,4 @@ func (g *globals) discover(ctx context.Context, paths []string) []pyenv.Found {
 // from the configured index.
 func (g *globals) healthOptions() health.Options {
 	return health.Options{Getenv: g.getenv, Reinstall: fix.Advice{IndexBase: g.cfg.IndexBase}.Reinstall}
-}
-
-// colour reports whether w is a terminal that should get colour.
-func colour(w io.Writer, getenv func(string) string) bool {
-	f, ok := w.(*os.File)
-	if !ok || getenv("NO_COLOR") != "" || strings.EqualFold(getenv("TERM"), "dumb") {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

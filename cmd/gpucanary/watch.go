@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/store"
+	"github.com/gpucanary/gpucanary/output/jsonout"
+	"github.com/gpucanary/gpucanary/output/text"
 )
 
 func init() { extraCommands["watch"] = cmdWatch }
@@ -46,19 +47,17 @@ func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
 	if !*asJSON {
 		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
 	}
-	home, _ := os.UserHomeDir()
-	p := printer{w: std.out, colour: colour(std.out, g.getenv), home: home}
-	enc := json.NewEncoder(std.out)
+	p := text.New(std.out, g.getenv)
 	for ev := range events {
 		if *asJSON {
-			if err := enc.Encode(ev); err != nil {
+			if err := jsonout.Event(std.out, ev); err != nil {
 				fmt.Fprintf(std.err, "gpucanary watch: writing JSON: %v\n", err)
 				return exitUsage
 			}
 			continue
 		}
 		if *all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
-			p.event(ev)
+			p.Event(ev)
 		}
 	}
 	wg.Wait()
@@ -100,23 +99,4 @@ func (g *globals) newMonitor(paths []string) (*monitor.Monitor, func()) {
 		Logger:    g.log.With("component", "monitor"),
 	})
 	return m, func() { b.Close() }
-}
-
-// event prints one event for a person.
-func (p printer) event(e monitor.Event) {
-	c := dim
-	switch {
-	case e.Kind == monitor.KindCUDAWheelReplaced || e.Kind == monitor.KindJobOnCPU:
-		c = red
-	case e.Finding != nil && e.Finding.Severity == "error" && e.Kind == monitor.KindFindingRaised:
-		c = red
-	case e.Kind == monitor.KindFindingCleared || e.Kind == monitor.KindJobOnCPUCleared:
-		c = green
-	case e.Notify:
-		c = yellow
-	}
-	fmt.Fprintf(p.w, "%s  %s  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, e.Kind), e.Message)
-	if e.Fix != "" {
-		fmt.Fprintf(p.w, "    fix: %s\n", e.Fix)
-	}
 }
