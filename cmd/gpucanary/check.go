@@ -11,16 +11,16 @@ import (
 	"github.com/gpucanary/gpucanary/output/text"
 )
 
-func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(std.err)
+func checkFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON (DESIGN.md's check shape)")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary check [--json] [PATH...]") }
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	for _, p := range fs.Args() {
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int { return cmdCheck(ctx, g, fs.Args(), *asJSON, std) }
+}
+
+// cmdCheck inspects the environments at paths (else the discovered ones)
+// and the GPU.
+func cmdCheck(ctx context.Context, g *globals, paths []string, asJSON bool, std stdio) int {
+	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
 			return exitUsage
@@ -28,8 +28,8 @@ func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
 	}
 	b := g.openGPU()
 	defer b.Close()
-	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, fs.Args()), g.healthOptions())
-	if *asJSON {
+	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, paths), g.healthOptions())
+	if asJSON {
 		if err := jsonout.Check(std.out, res); err != nil {
 			fmt.Fprintf(std.err, "gpucanary check: writing JSON: %v\n", err)
 			return exitUsage
@@ -41,22 +41,4 @@ func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
 		return exitFound
 	}
 	return exitOK
-}
-
-// parseInterspersed parses flags that may come after positional arguments
-// ("check ./venv --json"), as people type them.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
 }

@@ -19,38 +19,42 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
-func init() { extraCommands["fix"] = cmdFix }
+// fixOptions are fix's flags.
+type fixOptions struct {
+	dry, yes, force, pin bool
+	variant, indexBase   string
+	timeout              time.Duration
+}
 
-// cmdFix reinstalls a CUDA torch in one environment.
-func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
-	fs.SetOutput(std.err)
-	dry := fs.Bool("dry-run", false, "show the plan and change nothing")
-	yes := fs.Bool("yes", false, "do not ask before reinstalling")
-	variant := fs.String("variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
-	indexBase := fs.String("index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
-	force := fs.Bool("force", false, "reinstall even while processes of the environment run")
-	timeout := fs.Duration("timeout", 30*time.Minute, "stop the installer after this long")
-	pin := fs.Bool("pin-index", false, "pin torch to the CUDA index in the uv project's pyproject.toml instead")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() {
-		fmt.Fprintln(std.err, "Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]")
+func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
+	var o fixOptions
+	fs.BoolVar(&o.dry, "dry-run", false, "show the plan and change nothing")
+	fs.BoolVar(&o.yes, "yes", false, "do not ask before reinstalling")
+	fs.StringVar(&o.variant, "variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
+	fs.StringVar(&o.indexBase, "index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
+	fs.BoolVar(&o.force, "force", false, "reinstall even while processes of the environment run")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "stop the installer after this long")
+	fs.BoolVar(&o.pin, "pin-index", false, "pin torch to the CUDA index in the uv project's pyproject.toml instead")
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int {
+		if fs.NArg() != 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		return cmdFix(ctx, g, fs.Arg(0), o, std)
 	}
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	path, err := filepath.Abs(fs.Arg(0))
+}
+
+// cmdFix reinstalls a CUDA torch in the environment at arg.
+func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio) int {
+	path, err := filepath.Abs(arg)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
 		return exitUsage
 	}
 	svc := g.fixService()
-	svc.Variant, svc.Force, svc.Timeout = *variant, *force, *timeout
-	base := *indexBase
+	svc.Variant, svc.Force, svc.Timeout = o.variant, o.force, o.timeout
+	base := o.indexBase
 	if base == "" {
 		base = g.cfg.IndexBase
 	}
@@ -64,7 +68,7 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 		return exitUsage
 	}
 	env, plan := pr.Env, pr.Plan
-	if *pin {
+	if o.pin {
 		msg, err := svc.PinIndex(pr)
 		if err != nil {
 			fmt.Fprintf(std.err, "gpucanary fix --pin-index: %v\n", err)
@@ -78,17 +82,17 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 		fmt.Fprintf(std.out, "\nNot fixed: %s.\n", plan.Blocked)
 		return exitFound
 	}
-	if *dry {
+	if o.dry {
 		fmt.Fprintln(std.out, "\nDry run: nothing was changed.")
 		return exitOK
 	}
-	if !*force {
+	if !o.force {
 		if err := svc.InUse(ctx, env.Path); err != nil {
 			fmt.Fprintf(std.out, "\nNot fixed: %s.\n", err)
 			return exitFound
 		}
 	}
-	if !*yes && !confirm(std, "\nReinstall now? [y/N] ") {
+	if !o.yes && !confirm(std, "\nReinstall now? [y/N] ") {
 		fmt.Fprintln(std.out, "Nothing was changed.")
 		return exitFound
 	}

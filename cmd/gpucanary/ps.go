@@ -14,8 +14,6 @@ import (
 	"github.com/gpucanary/gpucanary/output/text"
 )
 
-func init() { extraCommands["ps"] = cmdPs }
-
 // redact hides secrets in command lines shown in events.
 var redact = procs.Redact
 
@@ -31,20 +29,21 @@ func (g *globals) busyRule() procs.BusyRule {
 // psSample is how long one-shot ps measures CPU %: two scans this far apart.
 const psSample = 500 * time.Millisecond
 
-// cmdPs shows per-process GPU use and verdicts.
-func cmdPs(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("ps", flag.ContinueOnError)
-	fs.SetOutput(std.err)
+func psFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON")
 	watch := fs.Bool("watch", false, "refresh in place every 2 s")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary ps [--json] [--watch]") }
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int {
 		if fs.NArg() > 0 {
 			fmt.Fprintln(std.err, "gpucanary ps: takes no arguments")
+			return exitUsage
 		}
-		return exitUsage
+		return cmdPs(ctx, g, *asJSON, *watch, std)
 	}
+}
+
+// cmdPs shows per-process GPU use and verdicts.
+func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 	b := g.openGPU()
 	defer b.Close()
 	scanner := procs.NewScanner(procs.Options{Logger: g.log.With("component", "procs")})
@@ -56,7 +55,7 @@ func cmdPs(ctx context.Context, g *globals, args []string, std stdio) int {
 	}
 	p := text.New(std.out, g.getenv)
 	tracker := (*procs.BusyTracker)(nil)
-	if *watch {
+	if watch {
 		tracker = procs.NewBusyTracker()
 	}
 	if _, err := scanner.Scan(ctx); err != nil {
@@ -78,18 +77,18 @@ func cmdPs(ctx context.Context, g *globals, args []string, std stdio) int {
 		st := b.Snapshot(ctx)
 		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, time.Now())
 		sortRows(rows)
-		if *asJSON {
+		if asJSON {
 			if err := jsonout.Processes(std.out, st, rows); err != nil {
 				fmt.Fprintf(std.err, "gpucanary ps: writing JSON: %v\n", err)
 				return exitUsage
 			}
 		} else {
-			if *watch {
+			if watch {
 				fmt.Fprint(std.out, "\x1b[H\x1b[2J")
 			}
 			p.Processes(st, rows)
 		}
-		if !*watch {
+		if !watch {
 			return exitOK
 		}
 		wait = 2 * time.Second

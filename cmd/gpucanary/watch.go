@@ -13,26 +13,22 @@ import (
 	"github.com/gpucanary/gpucanary/output/text"
 )
 
-func init() { extraCommands["watch"] = cmdWatch }
-
-// cmdWatch runs the engine headless and prints each event as it happens.
-func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
-	fs.SetOutput(std.err)
+func watchFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print one JSON object a line")
 	all := fs.Bool("all", false, "print every event, not only those the notification policy would show")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary watch [--json] [--all] [PATH...]") }
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	for _, p := range fs.Args() {
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int { return cmdWatch(ctx, g, fs.Args(), *asJSON, *all, std) }
+}
+
+// cmdWatch runs the engine headless and prints each event as it happens.
+func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool, std stdio) int {
+	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(std.err, "gpucanary watch: %v\n", err)
 			return exitUsage
 		}
 	}
-	m, closeEngine := g.newMonitor(fs.Args())
+	m, closeEngine := g.newMonitor(paths)
 	defer closeEngine()
 	events, unsubscribe := m.Subscribe()
 	defer unsubscribe()
@@ -44,19 +40,19 @@ func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
 		defer wg.Done()
 		runErr = m.Run(ctx)
 	}()
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
 	}
 	p := text.New(std.out, g.getenv)
 	for ev := range events {
-		if *asJSON {
+		if asJSON {
 			if err := jsonout.Event(std.out, ev); err != nil {
 				fmt.Fprintf(std.err, "gpucanary watch: writing JSON: %v\n", err)
 				return exitUsage
 			}
 			continue
 		}
-		if *all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
+		if all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
 			p.Event(ev)
 		}
 	}
