@@ -5,8 +5,10 @@ package tray
 import (
 	"context"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -31,6 +33,7 @@ func notifyOn(conn *dbus.Conn, title, body string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
 	defer cancel()
 	obj := conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+	body = bodyFor(bodyMarkup(ctx, obj), body)
 	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant("gpucanary")}
 	call := obj.CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
 		"GPU Canary", uint32(0), "dialog-warning", title, body, []string{}, hints, int32(-1))
@@ -38,6 +41,31 @@ func notifyOn(conn *dbus.Conn, title, body string) error {
 		return fmt.Errorf("sending a notification: %w", call.Err)
 	}
 	return nil
+}
+
+// bodyMarkup reports whether the notification server parses markup in
+// the body (it advertises "body-markup": dunst, GNOME and KDE do, most
+// with "body-hyperlinks" too). A body names environments and commands
+// read from disk and from other users' processes: a folder may be called
+// `<a href="file:/etc/passwd">CLICK</a>`. A server that cannot say is
+// treated as parsing markup, since escaping is then the safe side.
+func bodyMarkup(ctx context.Context, obj dbus.BusObject) bool {
+	var caps []string
+	if err := obj.CallWithContext(ctx, "org.freedesktop.Notifications.GetCapabilities", 0).Store(&caps); err != nil {
+		return true
+	}
+	return slices.Contains(caps, "body-markup")
+}
+
+// bodyFor escapes body for a server that parses markup, so every
+// character shows as written. The summary is plain text by the
+// specification, and servers escape it themselves (dunst 1.9 shows
+// `<b>` in a summary as written): escaping it too would show `&lt;`.
+func bodyFor(markup bool, body string) string {
+	if !markup {
+		return body
+	}
+	return html.EscapeString(body)
 }
 
 // openFolder shows path in the file manager. xdg-open is reaped when it

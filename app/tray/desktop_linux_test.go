@@ -2,6 +2,7 @@ package tray
 
 import (
 	"bufio"
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -78,5 +79,75 @@ func TestNotifyGivesUpOnAHungService(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("notify waited for a service that does not answer")
+	}
+}
+
+// recordingNotifications serves org.freedesktop.Notifications with the
+// given capabilities and hands each Notify's summary and body to got.
+type recordingNotifications struct {
+	caps []string
+	got  chan [2]string
+}
+
+func (r recordingNotifications) GetCapabilities() ([]string, *dbus.Error) { return r.caps, nil }
+
+func (r recordingNotifications) Notify(app string, id uint32, icon, title, body string, actions []string,
+	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	r.got <- [2]string{title, body}
+	return 1, nil
+}
+
+// TestNotifyEscapesMarkupTheServerParses: a venv folder named with HTML
+// reaches a server that parses body markup as text, never as a link; a
+// server without markup gets the text as it is, and the summary (plain
+// text by the specification) is never altered.
+func TestNotifyEscapesMarkupTheServerParses(t *testing.T) {
+	const hostile = `/home/ada/<a href="file:/etc/passwd">CLICK</a> & <b>x</b>/.venv`
+	tests := []struct {
+		name     string
+		caps     []string
+		wantBody string
+	}{
+		{"body-markup and hyperlinks", []string{"actions", "body", "body-hyperlinks", "body-markup"},
+			`/home/ada/&lt;a href=&#34;file:/etc/passwd&#34;&gt;CLICK&lt;/a&gt; &amp; &lt;b&gt;x&lt;/b&gt;/.venv`},
+		{"plain text only", []string{"body"}, hostile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := privateBus(t)
+			server := connect(t, addr)
+			rec := recordingNotifications{caps: tt.caps, got: make(chan [2]string, 1)}
+			if err := server.Export(rec, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+				t.Fatal(err)
+			}
+			if reply, err := server.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+				t.Fatalf("owning the Notifications name: %v %v", reply, err)
+			}
+			if err := notifyOn(connect(t, addr), "torch replaced in "+hostile, hostile); err != nil {
+				t.Fatal(err)
+			}
+			got := <-rec.got
+			if got[0] != "torch replaced in "+hostile {
+				t.Errorf("summary = %q, want it as written", got[0])
+			}
+			if got[1] != tt.wantBody {
+				t.Errorf("body = %q, want %q", got[1], tt.wantBody)
+			}
+		})
+	}
+}
+
+// TestBodyMarkupWhenTheServerCannotSay: a server that does not answer
+// GetCapabilities is treated as parsing markup (escaping is the safe side).
+func TestBodyMarkupWhenTheServerCannotSay(t *testing.T) {
+	addr := privateBus(t)
+	server := connect(t, addr)
+	// No object is exported: GetCapabilities fails at once.
+	if reply, err := server.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("owning the Notifications name: %v %v", reply, err)
+	}
+	obj := connect(t, addr).Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+	if !bodyMarkup(context.Background(), obj) {
+		t.Error("a server that cannot say is taken as plain text")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -78,6 +79,10 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		return exitOK
 	}
 	printPlan(std, plan, pr.GPU.Simulated)
+	if rec := svc.LastInterrupted(env.Path); rec != nil {
+		fmt.Fprintf(std.out, "\nNote: the last repair of this environment, started %s, was interrupted before it finished (journal: %s).\n",
+			rec.Started.Local().Format("2006-01-02 15:04"), rec.Path)
+	}
 	if plan.Blocked != "" {
 		fmt.Fprintf(std.out, "\nNot fixed: %s.\n", plan.Blocked)
 		return exitFound
@@ -112,9 +117,19 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	if res.Fixed {
 		t := res.After[pyenv.Torch]
 		fmt.Fprintf(std.out, "Fixed: torch %s (CUDA %s) in %s, verified by reading it again (%s).\n", t, plan.CUDA, env.Path, res.Duration)
+		for _, c := range res.Cleaned {
+			fmt.Fprintf(std.out, "Removed %s, which an interrupted install had left.\n", c)
+		}
 	} else {
 		fmt.Fprintf(std.out, "Not fixed: %s.\n", res.Why)
 		fmt.Fprintf(std.out, "Installed now: %s\n", describeVersions(res.After))
+		if len(res.Broken) > 0 {
+			fmt.Fprintln(std.out, "The environment is half-installed (the installer was stopped between removing the old torch and installing the new one; pip does not undo that):")
+			for _, b := range res.Broken {
+				fmt.Fprintf(std.out, "  - %s\n", b)
+			}
+			fmt.Fprintf(std.out, "To finish the repair:\n  gpucanary fix %s\n", shell.Quote(env.Path))
+		}
 		if res.Rollback != "" {
 			fmt.Fprintf(std.out, "To put back what was there before (%s):\n  %s\n", describeVersions(res.Before), res.Rollback)
 		}
@@ -130,6 +145,11 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	}
 	return exitOK
 }
+
+// installerGuardian is this program's executable when main runs it: a
+// repair's installer runs under it (fix.GuardianMain). Tests that call
+// run directly leave it empty and run installers directly.
+var installerGuardian string
 
 // fixService is the repair `fix` and the tray's windows share, wired to
 // the GPU, the settings, the state directory, the process list and the
@@ -157,6 +177,7 @@ func (g *globals) fixService() fix.Service {
 			return out
 		},
 		Processes: freshScan{},
+		Guardian:  installerGuardian,
 	}
 	if dir, err := store.Dir(); err == nil {
 		s.JournalDir = filepath.Join(dir, "journal")
@@ -199,6 +220,9 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	}
 	if len(p.Argv) > 0 {
 		fmt.Fprintf(std.out, "  command:   %s\n", p.Command())
+	}
+	for _, c := range p.Cleanup {
+		fmt.Fprintf(std.out, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", c)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -99,15 +100,16 @@ func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.json"))
+	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.jsonl"))
 	if len(journals) != 1 {
 		t.Fatalf("journals: %v", journals)
 	}
-	j, _ := os.ReadFile(journals[0])
-	for _, want := range []string{`"torch": "2.5.1+cpu"`, `"fixed": true`, "torch==2.5.1+cpu", `"output"`} {
-		if !strings.Contains(string(j), want) {
-			t.Errorf("journal lacks %s:\n%s", want, j)
-		}
+	j, err := fix.ReadJournal(journals[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Before["torch"] != "2.5.1+cpu" || j.Result == nil || !j.Result.Fixed || !strings.Contains(j.Rollback, "torch==2.5.1+cpu") || len(j.Output) == 0 || j.Env != venv {
+		t.Errorf("journal: %+v", j)
 	}
 }
 

@@ -9,9 +9,19 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/gpucanary/gpucanary/monitor/fix"
 )
 
 func main() {
+	// A repair runs its installer under a copy of this program, which
+	// stops it if this one dies (fix.GuardianMain).
+	if handled, code := fix.GuardianMain(); handled {
+		os.Exit(code)
+	}
+	if exe, err := os.Executable(); err == nil {
+		installerGuardian = exe
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()

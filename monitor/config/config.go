@@ -121,14 +121,42 @@ func Save(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("saving settings %s: %w", path, err)
 	}
-	return WriteAtomic(path, data, 0o644)
+	// The settings may hold an index URL with credentials: only the user
+	// reads them, and GPU Canary's own settings folder is private too.
+	if def, err := Path(); err == nil && filepath.Dir(def) == filepath.Dir(path) {
+		if err := PrivateDir(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("saving settings %s: %w", path, err)
+		}
+	}
+	return WriteAtomic(path, data, 0o600)
+}
+
+// PrivateDir makes dir, a folder of GPU Canary's own (its settings or
+// state folder), readable by the user alone: created 0700, or tightened
+// to 0700 when an older version made it 0755. It holds command lines of
+// the user's processes and may hold an index URL with credentials.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("making %s private: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // WriteAtomic replaces path with data so that a reader sees the old file or
-// the new one, never a half-written one.
+// the new one, never a half-written one. A missing folder is created
+// private (0700); an existing one is left as it is.
 func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")

@@ -22,7 +22,7 @@ const Settle = 200 * time.Millisecond
 // for it, and the settings in use stay. The channel closes when ctx ends.
 func Watch(ctx context.Context, path string, bad func(error)) (<-chan Config, error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("watching settings: %w", err)
 	}
 	w, err := fsnotify.NewWatcher()

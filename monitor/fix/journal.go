@@ -1,79 +1,210 @@
 package fix
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
 // maxJournalLines bounds the installer output kept in a journal.
 const maxJournalLines = 20000
 
-// Journal records one repair in the state directory: the plan, the exact
-// versions before (so the rollback command can be shown), the installer's
-// output and the result. It is written when the run starts, so even a run
-// that never finishes leaves a record, and again when it ends.
+// Journal records one repair in the state directory, one JSON object a
+// line, appended as the run goes: when it starts (the plan, the exact
+// versions before, the rollback command, who is recording), the
+// installer's PID, each line the installer prints, and the result. A run
+// cut short, even by kill -9 of GPU Canary itself, leaves everything up
+// to that moment and no result, which ReadJournal reports as
+// interrupted.
 type Journal struct {
 	Path string
 
-	mu  sync.Mutex
-	rec journalRecord
+	mu    sync.Mutex
+	f     *os.File
+	env   string
+	start time.Time
+	lines int
+	err   error // the first write error, reported by finish
 }
 
-type journalRecord struct {
-	Started  time.Time         `json:"started"`
-	Finished *time.Time        `json:"finished,omitempty"`
-	Plan     Plan              `json:"plan"`
-	Before   map[string]string `json:"before"`
+// journalEntry is one line of a journal.
+type journalEntry struct {
+	Time  time.Time `json:"time"`
+	Event string    `json:"event"` // started, installer, output, finished
+	// started
+	Env      string            `json:"env,omitempty"`
+	Recorder int               `json:"recorder_pid,omitempty"`
+	Plan     *Plan             `json:"plan,omitempty"`
+	Before   map[string]string `json:"before,omitempty"`
 	Rollback string            `json:"rollback,omitempty"`
-	Output   []string          `json:"output"`
-	Result   *Result           `json:"result,omitempty"`
+	// installer
+	PID int `json:"pid,omitempty"`
+	// output
+	Line string `json:"line,omitempty"`
+	// finished
+	Result *Result `json:"result,omitempty"`
 }
 
 // NewJournal names a journal file under dir for a run on env.
 func NewJournal(dir, env string, now time.Time) *Journal {
-	name := fmt.Sprintf("%s-%s.json", now.UTC().Format("20060102T150405.000Z"), safeName(env))
-	return &Journal{Path: filepath.Join(dir, name), rec: journalRecord{Started: now, Output: []string{}}}
+	name := fmt.Sprintf("%s-%s.jsonl", now.UTC().Format("20060102T150405.000Z"), safeName(env))
+	return &Journal{Path: filepath.Join(dir, name), env: env, start: now}
 }
 
 func (j *Journal) begin(p Plan, before map[string]string, rollback string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.rec.Plan, j.rec.Before, j.rec.Rollback = p, before, rollback
-	_ = j.writeLocked() // best effort: the final write reports errors
+	if err := os.MkdirAll(filepath.Dir(j.Path), 0o700); err != nil {
+		j.err = fmt.Errorf("writing repair journal: %w", err)
+		return
+	}
+	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_EXCL, 0o600)
+	if err != nil {
+		j.err = fmt.Errorf("writing repair journal: %w", err)
+		return
+	}
+	j.f = f
+	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: &p, Before: before, Rollback: rollback})
+}
+
+func (j *Journal) installer(pid int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.appendLocked(journalEntry{Time: time.Now(), Event: "installer", PID: pid})
 }
 
 func (j *Journal) line(s string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if len(j.rec.Output) < maxJournalLines {
-		j.rec.Output = append(j.rec.Output, s)
+	if j.lines >= maxJournalLines {
+		return
 	}
+	j.lines++
+	j.appendLocked(journalEntry{Time: time.Now(), Event: "output", Line: s})
 }
 
 func (j *Journal) finish(r Result) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	now := time.Now()
-	j.rec.Finished, j.rec.Result = &now, &r
-	return j.writeLocked()
+	j.appendLocked(journalEntry{Time: time.Now(), Event: "finished", Result: &r})
+	if j.f != nil {
+		if err := j.f.Close(); err != nil && j.err == nil {
+			j.err = fmt.Errorf("writing repair journal %s: %w", j.Path, err)
+		}
+		j.f = nil
+	}
+	return j.err
 }
 
-func (j *Journal) writeLocked() error {
-	data, err := json.MarshalIndent(j.rec, "", "  ")
+// appendLocked writes one entry in one write, so a reader after a crash
+// sees whole lines.
+func (j *Journal) appendLocked(e journalEntry) {
+	if j.f == nil || j.err != nil {
+		return
+	}
+	data, err := json.Marshal(e)
+	if err == nil {
+		_, err = j.f.Write(append(data, '\n'))
+	}
 	if err != nil {
-		return fmt.Errorf("writing repair journal: %w", err)
+		j.err = fmt.Errorf("writing repair journal %s: %w", j.Path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(j.Path), 0o700); err != nil {
-		return fmt.Errorf("writing repair journal: %w", err)
+}
+
+// JournalRecord is a journal read back.
+type JournalRecord struct {
+	Path     string
+	Started  time.Time
+	Env      string
+	Plan     Plan
+	Before   map[string]string
+	Rollback string
+	// Recorder is the GPU Canary process that ran the repair, and
+	// Installer the installer it started.
+	Recorder, Installer int
+	Output              []string
+	// Result is nil when the run never finished.
+	Result *Result
+	// Interrupted is true when there is no result and the recorder is no
+	// longer running: GPU Canary was killed during the repair.
+	Interrupted bool
+}
+
+// ReadJournal reads a journal back. A last line cut short by a crash is
+// ignored.
+func ReadJournal(path string) (JournalRecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return JournalRecord{}, fmt.Errorf("reading repair journal: %w", err)
 	}
-	return config.WriteAtomic(j.Path, append(data, '\n'), 0o600)
+	defer f.Close()
+	rec := JournalRecord{Path: path}
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var e journalEntry
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch e.Event {
+		case "started":
+			rec.Started, rec.Env, rec.Recorder, rec.Before, rec.Rollback = e.Time, e.Env, e.Recorder, e.Before, e.Rollback
+			if e.Plan != nil {
+				rec.Plan = *e.Plan
+			}
+		case "installer":
+			rec.Installer = e.PID
+		case "output":
+			rec.Output = append(rec.Output, e.Line)
+		case "finished":
+			rec.Result = e.Result
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return rec, fmt.Errorf("reading repair journal %s: %w", path, err)
+	}
+	if rec.Started.IsZero() {
+		return rec, fmt.Errorf("reading repair journal %s: %w", path, errNotJournal)
+	}
+	rec.Interrupted = rec.Result == nil && !processAlive(rec.Recorder)
+	return rec, nil
+}
+
+var errNotJournal = errors.New("not a repair journal")
+
+// LastJournal is the newest journal in dir about env, or nil when there
+// is none.
+func LastJournal(dir, env string) (*JournalRecord, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing repair journals in %s: %w", dir, err)
+	}
+	suffix := "-" + safeName(env) + ".jsonl"
+	var names []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), suffix) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names) // names start with the UTC start time
+	for i := len(names) - 1; i >= 0; i-- {
+		rec, err := ReadJournal(filepath.Join(dir, names[i]))
+		if err == nil && rec.Env == env {
+			return &rec, nil
+		}
+	}
+	return nil, nil
 }
 
 // safeName makes a file-name part of an environment path: "llm-.venv".

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -69,6 +70,11 @@ type Plan struct {
 	Reasons []string `json:"reasons"`
 	// Blocked says why no command can be proposed; Argv is empty then.
 	Blocked string `json:"blocked,omitempty"`
+	// Cleanup are pip's stash folders an earlier interrupted install left
+	// (~orch, ~orch-2.5.1.dist-info): the run removes them once the new
+	// torch is verified, never before (until then they may be the only
+	// copy of the old one).
+	Cleanup []string `json:"cleanup,omitempty"`
 }
 
 // Command is Argv as one line a person can paste into their shell.
@@ -89,7 +95,7 @@ func NewPlan(r Request) (Plan, error) {
 	if torch == nil {
 		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
 	}
-	p := Plan{Env: r.Env.Path}
+	p := Plan{Env: r.Env.Path, Cleanup: stashes(r.Env)}
 	public := kb.PublicVersion(torch.Version)
 	if public == "" {
 		p.Blocked = fmt.Sprintf("the installed torch version %q cannot be read", torch.Version)
@@ -164,6 +170,24 @@ func choose(p *Plan, r Request, public string) bool {
 		p.Blocked = c.Reason + "; no torch release in GPU Canary's table has a build for this GPU and driver"
 		return false
 	}
+}
+
+// stashes lists the pip stash folders in env, sorted.
+func stashes(env *pyenv.Env) []string {
+	var out []string
+	add := func(ps []pyenv.Problem) {
+		for _, p := range ps {
+			if p.Kind == pyenv.ProblemPipStash && !slices.Contains(out, p.Path) {
+				out = append(out, p.Path)
+			}
+		}
+	}
+	add(env.Problems)
+	for _, pkg := range env.Packages {
+		add(pkg.Problems)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // companions pins torch and whichever of torchvision/torchaudio are

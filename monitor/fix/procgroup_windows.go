@@ -6,19 +6,31 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // setProcessGroup starts the installer in a new process group.
-func setProcessGroup(cmd *exec.Cmd) {
+func setProcessGroup(cmd *exec.Cmd, _ bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 
-// killGroup ends the installer and its children (taskkill /T walks the
-// process tree, which Windows process groups do not).
-func killGroup(cmd *exec.Cmd) {
+// lockStartThread: nothing is tied to the starting thread on Windows.
+const lockStartThread = false
+
+// stopSteps: taskkill /T asks the installer's process tree to close, then
+// /F ends it (Windows process groups do not hold a tree together).
+var stopSteps = []stopStep{
+	{"taskkill /T", func(c *exec.Cmd) { taskkill(c, false) }, 10 * time.Second},
+	{"taskkill /T /F", func(c *exec.Cmd) { taskkill(c, true); _ = c.Process.Kill() }, 0},
+}
+
+func taskkill(cmd *exec.Cmd, force bool) {
 	if cmd.Process == nil {
 		return
 	}
-	_ = exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(cmd.Process.Pid)).Run()
-	_ = cmd.Process.Kill()
+	args := []string{"/T", "/PID", strconv.Itoa(cmd.Process.Pid)}
+	if force {
+		args = append([]string{"/F"}, args...)
+	}
+	_ = exec.Command("taskkill", args...).Run()
 }

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +37,11 @@ type RunOptions struct {
 	Check func(*pyenv.Env) []string
 	// Env is the environment variables of the installer ("" = inherit).
 	Env []string
+	// Guardian is GPU Canary's own executable, run between it and the
+	// installer so that the installer stops when GPU Canary dies, however
+	// it dies (see GuardianMain, which that program's main must call).
+	// Empty runs the installer directly.
+	Guardian string
 }
 
 // Result is what a repair did.
@@ -47,6 +56,18 @@ type Result struct {
 	After    map[string]string `json:"after"`
 	// Remaining are the error findings still raised after the run.
 	Remaining []string `json:"remaining,omitempty"`
+	// Interrupted is true when the run was cancelled (Ctrl-C, SIGTERM,
+	// Cancel in the tray) or timed out and the installer was stopped.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Broken lists what is half-done in the environment after the run:
+	// pip's stash of the old version, a package folder without its
+	// dist-info. An installer stopped between removing the old torch and
+	// installing the new one leaves this; pip does not roll back on
+	// Ctrl-C.
+	Broken []string `json:"broken,omitempty"`
+	// Cleaned are the leftovers of an earlier interrupted run (pip's ~
+	// stash folders) removed after this run was verified.
+	Cleaned []string `json:"cleaned,omitempty"`
 	// Rollback is the command that puts the previous versions back.
 	Rollback string `json:"rollback,omitempty"`
 	Journal  string `json:"journal,omitempty"`
@@ -87,14 +108,16 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 		}
 	}
 
-	code, runErr := runInstaller(ctx, p.Argv, o.Env, o.Timeout, out)
+	code, runErr := runInstaller(ctx, p.Argv, o.Env, o.Guardian, o.Timeout, out, func(pid int) {
+		if o.Journal != nil {
+			o.Journal.installer(pid)
+		}
+	})
 	res.ExitCode = code
 	res.Duration = time.Since(start).Round(time.Millisecond).String()
+	res.Interrupted = errors.Is(runErr, errStopped)
 
 	after, readErr := pyenv.Inspect(env.Path)
-	if readErr == nil {
-		res.After = versions(after)
-	}
 	switch {
 	case runErr != nil:
 		res.Why = runErr.Error()
@@ -102,6 +125,16 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 		res.Why = fmt.Sprintf("the environment cannot be read after the install: %v", readErr)
 	default:
 		res.Fixed, res.Why, res.Remaining = verify(p, after, o)
+	}
+	if res.Fixed && len(p.Cleanup) > 0 {
+		// The stash was the only copy of the old torch until the new one
+		// was verified; now it is garbage that pip warns about.
+		res.Cleaned = removeStashes(env, p.Cleanup)
+		after, readErr = pyenv.Inspect(env.Path)
+	}
+	if readErr == nil {
+		res.After = versions(after)
+		res.Broken = halfDone(after)
 	}
 	if o.Journal != nil {
 		res.Journal = o.Journal.Path
@@ -112,23 +145,56 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	return res, nil
 }
 
+// errStopped is wrapped by runInstaller's error when the run was
+// cancelled or timed out and the installer was stopped.
+var errStopped = errors.New("the installer was stopped")
+
+// stopStep is one way of asking the installer to end, and how long it is
+// given to (stopSteps, per platform).
+type stopStep struct {
+	name string
+	send func(*exec.Cmd)
+	wait time.Duration
+}
+
 // runInstaller runs argv in its own process group and returns its exit
-// code. Cancellation and the timeout kill the whole group, so pip's and
-// uv's children stop too.
-func runInstaller(ctx context.Context, argv, env []string, timeout time.Duration, out func(string)) (int, error) {
+// code. On cancellation or timeout it asks the whole group to stop the
+// way an installer handles (stopSteps) before forcing it. started gets
+// the PID of the group's leader: the installer, or its guardian.
+func runInstaller(ctx context.Context, argv, env []string, guardian string, timeout time.Duration, out func(string), started func(pid int)) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if guardian != "" {
+		cmd = guarded(guardian, argv)
+	}
 	if env != nil {
-		cmd.Env = env
+		cmd.Env = slices.Concat(env, cmd.Env)
 	}
 	cmd.Env = append(cmd.Environ(), "PYTHONUNBUFFERED=1", "PIP_PROGRESS_BAR=off", "PIP_NO_INPUT=1")
-	setProcessGroup(cmd)
+	setProcessGroup(cmd, guardian != "")
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
+	startErr := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		if lockStartThread {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+		}
+		if err := cmd.Start(); err != nil {
+			startErr <- err
+			return
+		}
+		startErr <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-startErr; err != nil {
 		pw.Close()
 		return -1, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -141,20 +207,17 @@ func runInstaller(ctx context.Context, argv, env []string, timeout time.Duration
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		killGroup(cmd)
-		err = <-done
+		how := stopInstaller(cmd, done)
 		pw.Close()
 		wg.Wait()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return -1, fmt.Errorf("the installer ran longer than %s and was stopped", timeout)
+			return -1, fmt.Errorf("the installer ran longer than %s and was stopped (%s): %w", timeout, how, errStopped)
 		}
-		return -1, errors.New("the installer was cancelled and stopped")
+		return -1, fmt.Errorf("the repair was interrupted and the installer stopped (%s): %w", how, errStopped)
 	}
 	pw.Close()
 	wg.Wait()
@@ -166,6 +229,65 @@ func runInstaller(ctx context.Context, argv, env []string, timeout time.Duration
 		return -1, fmt.Errorf("running %s: %w", argv[0], err)
 	}
 	return 0, nil
+}
+
+// stopInstaller walks stopSteps until the installer has exited and says
+// which step ended it ("it exited on SIGINT").
+func stopInstaller(cmd *exec.Cmd, done <-chan error) string {
+	for _, step := range stopSteps {
+		step.send(cmd)
+		if step.wait == 0 {
+			<-done
+			return "it was killed with " + step.name
+		}
+		select {
+		case <-done:
+			return "it exited on " + step.name
+		case <-time.After(step.wait):
+		}
+	}
+	<-done
+	return "it was killed"
+}
+
+// halfDone lists what is half-installed in env: pip's stash folders and
+// torch or a companion present as files without its dist-info.
+func halfDone(env *pyenv.Env) []string {
+	var out []string
+	add := func(ps []pyenv.Problem) {
+		for _, p := range ps {
+			if p.Kind == pyenv.ProblemPipStash || p.Kind == pyenv.ProblemMissingDistInfo {
+				out = append(out, p.Message)
+			}
+		}
+	}
+	add(env.Problems)
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+		if p := env.Packages[n]; p != nil {
+			add(p.Problems)
+		}
+	}
+	return out
+}
+
+// removeStashes deletes the stash folders the plan listed, if they are
+// still pip stashes directly in env's site-packages, and returns those
+// removed. Anything else is left alone.
+func removeStashes(env *pyenv.Env, stashes []string) []string {
+	var removed []string
+	for _, s := range stashes {
+		if env.SitePackages == "" || filepath.Dir(s) != env.SitePackages || !strings.HasPrefix(filepath.Base(s), "~") {
+			continue
+		}
+		fi, err := os.Lstat(s)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if err := os.RemoveAll(s); err == nil {
+			removed = append(removed, s)
+		}
+	}
+	return removed
 }
 
 // verify reads the result: fixed when torch is the planned CUDA build and

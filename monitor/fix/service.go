@@ -50,6 +50,10 @@ type Service struct {
 	Force bool
 	// JournalDir is where each run's journal is written; "" writes none.
 	JournalDir string
+	// Guardian is GPU Canary's own executable, run between it and the
+	// installer so that the installer stops if GPU Canary dies (see
+	// GuardianMain); "" runs the installer directly.
+	Guardian string
 	// Timeout bounds the installer; 0 means 30 minutes.
 	Timeout time.Duration
 }
@@ -102,7 +106,7 @@ func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, er
 		}
 	}
 	g := s.gpu(ctx)
-	o := RunOptions{Timeout: s.Timeout, Line: line}
+	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian}
 	if s.JournalDir != "" {
 		o.Journal = NewJournal(s.JournalDir, env.Path, time.Now())
 	}
@@ -110,6 +114,19 @@ func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, er
 		o.Check = func(e *pyenv.Env) []string { return s.Verify(e, g) }
 	}
 	return Run(ctx, p, env, o)
+}
+
+// LastInterrupted is the journal of the last repair of env when that
+// repair never finished (GPU Canary was killed during it), or nil.
+func (s Service) LastInterrupted(env string) *JournalRecord {
+	if s.JournalDir == "" {
+		return nil
+	}
+	rec, err := LastJournal(s.JournalDir, env)
+	if err != nil || rec == nil || !rec.Interrupted {
+		return nil
+	}
+	return rec
 }
 
 // InUseError is the refusal to reinstall torch under running programs:

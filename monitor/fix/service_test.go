@@ -3,6 +3,7 @@ package fix
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -197,8 +199,11 @@ func TestServiceRun(t *testing.T) {
 		if filepath.Dir(res.Journal) != journals {
 			t.Errorf("journal %q is not in %s", res.Journal, journals)
 		}
-		if b, err := os.ReadFile(res.Journal); err != nil || !strings.Contains(string(b), `"fixed": true`) {
-			t.Errorf("journal: %v\n%s", err, b)
+		if rec, err := ReadJournal(res.Journal); err != nil || rec.Result == nil || !rec.Result.Fixed || rec.Env != c.env {
+			t.Errorf("journal: %+v, %v", rec, err)
+		}
+		if rec := s.LastInterrupted(c.env); rec != nil {
+			t.Errorf("a finished repair reads as interrupted: %+v", rec)
 		}
 	})
 
@@ -278,5 +283,37 @@ func TestPinIndexAndHint(t *testing.T) {
 	}
 	if h := PinHint(env); h != "" {
 		t.Errorf("hint once pinned: %q", h)
+	}
+}
+
+// TestLastInterrupted: a journal whose repair never finished and whose
+// recorder is gone is the one the service reports; none without a journal
+// folder.
+func TestLastInterrupted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "journal")
+	env := filepath.Join(t.TempDir(), "llm", ".venv")
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("no true:", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	line := fmt.Sprintf(`{"time":%q,"event":"started","env":%q,"recorder_pid":%d,"plan":{"env":%q}}`+"\n",
+		started.Format(time.RFC3339Nano), env, gone.Process.Pid, env)
+	path := filepath.Join(dir, "20250301T120000.000Z-"+safeName(env)+".jsonl")
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := Service{JournalDir: dir}.LastInterrupted(env)
+	if rec == nil || rec.Path != path || !rec.Started.Equal(started) {
+		t.Fatalf("LastInterrupted = %+v", rec)
+	}
+	if rec := (Service{}).LastInterrupted(env); rec != nil {
+		t.Errorf("without a journal folder: %+v", rec)
+	}
+	if rec := (Service{JournalDir: dir}).LastInterrupted(filepath.Join(t.TempDir(), "other")); rec != nil {
+		t.Errorf("another environment: %+v", rec)
 	}
 }

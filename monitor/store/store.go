@@ -54,6 +54,20 @@ type Store struct {
 	// events is the history in memory, oldest first.
 	events []json.RawMessage
 	loaded bool
+	// private makes the folder the user's alone, once, before the first
+	// write: it holds command lines of the user's processes.
+	private sync.Once
+	privErr error
+}
+
+// write replaces one of the store's files, in a folder only the user
+// can read.
+func (s *Store) write(path string, data []byte) error {
+	s.private.Do(func() { s.privErr = config.PrivateDir(s.dir) })
+	if s.privErr != nil {
+		return s.privErr
+	}
+	return config.WriteAtomic(path, data, 0o600)
 }
 
 // Dir is the default state directory: $XDG_STATE_HOME/gpucanary (or
@@ -99,7 +113,7 @@ func (s *Store) SaveState(st State) error {
 	if err != nil {
 		return fmt.Errorf("saving state: %w", err)
 	}
-	return config.WriteAtomic(s.statePath(), append(data, '\n'), 0o600)
+	return s.write(s.statePath(), append(data, '\n'))
 }
 
 // History returns the saved events, oldest first, decoded into T.
@@ -138,7 +152,7 @@ func (s *Store) Append(events ...any) error {
 	if err != nil {
 		return fmt.Errorf("saving event history: %w", err)
 	}
-	if err := config.WriteAtomic(s.historyPath(), append(data, '\n'), 0o600); err != nil {
+	if err := s.write(s.historyPath(), append(data, '\n')); err != nil {
 		return err
 	}
 	return warn

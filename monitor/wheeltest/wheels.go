@@ -30,6 +30,13 @@ type Spec struct {
 	// Size pads the wheel with an incompressible file of about this many
 	// bytes, so an install takes long enough to be interrupted.
 	Size int
+	// Block names a file (relative to site-packages, outside NAME/) that
+	// the wheel installs after NAME's files and before its dist-info: an
+	// installer run under HoldInstall stops when it opens it, after it
+	// moved the old version aside, the one moment an interruption leaves
+	// an environment half-installed. pip extracts a wheel's files in the
+	// archive's order.
+	Block string
 }
 
 // Filename is the wheel's file name (py3-none-any: it installs anywhere).
@@ -101,6 +108,9 @@ func Build(s Spec) ([]byte, error) {
 			copy(pad[i:], seed[:])
 		}
 		files = append(files, file{pkg + "/lib/padding.bin", pad})
+	}
+	if s.Block != "" {
+		files = append(files, file{s.Block, []byte("unblocked\n")})
 	}
 	files = append(files,
 		file{distInfo + "/METADATA", metadata(s)},

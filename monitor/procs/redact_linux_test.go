@@ -1,0 +1,51 @@
+//go:build linux
+
+package procs
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestScannedCommandLinesAreRedacted: what `ps --json`, the report's
+// processes.json and the culprit of an overwrite show of a real process
+// started with secrets on its command line holds none of them.
+func TestScannedCommandLinesAreRedacted(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed (make test installs it)")
+	}
+	secrets := []string{"hunter2", "pg-secret", "hf_abcdefghijklmnopqrstuv", "s3cret"}
+	cmd := exec.Command(py, "-c", "import sys; sys.stdin.read()",
+		"--pass", "hunter2", "PGPASSWORD=pg-secret", "--hf-token=hf_abcdefghijklmnopqrstuv", "--index-url", "https://ada:s3cret@mirror.example/simple")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	ps, err := NewScanner(Options{}).Scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.PID != cmd.Process.Pid {
+			continue
+		}
+		line := strings.Join(p.Cmdline, " ")
+		if !strings.Contains(line, "--pass ***") || !strings.Contains(line, "https://ada:***@mirror.example/simple") {
+			t.Errorf("command line not redacted as expected: %q", line)
+		}
+		for _, s := range secrets {
+			if strings.Contains(line, s) || strings.Contains(p.Command(), s) {
+				t.Errorf("%q shows the secret %q", line, s)
+			}
+		}
+		return
+	}
+	t.Fatal("the process was not scanned")
+}
