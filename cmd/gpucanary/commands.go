@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -45,6 +46,9 @@ type command struct {
 	// usage is the command's own usage, shown when its flags are wrong;
 	// "" means its name and args.
 	usage string
+	// help, when set, is the command's whole help (usage, flags,
+	// examples), shown instead of usage; --help then prints it and exits 0.
+	help string
 	// hidden leaves it out of the top-level usage (help; ui, which the
 	// tray starts).
 	hidden bool
@@ -77,9 +81,15 @@ func (c command) run(ctx context.Context, g *globals, args []string, std stdio) 
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary "+c.usageText()) }
+	if c.help != "" {
+		fs.Usage = func() { fmt.Fprint(std.err, c.help) }
+	}
 	body := c.setup(fs, g)
 	if !c.rawArgs {
 		if err := parseInterspersed(fs, args); err != nil {
+			if errors.Is(err, flag.ErrHelp) && c.help != "" {
+				return exitOK
+			}
 			return exitUsage
 		}
 	}

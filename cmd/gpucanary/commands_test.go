@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"flag"
 	"strings"
 	"testing"
 )
@@ -81,6 +84,43 @@ func TestDispatch(t *testing.T) {
 			}
 			if !strings.HasPrefix(stderr, tc.stderrPrefix) {
 				t.Errorf("stderr:\n%s\nwant it to start:\n%s", stderr, tc.stderrPrefix)
+			}
+		})
+	}
+}
+
+// TestCommandWithItsOwnHelp: a command that writes its whole help shows
+// it on --help and exits 0, and on a wrong flag shows it and exits 2; the
+// others keep "Usage: gpucanary ..." and exit 2 on both.
+func TestCommandWithItsOwnHelp(t *testing.T) {
+	ran := false
+	body := func(fs *flag.FlagSet, g *globals) runFunc {
+		fs.Bool("x", false, "")
+		return func(context.Context, stdio) int { ran = true; return exitOK }
+	}
+	helped := command{name: "demo", args: "[-x]", help: "Usage: gpucanary demo [-x]\n\nExamples:\n  gpucanary demo -x\n", setup: body}
+	plain := command{name: "demo", args: "[-x]", setup: body}
+	for _, tc := range []struct {
+		name   string
+		c      command
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"own help, --help", helped, []string{"--help"}, exitOK, helped.help},
+		{"own help, a wrong flag", helped, []string{"--nope"}, exitUsage, "flag provided but not defined: -nope\n" + helped.help},
+		{"usage line, --help", plain, []string{"--help"}, exitUsage, "Usage: gpucanary demo [-x]\n"},
+		{"runs", plain, []string{"-x"}, exitOK, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ran = false
+			var out, errb bytes.Buffer
+			code := tc.c.run(context.Background(), &globals{}, tc.args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+			if code != tc.code || errb.String() != tc.stderr {
+				t.Errorf("exit %d (want %d), stderr %q (want %q)", code, tc.code, errb.String(), tc.stderr)
+			}
+			if ran != (tc.code == exitOK && tc.args[0] == "-x") {
+				t.Errorf("body ran: %v", ran)
 			}
 		})
 	}
