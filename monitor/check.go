@@ -93,7 +93,7 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if err != nil {
 		return unreadable(f, err)
 	}
-	fs := health.CheckEnv(env, g, withFixes(o))
+	fs := health.CheckEnv(env, g, WithFixCommands(o))
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {
 			fs = append(fs, health.CheckUVProject(env, info)...)
@@ -109,9 +109,10 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	return EnvReport{Env: env, Via: f.Via, Verdict: verdict(env, fs), Findings: fs}
 }
 
-// withFixes gives the rules fix's planner for their fix commands (the
-// official index) when the caller gave none.
-func withFixes(o health.Options) health.Options {
+// WithFixCommands gives the rules fix's planner for their fix commands
+// (from the official index) when the caller gave none: Check and the live
+// engine use it, so a finding a reinstall fixes always shows the command.
+func WithFixCommands(o health.Options) health.Options {
 	if o.Reinstall == nil {
 		o.Reinstall = fix.Advice{}.Reinstall
 	}

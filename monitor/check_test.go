@@ -43,3 +43,29 @@ func TestCheckFixCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestWithFixCommands: the default is filled only when the caller gave no
+// builder, and the rest of the options are kept.
+func TestWithFixCommands(t *testing.T) {
+	env := filepath.Join(t.TempDir(), ".venv")
+	if err := pyenvtest.Write(env, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := pyenv.Inspect(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0"}}}
+	getenv := func(string) string { return "x" }
+	o := WithFixCommands(health.Options{Getenv: getenv})
+	if o.Reinstall == nil || o.Getenv == nil || o.Getenv("") != "x" {
+		t.Fatalf("defaults: %+v", o)
+	}
+	if cmd := o.Reinstall(e, g); cmd != e.Interpreter()+" -m pip install --force-reinstall --no-deps torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124" {
+		t.Errorf("default command %q", cmd)
+	}
+	own := WithFixCommands(health.Options{Reinstall: func(*pyenv.Env, gpu.State) string { return "mine" }})
+	if own.Reinstall(e, g) != "mine" {
+		t.Error("the caller's builder was replaced")
+	}
+}

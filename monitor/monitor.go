@@ -642,7 +642,7 @@ func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 			if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == VerdictError {
 				continue
 			}
-			fs := health.CheckEnv(e.report.Env, g, withFixes(m.o.Health))
+			fs := health.CheckEnv(e.report.Env, g, WithFixCommands(m.o.Health))
 			sortFindings(fs)
 			e.report.Findings = fs
 			e.report.Verdict = verdict(e.report.Env, fs)
