@@ -135,7 +135,7 @@ type fakeRepairer struct {
 	deaf bool
 }
 
-func (f *fakeRepairer) Plan(env string) (fix.Plan, error) {
+func (f *fakeRepairer) Plan(_ context.Context, env string) (fix.Plan, error) {
 	return fix.Plan{Env: env, Installer: "pip", Variant: "cu124", Argv: []string{"pip"}, Packages: []fix.Pin{{Name: "torch", Version: "2.10.0+cu128"}}}, nil
 }
 
@@ -165,7 +165,7 @@ func TestReinstallRequest(t *testing.T) {
 	if u.wins.envs == nil || u.wins.open() != 1 {
 		t.Fatal("the plan is not shown on the Environments window")
 	}
-	p, _ := rep.Plan(u.paths[1])
+	p, _ := rep.Plan(context.Background(), u.paths[1])
 	finished := u.runRepair(p, u.wins.host())
 	var got fix.Plan
 	select {
@@ -195,7 +195,7 @@ func TestQuitStopsARepair(t *testing.T) {
 	u.d.Log = slog.New(slog.NewTextHandler(&logged, nil))
 	rep := &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{})}
 	u.d.Repair = rep
-	p, _ := rep.Plan(u.paths[1])
+	p, _ := rep.Plan(context.Background(), u.paths[1])
 	finished := u.runRepair(p, u.wins.host())
 	<-rep.ran
 	u.stopRepairs()

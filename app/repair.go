@@ -18,9 +18,9 @@ import (
 )
 
 // Repairer plans and runs the reinstall of a CUDA torch; cmd/gpucanary
-// wires it to monitor/fix (the same code as `gpucanary fix`).
+// passes monitor/fix's Service, the same repair as `gpucanary fix`.
 type Repairer interface {
-	Plan(env string) (fix.Plan, error)
+	Plan(ctx context.Context, env string) (fix.Plan, error)
 	Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error)
 }
 
@@ -32,7 +32,7 @@ func (u *ui) reinstall(env string) {
 	}
 	win := u.wins.host()
 	u.wins.show(win)
-	p, err := u.d.Repair.Plan(env)
+	p, err := u.d.Repair.Plan(u.life, env)
 	if err != nil {
 		dialog.ShowError(err, win)
 		return

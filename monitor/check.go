@@ -14,6 +14,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -98,7 +99,7 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if err != nil {
 		return unreadable(f, err)
 	}
-	fs := health.CheckEnv(env, g, o)
+	fs := health.CheckEnv(env, g, WithFixCommands(o))
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {
 			fs = append(fs, health.CheckUVProject(env, info)...)
@@ -112,6 +113,16 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		fs = []health.Finding{}
 	}
 	return EnvReport{Env: env, Via: f.Via, Verdict: VerdictOf(env, fs), Findings: fs}
+}
+
+// WithFixCommands gives the rules fix's planner for their fix commands
+// (from the official index) when the caller gave none: Check and the live
+// engine use it, so a finding a reinstall fixes always shows the command.
+func WithFixCommands(o health.Options) health.Options {
+	if o.Reinstall == nil {
+		o.Reinstall = fix.Advice{}.Reinstall
+	}
+	return o
 }
 
 func unreadable(f pyenv.Found, err error) EnvReport {

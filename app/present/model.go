@@ -12,9 +12,9 @@ import (
 	"runtime"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // The tray's model is computed by pure functions of the engine's state, so
@@ -106,23 +106,24 @@ func FixOf(e monitor.EnvReport) string {
 	return ""
 }
 
-// ActivateCommand is how to activate env in the user's shell and OS.
-func ActivateCommand(env *pyenv.Env, goos, shell string) string {
+// ActivateCommand is how to activate env in the user's shell (login, the
+// path in $SHELL) and OS.
+func ActivateCommand(env *pyenv.Env, goos, login string) string {
 	if env == nil {
 		return ""
 	}
-	q := fix.ShellQuote(env.Path)
+	q := shell.Quote(env.Path)
 	if env.Kind == "conda" {
 		return "conda activate " + q
 	}
 	if goos == "windows" || env.Layout == pyenv.LayoutWindows {
 		return `& "` + filepath.Join(env.Path, "Scripts", "Activate.ps1") + `"`
 	}
-	switch filepath.Base(shell) {
+	switch filepath.Base(login) {
 	case "fish":
-		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.fish"))
+		return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate.fish"))
 	case "csh", "tcsh":
-		return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate.csh"))
+		return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate.csh"))
 	}
-	return "source " + fix.ShellQuote(filepath.Join(env.Path, "bin", "activate"))
+	return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate"))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -14,8 +13,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/output/prom"
 )
-
-func init() { extraCommands["agent"] = cmdAgent }
 
 const agentUsage = `Usage: gpucanary agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
 
@@ -43,40 +40,39 @@ Exit status: runs until interrupted (0); 2 on bad flags, a bad web config,
 or an address that cannot be listened on (a port in use).
 `
 
-// cmdAgent runs the engine and serves its state to Prometheus.
-func cmdAgent(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	fs.SetOutput(std.err)
+// agentFlags declares the agent's flags; its body serves the engine's
+// state to Prometheus.
+func agentFlags(fs *flag.FlagSet, g *globals) runFunc {
 	addr := fs.String("web.listen-address", prom.DefaultListenAddress, "address to serve metrics on")
 	webConfig := fs.String("web.config.file", "", "exporter toolkit web config (TLS, basic auth)")
 	textfile := fs.String("textfile", "", "also write the metrics to this file for node_exporter")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprint(std.err, agentUsage) }
-	if err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int {
+		return cmdAgent(ctx, g, fs, *addr, *webConfig, *textfile, std)
 	}
+}
+
+// cmdAgent runs the engine and serves its state to Prometheus.
+func cmdAgent(ctx context.Context, g *globals, fs *flag.FlagSet, addr, webConfig, textfile string, std stdio) int {
 	for _, p := range fs.Args() {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(std.err, "gpucanary agent: %v\n", err)
 			return exitUsage
 		}
 	}
-	if err := prom.ValidateWebConfig(*webConfig); err != nil {
+	if err := prom.ValidateWebConfig(webConfig); err != nil {
 		fmt.Fprintf(std.err, "gpucanary agent: --web.config.file: %v\n", err)
 		return exitUsage
 	}
-	if *textfile != "" {
-		if fi, err := os.Stat(filepath.Dir(*textfile)); err != nil || !fi.IsDir() {
-			fmt.Fprintf(std.err, "gpucanary agent: --textfile %s: its folder does not exist\n", *textfile)
+	if textfile != "" {
+		if fi, err := os.Stat(filepath.Dir(textfile)); err != nil || !fi.IsDir() {
+			fmt.Fprintf(std.err, "gpucanary agent: --textfile %s: its folder does not exist\n", textfile)
 			return exitUsage
 		}
 	}
-	l, err := net.Listen("tcp", *addr)
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary agent: cannot listen on %s: %v (another agent running? choose another with --web.listen-address)\n", *addr, err)
+		fmt.Fprintf(std.err, "gpucanary agent: cannot listen on %s: %v (another agent running? choose another with --web.listen-address)\n", addr, err)
 		return exitUsage
 	}
 	log := g.log.With("component", "agent")
@@ -95,13 +91,13 @@ func cmdAgent(ctx context.Context, g *globals, args []string, std stdio) int {
 	defer cancel()
 	var wg sync.WaitGroup
 	var runErr error
-	if *textfile != "" {
+	if textfile != "" {
 		events, unsubscribe := m.Subscribe()
 		defer unsubscribe()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			prom.KeepTextfile(ctx, prom.TextfileOptions{Path: *textfile, Gatherer: prom.NewRegistry(metrics),
+			prom.KeepTextfile(ctx, prom.TextfileOptions{Path: textfile, Gatherer: prom.NewRegistry(metrics),
 				Ready: ready, Changes: events, Logger: log})
 		}()
 	}
@@ -112,7 +108,7 @@ func cmdAgent(ctx context.Context, g *globals, args []string, std stdio) int {
 		runErr = m.Run(ctx)
 	}()
 	fmt.Fprintf(std.err, "gpucanary agent: serving metrics on %s/metrics; Ctrl-C stops.\n", l.Addr())
-	serveErr := prom.Serve(ctx, l, h, *webConfig, log)
+	serveErr := prom.Serve(ctx, l, h, webConfig, log)
 	cancel()
 	wg.Wait()
 	for _, err := range []error{serveErr, runErr} {

@@ -2,49 +2,65 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/output/jsonout"
+	"github.com/gpucanary/gpucanary/output/text"
 )
 
-func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(std.err)
-	asJSON := fs.Bool("json", false, "print JSON (DESIGN.md's check shape)")
+func checkFlags(fs *flag.FlagSet, g *globals) runFunc {
+	asJSON := fs.Bool("json", false, "print JSON (DESIGN.md's check shape); the same as --format json")
 	format := fs.String("format", "text", "text, json, or prom (Prometheus metrics, as the agent serves them)")
 	textfile := fs.String("textfile", "", "with --format prom: write the metrics to this file atomically, for node_exporter's textfile collector")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() {
-		fmt.Fprintln(std.err, "Usage: gpucanary check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]")
-		fs.PrintDefaults()
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int {
+		switch *format {
+		case "json":
+			*asJSON = true
+		case "text", "prom":
+		default:
+			fmt.Fprintf(std.err, "gpucanary check: --format %q: want text, json or prom\n", *format)
+			return exitUsage
+		}
+		if *textfile != "" && *format != "prom" {
+			fmt.Fprintln(std.err, "gpucanary check: --textfile needs --format prom")
+			return exitUsage
+		}
+		out := checkText
+		switch {
+		case *format == "prom":
+			out = func(res monitor.CheckResult, complete bool, began time.Time, std stdio, _ func(string) string) error {
+				return checkMetrics(res, complete, began, *textfile, std)
+			}
+		case *asJSON:
+			out = func(res monitor.CheckResult, _ bool, _ time.Time, std stdio, _ func(string) string) error {
+				if err := jsonout.Check(std.out, res); err != nil {
+					return fmt.Errorf("writing JSON: %w", err)
+				}
+				return nil
+			}
+		}
+		return cmdCheck(ctx, g, fs.Args(), out, std)
 	}
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	switch *format {
-	case "json":
-		*asJSON = true
-	case "text", "prom":
-	default:
-		fmt.Fprintf(std.err, "gpucanary check: --format %q: want text, json or prom\n", *format)
-		return exitUsage
-	}
-	if *textfile != "" && *format != "prom" {
-		fmt.Fprintln(std.err, "gpucanary check: --textfile needs --format prom")
-		return exitUsage
-	}
-	for _, p := range fs.Args() {
+}
+
+// checkOutput writes a check's result (text, JSON or metrics).
+type checkOutput func(res monitor.CheckResult, complete bool, began time.Time, std stdio, getenv func(string) string) error
+
+func checkText(res monitor.CheckResult, _ bool, _ time.Time, std stdio, getenv func(string) string) error {
+	text.New(std.out, getenv).Check(res)
+	return nil
+}
+
+// cmdCheck inspects the environments at paths (else the discovered ones)
+// and the GPU.
+func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, std stdio) int {
+	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
 			return exitUsage
@@ -53,201 +69,14 @@ func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
 	b := g.openGPU()
 	defer b.Close()
 	began := time.Now()
-	found, complete := pyenv.DiscoverAll(ctx, g.discoverOptions(fs.Args()))
+	found, complete := pyenv.DiscoverAll(ctx, g.discoverOptions(paths))
 	res := monitor.Check(ctx, b.Snapshot(ctx), found, g.healthOptions())
-	if *format == "prom" {
-		if err := checkMetrics(res, complete, began, *textfile, std); err != nil {
-			fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
-			return exitUsage
-		}
-	} else if *asJSON {
-		enc := json.NewEncoder(std.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(std.err, "gpucanary check: writing JSON: %v\n", err)
-			return exitUsage
-		}
-	} else {
-		home, _ := os.UserHomeDir()
-		p := printer{w: std.out, colour: colour(std.out, g.getenv), home: home}
-		p.check(res)
+	if err := out(res, complete, began, std, g.getenv); err != nil {
+		fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
+		return exitUsage
 	}
 	if res.HasErrors() {
 		return exitFound
 	}
 	return exitOK
-}
-
-// parseInterspersed parses flags that may come after positional arguments
-// ("check ./venv --json"), as people type them.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
-}
-
-// printer renders results for a person, with colour only on a terminal.
-type printer struct {
-	w      io.Writer
-	colour bool
-	home   string
-}
-
-const (
-	red    = "\x1b[31m"
-	yellow = "\x1b[33m"
-	green  = "\x1b[32m"
-	dim    = "\x1b[2m"
-	bold   = "\x1b[1m"
-	reset  = "\x1b[0m"
-)
-
-func (p printer) paint(code, s string) string {
-	if !p.colour {
-		return s
-	}
-	return code + s + reset
-}
-
-// short replaces the home directory with ~ for reading, never for JSON.
-func (p printer) short(path string) string {
-	if p.home != "" {
-		if rel, err := filepath.Rel(p.home, path); err == nil && !strings.HasPrefix(rel, "..") {
-			if rel == "." {
-				return "~"
-			}
-			return filepath.Join("~", rel)
-		}
-	}
-	return path
-}
-
-func (p printer) check(r monitor.CheckResult) {
-	p.gpu(r.GPU)
-	for _, f := range r.Findings {
-		p.finding(f, "  ")
-	}
-	if len(r.Envs) == 0 {
-		fmt.Fprintln(p.w, "\nNo Python environments found. Pass a path: gpucanary check PATH")
-		return
-	}
-	for _, e := range r.Envs {
-		p.env(e)
-	}
-	fmt.Fprintln(p.w)
-	fmt.Fprintln(p.w, p.summary(r))
-}
-
-func (p printer) gpu(g gpu.State) {
-	sim := ""
-	if g.Simulated {
-		sim = p.paint(yellow, " [simulated]")
-	}
-	if !g.HasDriver() {
-		fmt.Fprintf(p.w, "GPU   no NVIDIA driver%s\n", sim)
-		return
-	}
-	fmt.Fprintf(p.w, "GPU   driver %s · CUDA %s%s\n", g.Driver, orDash(g.CUDADriver), sim)
-	for _, d := range g.Devices {
-		arch := d.Architecture
-		if arch != "" {
-			arch += ", "
-		}
-		state := ""
-		if d.Asleep {
-			state = " · asleep"
-		}
-		fmt.Fprintf(p.w, "  %d  %s (%ssm_%s) · %s%s\n", d.Index, d.Name, arch,
-			strings.ReplaceAll(d.ComputeCapability, ".", ""), human.Bytes(d.MemoryTotalBytes), state)
-		if d.Error != "" {
-			fmt.Fprintf(p.w, "     %s\n", p.paint(yellow, d.Error))
-		}
-	}
-}
-
-func (p printer) env(e monitor.EnvReport) {
-	fmt.Fprintln(p.w)
-	head := p.short(e.Path)
-	meta := []string{e.Installer}
-	if e.Python != "" {
-		meta = append(meta, "Python "+e.Python)
-	}
-	if e.Layout == pyenv.LayoutWindows {
-		meta = append(meta, "Windows layout")
-	}
-	fmt.Fprintf(p.w, "%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
-	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
-		if pkg := e.Packages[name]; pkg != nil {
-			fmt.Fprintf(p.w, "  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
-		}
-	}
-	if e.Torch() == nil && e.Packages != nil {
-		fmt.Fprintf(p.w, "  %s\n", p.paint(dim, "torch is not installed"))
-	}
-	for _, f := range e.Findings {
-		p.finding(f, "  ")
-	}
-}
-
-func (p printer) verdict(v monitor.Verdict) string {
-	switch v {
-	case monitor.VerdictError:
-		return p.paint(red, "ERROR")
-	case monitor.VerdictWarning:
-		return p.paint(yellow, "WARNING")
-	case monitor.VerdictOK:
-		return p.paint(green, "OK")
-	}
-	return p.paint(dim, strings.ToUpper(string(v)))
-}
-
-func (p printer) finding(f health.Finding, indent string) {
-	mark, c := "i", dim
-	switch f.Severity {
-	case health.SeverityError:
-		mark, c = "✗", red
-	case health.SeverityWarning:
-		mark, c = "!", yellow
-	}
-	fmt.Fprintf(p.w, "%s%s %s  %s\n", indent, p.paint(c, mark), p.paint(c, f.Code), f.Message)
-	if f.Fix != "" {
-		fmt.Fprintf(p.w, "%s    fix: %s\n", indent, f.Fix)
-	}
-}
-
-func (p printer) summary(r monitor.CheckResult) string {
-	var bad, warn int
-	for _, e := range r.Envs {
-		switch e.Verdict {
-		case monitor.VerdictError:
-			bad++
-		case monitor.VerdictWarning:
-			warn++
-		}
-	}
-	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

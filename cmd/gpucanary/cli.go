@@ -8,9 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -38,34 +38,12 @@ type globals struct {
 	getenv   func(string) string
 }
 
-const usage = `Usage: gpucanary [--gpu-sim FILE] [--config FILE] [COMMAND] [ARGS]
-
-Without a command, GPU Canary starts in the system tray.
-
-Commands:
-  check [--json] [--format prom [--textfile PATH]] [PATH...]
-                               inspect environments and the GPU; exit 1 on error findings
-  ps [--json] [--watch]        per-process GPU use and verdicts
-  watch [--json] [PATH...]     run the engine headless and print each event
-  fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]
-                               reinstall a CUDA torch in the environment at PATH
-  report [-o DIR]              write the evidence bundle
-  agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]
-                               run the engine headless and serve Prometheus metrics
-  version                      print the version
-
-Global flags:
-  --gpu-sim FILE   replace NVML with a simulated GPU (also GPUCANARY_GPU_SIM)
-  --config FILE    settings file (default: the user config directory)
-  --log-level L    debug, info, warn or error (default warn)
-`
-
 // run parses the global flags and runs one command; it returns the exit status.
 func run(ctx context.Context, args []string, std stdio) int {
 	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(std.err)
-	fs.Usage = func() { fmt.Fprint(std.err, usage) }
+	fs.Usage = func() { fmt.Fprint(std.err, usageText()) }
 	fs.StringVar(&g.gpuSim, "gpu-sim", "", "simulated GPU scenario file")
 	fs.StringVar(&g.config, "config", "", "settings file")
 	fs.StringVar(&g.logLevel, "log-level", "warn", "log level")
@@ -90,26 +68,13 @@ func run(ctx context.Context, args []string, std stdio) int {
 	if len(rest) == 0 {
 		return runTray(ctx, g, std)
 	}
-	cmd, cargs := rest[0], rest[1:]
-	switch cmd {
-	case "check":
-		return cmdCheck(ctx, g, cargs, std)
-	case "version":
-		fmt.Fprintln(std.out, "gpucanary", version)
-		return exitOK
-	case "help", "-h", "--help":
-		fmt.Fprint(std.out, usage)
-		return exitOK
+	c, ok := lookup(rest[0])
+	if !ok {
+		fmt.Fprintf(std.err, "gpucanary: unknown command %q\n\n%s", rest[0], usageText())
+		return exitUsage
 	}
-	if c, ok := extraCommands[cmd]; ok {
-		return c(ctx, g, cargs, std)
-	}
-	fmt.Fprintf(std.err, "gpucanary: unknown command %q\n\n%s", cmd, usage)
-	return exitUsage
+	return c.run(ctx, g, rest[1:], std)
 }
-
-// extraCommands are registered by the files that implement them.
-var extraCommands = map[string]func(context.Context, *globals, []string, stdio) int{}
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
@@ -166,16 +131,8 @@ func (g *globals) discover(ctx context.Context, paths []string) []pyenv.Found {
 	return pyenv.Discover(ctx, g.discoverOptions(paths))
 }
 
+// healthOptions are the rules' options: fix commands from fix's planner,
+// from the configured index.
 func (g *globals) healthOptions() health.Options {
-	return health.Options{IndexBase: g.cfg.IndexBase, Getenv: g.getenv}
-}
-
-// colour reports whether w is a terminal that should get colour.
-func colour(w io.Writer, getenv func(string) string) bool {
-	f, ok := w.(*os.File)
-	if !ok || getenv("NO_COLOR") != "" || strings.EqualFold(getenv("TERM"), "dumb") {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return health.Options{Getenv: g.getenv, Reinstall: fix.Advice{IndexBase: g.cfg.IndexBase}.Reinstall}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,89 +14,101 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
-	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
-func init() { extraCommands["fix"] = cmdFix }
+// fixOptions are fix's flags.
+type fixOptions struct {
+	dry, yes, force, pin bool
+	variant, indexBase   string
+	timeout              time.Duration
+}
 
-// cmdFix reinstalls a CUDA torch in one environment.
-func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
-	fs.SetOutput(std.err)
-	dry := fs.Bool("dry-run", false, "show the plan and change nothing")
-	yes := fs.Bool("yes", false, "do not ask before reinstalling")
-	variant := fs.String("variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
-	indexBase := fs.String("index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
-	force := fs.Bool("force", false, "reinstall even while processes of the environment run")
-	timeout := fs.Duration("timeout", 30*time.Minute, "stop the installer after this long")
-	pin := fs.Bool("pin-index", false, "pin torch to the CUDA index in the uv project's pyproject.toml instead")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() {
-		fmt.Fprintln(std.err, "Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]")
+func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
+	var o fixOptions
+	fs.BoolVar(&o.dry, "dry-run", false, "show the plan and change nothing")
+	fs.BoolVar(&o.yes, "yes", false, "do not ask before reinstalling")
+	fs.StringVar(&o.variant, "variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
+	fs.StringVar(&o.indexBase, "index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
+	fs.BoolVar(&o.force, "force", false, "reinstall even while processes of the environment run")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "stop the installer after this long")
+	fs.BoolVar(&o.pin, "pin-index", false, "pin torch to the CUDA index in the uv project's pyproject.toml instead")
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int {
+		if fs.NArg() != 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		return cmdFix(ctx, g, fs.Arg(0), o, std)
 	}
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	path, err := filepath.Abs(fs.Arg(0))
+}
+
+// cmdFix reinstalls a CUDA torch in the environment at arg.
+func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio) int {
+	path, err := filepath.Abs(arg)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
 		return exitUsage
 	}
-	env, err := pyenv.Inspect(path)
-	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
-		return exitUsage
-	}
-	base := *indexBase
+	svc := g.fixService()
+	svc.Variant, svc.Force, svc.Timeout = o.variant, o.force, o.timeout
+	base := o.indexBase
 	if base == "" {
 		base = g.cfg.IndexBase
 	}
-	b := g.openGPU()
-	defer b.Close()
-	st := b.Snapshot(ctx)
-	plan, err := fix.NewPlan(fix.Request{Env: env, GPU: st, Variant: *variant, IndexBase: base})
+	svc.IndexBase = func() string { return base }
+	pr, err := svc.Prepare(ctx, path)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
-		return exitFound
+		if errors.Is(err, fix.ErrNoTorch) {
+			return exitFound
+		}
+		return exitUsage
 	}
-	if *pin {
-		return pinIndex(env, plan, base, std)
+	env, plan := pr.Env, pr.Plan
+	if o.pin {
+		msg, err := svc.PinIndex(pr)
+		if err != nil {
+			fmt.Fprintf(std.err, "gpucanary fix --pin-index: %v\n", err)
+			return exitFound
+		}
+		fmt.Fprintln(std.out, strings.ToUpper(msg[:1])+msg[1:]+".")
+		return exitOK
 	}
-	printPlan(std, plan, st.Simulated)
-	if last := lastInterrupted(env.Path); last != "" {
-		fmt.Fprintf(std.out, "\n%s\n", last)
+	printPlan(std, plan, pr.GPU.Simulated)
+	if rec := svc.LastInterrupted(env.Path); rec != nil {
+		fmt.Fprintf(std.out, "\nNote: the last repair of this environment, started %s, was interrupted before it finished (journal: %s).\n",
+			rec.Started.Local().Format("2006-01-02 15:04"), rec.Path)
 	}
 	if plan.Blocked != "" {
 		fmt.Fprintf(std.out, "\nNot fixed: %s.\n", plan.Blocked)
 		return exitFound
 	}
-	if *dry {
+	if o.dry {
 		fmt.Fprintln(std.out, "\nDry run: nothing was changed.")
 		return exitOK
 	}
-	if !*force {
-		if running := envProcesses(ctx, env.Path); running != "" {
-			fmt.Fprintf(std.out, "\nNot fixed: %s.\n", running)
+	if !o.force {
+		if err := svc.InUse(ctx, env.Path); err != nil {
+			fmt.Fprintf(std.out, "\nNot fixed: %s.\n", err)
 			return exitFound
 		}
 	}
-	if !*yes && !confirm(std, "\nReinstall now? [y/N] ") {
+	if !o.yes && !confirm(std, "\nReinstall now? [y/N] ") {
 		fmt.Fprintln(std.out, "Nothing was changed.")
 		return exitFound
 	}
 
 	fmt.Fprintln(std.out)
-	res, err := repairEnv(ctx, g, env, plan, st, *timeout,
-		func(l string) { fmt.Fprintf(std.out, "  │ %s\n", l) },
-		func(s string) { fmt.Fprintf(std.err, "→ %s\n", s) })
+	res, err := svc.Run(ctx, plan, func(l string) {
+		fmt.Fprintf(std.out, "  │ %s\n", l)
+		if s := fix.Progress(l); s != "" {
+			fmt.Fprintf(std.err, "→ %s\n", s)
+		}
+	})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
 		return exitFound
@@ -117,7 +128,7 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 			for _, b := range res.Broken {
 				fmt.Fprintf(std.out, "  - %s\n", b)
 			}
-			fmt.Fprintf(std.out, "To finish the repair:\n  gpucanary fix %s\n", fix.ShellQuote(env.Path))
+			fmt.Fprintf(std.out, "To finish the repair:\n  gpucanary fix %s\n", shell.Quote(env.Path))
 		}
 		if res.Rollback != "" {
 			fmt.Fprintf(std.out, "To put back what was there before (%s):\n  %s\n", describeVersions(res.Before), res.Rollback)
@@ -129,7 +140,7 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 	if !res.Fixed {
 		return exitFound
 	}
-	if hint := pinHint(env); hint != "" {
+	if hint := fix.PinHint(env.Path); hint != "" {
 		fmt.Fprintln(std.out, hint)
 	}
 	return exitOK
@@ -140,20 +151,23 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 // run directly leave it empty and run installers directly.
 var installerGuardian string
 
-// repairEnv runs a plan with a journal in the state directory and the
-// health rules as the verification; `fix` and the tray share it.
-func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, st gpu.State, timeout time.Duration, line, progress func(string)) (fix.Result, error) {
-	var journal *fix.Journal
-	if dir, err := store.Dir(); err == nil {
-		journal = fix.NewJournal(filepath.Join(dir, "journal"), env.Path, time.Now())
-	}
-	return fix.Run(ctx, plan, env, fix.RunOptions{
-		Timeout:  timeout,
-		Journal:  journal,
-		Guardian: installerGuardian,
-		Line:     line,
-		Progress: progress,
-		Check: func(e *pyenv.Env) []string {
+// fixService is the repair `fix` and the tray's windows share, wired to
+// the GPU, the settings, the state directory, the process list and the
+// health rules.
+func (g *globals) fixService() fix.Service {
+	s := fix.Service{
+		GPU: func(ctx context.Context) gpu.State {
+			b := g.openGPU()
+			defer b.Close()
+			return b.Snapshot(ctx)
+		},
+		IndexBase: func() string {
+			if c, err := config.Load(g.configPath()); err == nil {
+				return c.IndexBase // Settings… may have changed the mirror since this process started
+			}
+			return g.cfg.IndexBase
+		},
+		Verify: func(e *pyenv.Env, st gpu.State) []string {
 			var out []string
 			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
 				if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
@@ -162,52 +176,22 @@ func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, s
 			}
 			return out
 		},
-	})
+		Processes: freshScan{},
+		Guardian:  installerGuardian,
+	}
+	if dir, err := store.Dir(); err == nil {
+		s.JournalDir = filepath.Join(dir, "journal")
+	}
+	return s
 }
 
-// repairer gives the tray the same plan and run as `gpucanary fix`.
-type repairer struct{ g *globals }
+// freshScan lists processes with a scanner of its own for each call, so
+// repairs that run at once never share one (a scanner is not safe for
+// concurrent use).
+type freshScan struct{}
 
-func (r repairer) Plan(path string) (fix.Plan, error) {
-	env, err := pyenv.Inspect(path)
-	if err != nil {
-		return fix.Plan{}, err
-	}
-	index := r.g.cfg.IndexBase
-	if c, err := config.Load(r.g.configPath()); err == nil {
-		index = c.IndexBase // Settings… may have changed the mirror since this process started
-	}
-	b := r.g.openGPU()
-	defer b.Close()
-	return fix.NewPlan(fix.Request{Env: env, GPU: b.Snapshot(context.Background()), IndexBase: index})
-}
-
-func (r repairer) Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
-	env, err := pyenv.Inspect(p.Env)
-	if err != nil {
-		return fix.Result{}, err
-	}
-	if running := envProcesses(ctx, env.Path); running != "" {
-		return fix.Result{}, errors.New(running)
-	}
-	b := r.g.openGPU()
-	defer b.Close()
-	return repairEnv(ctx, r.g, env, p, b.Snapshot(ctx), 30*time.Minute, line, nil)
-}
-
-// lastInterrupted says so when the last repair of env never finished
-// (GPU Canary was killed during it), or "".
-func lastInterrupted(env string) string {
-	dir, err := store.Dir()
-	if err != nil {
-		return ""
-	}
-	rec, err := fix.LastJournal(filepath.Join(dir, "journal"), env)
-	if err != nil || rec == nil || !rec.Interrupted {
-		return ""
-	}
-	return fmt.Sprintf("Note: the last repair of this environment, started %s, was interrupted before it finished (journal: %s).",
-		rec.Started.Local().Format("2006-01-02 15:04"), rec.Path)
+func (freshScan) Scan(ctx context.Context) ([]procs.Proc, error) {
+	return procs.NewSource(procs.Options{}).Scan(ctx)
 }
 
 func printPlan(std stdio, p fix.Plan, simulated bool) {
@@ -261,68 +245,4 @@ func confirm(std stdio, q string) bool {
 	line, _ := bufio.NewReader(std.in).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
-}
-
-// envProcesses names the processes running from env, or "".
-func envProcesses(ctx context.Context, env string) string {
-	s := procs.NewSource(procs.Options{})
-	ps, err := s.Scan(ctx)
-	if err != nil {
-		return ""
-	}
-	var names []string
-	for _, p := range ps {
-		inside := p.EnvPath == env
-		if !inside && len(p.Cmdline) > 0 && strings.HasPrefix(p.Cmdline[0], env+string(filepath.Separator)) {
-			inside = true
-		}
-		if inside && p.PID != os.Getpid() {
-			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d process(es) run from %s and hold torch open: %s; stop them first, or pass --force", len(names), env, strings.Join(names, ", "))
-}
-
-// pinIndex pins torch (and its installed companions) to the plan's CUDA
-// index in the uv project of env.
-func pinIndex(env *pyenv.Env, plan fix.Plan, base string, std stdio) int {
-	p, ok := uvproject.FindProject(env.Path)
-	if !ok {
-		fmt.Fprintf(std.err, "gpucanary fix --pin-index: no pyproject.toml beside or above %s: this environment is not in a uv project\n", env.Path)
-		return exitFound
-	}
-	if plan.Variant == "" {
-		fmt.Fprintf(std.err, "gpucanary fix --pin-index: no CUDA variant can be chosen (%s); pass --variant cuNNN\n", plan.Blocked)
-		return exitFound
-	}
-	var pkgs []string
-	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
-		if env.Packages[n] != nil {
-			pkgs = append(pkgs, n)
-		}
-	}
-	res, err := uvproject.PinIndex(p.Pyproject, base, plan.Variant, pkgs)
-	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary fix --pin-index: %v\n", err)
-		return exitFound
-	}
-	fmt.Fprintln(std.out, strings.ToUpper(res.Message[:1])+res.Message[1:]+".")
-	return exitOK
-}
-
-// pinHint tells the user to pin the index when the environment is in a uv
-// project that does not pin it, so the next `uv run` does not undo the fix.
-func pinHint(env *pyenv.Env) string {
-	p, ok := uvproject.FindProject(env.Path)
-	if !ok {
-		return ""
-	}
-	info, err := uvproject.ReadProject(p)
-	if err != nil || strings.Contains(info.PinnedURL, "/cu") {
-		return ""
-	}
-	return fmt.Sprintf("This environment is in a uv project (%s) that does not pin torch's index: the next `uv sync` or `uv run` may undo this. Run: gpucanary fix --pin-index %s", p.Pyproject, fix.ShellQuote(env.Path))
 }

@@ -12,25 +12,20 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/report"
 )
 
-func init() { extraCommands["report"] = cmdReport }
+func reportFlags(fs *flag.FlagSet, g *globals) runFunc {
+	dir := fs.String("o", "gpucanary-report-"+time.Now().Format("20060102-150405"), "folder to write (new or empty)")
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int { return cmdReport(ctx, g, *dir, fs.Args(), std) }
+}
 
-// cmdReport writes the evidence bundle.
-func cmdReport(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(std.err)
-	now := time.Now()
-	dir := fs.String("o", "gpucanary-report-"+now.Format("20060102-150405"), "folder to write (new or empty)")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary report [-o DIR] [PATH...]") }
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	envs, rows, err := writeReport(ctx, g, *dir, fs.Args())
+// cmdReport writes the evidence bundle into dir.
+func cmdReport(ctx context.Context, g *globals, dir string, paths []string, std stdio) int {
+	envs, rows, err := writeReport(ctx, g, dir, paths)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(std.out, "Report written to %s (%d environments, %d GPU workloads).\n", *dir, envs, rows)
+	fmt.Fprintf(std.out, "Report written to %s (%d environments, %d GPU workloads).\n", dir, envs, rows)
 	return exitOK
 }
 

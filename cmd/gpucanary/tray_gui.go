@@ -18,7 +18,11 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/engine"
 )
 
-func init() { extraCommands["ui"] = cmdUI }
+// guiCommands are the commands only the GUI build has: ui, the windows.
+func guiCommands() []command {
+	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags,
+		summary: "the windows, on their own (the tray starts them with --link)"}}
+}
 
 // runEngine runs m in a goroutine; the returned function stops it and
 // waits.
@@ -95,19 +99,17 @@ func (g *globals) flags() []string {
 	return append(out, "--log-level", g.logLevel)
 }
 
-// cmdUI runs the windows: linked to the tray process (--link, which the
-// tray passes), or on its own with an engine of its own.
-func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("ui", flag.ContinueOnError)
-	fs.SetOutput(std.err)
+func uiFlags(fs *flag.FlagSet, g *globals) runFunc {
 	linked := fs.Bool("link", false, "talk to the tray process on stdin and stdout (the tray passes it)")
 	show := fs.String("show", link.ShowEnvs, "the window to open: envs, processes, gpus, history or settings")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary ui [--show WINDOW]") }
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: repairer{g}}
-	if *linked {
+	return func(ctx context.Context, std stdio) int { return cmdUI(ctx, g, *linked, *show, std) }
+}
+
+// cmdUI runs the windows: linked to the tray process (--link, which the
+// tray passes), or on its own with an engine of its own showing show.
+func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio) int {
+	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: g.fixService()}
+	if linked {
 		// stdout is the link: nothing else may write there.
 		out, err := takeLinkOut()
 		if err != nil {
@@ -143,7 +145,7 @@ func cmdUI(ctx context.Context, g *globals, args []string, std stdio) int {
 		}()
 	}
 	requests := make(chan link.Request, 1)
-	requests <- link.Request{Show: *show}
+	requests <- link.Request{Show: show}
 	d.Engine, d.Requests = m, requests
 	if err := app.Run(ctx, d); err != nil {
 		fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -11,28 +10,26 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/store"
+	"github.com/gpucanary/gpucanary/output/jsonout"
+	"github.com/gpucanary/gpucanary/output/text"
 )
 
-func init() { extraCommands["watch"] = cmdWatch }
-
-// cmdWatch runs the engine headless and prints each event as it happens.
-func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
-	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
-	fs.SetOutput(std.err)
+func watchFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print one JSON object a line")
 	all := fs.Bool("all", false, "print every event, not only those the notification policy would show")
-	fs.StringVar(&g.gpuSim, "gpu-sim", g.gpuSim, "simulated GPU scenario file")
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary watch [--json] [--all] [PATH...]") }
-	if err := parseInterspersed(fs, args); err != nil {
-		return exitUsage
-	}
-	for _, p := range fs.Args() {
+	g.simFlag(fs)
+	return func(ctx context.Context, std stdio) int { return cmdWatch(ctx, g, fs.Args(), *asJSON, *all, std) }
+}
+
+// cmdWatch runs the engine headless and prints each event as it happens.
+func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool, std stdio) int {
+	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(std.err, "gpucanary watch: %v\n", err)
 			return exitUsage
 		}
 	}
-	m, closeEngine := g.newMonitor(fs.Args())
+	m, closeEngine := g.newMonitor(paths)
 	defer closeEngine()
 	events, unsubscribe := m.Subscribe()
 	defer unsubscribe()
@@ -44,22 +41,20 @@ func cmdWatch(ctx context.Context, g *globals, args []string, std stdio) int {
 		defer wg.Done()
 		runErr = m.Run(ctx)
 	}()
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
 	}
-	home, _ := os.UserHomeDir()
-	p := printer{w: std.out, colour: colour(std.out, g.getenv), home: home}
-	enc := json.NewEncoder(std.out)
+	p := text.New(std.out, g.getenv)
 	for ev := range events {
-		if *asJSON {
-			if err := enc.Encode(ev); err != nil {
+		if asJSON {
+			if err := jsonout.Event(std.out, ev); err != nil {
 				fmt.Fprintf(std.err, "gpucanary watch: writing JSON: %v\n", err)
 				return exitUsage
 			}
 			continue
 		}
-		if *all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
-			p.event(ev)
+		if all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
+			p.Event(ev)
 		}
 	}
 	wg.Wait()
@@ -95,23 +90,4 @@ func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
 		Logger:    g.log.With("component", "monitor"),
 	})
 	return m, func() { b.Close() }
-}
-
-// event prints one event for a person.
-func (p printer) event(e monitor.Event) {
-	c := dim
-	switch {
-	case e.Kind == monitor.KindCUDAWheelReplaced || e.Kind == monitor.KindJobOnCPU:
-		c = red
-	case e.Finding != nil && e.Finding.Severity == "error" && e.Kind == monitor.KindFindingRaised:
-		c = red
-	case e.Kind == monitor.KindFindingCleared || e.Kind == monitor.KindJobOnCPUCleared:
-		c = green
-	case e.Notify:
-		c = yellow
-	}
-	fmt.Fprintf(p.w, "%s  %s  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, string(e.Kind)), e.Message)
-	if e.Fix != "" {
-		fmt.Fprintf(p.w, "    fix: %s\n", e.Fix)
-	}
 }

@@ -38,7 +38,7 @@ func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 		if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
 			continue
 		}
-		fs := health.CheckEnv(e.report.Env, g, m.o.Health)
+		fs := health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health))
 		monitor.SortFindings(fs)
 		e.report.Findings = fs
 		e.report.Verdict = monitor.VerdictOf(e.report.Env, fs)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -37,7 +38,7 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	mirror := "https://mirror.example.org/pytorch"
 	err := e.M.Reconfigure(engine.Settings{
 		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Getenv: noEnv},
-		Health:   health.Options{IndexBase: mirror, Getenv: noEnv},
+		Health:   health.Options{Reinstall: fix.Advice{IndexBase: mirror}.Reinstall, Getenv: noEnv},
 		Interval: time.Second,
 		Kinds:    []monitor.Kind{monitor.KindCUDAWheelReplaced},
 	})

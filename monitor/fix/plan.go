@@ -5,22 +5,23 @@
 //
 // A Plan is data a person can read before anything runs: the installer, the
 // exact argv (never a shell string), the packages and why each choice was
-// made. Health findings show Plan.Command() as their fix, so the advice and
-// the repair can never disagree.
+// made. Health findings show Plan.Command() as their fix (through Advice,
+// which cmd hands the rules), so the advice and the repair can never
+// disagree. Service is the repair as a whole (plan, in-use guard, run with a
+// journal, verification), which `gpucanary fix` and the tray's windows both
+// call.
 package fix
 
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-
-	pep440 "github.com/aquasecurity/go-pep440-version"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // DefaultIndexBase is where official torch wheels live; BASE/TAG is an index.
@@ -73,14 +74,8 @@ type Plan struct {
 	Cleanup []string `json:"cleanup,omitempty"`
 }
 
-// Command is Argv as one line a person can paste into a POSIX shell.
-func (p Plan) Command() string {
-	q := make([]string, len(p.Argv))
-	for i, a := range p.Argv {
-		q[i] = ShellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
+// Command is Argv as one line a person can paste into their shell.
+func (p Plan) Command() string { return shell.Join(p.Argv) }
 
 // ErrNoTorch is returned when the environment has no torch to reinstall.
 var ErrNoTorch = errors.New("torch is not installed")
@@ -98,7 +93,7 @@ func NewPlan(r Request) (Plan, error) {
 		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
 	}
 	p := Plan{Env: r.Env.Path, Cleanup: stashes(r.Env)}
-	public := PublicVersion(torch.Version)
+	public := kb.PublicVersion(torch.Version)
 	if public == "" {
 		p.Blocked = fmt.Sprintf("the installed torch version %q cannot be read", torch.Version)
 		return p, nil
@@ -192,13 +187,13 @@ func companions(env *pyenv.Env, torch, variant string) []Pin {
 	pins := []Pin{{pyenv.Torch, torch + "+" + variant}}
 	if v := env.Packages[pyenv.TorchVision]; v != nil {
 		if !ok {
-			vision = PublicVersion(v.Version)
+			vision = kb.PublicVersion(v.Version)
 		}
 		pins = append(pins, Pin{pyenv.TorchVision, vision + "+" + variant})
 	}
 	if a := env.Packages[pyenv.TorchAudio]; a != nil {
 		if !ok {
-			audio = PublicVersion(a.Version)
+			audio = kb.PublicVersion(a.Version)
 		}
 		pins = append(pins, Pin{pyenv.TorchAudio, audio + "+" + variant})
 	}
@@ -226,53 +221,9 @@ func installer(p *Plan, r Request, torch *pyenv.Package) {
 		specs[i] = pin.Name + "==" + pin.Version
 	}
 	c := pyenv.ReinstallCommand(torch, pyenv.ReinstallRequest{
-		Env: r.Env, Python: Interpreter(r.Env), Specs: specs, Index: p.Index, CUDA: p.CUDA,
-		LookPath: r.LookPath, HostPython: r.HostPython, Quote: ShellQuote,
+		Env: r.Env, Python: r.Env.Interpreter(), Specs: specs, Index: p.Index, CUDA: p.CUDA,
+		LookPath: r.LookPath, HostPython: r.HostPython, Quote: shell.Quote,
 	})
 	p.Installer, p.Argv, p.Blocked = c.Manager, c.Argv, c.Blocked
 	p.Reasons = append(p.Reasons, c.Reasons...)
-}
-
-// Interpreter is the environment's Python executable for its layout.
-func Interpreter(env *pyenv.Env) string {
-	switch {
-	case env.Layout == pyenv.LayoutWindows && env.Kind == "conda":
-		return filepath.Join(env.Path, "python.exe")
-	case env.Layout == pyenv.LayoutWindows:
-		return filepath.Join(env.Path, "Scripts", "python.exe")
-	default:
-		return filepath.Join(env.Path, "bin", "python")
-	}
-}
-
-// PublicVersion drops the local tag ("2.5.1+cu121" -> "2.5.1"): indexes and
-// kb tables are keyed by the public version.
-func PublicVersion(v string) string {
-	pv, err := pep440.Parse(v)
-	if err != nil {
-		if i := strings.IndexByte(v, '+'); i >= 0 {
-			return v[:i]
-		}
-		return v
-	}
-	return pv.Public()
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it, so commands shown
-// to a person can be pasted as they are.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=+:,@%", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -15,7 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // RunOptions controls one repair.
@@ -97,7 +99,7 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 			o.Line(line)
 		}
 		if o.Progress != nil {
-			if s := progress(line); s != "" {
+			if s := Progress(line); s != "" {
 				o.Progress(s)
 			}
 		}
@@ -303,12 +305,12 @@ func verify(p Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
 		return false, fmt.Sprintf("torch is a %s build after the run, not CUDA %s", t.Build, p.CUDA), remaining
 	case t.CUDA != p.CUDA:
 		return false, fmt.Sprintf("torch is built for CUDA %s after the run, not the planned %s", t.CUDA, p.CUDA), remaining
-	case PublicVersion(t.Version) != PublicVersion(p.Packages[0].Version):
+	case kb.PublicVersion(t.Version) != kb.PublicVersion(p.Packages[0].Version):
 		return false, fmt.Sprintf("torch is %s after the run, not the planned %s", t.Version, p.Packages[0].Version), remaining
 	}
 	for _, pin := range p.Packages[1:] {
 		c := env.Packages[pin.Name]
-		if c == nil || PublicVersion(c.Version) != PublicVersion(pin.Version) {
+		if c == nil || kb.PublicVersion(c.Version) != kb.PublicVersion(pin.Version) {
 			got := "missing"
 			if c != nil {
 				got = c.Version
@@ -371,15 +373,13 @@ func rollbackCommand(p Plan, env *pyenv.Env) string {
 	if tag != "" {
 		kept = append(kept, "--index-url", base+"/"+tag)
 	}
-	q := make([]string, len(kept))
-	for i, a := range kept {
-		q[i] = ShellQuote(a)
-	}
-	return strings.Join(q, " ")
+	return shell.Join(kept)
 }
 
-// progress turns pip's and uv's output into a short status, or "".
-func progress(line string) string {
+// Progress turns one line of pip's or uv's output into a short status
+// ("downloading torch-2.5.1+cu124-….whl (908.2 MB)"), or "" for a line that
+// says nothing worth a status.
+func Progress(line string) string {
 	l := strings.TrimSpace(line)
 	switch {
 	case strings.HasPrefix(l, "Downloading "):

@@ -8,22 +8,23 @@ import (
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // Options carries what the rules need besides the environment and the GPU.
 type Options struct {
-	// IndexBase is the PyTorch index base for fix commands ("" = official).
-	IndexBase string
 	// Getenv reads GPU Canary's own environment (BNB_CUDA_VERSION); nil
 	// means no variables are set.
 	Getenv func(string) string
-	// LookPath finds uv for fix commands; nil means "assume it is there",
-	// which is right for advice shown to a person.
-	LookPath func(string) (string, error)
+	// Reinstall writes the command that reinstalls the right CUDA torch in
+	// env for the GPU g, "" when none can be proposed; the findings a
+	// reinstall fixes show it. Planning a reinstall is monitor/fix's job,
+	// above the rules in the flow, so it comes in here: cmd/gpucanary and
+	// monitor.Check pass fix.Advice's. nil proposes no command.
+	Reinstall func(env *pyenv.Env, g gpu.State) string
 }
 
 // CheckGPU reports what is wrong with the machine's GPU as a whole.
@@ -72,18 +73,10 @@ func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []p
 
 // reinstall is the command that reinstalls the right CUDA torch here, or "".
 func (c *envCheck) reinstall() string {
-	if c.did {
-		return c.fix
+	if !c.did && c.o.Reinstall != nil {
+		c.fix = c.o.Reinstall(c.env, c.g)
 	}
 	c.did = true
-	look := c.o.LookPath
-	if look == nil {
-		look = func(name string) (string, error) { return name, nil }
-	}
-	p, err := fix.NewPlan(fix.Request{Env: c.env, GPU: c.g, IndexBase: c.o.IndexBase, LookPath: look})
-	if err == nil && p.Blocked == "" {
-		c.fix = p.Command()
-	}
 	return c.fix
 }
 
@@ -164,7 +157,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 				c.reinstall(), t.Evidence)
 		}
 	}
-	public := fix.PublicVersion(t.Version)
+	public := kb.PublicVersion(t.Version)
 	if !kb.Known(public) {
 		c.add(CodeTorchUnknownRelease, SeverityInfo,
 			fmt.Sprintf("torch %s is newer than GPU Canary's release table: its GPU architectures and driver needs are read from the environment only.", t.Version), "", t.Evidence)
@@ -191,7 +184,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 
 // family checks that torchvision and torchaudio match torch's version and variant.
 func (c *envCheck) family(t *pyenv.Package) {
-	public := fix.PublicVersion(t.Version)
+	public := kb.PublicVersion(t.Version)
 	vision, audio, known := kb.Companions(public)
 	for _, comp := range []struct{ name, want string }{{pyenv.TorchVision, vision}, {pyenv.TorchAudio, audio}} {
 		p := c.env.Packages[comp.name]
@@ -199,7 +192,7 @@ func (c *envCheck) family(t *pyenv.Package) {
 			continue
 		}
 		ev := append(slices.Clone(t.Evidence), p.Evidence...)
-		if known && comp.want != "" && fix.PublicVersion(p.Version) != comp.want {
+		if known && comp.want != "" && kb.PublicVersion(p.Version) != comp.want {
 			c.add(CodeTorchFamilyMismatch, SeverityError,
 				fmt.Sprintf("%s %s does not belong with torch %s (it needs %s %s): importing it fails or its compiled operators are missing.", comp.name, p.Version, t.Version, comp.name, comp.want),
 				c.reinstall(), ev)
@@ -305,7 +298,7 @@ func (c *envCheck) llama() {
 
 func llamaFix(env *pyenv.Env, version string) string {
 	return `CMAKE_ARGS="-DGGML_CUDA=on" ` + strings.Join([]string{
-		fix.ShellQuote(fix.Interpreter(env)), "-m", "pip", "install", "--force-reinstall", "--no-cache-dir", "--no-deps",
+		shell.Quote(env.Interpreter()), "-m", "pip", "install", "--force-reinstall", "--no-cache-dir", "--no-deps",
 		"llama-cpp-python==" + version}, " ")
 }
 

@@ -46,7 +46,7 @@ func TestRules(t *testing.T) {
 			// Incident 1: uv replaced the CUDA build with a CPU one.
 			name: "uv put a CPU torch in place", spec: pyenvtest.Spec{Manager: "uv", Torch: cpu}, gpu: a100Driver550,
 			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "CPU-only build, but this machine has an NVIDIA A100",
-				fix: "uv pip install --python ENV --reinstall --no-deps torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"}},
+				fix: "reinstall in ENV on driver 550.54.15"}},
 		},
 		{
 			name: "CPU torch with no GPU is fine", spec: pyenvtest.Spec{Torch: cpu}, gpu: noDriver,
@@ -68,13 +68,13 @@ func TestRules(t *testing.T) {
 			// Incident 4: a Blackwell card with torch 2.5.
 			name: "Blackwell with torch 2.5", gpu: rtx5090, spec: pyenvtest.Spec{Torch: cuda121},
 			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError, message: "sm_120",
-				fix: "torch==2.7.1+cu128"}},
+				fix: "reinstall in ENV on driver 570.86.10"}},
 		},
 		{
 			name: "torchvision from another release", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Torch: cuda121, Vision: &pyenvtest.Companion{Version: "0.19.1+cu121", CUDA: "12.1"}},
 			want: []want{{code: CodeTorchFamilyMismatch, severity: SeverityError, message: "needs torchvision 0.20.1",
-				fix: "torchvision==0.20.1+cu124"}},
+				fix: "reinstall in ENV"}},
 		},
 		{
 			name: "CPU torchvision beside CUDA torch", gpu: a100Driver550,
@@ -132,7 +132,7 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := CheckEnv(env, tt.gpu, Options{Getenv: func(k string) string { return tt.env[k] }})
+			got := CheckEnv(env, tt.gpu, Options{Getenv: func(k string) string { return tt.env[k] }, Reinstall: reinstallStub})
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tt.want), dump(got))
 			}
@@ -153,6 +153,57 @@ func TestRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// reinstallStub stands in for fix's planner (health cannot import it): a
+// command that names the environment and the driver it was asked about.
+func reinstallStub(env *pyenv.Env, g gpu.State) string {
+	return "reinstall in " + env.Path + " on driver " + g.Driver
+}
+
+// TestReinstallIsInjected: the findings a reinstall fixes show the command
+// the injected builder writes, asked once per environment; without a
+// builder they propose none, and fixes that are not a reinstall stay.
+func TestReinstallIsInjected(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "env")
+	spec := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"},
+		Vision: &pyenvtest.Companion{Version: "0.20.1+cpu"}, Llama: &pyenvtest.Llama{Version: "0.3.2", Backends: []string{"cpu"}}}
+	if err := pyenvtest.Write(root, spec); err != nil {
+		t.Fatal(err)
+	}
+	env, err := pyenv.Inspect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	counted := func(e *pyenv.Env, g gpu.State) string { calls++; return reinstallStub(e, g) }
+	for _, tc := range []struct {
+		name      string
+		reinstall func(*pyenv.Env, gpu.State) string
+		want      map[string]string // code -> fix
+	}{
+		{"with a builder", counted, map[string]string{
+			CodeGPUArchUnsupported: "reinstall in " + env.Path + " on driver 570.86.10", CodeTorchFamilyMismatch: "reinstall in " + env.Path + " on driver 570.86.10",
+			CodeLlamaCPPCPUBuild: `CMAKE_ARGS="-DGGML_CUDA=on" ` + env.Interpreter() + " -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.2"}},
+		{"without one", nil, map[string]string{
+			CodeGPUArchUnsupported: "", CodeTorchFamilyMismatch: "",
+			CodeLlamaCPPCPUBuild: `CMAKE_ARGS="-DGGML_CUDA=on" ` + env.Interpreter() + " -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]string{}
+			for _, f := range CheckEnv(env, rtx5090, Options{Reinstall: tc.reinstall}) {
+				got[f.Code] = f.Fix
+			}
+			for code, fix := range tc.want {
+				if g, ok := got[code]; !ok || g != fix {
+					t.Errorf("%s: fix %q, want %q (findings: %v)", code, g, fix, got)
+				}
+			}
+		})
+	}
+	if calls != 1 {
+		t.Errorf("the builder was asked %d times for one environment, want once", calls)
 	}
 }
 

@@ -1,9 +1,9 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // CheckUVProject raises UV_WILL_REPLACE_TORCH when the uv project around
@@ -26,7 +26,7 @@ func CheckUVProject(env *pyenv.Env, info uvproject.LockInfo) []Finding {
 	for _, r := range uvproject.WillReplaceTorch(info, platform, t.Build == pyenv.BuildCUDA) {
 		out = append(out, Finding{Code: CodeUVWillReplaceTorch, Severity: SeverityWarning, Env: env.Path,
 			Message:  "torch " + t.Version + " is a CUDA build, but " + r.Reason + ". Pin torch to its CUDA index in " + info.Project.Pyproject + ".",
-			Fix:      "gpucanary fix --pin-index " + fix.ShellQuote(env.Path),
+			Fix:      "gpucanary fix --pin-index " + shell.Quote(env.Path),
 			Evidence: []pyenv.Evidence{{File: evidence, Says: r.Reason}}})
 	}
 	return out

@@ -115,3 +115,17 @@ func CUDAFromDriverVersion(v int) string {
 func smName(cc string) string {
 	return "sm_" + strings.ReplaceAll(strings.TrimSpace(cc), ".", "")
 }
+
+// PublicVersion drops the local tag ("2.5.1+cu121" -> "2.5.1"): indexes and
+// the tables are keyed by the public version. A version PEP 440 cannot read
+// loses whatever follows its first "+".
+func PublicVersion(v string) string {
+	pv, err := pep440.Parse(v)
+	if err != nil {
+		if i := strings.IndexByte(v, '+'); i >= 0 {
+			return v[:i]
+		}
+		return v
+	}
+	return pv.Public()
+}

@@ -81,3 +81,22 @@ func TestParseTorch(t *testing.T) {
 		})
 	}
 }
+
+func TestPublicVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"2.5.1+cu121":              "2.5.1",
+		"2.5.1":                    "2.5.1",
+		"0.20.1+cpu":               "0.20.1",
+		"2.10.0.dev20251001+cu128": "2.10.0.dev20251001",
+		"2.5.0a0+git1234":          "2.5.0a0",
+		"not a version+cu121":      "not a version",
+		"not a version":            "not a version",
+		"":                         "",
+	} {
+		t.Run(in, func(t *testing.T) {
+			if got := PublicVersion(in); got != want {
+				t.Errorf("PublicVersion(%q) = %q, want %q", in, got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,226 @@
+package fix
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/shell"
+)
+
+// Scanner lists the processes running now; the in-use guard asks it.
+// procs' process reader satisfies it.
+type Scanner interface {
+	Scan(ctx context.Context) ([]procs.Proc, error)
+}
+
+// Service is the repair as `gpucanary fix` and the tray's windows both run
+// it: a plan from the environment as it is on disk and the GPU as it is
+// now, a refusal while programs of the environment run, the installer with
+// a journal, and a verification by the health rules it is given. What it
+// needs from above (the GPU backend, the settings, the rules, the process
+// list) comes in as fields, so fix imports none of them.
+type Service struct {
+	// GPU reads the GPU state now; nil means no driver answered.
+	GPU func(ctx context.Context) gpu.State
+	// IndexBase is the PyTorch index base ("" = DefaultIndexBase). It is
+	// asked at every plan, so a mirror changed in Settings applies at
+	// once; nil means the official index.
+	IndexBase func() string
+	// Variant overrides the chosen CUDA variant ("cu121").
+	Variant string
+	// Verify lists the error findings a reinstall should have cleared
+	// that remain about env on the GPU g ("CODE: message"): cmd passes the
+	// health rules, which sit beside fix and are not imported by it. nil
+	// checks the build only.
+	Verify func(env *pyenv.Env, g gpu.State) []string
+	// Processes lists the running processes for the in-use guard; nil
+	// skips the guard. Runs at once may call it at once.
+	Processes Scanner
+	// Force runs the installer even while processes of the environment
+	// run (--force).
+	Force bool
+	// JournalDir is where each run's journal is written; "" writes none.
+	JournalDir string
+	// Guardian is GPU Canary's own executable, run between it and the
+	// installer so that the installer stops if GPU Canary dies (see
+	// GuardianMain); "" runs the installer directly.
+	Guardian string
+	// Timeout bounds the installer; 0 means 30 minutes.
+	Timeout time.Duration
+}
+
+// Prepared is a plan with what it was made from.
+type Prepared struct {
+	// Env is the environment as read when the plan was made.
+	Env *pyenv.Env
+	// GPU is the GPU state the plan was made for.
+	GPU  gpu.State
+	Plan Plan
+}
+
+// Prepare reads the environment at path and the GPU, and plans the
+// reinstall. Its errors are pyenv's when the environment cannot be read,
+// and wrap ErrNoTorch when it holds no torch; a plan that cannot be carried
+// out is no error (Plan.Blocked says why).
+func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
+	env, err := pyenv.Inspect(path)
+	if err != nil {
+		return Prepared{}, err
+	}
+	g := s.gpu(ctx)
+	p, err := NewPlan(Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()})
+	if err != nil {
+		return Prepared{}, err
+	}
+	return Prepared{Env: env, GPU: g, Plan: p}, nil
+}
+
+// Plan is the plan Prepare makes: what the tray shows before it asks.
+func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
+	pr, err := s.Prepare(ctx, path)
+	return pr.Plan, err
+}
+
+// Run carries out p: it refuses while programs of the environment run
+// (unless Force), reads the environment again, runs the installer with
+// its output sent to line, and verifies the result against the GPU as it
+// is now. The journal, when JournalDir is set, records the run whatever
+// happens.
+func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, error) {
+	env, err := pyenv.Inspect(p.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	if !s.Force {
+		if err := s.InUse(ctx, env.Path); err != nil {
+			return Result{}, err
+		}
+	}
+	g := s.gpu(ctx)
+	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian}
+	if s.JournalDir != "" {
+		o.Journal = NewJournal(s.JournalDir, env.Path, time.Now())
+	}
+	if s.Verify != nil {
+		o.Check = func(e *pyenv.Env) []string { return s.Verify(e, g) }
+	}
+	return Run(ctx, p, env, o)
+}
+
+// LastInterrupted is the journal of the last repair of env when that
+// repair never finished (GPU Canary was killed during it), or nil.
+func (s Service) LastInterrupted(env string) *JournalRecord {
+	if s.JournalDir == "" {
+		return nil
+	}
+	rec, err := LastJournal(s.JournalDir, env)
+	if err != nil || rec == nil || !rec.Interrupted {
+		return nil
+	}
+	return rec
+}
+
+// InUseError is the refusal to reinstall torch under running programs:
+// they hold the old files open, and a program started from a half-replaced
+// torch fails in ways that look like a bug of its own.
+type InUseError struct {
+	Env string
+	// Processes names each one: "PID 4242 (python train.py)".
+	Processes []string
+}
+
+func (e *InUseError) Error() string {
+	return fmt.Sprintf("%d process(es) run from %s and hold torch open: %s; stop them first, or pass --force",
+		len(e.Processes), e.Env, strings.Join(e.Processes, ", "))
+}
+
+// InUse returns an *InUseError naming the processes that run from env
+// (this one aside), or nil. A process runs from env when it was attributed
+// to it or its program lives inside it. A list that cannot be read refuses
+// nothing: the guard is a courtesy, not a lock.
+func (s Service) InUse(ctx context.Context, env string) error {
+	if s.Processes == nil {
+		return nil
+	}
+	ps, err := s.Processes.Scan(ctx)
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var names []string
+	for _, p := range ps {
+		inside := p.EnvPath == env || len(p.Cmdline) > 0 && strings.HasPrefix(p.Cmdline[0], env+string(filepath.Separator))
+		if inside && p.PID != self {
+			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return &InUseError{Env: env, Processes: names}
+}
+
+// PinIndex pins torch, and whichever of its companions are installed, to
+// the plan's CUDA index in the uv project around the environment, so the
+// next `uv sync` or `uv run` keeps the CUDA build. It returns what was
+// done, in uvproject's words.
+func (s Service) PinIndex(pr Prepared) (string, error) {
+	proj, ok := uvproject.FindProject(pr.Env.Path)
+	if !ok {
+		return "", fmt.Errorf("no pyproject.toml beside or above %s: this environment is not in a uv project", pr.Env.Path)
+	}
+	if pr.Plan.Variant == "" {
+		return "", fmt.Errorf("no CUDA variant can be chosen (%s); pass --variant cuNNN", pr.Plan.Blocked)
+	}
+	var pkgs []string
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+		if pr.Env.Packages[n] != nil {
+			pkgs = append(pkgs, n)
+		}
+	}
+	res, err := uvproject.PinIndex(proj.Pyproject, s.indexBase(), pr.Plan.Variant, pkgs)
+	if err != nil {
+		return "", err
+	}
+	return res.Message, nil
+}
+
+// PinHint tells the user to pin torch's index when the environment at env
+// is in a uv project that does not pin it, so that the next `uv run` does
+// not undo a repair; "" otherwise.
+func PinHint(env string) string {
+	p, ok := uvproject.FindProject(env)
+	if !ok {
+		return ""
+	}
+	info, err := uvproject.ReadProject(p)
+	if err != nil || strings.Contains(info.PinnedURL, "/cu") {
+		return ""
+	}
+	return fmt.Sprintf("This environment is in a uv project (%s) that does not pin torch's index: the next `uv sync` or `uv run` may undo this. Run: gpucanary fix --pin-index %s", p.Pyproject, shell.Quote(env))
+}
+
+func (s Service) gpu(ctx context.Context) gpu.State {
+	if s.GPU == nil {
+		return gpu.State{}
+	}
+	return s.GPU(ctx)
+}
+
+func (s Service) indexBase() string {
+	if s.IndexBase != nil {
+		if b := s.IndexBase(); b != "" {
+			return b
+		}
+	}
+	return DefaultIndexBase
+}

@@ -1,0 +1,48 @@
+// Package jsonout writes what commands print for scripts: the JSON shapes
+// of DESIGN.md's command-line contract. `check --json` and `ps --json`
+// write one indented document; `watch --json` writes one object a line as
+// events happen. The shapes are the shared types' own JSON (monitor,
+// gpu): this package decides only how they are framed.
+//
+// It imports the shared types of monitor and gpu; nothing under app/ and
+// nothing of cmd.
+package jsonout
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+)
+
+// Check writes `check --json`: the whole CheckResult, indented.
+func Check(w io.Writer, r monitor.CheckResult) error {
+	return indented(w, r)
+}
+
+// processList is `ps --json`'s shape: DESIGN.md's processes plus the GPU.
+type processList struct {
+	GPU       gpu.State         `json:"gpu"`
+	Processes []monitor.Process `json:"processes"`
+}
+
+// Processes writes `ps --json`: the GPU and the rows in the order given,
+// indented; no rows is an empty list, never null.
+func Processes(w io.Writer, st gpu.State, rows []monitor.Process) error {
+	if rows == nil {
+		rows = []monitor.Process{}
+	}
+	return indented(w, processList{GPU: st, Processes: rows})
+}
+
+// Event writes one event of `watch --json` as one line.
+func Event(w io.Writer, e monitor.Event) error {
+	return json.NewEncoder(w).Encode(e)
+}
+
+func indented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,68 @@
+package jsonout
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+)
+
+func TestCheckIsIndentedAndWhole(t *testing.T) {
+	r := monitor.CheckResult{GPU: gpu.State{Driver: "550.54.15"}, Envs: []monitor.EnvReport{}, Findings: []health.Finding{}}
+	var b bytes.Buffer
+	if err := Check(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.MarshalIndent(r, "", "  ")
+	if b.String() != string(want)+"\n" {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestProcessesNeverNull(t *testing.T) {
+	var b bytes.Buffer
+	if err := Processes(&b, gpu.State{Driver: "550.54.15"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		GPU       map[string]any `json:"gpu"`
+		Processes []any          `json:"processes"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Processes == nil || got.GPU["driver"] != "550.54.15" || !strings.Contains(b.String(), `"processes": []`) {
+		t.Errorf("ps --json with no rows:\n%s", b.String())
+	}
+}
+
+func TestEventsOneALine(t *testing.T) {
+	var b bytes.Buffer
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, ev := range []monitor.Event{
+		{Time: at, Kind: monitor.KindEnvAdded, Env: "/e", Message: "New environment /e\n(torch 2.5.1)."},
+		{Time: at, Kind: monitor.KindCUDAWheelReplaced, Env: "/e", Message: "replaced", Fix: "uv pip install torch", Notify: true},
+	} {
+		if err := Event(&b, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(&b)
+	var kinds []string
+	for sc.Scan() {
+		var ev monitor.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		kinds = append(kinds, string(ev.Kind))
+	}
+	if strings.Join(kinds, " ") != "ENV_ADDED CUDA_WHEEL_REPLACED" {
+		t.Errorf("lines read back as %v", kinds)
+	}
+}

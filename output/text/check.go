@@ -1,0 +1,125 @@
+package text
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// Check prints `gpucanary check`'s answer: the GPU, the machine's
+// findings, each environment, and a summary line.
+func (p Printer) Check(r monitor.CheckResult) {
+	p.GPU(r.GPU)
+	for _, f := range r.Findings {
+		p.Finding(f, "  ")
+	}
+	if len(r.Envs) == 0 {
+		fmt.Fprintln(p.W, "\nNo Python environments found. Pass a path: gpucanary check PATH")
+		return
+	}
+	for _, e := range r.Envs {
+		p.Env(e)
+	}
+	fmt.Fprintln(p.W)
+	fmt.Fprintln(p.W, p.Summary(r))
+}
+
+// GPU prints the driver and one line per device.
+func (p Printer) GPU(g gpu.State) {
+	sim := ""
+	if g.Simulated {
+		sim = p.paint(yellow, " [simulated]")
+	}
+	if !g.HasDriver() {
+		fmt.Fprintf(p.W, "GPU   no NVIDIA driver%s\n", sim)
+		return
+	}
+	fmt.Fprintf(p.W, "GPU   driver %s · CUDA %s%s\n", g.Driver, orDash(g.CUDADriver), sim)
+	for _, d := range g.Devices {
+		arch := d.Architecture
+		if arch != "" {
+			arch += ", "
+		}
+		state := ""
+		if d.Asleep {
+			state = " · asleep"
+		}
+		fmt.Fprintf(p.W, "  %d  %s (%ssm_%s) · %s%s\n", d.Index, d.Name, arch,
+			strings.ReplaceAll(d.ComputeCapability, ".", ""), human.Bytes(d.MemoryTotalBytes), state)
+		if d.Error != "" {
+			fmt.Fprintf(p.W, "     %s\n", p.paint(yellow, d.Error))
+		}
+	}
+}
+
+// Env prints one environment: its path, what it is, its verdict, the
+// packages that matter and its findings.
+func (p Printer) Env(e monitor.EnvReport) {
+	fmt.Fprintln(p.W)
+	head := p.short(e.Path)
+	meta := []string{e.Installer}
+	if e.Python != "" {
+		meta = append(meta, "Python "+e.Python)
+	}
+	if e.Layout == pyenv.LayoutWindows {
+		meta = append(meta, "Windows layout")
+	}
+	fmt.Fprintf(p.W, "%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
+	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
+		if pkg := e.Packages[name]; pkg != nil {
+			fmt.Fprintf(p.W, "  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
+		}
+	}
+	if e.Torch() == nil && e.Packages != nil {
+		fmt.Fprintf(p.W, "  %s\n", p.paint(dim, "torch is not installed"))
+	}
+	for _, f := range e.Findings {
+		p.Finding(f, "  ")
+	}
+}
+
+func (p Printer) verdict(v monitor.Verdict) string {
+	switch v {
+	case monitor.VerdictError:
+		return p.paint(red, "ERROR")
+	case monitor.VerdictWarning:
+		return p.paint(yellow, "WARNING")
+	case monitor.VerdictOK:
+		return p.paint(green, "OK")
+	}
+	return p.paint(dim, strings.ToUpper(string(v)))
+}
+
+// Finding prints one finding after indent, and its fix command beneath.
+func (p Printer) Finding(f health.Finding, indent string) {
+	mark, c := "i", dim
+	switch f.Severity {
+	case health.SeverityError:
+		mark, c = "✗", red
+	case health.SeverityWarning:
+		mark, c = "!", yellow
+	}
+	fmt.Fprintf(p.W, "%s%s %s  %s\n", indent, p.paint(c, mark), p.paint(c, f.Code), f.Message)
+	if f.Fix != "" {
+		fmt.Fprintf(p.W, "%s    fix: %s\n", indent, f.Fix)
+	}
+}
+
+// Summary is check's last line: how many environments, how many bad.
+func (p Printer) Summary(r monitor.CheckResult) string {
+	var bad, warn int
+	for _, e := range r.Envs {
+		switch e.Verdict {
+		case monitor.VerdictError:
+			bad++
+		case monitor.VerdictWarning:
+			warn++
+		}
+	}
+	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
+}

@@ -1,0 +1,185 @@
+package text
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+var a100 = gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Simulated: true, Devices: []gpu.Device{{
+	Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0", Architecture: "Ampere",
+	MemoryTotalBytes: 40 << 30, MemoryUsedBytes: 10 << 30}}}
+
+var cpuBuild = health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError,
+	Message: "torch 2.5.1+cpu is a CPU-only build.", Fix: "uv pip install --reinstall torch"}
+
+func TestCheck(t *testing.T) {
+	env := &pyenv.Env{Path: "/home/ana/llm/.venv", Installer: "uv", Python: "3.11", Layout: pyenv.LayoutPOSIX,
+		Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cpu", Build: pyenv.BuildCPU}}}
+	bare := &pyenv.Env{Path: "/opt/tools", Installer: "pip", Layout: pyenv.LayoutWindows, Packages: map[string]*pyenv.Package{}}
+	res := monitor.CheckResult{GPU: a100, Envs: []monitor.EnvReport{
+		{Env: env, Verdict: monitor.VerdictError, Findings: []health.Finding{cpuBuild}},
+		{Env: bare, Verdict: monitor.VerdictNoTorch, Findings: []health.Finding{}},
+	}}
+	var b bytes.Buffer
+	Printer{W: &b, Home: "/home/ana"}.Check(res)
+	want := "GPU   driver 550.54.15 · CUDA 12.4 [simulated]\n" +
+		"  0  NVIDIA A100-SXM4-40GB (Ampere, sm_80) · 40.0 GiB\n" +
+		"\n" +
+		"~/llm/.venv  (uv, Python 3.11)  ERROR\n" +
+		"  torch             2.5.1+cpu              " + pyenv.Describe(pyenv.Torch, env.Packages[pyenv.Torch]) + "\n" +
+		"  ✗ TORCH_CPU_BUILD  torch 2.5.1+cpu is a CPU-only build.\n" +
+		"      fix: uv pip install --reinstall torch\n" +
+		"\n" +
+		"/opt/tools  (pip, Windows layout)  NO-TORCH\n" +
+		"  torch is not installed\n" +
+		"\n" +
+		"2 environments checked: 1 with errors, 0 with warnings.\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	Printer{W: &b}.Check(monitor.CheckResult{GPU: gpu.State{}})
+	if got := b.String(); got != "GPU   no NVIDIA driver\n\nNo Python environments found. Pass a path: gpucanary check PATH\n" {
+		t.Errorf("nothing found:\n%s", got)
+	}
+}
+
+func TestColour(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		colour bool
+		want   string
+	}{
+		{"a terminal gets colour", true, "\x1b[31m✗\x1b[0m \x1b[31mTORCH_CPU_BUILD\x1b[0m  "},
+		{"a pipe gets none", false, "✗ TORCH_CPU_BUILD  "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			Printer{W: &b, Colour: tc.colour}.Finding(cpuBuild, "")
+			if !strings.HasPrefix(b.String(), tc.want) {
+				t.Errorf("got %q, want it to start %q", b.String(), tc.want)
+			}
+		})
+	}
+	// Neither a buffer nor a regular file is a terminal.
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	none := func(string) string { return "" }
+	if IsColourTerminal(&bytes.Buffer{}, none) || IsColourTerminal(f, none) {
+		t.Error("colour for something that is not a terminal")
+	}
+}
+
+func TestShort(t *testing.T) {
+	p := Printer{Home: "/home/ana"}
+	for in, want := range map[string]string{
+		"/home/ana":           "~",
+		"/home/ana/llm/.venv": "~/llm/.venv",
+		"/home/anabel/x":      "/home/anabel/x",
+		"/opt/venv":           "/opt/venv",
+	} {
+		if got := p.short(in); got != want {
+			t.Errorf("short(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := (Printer{}).short("/home/ana/x"); got != "/home/ana/x" {
+		t.Errorf("no home: %q", got)
+	}
+}
+
+func TestProcesses(t *testing.T) {
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	mem := uint64(2 << 30)
+	onGPU := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 4242, User: "ana", Cmdline: []string{"python", "train.py"},
+		EnvPath: "/home/ana/llm/.venv", StartTime: now.Add(-90 * time.Minute), RSSBytes: 1 << 30, CPUPercent: 99.5},
+		GPUs: []int{0}, GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}, Findings: []health.Finding{}}
+	idle := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 4343, User: "ana", Cmdline: []string{"python", "serve.py"}},
+		Verdict: procs.VerdictCUDAIdle, Reason: "CUDA_VISIBLE_DEVICES is empty"}, Findings: []health.Finding{}}
+	var b bytes.Buffer
+	Printer{W: &b, Home: "/home/ana", Now: func() time.Time { return now }}.Processes(a100, []monitor.Process{onGPU, idle})
+	out := b.String()
+	for _, want := range []string{
+		"     memory [███████·······················] 10.0 GiB / 40.0 GiB\n",
+		"GPU      PID USER      ENVIRONMENT",
+		"0       4242 ana       ~/llm/.venv              2.0 GiB    -   99.5",
+		"1h30m",
+		"gpu       python train.py\n",
+		"-       4343 ana       -                            n/a    -    0.0      0 B        - ",
+		"cuda-idle python serve.py\n     CUDA_VISIBLE_DEVICES is empty\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	b.Reset()
+	Printer{W: &b}.Processes(gpu.State{}, nil)
+	if !strings.HasSuffix(b.String(), "\nNo GPU workloads: no process holds GPU memory or has an ML runtime loaded.\n") {
+		t.Errorf("no rows:\n%s", b.String())
+	}
+}
+
+func TestBar(t *testing.T) {
+	for _, tc := range []struct {
+		used, total uint64
+		want        string
+	}{
+		{0, 4, "[····]"},
+		{2, 4, "[██··]"},
+		{4, 4, "[████]"},
+		{9, 4, "[████]"}, // a driver reporting more used than total does not overflow the bar
+	} {
+		if got := bar(tc.used, tc.total, 4); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("bar(%d, %d) = %q, want %s…", tc.used, tc.total, got, tc.want)
+		}
+	}
+}
+
+func TestEvent(t *testing.T) {
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	stamp := at.Local().Format("2006-01-02 15:04:05")
+	errFinding := cpuBuild
+	for _, tc := range []struct {
+		name string
+		ev   monitor.Event
+		want string
+	}{
+		{"an overwrite is red, with its fix",
+			monitor.Event{Time: at, Kind: monitor.KindCUDAWheelReplaced, Message: "torch was replaced.", Fix: "uv pip install torch"},
+			stamp + "  \x1b[31mCUDA_WHEEL_REPLACED\x1b[0m  torch was replaced.\n    fix: uv pip install torch\n"},
+		{"an error finding raised is red",
+			monitor.Event{Time: at, Kind: monitor.KindFindingRaised, Finding: &errFinding, Message: "m"},
+			stamp + "  \x1b[31mFINDING_RAISED\x1b[0m  m\n"},
+		{"a clear is green",
+			monitor.Event{Time: at, Kind: monitor.KindFindingCleared, Message: "m"},
+			stamp + "  \x1b[32mFINDING_CLEARED\x1b[0m  m\n"},
+		{"anything else notified is yellow",
+			monitor.Event{Time: at, Kind: monitor.KindTorchChanged, Notify: true, Message: "m"},
+			stamp + "  \x1b[33mTORCH_CHANGED\x1b[0m  m\n"},
+		{"the rest is dim",
+			monitor.Event{Time: at, Kind: monitor.KindEnvAdded, Message: "m"},
+			stamp + "  \x1b[2mENV_ADDED\x1b[0m  m\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			Printer{W: &b, Colour: true}.Event(tc.ev)
+			if b.String() != tc.want {
+				t.Errorf("got %q\nwant %q", b.String(), tc.want)
+			}
+		})
+	}
+}
