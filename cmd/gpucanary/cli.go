@@ -59,6 +59,10 @@ Global flags:
 
 // run parses the global flags and runs one command; it returns the exit status.
 func run(ctx context.Context, args []string, std stdio) int {
+	if versionRequested(args) {
+		printVersion(std.out)
+		return exitOK
+	}
 	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(std.err)
@@ -92,7 +96,7 @@ func run(ctx context.Context, args []string, std stdio) int {
 	case "check":
 		return cmdCheck(ctx, g, cargs, std)
 	case "version":
-		fmt.Fprintln(std.out, "gpucanary", version)
+		printVersion(std.out)
 		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(std.out, usage)
