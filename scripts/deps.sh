@@ -7,6 +7,11 @@ set -euo pipefail
 build=(gcc pkg-config libgl1-mesa-dev xorg-dev libxkbcommon-dev)
 test=(xvfb x11-utils dbus-x11 dunst haskell-status-notifier-item-utils imagemagick
       python3 python3-venv python3-pip python3-psutil)
+# make dist: dpkg-shlibdeps (dpkg-dev) derives the Debian packages' Depends.
+build+=(dpkg-dev)
+# make test-install, test-packages: lintian and desktop-file-validate check
+# the packages and the menu entry; GLib (python3-gi) finds and launches it.
+test+=(lintian desktop-file-utils python3-gi gir1.2-glib-2.0)
 
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
