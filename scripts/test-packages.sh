@@ -39,6 +39,36 @@ export BUILDFLAGS=
 $GO -C scripts/release vet ./...
 $GO -C scripts/release test -race -count=1 ./...
 
+# scripts/version.sh in a repository of its own: each form, and that dpkg
+# orders them as releases go.
+repo=$tmp/version-repo
+mkdir -p "$repo/scripts"
+cp scripts/version.sh "$repo/scripts/"
+git -C "$repo" init -q
+vgit() { git -C "$repo" -c user.name=t -c user.email=t@example.com "$@"; }
+vcommit() { echo "$1" >"$repo/f"; vgit add -A; GIT_COMMITTER_DATE="2025-11-2${2}T10:00:00Z" vgit commit -qm "$1"; }
+v() { "$repo/scripts/version.sh"; }
+vcommit one 1
+untagged=$(v)
+[ "$untagged" = "0.0.0~git20251121.$(vgit rev-parse --short=7 HEAD)" ] || fail "version.sh before any tag: $untagged"
+vgit tag v1.0.0-rc1
+rc1=$(v)
+vcommit two 2
+vgit tag v1.0.0
+release=$(v)
+vcommit three 3
+after=$(v)
+echo dirty >>"$repo/f"
+dirty=$(v)
+[ "$rc1 $release" = "1.0.0~rc1 1.0.0" ] || fail "version.sh at tags: $rc1, $release"
+[ "$after" = "1.0.0+1.g$(vgit rev-parse --short=7 HEAD)" ] || fail "version.sh after a tag: $after"
+[ "$dirty" = "$after.dirty" ] || fail "version.sh with changes: $dirty"
+prev=
+for x in "$untagged" "$rc1" "$release" "$after" "$dirty"; do
+  [ -z "$prev" ] || dpkg --compare-versions "$prev" lt "$x" || fail "dpkg orders $prev after $x"
+  prev=$x
+done
+
 # 1. The release files.
 KEEP_WORK=1 scripts/dist.sh "$tmp/dist" >"$tmp/dist.log" 2>&1 || { cat "$tmp/dist.log"; fail "scripts/dist.sh failed"; }
 work=$tmp/dist/.work
