@@ -1,7 +1,7 @@
 # GPU Canary. Quick start on Debian/Ubuntu: `make run`, `make test`.
 SHELL := /bin/bash
 GO ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION ?= $(shell scripts/version.sh)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 export CGO_ENABLED := 1
 # go-nvml's cgo preamble names every NVML symbol, deprecated ones too; a
@@ -102,3 +102,54 @@ gpu-kit-windows:
 
 clean:
 	rm -rf bin
+
+## ---- install, packages, release archives ----
+# The version stamps: scripts/version.sh (from the newest vX.Y.Z tag), the
+# commit, and the build date (SOURCE_DATE_EPOCH when set, for reproducible
+# builds); `gpucanary --version` prints all three.
+VERSION := $(VERSION)
+COMMIT := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+BUILD_DATE := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(date +%s)} +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS += -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+# PREFIX (make install PREFIX=DIR, or in the environment) reaches
+# scripts/install.sh unexpanded; unset, it installs in ~/.local, or in
+# /usr/local as root.
+DIST ?= dist
+MAINTAINER ?= GPU Canary maintainers <maintainers@gpucanary.invalid>
+export GO VERSION COMMIT BUILD_DATE LDFLAGS MAINTAINER
+
+.PHONY: install uninstall dist test-install test-packages
+
+# `sudo make install` installs what `make` built as you (root's PATH often
+# has no Go): as root with both binaries there, nothing is rebuilt.
+INSTALL_NEEDS := $(if $(and $(filter 0,$(shell id -u)),$(wildcard bin/gpucanary),$(wildcard bin/gpucanary-cli)),,build cli)
+
+## install: the tray and the CLI in ~/.local/bin, the menu entry and icons in
+## ~/.local/share (PREFIX=DIR elsewhere; `sudo make install`: /usr/local)
+install: $(INSTALL_NEEDS)
+	@scripts/install.sh install
+
+## uninstall: remove exactly what install put (its manifest); settings and history stay
+uninstall:
+	@scripts/install.sh uninstall
+
+## dist: dist/gpucanary-VERSION-linux-amd64.tar.gz, the two .debs, the Windows zip
+## (when a dist-windows target exists), SHA256SUMS
+dist: deps
+	rm -rf $(DIST)
+	scripts/dist.sh $(DIST)
+	@if grep -q '^dist-windows:' Makefile; then $(MAKE) dist-windows DIST=$(DIST); fi
+	@if command -v lintian >/dev/null; then lintian --fail-on error,warning --suppress-tags no-manual-page,initial-upload-closes-no-bugs $(DIST)/*.deb; fi
+	cd $(DIST) && sha256sum $$(ls *.tar.gz *.deb *.zip 2>/dev/null) >SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+
+## test-install: make install and make uninstall into a throwaway HOME
+test-install:
+	scripts/test-install.sh
+
+## test-packages: the release pipeline, the .debs installed into a throwaway
+## root with dpkg and removed, the menu entry launched, lintian, a minimal root
+test-packages: cli
+	scripts/test-packages.sh
+
+test: test-install test-packages

@@ -10,6 +10,11 @@ test=(xvfb x11-utils dbus-x11 dunst haskell-status-notifier-item-utils imagemagi
       wine64 gcc-mingw-w64-x86-64)
 # The agent's tests and benchmark: promtool and a real Prometheus, node_exporter as the peer.
 test+=(prometheus prometheus-node-exporter curl)
+# make dist: dpkg-shlibdeps (dpkg-dev) derives the Debian packages' Depends.
+build+=(dpkg-dev)
+# make test-install, test-packages: lintian and desktop-file-validate check
+# the packages and the menu entry; GLib (python3-gi) finds and launches it.
+test+=(lintian desktop-file-utils python3-gi gir1.2-glib-2.0)
 
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")

@@ -40,6 +40,10 @@ type globals struct {
 
 // run parses the global flags and runs one command; it returns the exit status.
 func run(ctx context.Context, args []string, std stdio) int {
+	if versionRequested(args) {
+		printVersion(std.out)
+		return exitOK
+	}
 	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(std.err)

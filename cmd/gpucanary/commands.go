@@ -166,7 +166,7 @@ func (g *globals) simFlag(fs *flag.FlagSet) {
 
 func versionFlags(*flag.FlagSet, *globals) runFunc {
 	return func(_ context.Context, std stdio) int {
-		fmt.Fprintln(std.out, "gpucanary", version)
+		printVersion(std.out)
 		return exitOK
 	}
 }

@@ -71,8 +71,9 @@ func TestDispatch(t *testing.T) {
 		{"help", []string{"help"}, 0, usageBefore, ""},
 		{"--help after --", []string{"--", "--help"}, 0, usageBefore, ""},
 		{"-h as a global flag", []string{"-h"}, 0, "", usageBefore},
-		{"version", []string{"version"}, 0, "gpucanary dev\n", ""},
-		{"version ignores what follows", []string{"version", "--short", "x"}, 0, "gpucanary dev\n", ""},
+		{"version", []string{"version"}, 0, versionLine(), ""},
+		{"--version", []string{"--version"}, 0, versionLine(), ""},
+		{"version ignores what follows", []string{"version", "--short", "x"}, 0, versionLine(), ""},
 		{"unknown", []string{"frobnicate"}, 2, "", "gpucanary: unknown command \"frobnicate\"\n\n" + usageBefore},
 		{"a command's own usage", []string{"watch", "--nope"}, 2, "", "flag provided but not defined: -nope\nUsage: gpucanary watch [--json] [--all] [PATH...]\n"},
 		{"fix's two-line usage", []string{"fix"}, 2, "", "Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]\n"},
@@ -128,4 +129,11 @@ func TestCommandWithItsOwnHelp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// versionLine is what `version` and `--version` print in this test binary.
+func versionLine() string {
+	var b bytes.Buffer
+	printVersion(&b)
+	return b.String()
 }

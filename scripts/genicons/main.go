@@ -3,7 +3,10 @@
 // and a light inner ring so it reads on light and dark panels at 16-24 px.
 //
 // Run it with `go run ./scripts/genicons` from the repository root; the
-// PNGs it writes are committed and embedded by package assets.
+// PNGs it writes are committed and embedded by package assets. It also
+// draws the application icon at each hicolor theme size into
+// packaging/linux/icons, which make install and the Debian packages put in
+// the icon theme for the menu entry.
 package main
 
 import (
@@ -32,13 +35,20 @@ var states = []state{
 
 const size = 64
 
+// hicolorSizes are the sizes desktops look for in the hicolor icon theme
+// (menus and launchers use 16 to 256 px); each is drawn, not scaled.
+var hicolorSizes = []int{16, 22, 24, 32, 48, 64, 128, 256}
+
+// appIcon is the application icon: the status light in canary yellow.
+var appIcon = state{"app", color.RGBA{0xf2, 0xc9, 0x1e, 0xff}, "chip"}
+
 func main() {
 	out := "assets"
 	if len(os.Args) > 1 {
 		out = os.Args[1]
 	}
 	for _, s := range states {
-		img := draw(s)
+		img := draw(s, size)
 		path := filepath.Join(out, "tray-"+s.name+".png")
 		f, err := os.Create(path)
 		if err != nil {
@@ -51,21 +61,43 @@ func main() {
 		}
 		f.Close()
 	}
-	app := draw(state{"app", color.RGBA{0xf2, 0xc9, 0x1e, 0xff}, "chip"})
-	f, err := os.Create(filepath.Join(out, "icon.png"))
-	if err != nil {
+	if err := writePNG(filepath.Join(out, "icon.png"), draw(appIcon, size)); err != nil {
 		fmt.Fprintln(os.Stderr, "genicons:", err)
 		os.Exit(1)
 	}
-	defer f.Close()
-	if err := png.Encode(f, app); err != nil {
-		fmt.Fprintln(os.Stderr, "genicons:", err)
-		os.Exit(1)
+	hicolor := "packaging/linux/icons/hicolor"
+	if len(os.Args) > 2 {
+		hicolor = os.Args[2]
+	}
+	for _, n := range hicolorSizes {
+		path := filepath.Join(hicolor, fmt.Sprintf("%dx%d", n, n), "apps", "io.github.gpucanary.png")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "genicons:", err)
+			os.Exit(1)
+		}
+		if err := writePNG(path, draw(appIcon, n)); err != nil {
+			fmt.Fprintln(os.Stderr, "genicons:", err)
+			os.Exit(1)
+		}
 	}
 }
 
-// draw renders one icon with 4x4 supersampling for smooth edges.
-func draw(s state) *image.NRGBA {
+// writePNG encodes img into a new file at path.
+func writePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// draw renders one icon, size pixels square, with 4x4 supersampling for
+// smooth edges.
+func draw(s state, size int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
 	const ss = 4
 	for y := 0; y < size; y++ {
@@ -73,8 +105,8 @@ func draw(s state) *image.NRGBA {
 			var r, g, b, a float64
 			for sy := 0; sy < ss; sy++ {
 				for sx := 0; sx < ss; sx++ {
-					px := (float64(x) + (float64(sx)+0.5)/ss) / size
-					py := (float64(y) + (float64(sy)+0.5)/ss) / size
+					px := (float64(x) + (float64(sx)+0.5)/ss) / float64(size)
+					py := (float64(y) + (float64(sy)+0.5)/ss) / float64(size)
 					c, ok := shade(s, px, py)
 					if !ok {
 						continue
