@@ -28,7 +28,10 @@ $GO build -o "$tmp/bin/gpucanary" ./cmd/gpucanary
 $GO build -tags nogui -o "$tmp/bin/gpucanary-cli" ./cmd/gpucanary
 
 home="$tmp/home of a \$user \`with\` \\odd \"name"
-mkdir -p "$home/.local/bin" "$home/.config/gpucanary" "$home/.local/state/gpucanary"
+mkdir -p "$home/.local/bin" "$home/.config" "$home/.local/state"
+# GPU Canary's own folders, as it makes them (private: 0700); an older
+# 0755 one is tightened on first write, which store's tests cover.
+mkdir -m 700 "$home/.config/gpucanary" "$home/.local/state/gpucanary"
 echo other >"$home/.local/bin/other-tool"
 printf 'refresh = "5s"\n' >"$home/.config/gpucanary/config.toml"
 echo '{}' >"$home/.local/state/gpucanary/history.jsonl"
