@@ -66,6 +66,9 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 	plan, err := fix.NewPlan(fix.Request{Env: env, GPU: st, Variant: *variant, IndexBase: base})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		if errors.Is(err, fix.ErrBadVariant) {
+			return exitUsage
+		}
 		return exitFound
 	}
 	if *pin {
@@ -227,6 +230,12 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	}
 	if p.Upgrade {
 		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
+	}
+	for _, c := range p.Consequences {
+		fmt.Fprintf(std.out, "  upgrade:   %s\n", c)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(std.out, "  WARNING:   %s\n", w)
 	}
 	if simulated {
 		fmt.Fprintln(std.out, "  GPU:       simulated (--gpu-sim)")

@@ -130,12 +130,14 @@ func (c *envCheck) torch(t *pyenv.Package) {
 	case pyenv.BuildCPU:
 		if c.hasGPU() {
 			c.add(CodeTorchCPUBuild, SeverityError,
-				fmt.Sprintf("torch %s is a CPU-only build, but this machine has %s: everything in this environment runs on the CPU.", t.Version, c.gpuName()),
+				fmt.Sprintf("torch %s is a CPU-only build, but this machine has %s: everything in this environment runs on the CPU.%s", t.Version, c.gpuName(), c.upgradeNote(t)),
 				c.reinstall(), t.Evidence)
 		} else {
 			c.add(CodeTorchCPUBuild, SeverityInfo,
 				fmt.Sprintf("torch %s is a CPU-only build (no NVIDIA GPU is present, so this is fine here).", t.Version), "", t.Evidence)
 		}
+	case pyenv.BuildROCm, pyenv.BuildXPU:
+		c.otherVendor(t)
 	case pyenv.BuildUnknown:
 		c.add(CodeTorchBuildUnknown, SeverityWarning,
 			fmt.Sprintf("torch %s is installed, but its files do not say which build it is (CUDA, CPU or ROCm).", t.Version), "", t.Evidence)
@@ -144,49 +146,132 @@ func (c *envCheck) torch(t *pyenv.Package) {
 	}
 }
 
-// cudaTorch checks a CUDA build against the driver and every GPU.
+// otherVendor judges a ROCm (AMD) or XPU (Intel) build: it cannot use an
+// NVIDIA GPU, so beside one it runs everything on the CPU.
+func (c *envCheck) otherVendor(t *pyenv.Package) {
+	what := "an XPU (Intel GPU)"
+	if t.Build == pyenv.BuildROCm {
+		what = "a ROCm (AMD GPU)"
+	}
+	if !c.hasGPU() {
+		c.add(CodeTorchNonNVIDIA, SeverityInfo,
+			fmt.Sprintf("torch %s is %s build; no NVIDIA GPU is present, and GPU Canary checks NVIDIA GPUs only.", t.Version, what), "", t.Evidence)
+		return
+	}
+	c.add(CodeTorchNonNVIDIA, SeverityError,
+		fmt.Sprintf("torch %s is %s build, but this machine has %s, which it cannot use: torch.cuda.is_available() is False and everything in this environment runs on the CPU.%s",
+			t.Version, what, c.gpuName(), c.upgradeNote(t)),
+		c.reinstall(), t.Evidence)
+}
+
+// upgradeNote says so when no CUDA build of the installed release runs on
+// this machine's GPUs and driver, and the fix therefore installs a newer
+// release: the same kb choice the repair plan makes. "" when a build of
+// the installed release runs here, or nothing is known to choose from.
+func (c *envCheck) upgradeNote(t *pyenv.Package) string {
+	if !c.g.HasDriver() || !kb.Known(t.Version) {
+		return ""
+	}
+	m := kb.MachineOf(c.g)
+	if _, ok := kb.ChooseVariant(t.Version, m); ok {
+		return ""
+	}
+	if next, ok := kb.NextReleaseFor(t.Version, m); ok {
+		return fmt.Sprintf(" No CUDA build of torch %s runs on every GPU here with this driver; the oldest release that does is torch %s (%s), so the fix upgrades torch%s.",
+			fix.PublicVersion(t.Version), next.Torch, next.Tag, c.companionNote(next))
+	}
+	return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (CUDA %s), so no command is proposed.",
+		m.Describe(), c.g.CUDADriver)
+}
+
+// companionNote names the companions an upgrade changes with torch.
+func (c *envCheck) companionNote(next kb.Choice) string {
+	var parts []string
+	for _, comp := range []struct{ name, to string }{{pyenv.TorchVision, next.Vision}, {pyenv.TorchAudio, next.Audio}} {
+		if p := c.env.Packages[comp.name]; p != nil && comp.to != "" {
+			parts = append(parts, fmt.Sprintf("%s %s → %s", comp.name, fix.PublicVersion(p.Version), comp.to))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " and with it " + strings.Join(parts, ", ")
+}
+
+// cudaTorch checks a CUDA build against the driver and every GPU, by
+// kb.CheckBuild: the same verdict the repair plan chooses by.
 func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	if !c.g.HasDriver() {
 		return
 	}
-	if c.g.CUDADriver != "" {
-		v := kb.DriverRuns(t.CUDA, c.g.CUDADriver)
-		switch {
-		case v.Support == kb.SupportNo:
-			c.add(CodeDriverTooOld, SeverityError,
-				fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports CUDA %s at most: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
-					t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, v.Reason),
-				c.reinstall(), t.Evidence)
-		case v.Support == kb.SupportYes && v.MinorCompat:
-			c.add(CodeDriverTooOld, SeverityWarning,
-				fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports CUDA %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
-					t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, v.Reason),
-				c.reinstall(), t.Evidence)
-		}
-	}
-	public := fix.PublicVersion(t.Version)
-	if !kb.Known(public) {
-		c.add(CodeTorchUnknownRelease, SeverityInfo,
-			fmt.Sprintf("torch %s is newer than GPU Canary's release table: its GPU architectures and driver needs are read from the environment only.", t.Version), "", t.Evidence)
-		return
-	}
-	tag := kb.TagForCUDA(t.CUDA)
-	seen := map[string]bool{}
-	for _, d := range c.g.Devices {
-		if d.ComputeCapability == "" || seen[d.ComputeCapability] {
-			continue
-		}
-		seen[d.ComputeCapability] = true
-		v := kb.BuildRunsOnGPU(public, tag, d.ComputeCapability)
-		if v.Support != kb.SupportNo {
-			continue
-		}
-		arch, _ := kb.Architecture(d.ComputeCapability)
-		c.add(CodeGPUArchUnsupported, SeverityError,
-			fmt.Sprintf("torch %s (%s) has no kernels for the %s (%s, sm_%s): torch will say \"no kernel image is available for execution on the device\". %s",
-				t.Version, tag, d.Name, arch, strings.ReplaceAll(d.ComputeCapability, ".", ""), v.Reason),
+	m := kb.MachineOf(c.g)
+	b := kb.CheckBuild(t.Version, t.CUDA, m)
+	switch {
+	case b.Driver.Support == kb.SupportNo:
+		c.add(CodeDriverTooOld, SeverityError,
+			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports CUDA %s at most: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
+				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
+			c.reinstall(), t.Evidence)
+	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat:
+		c.add(CodeDriverTooOld, SeverityWarning,
+			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports CUDA %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
+				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
 			c.reinstall(), t.Evidence)
 	}
+	if b.Unchecked != "" {
+		code := CodeTorchBuildUnchecked
+		if !b.ReleaseKnown {
+			code = CodeTorchUnknownRelease
+		}
+		c.add(code, SeverityWarning,
+			fmt.Sprintf("torch %s could not be checked against this machine's GPUs (%s): %s. Whether it has kernels for them is not known until it runs.", t.Version, m.Describe(), b.Unchecked),
+			"", t.Evidence)
+		return
+	}
+	if bad := b.Unsupported(); len(bad) > 0 {
+		c.add(CodeGPUArchUnsupported, SeverityError,
+			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s (%s).%s",
+				t.Version, archNames(bad), archReasons(bad), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
+			c.reinstall(), t.Evidence)
+		return
+	}
+	if ptx := b.PTXOnly(); len(ptx) > 0 {
+		c.add(CodeGPUArchUnsupported, SeverityWarning,
+			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s (%s).%s",
+				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
+			c.reinstall(), t.Evidence)
+	}
+}
+
+// archNames names GPUs with their architecture: "the NVIDIA GeForce RTX
+// 5090 (Blackwell, sm_120)".
+func archNames(vs []kb.GPUVerdict) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		arch, _ := kb.Architecture(v.GPU.CC)
+		if arch == "" {
+			arch = "architecture not known"
+		}
+		extra := ""
+		if v.GPU.Asleep {
+			extra = ", asleep"
+		}
+		names[i] = fmt.Sprintf("the %s (%s, sm_%s%s)", v.GPU.Name, arch, strings.ReplaceAll(v.GPU.CC, ".", ""), extra)
+	}
+	return strings.Join(names, " and ")
+}
+
+// archReasons joins the kb reasons of several GPUs.
+func archReasons(vs []kb.GPUVerdict) string {
+	rs := make([]string, len(vs))
+	for i, v := range vs {
+		rs[i] = v.Reason
+	}
+	s := strings.Join(rs, "; ")
+	if s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
 }
 
 // family checks that torchvision and torchaudio match torch's version and variant.

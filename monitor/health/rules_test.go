@@ -20,6 +20,12 @@ var (
 	noDriver      = gpu.State{Source: "none", Error: "NVML not found"}
 	a100Driver525 = gpu.State{Driver: "525.60.13", CUDADriver: "12.0", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0")}}
 	a100Driver470 = gpu.State{Driver: "470.82.01", CUDADriver: "11.4", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0")}}
+	// a100And5090 is issue 16's machine: an A100 and an RTX 5090.
+	a100And5090 = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0"), device("NVIDIA GeForce RTX 5090", "12.0")}}
+	// a100And5090Asleep: the 5090 is asleep, so NVML gave no compute
+	// capability; its name says it.
+	a100And5090Asleep = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0"), {Name: "NVIDIA GeForce RTX 5090", Asleep: true}}}
+	t4Driver418       = gpu.State{Driver: "418.87.01", CUDADriver: "10.1", Devices: []gpu.Device{device("Tesla T4", "7.5")}}
 )
 
 // want is a finding expected by code and severity, with words its message
@@ -112,9 +118,92 @@ func TestRules(t *testing.T) {
 			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "CPU-only build"}},
 		},
 		{
-			name: "torch newer than the table is advice, not an error", gpu: a100Driver550,
+			// Issue 14: a release the tables do not know is a warning that
+			// says it could not be checked, never silence and never an error.
+			name: "torch newer than the table could not be checked", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "9.1.0+cu124", CUDA: "12.4"}},
-			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityInfo, message: "newer than GPU Canary's release table"}},
+			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityWarning, message: "could not be checked against this machine's GPUs (NVIDIA A100-SXM4-40GB (sm_80)): torch 9.1.0+cu124 is newer than GPU Canary's release table"}},
+		},
+		{
+			// Issue 14: torch 1.x is judged too; 1.13 has no PTX and no
+			// sm_120, and only torch 2.7 with cu128 runs on a 5090.
+			name: "torch 1.13.1+cu117 on an RTX 5090", gpu: rtx5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.1+cu117", CUDA: "11.7", Installer: "pip"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "has no kernels for the NVIDIA GeForce RTX 5090 (Blackwell, sm_120)",
+				fix:     "torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"}},
+		},
+		{
+			name: "the upgrade is said in the message", gpu: rtx5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.1+cu117", CUDA: "11.7", Installer: "pip"}, Vision: &pyenvtest.Companion{Version: "0.14.1+cu117", CUDA: "11.7"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "the oldest release that does is torch 2.7.1 (cu128), so the fix upgrades torch and with it torchvision 0.14.1 → 0.22.1",
+				fix:     "torch==2.7.1+cu128 torchvision==0.22.1+cu128"}},
+		},
+		{
+			// Issue 16: on an A100 and an RTX 5090, cu124 runs on the A100
+			// only; reinstalling cu124 over cu124 would change nothing.
+			name: "A100 and RTX 5090 with cu124", gpu: a100And5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "every GPU on this machine counts",
+				fix:     "torch==2.7.1+cu128"}},
+		},
+		{
+			name: "A100 and an asleep RTX 5090 with cu124", gpu: a100And5090Asleep,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "the NVIDIA GeForce RTX 5090 (Blackwell, sm_120, asleep)",
+				fix:     "torch==2.7.1+cu128"}},
+		},
+		{
+			name: "a CPU torch on a mixed machine is upgraded, not reinstalled", gpu: a100And5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}},
+			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "so the fix upgrades torch", fix: "torch==2.7.1+cu128"}},
+		},
+		{
+			// Issue 14: a ROCm torch beside an A100 runs on the CPU.
+			name: "ROCm torch on an NVIDIA machine", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+rocm6.2", HIP: "6.2.41133-dd7f95766", Installer: "pip"}},
+			want: []want{{code: CodeTorchNonNVIDIA, severity: SeverityError, message: "is a ROCm (AMD GPU) build, but this machine has an NVIDIA A100",
+				fix: "torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"}},
+		},
+		{
+			// The driver (CUDA 12.4) supports 2.7's cu126 only through
+			// minor-version compatibility, which a rule warns about; cu118
+			// it supports in full.
+			name: "XPU torch on an NVIDIA machine", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.7.1+xpu", XPU: "20250101", Installer: "pip"}},
+			want: []want{{code: CodeTorchNonNVIDIA, severity: SeverityError, message: "is an XPU (Intel GPU) build", fix: "torch==2.7.1+cu118"}},
+		},
+		{
+			name: "ROCm torch without an NVIDIA GPU", gpu: noDriver,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+rocm6.2", HIP: "6.2.41133-dd7f95766"}},
+			want: []want{{code: CodeTorchNonNVIDIA, severity: SeverityInfo, message: "GPU Canary checks NVIDIA GPUs only"}},
+		},
+		{
+			// torch 1.4 reaches an A100 only through compute_37 PTX.
+			name: "PTX only is a warning", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.4.0", CUDA: "10.1", LegacyVersionPy: true}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityWarning, message: "only PTX the driver compiles on first use",
+				fix: "torch==1.9.1+cu111"}},
+		},
+		{
+			// Before CUDA 11 there is no minor-version compatibility.
+			name: "cu102 on a CUDA 10.1 driver", gpu: t4Driver418,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.7.1", CUDA: "10.2", LegacyVersionPy: true}},
+			want: []want{{code: CodeDriverTooOld, severity: SeverityError, message: "CUDA 10.2 builds need a driver for CUDA 10.2 or newer"}},
+		},
+		{
+			name: "a source build could not be checked", gpu: rtx5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.0a0+git32f585d", CUDA: "12.4"}},
+			want: []want{{code: CodeTorchBuildUnchecked, severity: SeverityWarning, message: "could not be checked against this machine's GPUs"}},
+		},
+		{
+			name: "a variant pytorch.org does not have could not be checked",
+			gpu:  gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0")}},
+			spec: pyenvtest.Spec{Manager: "conda", Torch: &pyenvtest.Torch{DistVersion: "2.5.1", CUDA: "12.6"}, CondaTorchBuild: "cuda126_generic_py311_h0000000_201"},
+			want: []want{{code: CodeTorchBuildUnchecked, severity: SeverityWarning, message: "are not in GPU Canary's table"}},
 		},
 		{
 			name: "conda torch gets no pip fix", gpu: a100Driver550,
