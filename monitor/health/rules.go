@@ -90,11 +90,25 @@ func (c *envCheck) reinstall() string {
 // hasGPU is true when an NVIDIA GPU is present (simulated or real).
 func (c *envCheck) hasGPU() bool { return c.g.HasDriver() && len(c.g.Devices) > 0 }
 
+// gpuName names the machine's GPUs after "this machine has".
 func (c *envCheck) gpuName() string {
-	if len(c.g.Devices) == 0 {
-		return "an NVIDIA GPU"
+	article := func(name string) string {
+		if strings.HasPrefix(name, "NVIDIA") {
+			return "an " + name
+		}
+		return "a " + name
 	}
-	return "an " + c.g.Devices[0].Name
+	switch len(c.g.Devices) {
+	case 0:
+		return "an NVIDIA GPU"
+	case 1:
+		return article(c.g.Devices[0].Name)
+	}
+	names := make([]string, len(c.g.Devices))
+	for i, d := range c.g.Devices {
+		names[i] = d.Name
+	}
+	return fmt.Sprintf("%d NVIDIA GPUs (%s)", len(names), strings.Join(names, ", "))
 }
 
 func (c *envCheck) problems() {
@@ -230,14 +244,14 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	}
 	if bad := b.Unsupported(); len(bad) > 0 {
 		c.add(CodeGPUArchUnsupported, SeverityError,
-			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s (%s).%s",
+			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(bad), archReasons(bad), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
 			c.reinstall(), t.Evidence)
 		return
 	}
 	if ptx := b.PTXOnly(); len(ptx) > 0 {
 		c.add(CodeGPUArchUnsupported, SeverityWarning,
-			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s (%s).%s",
+			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
 			c.reinstall(), t.Evidence)
 	}
