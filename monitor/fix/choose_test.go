@@ -58,6 +58,7 @@ func TestPlanChoosesForEveryGPU(t *testing.T) {
 		blocked  string
 		reasons  string
 		consequ  string
+		warning  string // a part of the plan's warnings; "" for none
 		unwanted string // a pin that must not be in the plan
 	}{
 		{name: "A100 alone: the CPU build gets cu124", gpu: a100D550,
@@ -72,9 +73,16 @@ func TestPlanChoosesForEveryGPU(t *testing.T) {
 			pins: []string{"torch==2.7.1+cu128"}, upgrade: true, consequ: "torch changes release, 1.13.1 → 2.7.1"},
 		{name: "a Kepler and a Blackwell have no torch in common", gpu: k80And5k, spec: pyenvtest.Spec{Torch: cu124},
 			blocked: "no torch release after 2.5.1 in GPU Canary's table has a build that runs on Tesla K80 (sm_37) and NVIDIA GeForce RTX 5090 (sm_120)"},
-		{name: "a driver too old for every variant is not a downgrade", gpu: a100D550,
+		// No 2.9 build runs on a CUDA 12.4 driver in full, and no newer
+		// release does: cu126, the closest to the driver, runs through
+		// minor-version compatibility, which the plan warns of; never a
+		// downgrade.
+		{name: "a driver too old for every variant", gpu: a100D550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cpu", Installer: "pip"}},
+			pins: []string{"torch==2.9.1+cu126"}, reasons: "cu126 runs, with what the rules warn about", warning: "cu126 runs on this driver only through minor-version compatibility"},
+		{name: "a driver too old for any CUDA 12 variant", gpu: gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}},
 			spec:    pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cpu", Installer: "pip"}},
-			blocked: "cu126 runs on this driver only through minor-version compatibility"},
+			blocked: "cu126 needs a newer driver"},
 		{name: "a driver for CUDA 12.2 gets cu121 of 2.5", gpu: a100D535, spec: pyenvtest.Spec{Torch: cu124}, pins: []string{"torch==2.5.1+cu121"}},
 	}
 	for _, tt := range tests {
@@ -109,6 +117,9 @@ func TestPlanChoosesForEveryGPU(t *testing.T) {
 			}
 			if all := strings.Join(p.Consequences, " | "); !strings.Contains(all, tt.consequ) {
 				t.Errorf("Consequences = %s\nlack %q", all, tt.consequ)
+			}
+			if all := strings.Join(p.Warnings, " | "); (tt.warning == "") != (all == "") || !strings.Contains(all, tt.warning) {
+				t.Errorf("Warnings = %q, want %q", all, tt.warning)
 			}
 		})
 	}

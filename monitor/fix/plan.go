@@ -66,6 +66,10 @@ type Plan struct {
 	// changes.
 	Upgrade      bool     `json:"upgrade,omitempty"`
 	Consequences []string `json:"consequences,omitempty"`
+	// SameBuild is true when the plan reinstalls exactly what is
+	// installed: that repairs broken files and nothing else, so the rules
+	// propose it for nothing but a broken install.
+	SameBuild bool `json:"same_build,omitempty"`
 	// Reasons says why each choice was made, in order.
 	Reasons []string `json:"reasons"`
 	// Warnings say what about a variant asked for by hand cannot run
@@ -137,11 +141,27 @@ func NewPlan(r Request) (Plan, error) {
 	}
 	p.Index = base + "/" + p.Variant
 
+	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
+		p.Reasons = append(p.Reasons, "this reinstalls the very builds that are installed: it repairs their files, and changes nothing about how they fit the driver and GPUs")
+	}
 	installer(&p, r, torch)
 	if p.Upgrade {
 		p.Consequences = upgradeConsequences(r.Env, torch, p)
 	}
 	return p, nil
+}
+
+// sameBuild is true when every pin of p is installed already, at that
+// version and CUDA variant.
+func sameBuild(env *pyenv.Env, p Plan) bool {
+	for _, pin := range p.Packages {
+		have := env.Packages[pin.Name]
+		if have == nil || PublicVersion(have.Version) != PublicVersion(pin.Version) ||
+			have.Build != pyenv.BuildCUDA || kb.TagForCUDA(have.CUDA) != p.Variant {
+			return false
+		}
+	}
+	return len(p.Packages) > 0
 }
 
 // askedVariant takes the variant asked for by hand: refused when it cannot
@@ -183,11 +203,12 @@ func askedVariant(p *Plan, r Request, public string) error {
 }
 
 // choose fills Variant, CUDA and, for an upgrade, Packages, judging every
-// GPU of the machine (kb.MachineOf): a variant is chosen only if the rules
-// would find nothing wrong with it here (kb.CheckBuild's Clean), so the
-// plan clears what it is proposed for; when no build of the installed
-// release is clean, the oldest newer release that is. It reports false
-// when the plan is blocked.
+// GPU of the machine (kb.MachineOf) by kb.ChooseRepair: a variant the
+// rules find nothing wrong with here (kb.CheckBuild's Clean), else the
+// oldest newer release that has one, else the best variant that runs with
+// faults the rules only warn about (said in Warnings); the rules attach
+// the plan's command only to the findings that build clears. It reports
+// false when the plan is blocked.
 func choose(p *Plan, r Request, public string) bool {
 	if !r.GPU.HasDriver() {
 		p.Blocked = "no NVIDIA driver answered, so no CUDA variant can be chosen; pass --variant cuNNN to choose one"
@@ -198,23 +219,22 @@ func choose(p *Plan, r Request, public string) bool {
 		return false
 	}
 	m := kb.MachineOf(r.GPU)
-	c, ok := kb.ChooseVariant(public, m)
-	if ok {
-		p.Variant, p.CUDA = c.Tag, c.CUDA
-		p.Reasons = append(p.Reasons, c.Reason)
-		return true
-	}
-	next, ok := kb.NextReleaseFor(public, m)
+	c, ok := kb.ChooseRepair(public, m)
 	if !ok {
-		p.Blocked = c.Reason + "; and " + next.Reason
+		p.Blocked = c.Reason
 		return false
 	}
-	p.Upgrade = true
-	p.Variant, p.CUDA = next.Tag, next.CUDA
-	p.Reasons = append(p.Reasons, c.Reason,
-		fmt.Sprintf("only a newer torch runs here: the oldest release after %s with a build for every GPU here is torch %s (%s), so the plan upgrades to it", public, next.Torch, next.Tag),
-		next.Reason)
-	p.Packages = upgradePins(r.Env, next)
+	p.Variant, p.CUDA = c.Tag, c.CUDA
+	p.Reasons = append(p.Reasons, c.Reason)
+	if !c.Check.Clean() {
+		// The best that runs here still has faults the rules warn about.
+		p.Warnings = append(p.Warnings, c.Check.Problems())
+	}
+	if c.Upgrade {
+		p.Upgrade = true
+		p.Reasons = append(p.Reasons, fmt.Sprintf("only a newer torch runs here: the oldest release after %s with a build for every GPU here is torch %s (%s), so the plan upgrades to it", public, c.Torch, c.Tag))
+		p.Packages = upgradePins(r.Env, c.Choice)
+	}
 	return true
 }
 

@@ -64,6 +64,10 @@ type envCheck struct {
 	out []Finding
 	fix string // cached fix command, "" when none
 	did bool
+
+	rep        kb.Repair // what a reinstall installs here (repair)
+	repOK      bool
+	repairDone bool
 }
 
 func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []pyenv.Evidence) {
@@ -145,7 +149,7 @@ func (c *envCheck) torch(t *pyenv.Package) {
 		if c.hasGPU() {
 			c.add(CodeTorchCPUBuild, SeverityError,
 				fmt.Sprintf("torch %s is a CPU-only build, but this machine has %s: everything in this environment runs on the CPU.%s", t.Version, c.gpuName(), c.upgradeNote(t)),
-				c.reinstall(), t.Evidence)
+				c.fixFor(CodeTorchCPUBuild, SeverityError, t), t.Evidence)
 		} else {
 			c.add(CodeTorchCPUBuild, SeverityInfo,
 				fmt.Sprintf("torch %s is a CPU-only build (no NVIDIA GPU is present, so this is fine here).", t.Version), "", t.Evidence)
@@ -175,27 +179,74 @@ func (c *envCheck) otherVendor(t *pyenv.Package) {
 	c.add(CodeTorchNonNVIDIA, SeverityError,
 		fmt.Sprintf("torch %s is %s build, but this machine has %s, which it cannot use: torch.cuda.is_available() is False and everything in this environment runs on the CPU.%s",
 			t.Version, what, c.gpuName(), c.upgradeNote(t)),
-		c.reinstall(), t.Evidence)
+		c.fixFor(CodeTorchNonNVIDIA, SeverityError, t), t.Evidence)
 }
 
-// upgradeNote says so when no CUDA build of the installed release runs on
-// this machine's GPUs and driver, and the fix therefore installs a newer
-// release: the same kb choice the repair plan makes. "" when a build of
-// the installed release runs here, or nothing is known to choose from.
+// repair is what a reinstall would install here, as the repair plan
+// chooses it (kb.ChooseRepair), worked out once; ok is false when nothing
+// is known to choose from or nothing runs here.
+func (c *envCheck) repair(t *pyenv.Package) (kb.Repair, bool) {
+	if !c.repairDone {
+		c.repairDone = true
+		if c.g.HasDriver() && kb.Known(t.Version) {
+			c.rep, c.repOK = kb.ChooseRepair(fix.PublicVersion(t.Version), kb.MachineOf(c.g))
+		}
+	}
+	return c.rep, c.repOK
+}
+
+// fixFor is the reinstall command for a finding about torch, shown only
+// when the build the reinstall installs clears it under these same rules:
+// a build that still needs minor-version compatibility does not clear a
+// warning about that, nor one that reaches a GPU only through PTX a
+// warning about that.
+func (c *envCheck) fixFor(code string, sev Severity, t *pyenv.Package) string {
+	cmd := c.reinstall()
+	if cmd == "" {
+		return ""
+	}
+	if r, ok := c.repair(t); ok && stillRaised(code, r.Check) >= sev.Rank() {
+		return ""
+	}
+	return cmd
+}
+
+// stillRaised is the rank of the severity at which the rules would raise
+// code about build b (0: not at all), for the codes that depend on the
+// build's fit to the machine.
+func stillRaised(code string, b kb.BuildCheck) int {
+	switch {
+	case code == CodeDriverTooOld && b.Driver.Support == kb.SupportNo,
+		code == CodeGPUArchUnsupported && len(b.Unsupported()) > 0:
+		return SeverityError.Rank()
+	case code == CodeDriverTooOld && b.Driver.MinorCompat,
+		code == CodeGPUArchUnsupported && len(b.PTXOnly()) > 0:
+		return SeverityWarning.Rank()
+	}
+	return 0
+}
+
+// upgradeNote says what the fix installs when it is not a clean build of
+// the installed release: a newer release (no build of this one runs on
+// every GPU here), a build that still has faults the rules warn about, or
+// nothing at all. "" when a clean build of the installed release runs
+// here, or nothing is known to choose from.
 func (c *envCheck) upgradeNote(t *pyenv.Package) string {
 	if !c.g.HasDriver() || !kb.Known(t.Version) {
 		return ""
 	}
-	m := kb.MachineOf(c.g)
-	if _, ok := kb.ChooseVariant(t.Version, m); ok {
-		return ""
-	}
-	if next, ok := kb.NextReleaseFor(t.Version, m); ok {
+	r, ok := c.repair(t)
+	switch {
+	case !ok:
+		return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (CUDA %s), so no command is proposed.",
+			kb.MachineOf(c.g).Describe(), c.g.CUDADriver)
+	case r.Upgrade:
 		return fmt.Sprintf(" No CUDA build of torch %s runs on every GPU here with this driver; the oldest release that does is torch %s (%s), so the fix upgrades torch%s.",
-			fix.PublicVersion(t.Version), next.Torch, next.Tag, c.companionNote(next))
+			fix.PublicVersion(t.Version), r.Torch, r.Tag, c.companionNote(r.Choice))
+	case !r.Check.Clean():
+		return fmt.Sprintf(" The best build of torch %s for this machine, %s, still has faults: %s.", r.Torch, r.Tag, r.Check.Problems())
 	}
-	return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (CUDA %s), so no command is proposed.",
-		m.Describe(), c.g.CUDADriver)
+	return ""
 }
 
 // companionNote names the companions an upgrade changes with torch.
@@ -225,12 +276,12 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		c.add(CodeDriverTooOld, SeverityError,
 			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports CUDA %s at most: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
 				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
-			c.reinstall(), t.Evidence)
+			c.fixFor(CodeDriverTooOld, SeverityError, t), t.Evidence)
 	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat:
 		c.add(CodeDriverTooOld, SeverityWarning,
 			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports CUDA %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
 				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
-			c.reinstall(), t.Evidence)
+			c.fixFor(CodeDriverTooOld, SeverityWarning, t), t.Evidence)
 	}
 	if b.Unchecked != "" {
 		code := CodeTorchBuildUnchecked
@@ -246,14 +297,14 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		c.add(CodeGPUArchUnsupported, SeverityError,
 			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(bad), archReasons(bad), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
-			c.reinstall(), t.Evidence)
+			c.fixFor(CodeGPUArchUnsupported, SeverityError, t), t.Evidence)
 		return
 	}
 	if ptx := b.PTXOnly(); len(ptx) > 0 {
 		c.add(CodeGPUArchUnsupported, SeverityWarning,
 			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
-			c.reinstall(), t.Evidence)
+			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
 	}
 }
 

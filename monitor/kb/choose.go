@@ -118,3 +118,63 @@ func describeDriver(m Machine) string {
 	}
 	return "a driver for CUDA " + m.DriverCUDA
 }
+
+// Repair is the build a repair installs on a machine, and how it stands
+// there: the planner installs it and the rules decide by it which
+// findings the repair clears.
+type Repair struct {
+	Choice
+	// Upgrade is true when it is a newer release than the installed one.
+	Upgrade bool
+	// Check is the build judged on the machine: clean, or faulty only in
+	// ways the rules warn about.
+	Check BuildCheck
+}
+
+// ChooseRepair picks what a repair of torchVersion installs on machine m,
+// best first: a clean variant of the installed release (ChooseVariant);
+// else the oldest newer release with a clean variant (NextReleaseFor);
+// else the newest variant of the installed release whose faults are all
+// ones the rules only warn about (it runs through minor-version
+// compatibility, or reaches a GPU only through PTX): worse than clean,
+// better than a CPU build or none. ok is false, with a Reason, when
+// nothing runs here.
+func ChooseRepair(torchVersion string, m Machine) (Repair, bool) {
+	judge := func(c Choice) BuildCheck { return CheckBuild(c.Torch+"+"+c.Tag, c.CUDA, m) }
+	same, ok := ChooseVariant(torchVersion, m)
+	if ok {
+		return Repair{Choice: same, Check: judge(same)}, true
+	}
+	next, ok := NextReleaseFor(torchVersion, m)
+	if ok {
+		return Repair{Choice: next, Upgrade: true, Check: judge(next)}, true
+	}
+	if r, v, known := releaseOf(torchVersion); known && !r.JudgeOnly {
+		// Faults the rules warn about, least first: reaching a GPU only
+		// through PTX with a driver that supports the build in full (the
+		// newest such variant), then minor-version compatibility (the
+		// variant closest to the driver's CUDA).
+		order := slices.Clone(r.Tags)
+		slices.Reverse(order)
+		for _, minorCompat := range []bool{false, true} {
+			if minorCompat {
+				slices.Reverse(order)
+			}
+			for _, tag := range order {
+				if slices.Contains(r.TagsUnverified, tag) {
+					continue
+				}
+				cuda, _ := CUDAForTag(tag)
+				b := CheckBuild(v.patch+"+"+tag, cuda, m)
+				if b.Unchecked != "" || b.Driver.Support == SupportNo || len(b.Unsupported()) > 0 || b.Driver.MinorCompat != minorCompat {
+					continue
+				}
+				vision, audio, _ := r.companions(v.patch)
+				why := fmt.Sprintf("no build of torch %s runs on %s with %s without a fault, and no newer release does; %s runs, with what the rules warn about: %s",
+					v.patch, describeGPUs(m), describeDriver(m), tag, b.Problems())
+				return Repair{Choice: Choice{Torch: v.patch, Tag: tag, CUDA: cuda, Vision: vision, Audio: audio, Reason: why}, Check: b}, true
+			}
+		}
+	}
+	return Repair{Choice: Choice{Reason: same.Reason + "; and " + next.Reason}}, false
+}

@@ -151,3 +151,42 @@ func BenchmarkChooseVariant(b *testing.B) {
 		ChooseVariant("2.5.1", m)
 	}
 }
+
+func TestChooseRepair(t *testing.T) {
+	tests := []struct {
+		name, torch string
+		m           Machine
+		tag, target string
+		upgrade     bool
+		clean       bool
+		ok          bool
+	}{
+		{"a clean variant of the release", "2.5.1+cpu", machine("12.4", "8.0"), "cu124", "2.5.1", false, true, true},
+		{"an upgrade when only a newer release is clean", "2.5.1+cu124", machine("12.8", "8.0", "12.0"), "cu128", "2.7.1", true, true, true},
+		// Nothing runs on a CUDA 12.4 driver in full from 2.9 on: the
+		// variant closest to the driver, through minor-version compatibility.
+		{"minor-version compatibility when nothing runs in full", "2.9.1+cpu", machine("12.4", "8.0"), "cu126", "2.9.1", false, false, true},
+		// A future 13.0 GPU: 2.8's cu129 reaches it through PTX, with a
+		// driver that supports it in full, before cu128 (no PTX at all).
+		{"PTX only when nothing has machine code", "2.8.0+cpu", machine("12.9", "13.0"), "cu129", "2.8.0", false, false, true},
+		{"nothing runs", "2.5.1+cpu", machine("12.8", "3.7", "12.0"), "", "", false, false, false},
+		{"a CUDA 11 driver for 2.9", "2.9.1+cpu", machine("11.8", "8.0"), "", "", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := ChooseRepair(tt.torch, tt.m)
+			if ok != tt.ok || r.Reason == "" {
+				t.Fatalf("ChooseRepair = %+v, %v", r, ok)
+			}
+			if !ok {
+				return
+			}
+			if r.Tag != tt.tag || r.Torch != tt.target || r.Upgrade != tt.upgrade || r.Check.Clean() != tt.clean {
+				t.Errorf("ChooseRepair = %s+%s upgrade %v clean %v (%s)", r.Torch, r.Tag, r.Upgrade, r.Check.Clean(), r.Reason)
+			}
+			if r.Check.Unchecked != "" || r.Check.Driver.Support == SupportNo || len(r.Check.Unsupported()) > 0 {
+				t.Errorf("a repair that does not run: %s", r.Check.Problems())
+			}
+		})
+	}
+}
