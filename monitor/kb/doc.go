@@ -8,9 +8,9 @@
 // answers built on them say so. The torch tables go back to 1.0.
 //
 // CheckBuild is the one verdict on a CUDA build on a Machine (the driver
-// and every GPU): the health rules report from it and the repair planner
-// chooses by it (ChooseVariant, NextReleaseFor), so a proposed build clears
-// the findings it is proposed for by construction.
+// and every GPU): the health rules report from it, and ChooseRepair, which
+// both the repair planner and the rules call, chooses by it, so the rules
+// know which of their findings the proposed build clears.
 //
 // When a machine disagrees with a table (a newer torch, a new GPU) the
 // reading from disk or NVML wins: versions the tables do not know answer
