@@ -45,8 +45,19 @@ func (u *ui) reinstall(env string) {
 	for _, pin := range p.Packages {
 		pins = append(pins, pin.Name+" "+pin.Version)
 	}
-	msg := fmt.Sprintf("Reinstall in %s:\n\n%s\nfrom %s, with %s.\n\n%s", present.ShortPath(env), strings.Join(pins, ", "), p.Index, p.Installer, wrap(strings.Join(p.Reasons, ". ")))
-	dialog.ShowConfirm("Reinstall CUDA torch", msg, func(ok bool) {
+	title, verb := "Reinstall CUDA torch", "Reinstall"
+	if p.Upgrade {
+		// No build of the installed torch runs here: say what else changes.
+		title, verb = "Upgrade torch", "Upgrade"
+	}
+	msg := fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.\n\n%s", verb, present.ShortPath(env), strings.Join(pins, ", "), p.Index, p.Installer, wrap(strings.Join(p.Reasons, ". ")))
+	if len(p.Consequences) > 0 {
+		msg += "\n\nWhat else changes:"
+		for _, c := range p.Consequences {
+			msg += "\n" + wrap("• "+c)
+		}
+	}
+	dialog.ShowConfirm(title, msg, func(ok bool) {
 		if ok {
 			u.runRepair(p, win)
 		}

@@ -35,7 +35,7 @@ func TestImportRules(t *testing.T) {
 		{"monitor/pyenv/...", []string{mod + "monitor/gpu", mod + "monitor/kb", mod + "monitor/health", mod + "monitor/fix", mod + "monitor/procs", mod + "monitor/engine"}},
 		{"monitor/procs", []string{mod + "monitor/health", mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/kb"}},
 		{"monitor/gpu", []string{mod + "monitor/pyenv", mod + "monitor/procs", mod + "monitor/health", mod + "monitor/kb"}},
-		{"monitor/kb", []string{mod}},
+		{"monitor/kb", []string{mod + "monitor/pyenv", mod + "monitor/procs", mod + "monitor/health", mod + "monitor/fix", mod + "monitor/engine"}},
 		{"monitor/shell", []string{mod}},
 		{"monitor/safefs", []string{mod}},
 	}

@@ -63,7 +63,7 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	pr, err := svc.Prepare(ctx, path)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
-		if errors.Is(err, fix.ErrNoTorch) {
+		if errors.Is(err, fix.ErrNoTorch) && !errors.Is(err, fix.ErrBadVariant) {
 			return exitFound
 		}
 		return exitUsage
@@ -211,6 +211,12 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	}
 	if p.Upgrade {
 		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
+	}
+	for _, c := range p.Consequences {
+		fmt.Fprintf(std.out, "  upgrade:   %s\n", c)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(std.out, "  WARNING:   %s\n", w)
 	}
 	if simulated {
 		fmt.Fprintln(std.out, "  GPU:       simulated (--gpu-sim)")

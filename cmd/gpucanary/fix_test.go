@@ -250,8 +250,19 @@ func TestFixPlanArgvGolden(t *testing.T) {
 
 	blackwell := `{"driver": "570.86.10", "cuda_driver": "12.8", "devices": [{"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "memory_total_bytes": 34359738368}]}`
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, blackwell), "fix", "--dry-run", venv)
-	if code != 0 || !strings.Contains(out, "torch 2.7.1+cu128") || !strings.Contains(out, "NOTE:") || !strings.Contains(out, "oldest release that has one is 2.7.1") {
+	if code != 0 || !strings.Contains(out, "torch 2.7.1+cu128") || !strings.Contains(out, "NOTE:") ||
+		!strings.Contains(out, "the oldest release after 2.5.1 with a build for every GPU here is torch 2.7.1") || !strings.Contains(out, "upgrade:   torch changes release, 2.5.1 → 2.7.1") {
 		t.Errorf("Blackwell plan, exit %d:\n%s", code, out)
+	}
+	// Issue 16 point 3: a variant that cannot exist is refused (exit 2,
+	// with the variants there are); one that cannot run here is warned of.
+	_, errOut, code := runCLI(t, "--gpu-sim", simFile(t, blackwell), "fix", "--dry-run", "--variant", "cu128", venv)
+	if code != 2 || !strings.Contains(errOut, "pytorch.org has no cu128 build of torch 2.5.1: its CUDA variants are cu118, cu121, cu124") {
+		t.Errorf("--variant cu128 for 2.5.1, exit %d:\n%s", code, errOut)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, blackwell), "fix", "--dry-run", "--variant", "cu124", venv)
+	if code != 0 || !strings.Contains(out, "WARNING:   cu124 will not run on NVIDIA GeForce RTX 5090 (sm_120)") {
+		t.Errorf("--variant cu124 on a Blackwell, exit %d:\n%s", code, out)
 	}
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", venv)
 	if code != 1 || !strings.Contains(out, "pass --variant") {

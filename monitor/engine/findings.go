@@ -10,6 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // findingSet is the findings raised about one subject (an environment,
@@ -24,7 +25,10 @@ type findingChange struct {
 
 // update makes now the raised findings and says what changed. It is the
 // one raise/clear diff: environments, the machine and processes all go
-// through it, and only the words of their events differ.
+// through it, and only the words of their events differ. A finding still
+// raised but with another verdict (its severity or its fix changed: a CPU
+// build that was fine without a GPU is an error once one is there) is
+// raised again, so what was said last about it is never stale.
 func (s *findingSet) update(now []health.Finding) findingChange {
 	var c findingChange
 	next := make(findingSet, len(now))
@@ -34,7 +38,7 @@ func (s *findingSet) update(now []health.Finding) findingChange {
 			continue
 		}
 		next[k] = f
-		if _, had := (*s)[k]; !had {
+		if held, had := (*s)[k]; !had || changedVerdict(held, f) {
 			c.raised = append(c.raised, f)
 		}
 	}
@@ -47,12 +51,21 @@ func (s *findingSet) update(now []health.Finding) findingChange {
 	return c
 }
 
-// carried is a finding remembered from an earlier run by its key only: it
-// was raised (and told) then, so it is not raised again, and its clear
-// names its code.
-func carried(key, env string) health.Finding {
+// changedVerdict is true when a finding still raised says something else
+// than when it was told: another severity or another fix. A finding whose
+// severity is not known (remembered by its key only) has not changed, as
+// far as anyone can tell.
+func changedVerdict(held, now health.Finding) bool {
+	return held.Severity != "" && (held.Severity != now.Severity || held.Fix != now.Fix)
+}
+
+// carried is a finding remembered from an earlier run: it was raised (and
+// told) then with the severity and fix in told, so it is raised again only
+// if its verdict changed meanwhile, and its clear names its code. An empty
+// told (a state file of an earlier version) knows the key only.
+func carried(key, env string, told store.Told) health.Finding {
 	code, _, _ := strings.Cut(key, "|")
-	return health.Finding{Code: code, Env: env}
+	return health.Finding{Code: code, Env: env, Severity: health.Severity(told.Severity), Fix: told.Fix}
 }
 
 // envFindingEvents are the events of an environment's findings changing.

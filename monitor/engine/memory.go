@@ -46,6 +46,26 @@ func (mem *memory) env(path string) (store.EnvRecord, bool) {
 	return rec, ok
 }
 
+// told is what was said of the finding key about env in an earlier run:
+// from the saved state, or, for a state file of an earlier version, from
+// the newest event of the history that raised it (past is that history,
+// read once by the caller). Nothing when neither remembers it.
+func (mem *memory) told(rec store.EnvRecord, env, key string, past func() []monitor.Event) store.Told {
+	if t, ok := rec.Told[key]; ok {
+		return t
+	}
+	for _, e := range past() { // newest first
+		if e.Env != env || e.Finding == nil || e.Finding.Key() != key {
+			continue
+		}
+		if e.Kind != monitor.KindFindingRaised {
+			break
+		}
+		return store.Told{Severity: string(e.Finding.Severity), Fix: e.Finding.Fix}
+	}
+	return store.Told{}
+}
+
 // forget drops what is remembered of path (it is no longer watched).
 func (mem *memory) forget(path string) { delete(mem.state.Envs, path) }
 
@@ -73,7 +93,11 @@ func (mem *memory) save(envs *envSet, now time.Time) {
 		return
 	}
 	for p, e := range envs.byPath {
-		mem.state.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: slices.Sorted(maps.Keys(e.findings)), Seen: now,
+		told := make(map[string]store.Told, len(e.findings))
+		for k, f := range e.findings {
+			told[k] = store.Told{Severity: string(f.Severity), Fix: f.Fix}
+		}
+		mem.state.Envs[p] = store.EnvRecord{Torch: e.report.Torch(), Findings: slices.Sorted(maps.Keys(e.findings)), Told: told, Seen: now,
 			TorchChanged: e.torch.Changed, TorchReplaced: e.torch.Replaced}
 	}
 	mem.state.Saved = now

@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
@@ -13,7 +16,10 @@ import (
 // environments no file watch covers.
 
 // pollGPU reads the GPU and reports a driver appearing or vanishing, or a
-// device lost; findings that depend on the GPU are evaluated again.
+// device lost; findings that depend on the GPU are evaluated again
+// whenever what the rules read of it changes (a GPU that woke up and now
+// tells its compute capability included), and said again when their
+// verdict changed (findingSet.update).
 func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 	if m.o.GPU == nil {
 		return
@@ -28,22 +34,47 @@ func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 		return
 	}
 	msg := gpuChange(prev, g)
-	if msg == "" {
+	if msg != "" {
+		m.publish([]monitor.Event{{Time: now, Kind: monitor.KindGPUStateChanged, Message: msg}})
+		m.publish(gpuFindingEvents(now, m.machine.gpuFinds.update(health.CheckGPU(g))))
+	}
+	if msg == "" && ruleInputs(prev) == ruleInputs(g) {
 		return
 	}
-	m.publish([]monitor.Event{{Time: now, Kind: monitor.KindGPUStateChanged, Message: msg}})
-	m.publish(gpuFindingEvents(now, m.machine.gpuFinds.update(health.CheckGPU(g))))
 	for _, p := range m.envs.paths() {
-		e := m.envs.get(p)
-		if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
-			continue
-		}
-		fs := health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health))
-		monitor.SortFindings(fs)
-		e.report.Findings = fs
-		e.report.Verdict = monitor.VerdictOf(e.report.Env, fs)
-		m.publish(envFindingEvents(p, now, e.findings.update(fs)))
+		m.recheckEnv(p, g, now)
 	}
+}
+
+// recheckEnv evaluates the rules on an environment again for the GPU g,
+// from what was read of it: the findings that do not depend on the GPU
+// (about its uv project) are kept as they were.
+func (m *Monitor) recheckEnv(path string, g gpu.State, now time.Time) {
+	e := m.envs.get(path)
+	if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
+		return
+	}
+	fs := health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health))
+	for _, f := range e.report.Findings {
+		if f.Code == health.CodeUVWillReplaceTorch {
+			fs = append(fs, f)
+		}
+	}
+	monitor.SortFindings(fs)
+	e.report.Findings = fs
+	e.report.Verdict = monitor.VerdictOf(e.report.Env, fs)
+	m.publish(envFindingEvents(path, now, e.findings.update(fs)))
+}
+
+// ruleInputs is what the rules read of the GPU: the driver, its CUDA
+// version, and each device's name, compute capability and sleep.
+func ruleInputs(g gpu.State) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%s", g.Driver, g.CUDADriver)
+	for _, d := range g.Devices {
+		fmt.Fprintf(&b, "|%s/%s/%v", d.Name, d.ComputeCapability, d.Asleep)
+	}
+	return b.String()
 }
 
 // processPoll is the process side between polls.

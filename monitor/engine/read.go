@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -22,6 +23,8 @@ func (m *Monitor) start(ctx context.Context) {
 	found, _ := m.discover(ctx)
 	now := m.clock.Now()
 	var events []monitor.Event
+	// The history is read only if a remembered finding needs it.
+	readPast := sync.OnceValue(m.memory.history)
 	for _, f := range found {
 		rep := monitor.InspectOne(ctx, f, m.machine.gpu, m.o.Health)
 		e := m.envs.add(f.Path, f.Via)
@@ -41,8 +44,9 @@ func (m *Monitor) start(ctx context.Context) {
 			events = append(events, *ev)
 		}
 		for _, k := range rec.Findings {
-			// Already raised (and told) in an earlier run: carried, not raised again.
-			e.findings[k] = carried(k, f.Path)
+			// Already raised (and told) in an earlier run: carried, and
+			// raised again only if its verdict changed meanwhile.
+			e.findings[k] = carried(k, f.Path, m.memory.told(rec, f.Path, k, readPast))
 		}
 		events = append(events, envFindingEvents(f.Path, now, e.findings.update(rep.Findings))...)
 		m.w.watchEnv(rep.Env)

@@ -22,6 +22,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
 
 // DefaultIndexBase is where official torch wheels live; BASE/TAG is an index.
@@ -60,11 +61,21 @@ type Plan struct {
 	Variant string `json:"variant"`
 	CUDA    string `json:"cuda"`
 	Index   string `json:"index"`
-	// Upgrade is true when the installed torch has no build for this GPU and
-	// the plan proposes a newer release instead; it is never done silently.
-	Upgrade bool `json:"upgrade,omitempty"`
+	// Upgrade is true when no build of the installed torch runs on this
+	// machine's GPUs and driver and the plan proposes a newer release
+	// instead; it is never done silently: Consequences say what else
+	// changes.
+	Upgrade      bool     `json:"upgrade,omitempty"`
+	Consequences []string `json:"consequences,omitempty"`
+	// SameBuild is true when the plan reinstalls exactly what is
+	// installed: that repairs broken files and nothing else, so the rules
+	// propose it for nothing but a broken install.
+	SameBuild bool `json:"same_build,omitempty"`
 	// Reasons says why each choice was made, in order.
 	Reasons []string `json:"reasons"`
+	// Warnings say what about a variant asked for by hand cannot run
+	// here, or could not be checked; the plan still runs if asked to.
+	Warnings []string `json:"warnings,omitempty"`
 	// Blocked says why no command can be proposed; Argv is empty then.
 	Blocked string `json:"blocked,omitempty"`
 	// Cleanup are pip's stash folders an earlier interrupted install left
@@ -79,6 +90,11 @@ func (p Plan) Command() string { return shell.Join(p.Argv) }
 
 // ErrNoTorch is returned when the environment has no torch to reinstall.
 var ErrNoTorch = errors.New("torch is not installed")
+
+// ErrBadVariant is returned for a variant asked for by hand that cannot
+// exist: not a CUDA tag, or a tag pytorch.org has no build of this torch
+// for. Its message says which variants there are.
+var ErrBadVariant = errors.New("no such variant")
 
 // NewPlan decides how to reinstall a CUDA torch in r.Env. A plan that
 // cannot be carried out is returned with Blocked set, not as an error: the
@@ -100,7 +116,11 @@ func NewPlan(r Request) (Plan, error) {
 	}
 
 	target := public
-	if !choose(&p, r, public) {
+	if r.Variant != "" {
+		if err := askedVariant(&p, r, public); err != nil {
+			return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, err)
+		}
+	} else if !choose(&p, r, public) {
 		return p, nil
 	}
 	if p.Upgrade {
@@ -116,27 +136,75 @@ func NewPlan(r Request) (Plan, error) {
 	}
 	p.Index = base + "/" + p.Variant
 
+	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
+		p.Reasons = append(p.Reasons, "this reinstalls the very builds that are installed: it repairs their files, and changes nothing about how they fit the driver and GPUs")
+	}
 	installer(&p, r, torch)
+	if p.Upgrade {
+		p.Consequences = upgradeConsequences(r.Env, torch, p)
+	}
 	return p, nil
 }
 
-// choose fills Variant, CUDA and, for an upgrade, Packages. It reports false
-// when the plan is blocked.
-func choose(p *Plan, r Request, public string) bool {
-	cc := ""
-	if len(r.GPU.Devices) > 0 {
-		cc = r.GPU.Devices[0].ComputeCapability
-	}
-	if r.Variant != "" {
-		cuda, ok := kb.CUDAForTag(r.Variant)
-		if !ok {
-			p.Blocked = fmt.Sprintf("%q is not a CUDA variant (expected a tag like cu121)", r.Variant)
+// sameBuild is true when every pin of p is installed already, at that
+// version and CUDA variant.
+func sameBuild(env *pyenv.Env, p Plan) bool {
+	for _, pin := range p.Packages {
+		have := env.Packages[pin.Name]
+		if have == nil || kb.PublicVersion(have.Version) != kb.PublicVersion(pin.Version) ||
+			have.Build != pyenv.BuildCUDA || kb.TagForCUDA(have.CUDA) != p.Variant {
 			return false
 		}
-		p.Variant, p.CUDA = r.Variant, cuda
-		p.Reasons = append(p.Reasons, fmt.Sprintf("variant %s was asked for", r.Variant))
-		return true
 	}
+	return len(p.Packages) > 0
+}
+
+// askedVariant takes the variant asked for by hand: refused when it cannot
+// exist (ErrBadVariant), kept with Warnings when it cannot run here or the
+// tables cannot tell, judged by the same kb verdict as the rules.
+func askedVariant(p *Plan, r Request, public string) error {
+	offered, why := kb.VariantOffered(public, r.Variant)
+	if offered == kb.SupportNo {
+		return fmt.Errorf("%w: %s", ErrBadVariant, why)
+	}
+	cuda, _ := kb.CUDAForTag(r.Variant)
+	p.Variant, p.CUDA = r.Variant, cuda
+	p.Reasons = append(p.Reasons, fmt.Sprintf("variant %s was asked for", r.Variant))
+	if offered == kb.SupportUnknown {
+		p.Warnings = append(p.Warnings, why)
+	}
+	if !r.GPU.HasDriver() {
+		p.Warnings = append(p.Warnings, "no NVIDIA driver answered, so whether "+r.Variant+" runs here was not checked")
+		return nil
+	}
+	m := kb.MachineOf(r.GPU)
+	b := kb.CheckBuild(public+"+"+r.Variant, cuda, m)
+	switch {
+	case b.Driver.Support == kb.SupportNo:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s will not run here: the driver %s supports CUDA %s, and %s", r.Variant, r.GPU.Driver, r.GPU.CUDADriver, b.Driver.Reason))
+	case b.Driver.MinorCompat:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is newer than the driver's CUDA %s: it runs through minor-version compatibility, and kernels compiled just in time will fail (%s)", r.Variant, r.GPU.CUDADriver, b.Driver.Reason))
+	}
+	if b.Unchecked != "" && offered == kb.SupportYes {
+		p.Warnings = append(p.Warnings, "it could not be checked against this machine's GPUs: "+b.Unchecked)
+	}
+	for _, g := range b.Unsupported() {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s will not run on %s: %s", r.Variant, g.GPU.Label(), g.Reason))
+	}
+	for _, g := range b.PTXOnly() {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s reaches %s only through PTX compiled on first use: %s", r.Variant, g.GPU.Label(), g.Reason))
+	}
+	return nil
+}
+
+// choose fills Variant, CUDA and, for an upgrade, Packages, judging every
+// GPU of the machine (kb.MachineOf) by kb.ChooseRepair: a variant the
+// rules find nothing wrong with here (kb.CheckBuild's Clean), else the
+// oldest newer release that has one, else the best variant that runs with
+// faults the rules only warn about (said in Warnings); the rules attach
+// the plan's command only to the findings that build clears. It reports
+// false when the plan is blocked.
+func choose(p *Plan, r Request, public string) bool {
 	if !r.GPU.HasDriver() {
 		p.Blocked = "no NVIDIA driver answered, so no CUDA variant can be chosen; pass --variant cuNNN to choose one"
 		return false
@@ -145,21 +213,44 @@ func choose(p *Plan, r Request, public string) bool {
 		p.Blocked = fmt.Sprintf("torch %s is newer than GPU Canary's release table, so its CUDA variants are not known; pass --variant cuNNN", public)
 		return false
 	}
-	if c, ok := kb.ChooseVariant(public, r.GPU.CUDADriver, cc); ok {
-		p.Variant, p.CUDA = c.Tag, c.CUDA
-		p.Reasons = append(p.Reasons, c.Reason)
-		return true
-	} else if old, ok := kb.OldestReleaseFor(r.GPU.CUDADriver, cc); ok {
-		p.Upgrade = true
-		p.Variant, p.CUDA = old.Tag, old.CUDA
-		p.Reasons = append(p.Reasons, c.Reason,
-			fmt.Sprintf("torch %s has no CUDA build for this GPU and driver; the oldest release that has one is %s (%s), so the plan installs that instead", public, old.Torch, old.Tag))
-		p.Packages = upgradePins(r.Env, old)
-		return true
-	} else {
-		p.Blocked = c.Reason + "; no torch release in GPU Canary's table has a build for this GPU and driver"
+	m := kb.MachineOf(r.GPU)
+	c, ok := kb.ChooseRepair(public, m)
+	if !ok {
+		p.Blocked = c.Reason
 		return false
 	}
+	p.Variant, p.CUDA = c.Tag, c.CUDA
+	p.Reasons = append(p.Reasons, c.Reason)
+	if !c.Check.Clean() {
+		// The best that runs here still has faults the rules warn about.
+		p.Warnings = append(p.Warnings, c.Check.Problems())
+	}
+	if c.Upgrade {
+		p.Upgrade = true
+		p.Reasons = append(p.Reasons, fmt.Sprintf("only a newer torch runs here: the oldest release after %s with a build for every GPU here is torch %s (%s), so the plan upgrades to it", public, c.Torch, c.Tag))
+		p.Packages = upgradePins(r.Env, c.Choice)
+	}
+	return true
+}
+
+// upgradeConsequences says what an upgrade changes besides torch: the
+// companions move with it, extensions built for the old torch may break,
+// and a uv project's lock would put the old torch back.
+func upgradeConsequences(env *pyenv.Env, torch *pyenv.Package, p Plan) []string {
+	from := kb.PublicVersion(torch.Version)
+	to := kb.PublicVersion(p.Packages[0].Version)
+	out := []string{fmt.Sprintf("torch changes release, %s → %s: code written for %s may need changes (see the release notes)", from, to, from)}
+	for _, pin := range p.Packages[1:] {
+		if old := env.Packages[pin.Name]; old != nil {
+			out = append(out, fmt.Sprintf("%s changes with it, %s → %s (each torchvision and torchaudio release works with one torch release)", pin.Name, kb.PublicVersion(old.Version), kb.PublicVersion(pin.Version)))
+		}
+	}
+	out = append(out, fmt.Sprintf("packages built against torch %s (extensions such as xformers, flash-attn, torch-scatter) may fail to load and need their own upgrade; the reinstall uses --no-deps, so pip does not check them", from))
+	if proj, ok := uvproject.FindProject(env.Path); ok {
+		out = append(out, fmt.Sprintf("this environment belongs to the uv project in %s: `uv sync` and `uv run` would put back the torch its lock pins. Require torch==%s in %s, pin torch to the %s index (`gpucanary fix --pin-index %s --variant %s`), then run `uv lock`",
+			proj.Dir, to, proj.Pyproject, p.Variant, shell.Quote(env.Path), p.Variant))
+	}
+	return out
 }
 
 // stashes lists the pip stash folders in env, sorted.

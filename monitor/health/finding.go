@@ -52,6 +52,13 @@ const (
 	CodeUVWillReplaceTorch  = "UV_WILL_REPLACE_TORCH"
 	CodeWatchDegraded       = "WATCH_DEGRADED"
 	CodeTorchBuildUnknown   = "TORCH_BUILD_UNKNOWN"
+	// CodeTorchBuildUnchecked: a release the table knows, but a build of
+	// it whose arch list it does not (a conda, distribution or source
+	// build), so it could not be checked against the GPUs.
+	CodeTorchBuildUnchecked = "TORCH_BUILD_UNCHECKED"
+	// CodeTorchNonNVIDIA: a ROCm or XPU build of torch on a machine with
+	// an NVIDIA GPU, which it cannot use.
+	CodeTorchNonNVIDIA = "TORCH_NON_NVIDIA_BUILD"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a
@@ -101,6 +108,7 @@ var reinstallable = map[string]bool{
 	CodeTorchFamilyMismatch: true,
 	CodeTorchInstallBroken:  true,
 	CodeTorchBuildUnknown:   true,
+	CodeTorchNonNVIDIA:      true,
 }
 
 // FixedByReinstall reports whether reinstalling a CUDA torch fixes a

@@ -65,6 +65,10 @@ type envCheck struct {
 	out []Finding
 	fix string // cached fix command, "" when none
 	did bool
+
+	rep        kb.Repair // what a reinstall installs here (repair)
+	repOK      bool
+	repairDone bool
 }
 
 func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []pyenv.Evidence) {
@@ -83,11 +87,25 @@ func (c *envCheck) reinstall() string {
 // hasGPU is true when an NVIDIA GPU is present (simulated or real).
 func (c *envCheck) hasGPU() bool { return c.g.HasDriver() && len(c.g.Devices) > 0 }
 
+// gpuName names the machine's GPUs after "this machine has".
 func (c *envCheck) gpuName() string {
-	if len(c.g.Devices) == 0 {
-		return "an NVIDIA GPU"
+	article := func(name string) string {
+		if strings.HasPrefix(name, "NVIDIA") {
+			return "an " + name
+		}
+		return "a " + name
 	}
-	return "an " + c.g.Devices[0].Name
+	switch len(c.g.Devices) {
+	case 0:
+		return "an NVIDIA GPU"
+	case 1:
+		return article(c.g.Devices[0].Name)
+	}
+	names := make([]string, len(c.g.Devices))
+	for i, d := range c.g.Devices {
+		names[i] = d.Name
+	}
+	return fmt.Sprintf("%d NVIDIA GPUs (%s)", len(names), strings.Join(names, ", "))
 }
 
 func (c *envCheck) problems() {
@@ -123,12 +141,14 @@ func (c *envCheck) torch(t *pyenv.Package) {
 	case pyenv.BuildCPU:
 		if c.hasGPU() {
 			c.add(CodeTorchCPUBuild, SeverityError,
-				fmt.Sprintf("torch %s is a CPU-only build, but this machine has %s: everything in this environment runs on the CPU.", t.Version, c.gpuName()),
-				c.reinstall(), t.Evidence)
+				fmt.Sprintf("torch %s is a CPU-only build, but this machine has %s: everything in this environment runs on the CPU.%s", t.Version, c.gpuName(), c.upgradeNote(t)),
+				c.fixFor(CodeTorchCPUBuild, SeverityError, t), t.Evidence)
 		} else {
 			c.add(CodeTorchCPUBuild, SeverityInfo,
 				fmt.Sprintf("torch %s is a CPU-only build (no NVIDIA GPU is present, so this is fine here).", t.Version), "", t.Evidence)
 		}
+	case pyenv.BuildROCm, pyenv.BuildXPU:
+		c.otherVendor(t)
 	case pyenv.BuildUnknown:
 		c.add(CodeTorchBuildUnknown, SeverityWarning,
 			fmt.Sprintf("torch %s is installed, but its files do not say which build it is (CUDA, CPU or ROCm).", t.Version), "", t.Evidence)
@@ -137,49 +157,179 @@ func (c *envCheck) torch(t *pyenv.Package) {
 	}
 }
 
-// cudaTorch checks a CUDA build against the driver and every GPU.
+// otherVendor judges a ROCm (AMD) or XPU (Intel) build: it cannot use an
+// NVIDIA GPU, so beside one it runs everything on the CPU.
+func (c *envCheck) otherVendor(t *pyenv.Package) {
+	what := "an XPU (Intel GPU)"
+	if t.Build == pyenv.BuildROCm {
+		what = "a ROCm (AMD GPU)"
+	}
+	if !c.hasGPU() {
+		c.add(CodeTorchNonNVIDIA, SeverityInfo,
+			fmt.Sprintf("torch %s is %s build; no NVIDIA GPU is present, and GPU Canary checks NVIDIA GPUs only.", t.Version, what), "", t.Evidence)
+		return
+	}
+	c.add(CodeTorchNonNVIDIA, SeverityError,
+		fmt.Sprintf("torch %s is %s build, but this machine has %s, which it cannot use: torch.cuda.is_available() is False and everything in this environment runs on the CPU.%s",
+			t.Version, what, c.gpuName(), c.upgradeNote(t)),
+		c.fixFor(CodeTorchNonNVIDIA, SeverityError, t), t.Evidence)
+}
+
+// repair is what a reinstall would install here, as the repair plan
+// chooses it (kb.ChooseRepair), worked out once; ok is false when nothing
+// is known to choose from or nothing runs here.
+func (c *envCheck) repair(t *pyenv.Package) (kb.Repair, bool) {
+	if !c.repairDone {
+		c.repairDone = true
+		if c.g.HasDriver() && kb.Known(t.Version) {
+			c.rep, c.repOK = kb.ChooseRepair(kb.PublicVersion(t.Version), kb.MachineOf(c.g))
+		}
+	}
+	return c.rep, c.repOK
+}
+
+// fixFor is the reinstall command for a finding about torch, shown only
+// when the build the reinstall installs clears it under these same rules:
+// a build that still needs minor-version compatibility does not clear a
+// warning about that, nor one that reaches a GPU only through PTX a
+// warning about that.
+func (c *envCheck) fixFor(code string, sev Severity, t *pyenv.Package) string {
+	cmd := c.reinstall()
+	if cmd == "" {
+		return ""
+	}
+	if r, ok := c.repair(t); ok && stillRaised(code, r.Check) >= sev.Rank() {
+		return ""
+	}
+	return cmd
+}
+
+// stillRaised is the rank of the severity at which the rules would raise
+// code about build b (0: not at all), for the codes that depend on the
+// build's fit to the machine.
+func stillRaised(code string, b kb.BuildCheck) int {
+	switch {
+	case code == CodeDriverTooOld && b.Driver.Support == kb.SupportNo,
+		code == CodeGPUArchUnsupported && len(b.Unsupported()) > 0:
+		return SeverityError.Rank()
+	case code == CodeDriverTooOld && b.Driver.MinorCompat,
+		code == CodeGPUArchUnsupported && len(b.PTXOnly()) > 0:
+		return SeverityWarning.Rank()
+	}
+	return 0
+}
+
+// upgradeNote says what the fix installs when it is not a clean build of
+// the installed release: a newer release (no build of this one runs on
+// every GPU here), a build that still has faults the rules warn about, or
+// nothing at all. "" when a clean build of the installed release runs
+// here, or nothing is known to choose from.
+func (c *envCheck) upgradeNote(t *pyenv.Package) string {
+	if !c.g.HasDriver() || !kb.Known(t.Version) {
+		return ""
+	}
+	r, ok := c.repair(t)
+	switch {
+	case !ok:
+		return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (CUDA %s), so no command is proposed.",
+			kb.MachineOf(c.g).Describe(), c.g.CUDADriver)
+	case r.Upgrade:
+		return fmt.Sprintf(" No CUDA build of torch %s runs on every GPU here with this driver; the oldest release that does is torch %s (%s), so the fix upgrades torch%s.",
+			kb.PublicVersion(t.Version), r.Torch, r.Tag, c.companionNote(r.Choice))
+	case !r.Check.Clean():
+		return fmt.Sprintf(" The best build of torch %s for this machine, %s, still has faults: %s.", r.Torch, r.Tag, r.Check.Problems())
+	}
+	return ""
+}
+
+// companionNote names the companions an upgrade changes with torch.
+func (c *envCheck) companionNote(next kb.Choice) string {
+	var parts []string
+	for _, comp := range []struct{ name, to string }{{pyenv.TorchVision, next.Vision}, {pyenv.TorchAudio, next.Audio}} {
+		if p := c.env.Packages[comp.name]; p != nil && comp.to != "" {
+			parts = append(parts, fmt.Sprintf("%s %s → %s", comp.name, kb.PublicVersion(p.Version), comp.to))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " and with it " + strings.Join(parts, ", ")
+}
+
+// cudaTorch checks a CUDA build against the driver and every GPU, by
+// kb.CheckBuild: the same verdict the repair plan chooses by.
 func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	if !c.g.HasDriver() {
 		return
 	}
-	if c.g.CUDADriver != "" {
-		v := kb.DriverRuns(t.CUDA, c.g.CUDADriver)
-		switch {
-		case v.Support == kb.SupportNo:
-			c.add(CodeDriverTooOld, SeverityError,
-				fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports CUDA %s at most: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
-					t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, v.Reason),
-				c.reinstall(), t.Evidence)
-		case v.Support == kb.SupportYes && v.MinorCompat:
-			c.add(CodeDriverTooOld, SeverityWarning,
-				fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports CUDA %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
-					t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, v.Reason),
-				c.reinstall(), t.Evidence)
-		}
+	m := kb.MachineOf(c.g)
+	b := kb.CheckBuild(t.Version, t.CUDA, m)
+	switch {
+	case b.Driver.Support == kb.SupportNo:
+		c.add(CodeDriverTooOld, SeverityError,
+			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports CUDA %s at most: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
+				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
+			c.fixFor(CodeDriverTooOld, SeverityError, t), t.Evidence)
+	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat:
+		c.add(CodeDriverTooOld, SeverityWarning,
+			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports CUDA %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
+				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
+			c.fixFor(CodeDriverTooOld, SeverityWarning, t), t.Evidence)
 	}
-	public := kb.PublicVersion(t.Version)
-	if !kb.Known(public) {
-		c.add(CodeTorchUnknownRelease, SeverityInfo,
-			fmt.Sprintf("torch %s is newer than GPU Canary's release table: its GPU architectures and driver needs are read from the environment only.", t.Version), "", t.Evidence)
+	if b.Unchecked != "" {
+		code := CodeTorchBuildUnchecked
+		if !b.ReleaseKnown {
+			code = CodeTorchUnknownRelease
+		}
+		c.add(code, SeverityWarning,
+			fmt.Sprintf("torch %s could not be checked against this machine's GPUs (%s): %s. Whether it has kernels for them is not known until it runs.", t.Version, m.Describe(), b.Unchecked),
+			"", t.Evidence)
 		return
 	}
-	tag := kb.TagForCUDA(t.CUDA)
-	seen := map[string]bool{}
-	for _, d := range c.g.Devices {
-		if d.ComputeCapability == "" || seen[d.ComputeCapability] {
-			continue
-		}
-		seen[d.ComputeCapability] = true
-		v := kb.BuildRunsOnGPU(public, tag, d.ComputeCapability)
-		if v.Support != kb.SupportNo {
-			continue
-		}
-		arch, _ := kb.Architecture(d.ComputeCapability)
+	if bad := b.Unsupported(); len(bad) > 0 {
 		c.add(CodeGPUArchUnsupported, SeverityError,
-			fmt.Sprintf("torch %s (%s) has no kernels for the %s (%s, sm_%s): torch will say \"no kernel image is available for execution on the device\". %s",
-				t.Version, tag, d.Name, arch, strings.ReplaceAll(d.ComputeCapability, ".", ""), v.Reason),
-			c.reinstall(), t.Evidence)
+			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s; %s.%s",
+				t.Version, archNames(bad), archReasons(bad), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
+			c.fixFor(CodeGPUArchUnsupported, SeverityError, t), t.Evidence)
+		return
 	}
+	if ptx := b.PTXOnly(); len(ptx) > 0 {
+		c.add(CodeGPUArchUnsupported, SeverityWarning,
+			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
+				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
+			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
+	}
+}
+
+// archNames names GPUs with their architecture: "the NVIDIA GeForce RTX
+// 5090 (Blackwell, sm_120)".
+func archNames(vs []kb.GPUVerdict) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		arch, _ := kb.Architecture(v.GPU.CC)
+		if arch == "" {
+			arch = "architecture not known"
+		}
+		extra := ""
+		if v.GPU.Asleep {
+			extra = ", asleep"
+		}
+		names[i] = fmt.Sprintf("the %s (%s, sm_%s%s)", v.GPU.Name, arch, strings.ReplaceAll(v.GPU.CC, ".", ""), extra)
+	}
+	return strings.Join(names, " and ")
+}
+
+// archReasons joins the kb reasons of several GPUs.
+func archReasons(vs []kb.GPUVerdict) string {
+	rs := make([]string, len(vs))
+	for i, v := range vs {
+		rs[i] = v.Reason
+	}
+	s := strings.Join(rs, "; ")
+	if s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
 }
 
 // family checks that torchvision and torchaudio match torch's version and variant.

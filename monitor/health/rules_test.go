@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -20,6 +21,12 @@ var (
 	noDriver      = gpu.State{Source: "none", Error: "NVML not found"}
 	a100Driver525 = gpu.State{Driver: "525.60.13", CUDADriver: "12.0", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0")}}
 	a100Driver470 = gpu.State{Driver: "470.82.01", CUDADriver: "11.4", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0")}}
+	// a100And5090 is issue 16's machine: an A100 and an RTX 5090.
+	a100And5090 = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0"), device("NVIDIA GeForce RTX 5090", "12.0")}}
+	// a100And5090Asleep: the 5090 is asleep, so NVML gave no compute
+	// capability; its name says it.
+	a100And5090Asleep = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0"), {Name: "NVIDIA GeForce RTX 5090", Asleep: true}}}
+	t4Driver418       = gpu.State{Driver: "418.87.01", CUDADriver: "10.1", Devices: []gpu.Device{device("Tesla T4", "7.5")}}
 )
 
 // want is a finding expected by code and severity, with words its message
@@ -29,6 +36,7 @@ type want struct {
 	severity Severity
 	message  string
 	fix      string
+	nofix    bool // no fix command may be shown
 }
 
 func TestRules(t *testing.T) {
@@ -46,7 +54,7 @@ func TestRules(t *testing.T) {
 			// Incident 1: uv replaced the CUDA build with a CPU one.
 			name: "uv put a CPU torch in place", spec: pyenvtest.Spec{Manager: "uv", Torch: cpu}, gpu: a100Driver550,
 			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "CPU-only build, but this machine has an NVIDIA A100",
-				fix: "reinstall in ENV on driver 550.54.15"}},
+				fix: "uv pip install --python ENV --reinstall --no-deps torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"}},
 		},
 		{
 			name: "CPU torch with no GPU is fine", spec: pyenvtest.Spec{Torch: cpu}, gpu: noDriver,
@@ -68,13 +76,13 @@ func TestRules(t *testing.T) {
 			// Incident 4: a Blackwell card with torch 2.5.
 			name: "Blackwell with torch 2.5", gpu: rtx5090, spec: pyenvtest.Spec{Torch: cuda121},
 			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError, message: "sm_120",
-				fix: "reinstall in ENV on driver 570.86.10"}},
+				fix: "torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"}},
 		},
 		{
 			name: "torchvision from another release", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Torch: cuda121, Vision: &pyenvtest.Companion{Version: "0.19.1+cu121", CUDA: "12.1"}},
 			want: []want{{code: CodeTorchFamilyMismatch, severity: SeverityError, message: "needs torchvision 0.20.1",
-				fix: "reinstall in ENV"}},
+				fix: "torch==2.5.1+cu124 torchvision==0.20.1+cu124"}},
 		},
 		{
 			name: "CPU torchvision beside CUDA torch", gpu: a100Driver550,
@@ -112,9 +120,108 @@ func TestRules(t *testing.T) {
 			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "CPU-only build"}},
 		},
 		{
-			name: "torch newer than the table is advice, not an error", gpu: a100Driver550,
+			// Issue 14: a release the tables do not know is a warning that
+			// says it could not be checked, never silence and never an error.
+			name: "torch newer than the table could not be checked", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "9.1.0+cu124", CUDA: "12.4"}},
-			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityInfo, message: "newer than GPU Canary's release table"}},
+			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityWarning, message: "could not be checked against this machine's GPUs (NVIDIA A100-SXM4-40GB (sm_80)): torch 9.1.0+cu124 is newer than GPU Canary's release table"}},
+		},
+		{
+			// Issue 14: torch 1.x is judged too; 1.13 has no PTX and no
+			// sm_120, and only torch 2.7 with cu128 runs on a 5090.
+			name: "torch 1.13.1+cu117 on an RTX 5090", gpu: rtx5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.1+cu117", CUDA: "11.7", Installer: "pip"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "has no kernels for the NVIDIA GeForce RTX 5090 (Blackwell, sm_120)",
+				fix:     "torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"}},
+		},
+		{
+			name: "the upgrade is said in the message", gpu: rtx5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.1+cu117", CUDA: "11.7", Installer: "pip"}, Vision: &pyenvtest.Companion{Version: "0.14.1+cu117", CUDA: "11.7"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "the oldest release that does is torch 2.7.1 (cu128), so the fix upgrades torch and with it torchvision 0.14.1 → 0.22.1",
+				fix:     "torch==2.7.1+cu128 torchvision==0.22.1+cu128"}},
+		},
+		{
+			// Issue 16: on an A100 and an RTX 5090, cu124 runs on the A100
+			// only; reinstalling cu124 over cu124 would change nothing.
+			name: "A100 and RTX 5090 with cu124", gpu: a100And5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "every GPU on this machine counts",
+				fix:     "torch==2.7.1+cu128"}},
+		},
+		{
+			name: "A100 and an asleep RTX 5090 with cu124", gpu: a100And5090Asleep,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip"}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityError,
+				message: "the NVIDIA GeForce RTX 5090 (Blackwell, sm_120, asleep)",
+				fix:     "torch==2.7.1+cu128"}},
+		},
+		{
+			name: "a CPU torch on a mixed machine is upgraded, not reinstalled", gpu: a100And5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}},
+			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "so the fix upgrades torch", fix: "torch==2.7.1+cu128"}},
+		},
+		{
+			// Issue 14: a ROCm torch beside an A100 runs on the CPU.
+			name: "ROCm torch on an NVIDIA machine", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+rocm6.2", HIP: "6.2.41133-dd7f95766", Installer: "pip"}},
+			want: []want{{code: CodeTorchNonNVIDIA, severity: SeverityError, message: "is a ROCm (AMD GPU) build, but this machine has an NVIDIA A100",
+				fix: "torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"}},
+		},
+		{
+			// The driver (CUDA 12.4) supports 2.7's cu126 only through
+			// minor-version compatibility, which a rule warns about; cu118
+			// it supports in full.
+			name: "XPU torch on an NVIDIA machine", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.7.1+xpu", XPU: "20250101", Installer: "pip"}},
+			want: []want{{code: CodeTorchNonNVIDIA, severity: SeverityError, message: "is an XPU (Intel GPU) build", fix: "torch==2.7.1+cu118"}},
+		},
+		{
+			name: "ROCm torch without an NVIDIA GPU", gpu: noDriver,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+rocm6.2", HIP: "6.2.41133-dd7f95766"}},
+			want: []want{{code: CodeTorchNonNVIDIA, severity: SeverityInfo, message: "GPU Canary checks NVIDIA GPUs only"}},
+		},
+		{
+			// torch 1.4 reaches an A100 only through compute_37 PTX.
+			name: "PTX only is a warning", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.4.0", CUDA: "10.1", LegacyVersionPy: true}},
+			want: []want{{code: CodeGPUArchUnsupported, severity: SeverityWarning, message: "only PTX the driver compiles on first use",
+				fix: "torch==1.9.1+cu111"}},
+		},
+		{
+			// Nothing from 2.9 on runs on a CUDA 12.4 driver in full: the
+			// CPU build's fix is cu126, and the message says what it lacks.
+			name: "a CPU torch whose every CUDA build needs a newer driver", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cpu", Installer: "pip"}},
+			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "The best build of torch 2.9.1 for this machine, cu126, still has faults: cu126 runs on this driver only through minor-version compatibility",
+				fix: "torch==2.9.1+cu126"}},
+		},
+		{
+			// cu126 is the best 2.9 build for this driver already: no
+			// reinstall clears the warning, so none is shown (the driver is
+			// the fix).
+			name: "minor-version compatibility with no better build", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cu126", CUDA: "12.6", Installer: "pip"}},
+			want: []want{{code: CodeDriverTooOld, severity: SeverityWarning, message: "560.28.03 on Linux", nofix: true}},
+		},
+		{
+			// Before CUDA 11 there is no minor-version compatibility.
+			name: "cu102 on a CUDA 10.1 driver", gpu: t4Driver418,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.7.1", CUDA: "10.2", LegacyVersionPy: true}},
+			want: []want{{code: CodeDriverTooOld, severity: SeverityError, message: "CUDA 10.2 builds need a driver for CUDA 10.2 or newer"}},
+		},
+		{
+			name: "a source build could not be checked", gpu: rtx5090,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.0a0+git32f585d", CUDA: "12.4"}},
+			want: []want{{code: CodeTorchBuildUnchecked, severity: SeverityWarning, message: "could not be checked against this machine's GPUs"}},
+		},
+		{
+			name: "a variant pytorch.org does not have could not be checked",
+			gpu:  gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA A100-SXM4-40GB", "8.0")}},
+			spec: pyenvtest.Spec{Manager: "conda", Torch: &pyenvtest.Torch{DistVersion: "2.5.1", CUDA: "12.6"}, CondaTorchBuild: "cuda126_generic_py311_h0000000_201"},
+			want: []want{{code: CodeTorchBuildUnchecked, severity: SeverityWarning, message: "are not in GPU Canary's table"}},
 		},
 		{
 			name: "conda torch gets no pip fix", gpu: a100Driver550,
@@ -132,7 +239,9 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := CheckEnv(env, tt.gpu, Options{Getenv: func(k string) string { return tt.env[k] }, Reinstall: reinstallStub})
+			// The real advice, as the command line injects it: the
+			// wanted fixes are the commands a user is shown.
+			got := CheckEnv(env, tt.gpu, Options{Getenv: func(k string) string { return tt.env[k] }, Reinstall: fix.Advice{}.Reinstall})
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tt.want), dump(got))
 			}
@@ -145,8 +254,8 @@ func TestRules(t *testing.T) {
 					t.Errorf("message %q lacks %q", f.Message, w.message)
 				}
 				wantFix := strings.ReplaceAll(w.fix, "ENV", env.Path)
-				if !strings.Contains(f.Fix, wantFix) {
-					t.Errorf("fix %q lacks %q", f.Fix, wantFix)
+				if !strings.Contains(f.Fix, wantFix) || (w.nofix && f.Fix != "") {
+					t.Errorf("fix %q, want %q (none: %v)", f.Fix, wantFix, w.nofix)
 				}
 				if f.Env != env.Path {
 					t.Errorf("finding env = %q", f.Env)
@@ -156,8 +265,9 @@ func TestRules(t *testing.T) {
 	}
 }
 
-// reinstallStub stands in for fix's planner (health cannot import it): a
-// command that names the environment and the driver it was asked about.
+// reinstallStub stands in for fix's planner (health's code does not import
+// it; its tests may): a command that names the environment and the driver
+// it was asked about, so a test sees what the builder was asked.
 func reinstallStub(env *pyenv.Env, g gpu.State) string {
 	return "reinstall in " + env.Path + " on driver " + g.Driver
 }

@@ -31,7 +31,7 @@ func TestArchListFor(t *testing.T) {
 	if !ok || !slices.Equal(a.SASS, []string{"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}) || !slices.Equal(a.PTX, []string{"12.0"}) || a.Source == "" {
 		t.Errorf("2.9 cu130 = %+v, %v", a, ok)
 	}
-	for _, q := range [][2]string{{"2.0.1", "cu118"}, {"2.5.1", "cpu"}, {"2.5.1", "cu128"}, {"2.12.0", "cu130"}, {"x", "cu121"}} {
+	for _, q := range [][2]string{{"1.13.1", "cu118"}, {"0.4.1", "cu90"}, {"2.5.1", "cpu"}, {"2.5.1", "cu128"}, {"2.12.0", "cu130"}, {"x", "cu121"}} {
 		if a, ok := ArchListFor(q[0], q[1]); ok {
 			t.Errorf("ArchListFor(%s, %s) = %+v for a build the table does not know", q[0], q[1], a)
 		}
@@ -67,7 +67,17 @@ func TestBuildRunsOnGPU(t *testing.T) {
 		{"Kepler on cu118", "2.1.0", "cu118", "3.7", SupportYes, false, ""},
 		{"Kepler on cu121", "2.1.0", "cu121", "3.7", SupportNo, false, ""},
 		{"torch newer than the table", "2.12.0", "cu130", "8.0", SupportUnknown, false, "not in GPU Canary's table"},
-		{"no arch list known", "2.0.1", "cu118", "8.0", SupportUnknown, false, ""},
+		{"no arch list known", "2.5.1", "cu126", "8.0", SupportUnknown, false, ""},
+		// Issue 14: torch 1.x is checked too. 1.13 has no PTX, so an RTX
+		// 5090 has nothing to run.
+		{"1.13 cu117 on an RTX 5090", "1.13.1+cu117", "cu117", "12.0", SupportNo, false, "none of which runs on sm_120"},
+		{"1.13 cu117 on an A100", "1.13.1+cu117", "cu117", "8.0", SupportYes, false, "sm_80 code"},
+		{"1.7 cu110 on an RTX 3090 runs sm_80 code", "1.7.1", "cu110", "8.6", SupportYes, false, "sm_80 code, which runs on sm_86"},
+		{"1.6 cu102 on an RTX 3090", "1.6.0", "cu102", "8.6", SupportNo, false, "not verified"},
+		{"1.4 cu101 reaches an A100 only through PTX", "1.4.0", "cu101", "8.0", SupportYes, true, "compute_37 PTX"},
+		{"1.0 cu100 reaches Ampere only through PTX", "1.0.1", "cu100", "8.6", SupportYes, true, "compute_50 PTX"},
+		{"1.0 cu90 runs a K80 with sm_35 code", "1.0.0", "cu90", "3.7", SupportYes, false, "sm_35 code, which runs on sm_37"},
+		{"1.8 cu102 dropped sm_75 but a T4 runs sm_70", "1.8.1", "cu102", "7.5", SupportYes, false, "sm_70 code"},
 		{"a CPU build", "2.5.1", "cpu", "8.0", SupportUnknown, false, ""},
 		{"unreadable cc", "2.5.1", "cu121", "eight", SupportUnknown, false, "cannot be read"},
 	}

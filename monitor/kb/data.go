@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sync"
 )
@@ -21,13 +22,19 @@ type companionPair struct {
 
 // releaseRow is one torch minor release (data/releases.json).
 type releaseRow struct {
-	Minor          string                   `json:"minor"`
-	Patches        []string                 `json:"patches"`
-	Tags           []string                 `json:"tags"`
-	PyPILinuxCUDA  string                   `json:"pypi_linux_cuda"`
-	PyPIUnverified bool                     `json:"pypi_unverified"`
-	Companions     map[string]companionPair `json:"companions"`
-	Source         string                   `json:"source"`
+	Minor          string   `json:"minor"`
+	Patches        []string `json:"patches"`
+	Tags           []string `json:"tags"`
+	PyPILinuxCUDA  string   `json:"pypi_linux_cuda"`
+	PyPIUnverified bool     `json:"pypi_unverified"`
+	// TagsUnverified are tags not read from pytorch.org's own pages.
+	TagsUnverified []string `json:"tags_unverified"`
+	// JudgeOnly marks a release whose builds are judged but never
+	// installed by a repair: its wheels are not all on
+	// download.pytorch.org/whl/TAG under a local tag a pin can name.
+	JudgeOnly  bool                     `json:"judge_only"`
+	Companions map[string]companionPair `json:"companions"`
+	Source     string                   `json:"source"`
 }
 
 // archRow is the arch list of one variant tag across some releases
@@ -55,11 +62,17 @@ type driverRow struct {
 
 // gpuRow is the architecture of one compute capability (data/gpus.json).
 type gpuRow struct {
-	CC         string `json:"cc"`
-	Arch       string `json:"arch"`
-	Examples   string `json:"examples"`
-	Unverified bool   `json:"unverified"`
-	Source     string `json:"source"`
+	CC   string `json:"cc"`
+	Arch string `json:"arch"`
+	// Names are regular expressions over NVML device names of GPUs with
+	// this compute capability, and NamesSource where they come from.
+	Names       []string `json:"names"`
+	NamesSource string   `json:"names_source"`
+	Examples    string   `json:"examples"`
+	Unverified  bool     `json:"unverified"`
+	Source      string   `json:"source"`
+
+	names []*regexp.Regexp
 }
 
 // tables is every fact, parsed and indexed.
@@ -186,12 +199,23 @@ func (t *tables) index() error {
 			return fmt.Errorf("checking data/drivers.json: bad CUDA version %q", d.CUDA)
 		}
 	}
-	for _, g := range t.gpus {
+	for i := range t.gpus {
+		g := &t.gpus[i]
 		if g.Source == "" || g.Arch == "" {
 			return fmt.Errorf("checking data/gpus.json row %q: missing source or architecture", g.CC)
 		}
 		if _, _, ok := cudaParts(g.CC); !ok {
 			return fmt.Errorf("checking data/gpus.json: bad compute capability %q", g.CC)
+		}
+		if len(g.Names) > 0 && g.NamesSource == "" {
+			return fmt.Errorf("checking data/gpus.json row %q: names without names_source", g.CC)
+		}
+		for _, n := range g.Names {
+			re, err := regexp.Compile("(?i)" + n)
+			if err != nil {
+				return fmt.Errorf("checking data/gpus.json row %q: name %q: %w", g.CC, n, err)
+			}
+			g.names = append(g.names, re)
 		}
 	}
 	return nil
@@ -210,6 +234,11 @@ func (r *releaseRow) check() error {
 	for p := range r.Companions {
 		if !slices.Contains(r.Patches, p) {
 			return fmt.Errorf("companions for %q, which is not a patch release", p)
+		}
+	}
+	for _, tag := range r.TagsUnverified {
+		if !slices.Contains(r.Tags, tag) {
+			return fmt.Errorf("unverified tag %q is not one of its tags", tag)
 		}
 	}
 	prev := ""

@@ -68,6 +68,9 @@ func TestParseTablesRejectsBadData(t *testing.T) {
 		{"arch list twice", "arches", `"minors": ["2.11"], "tag": "cu128"`, `"minors": ["2.10"], "tag": "cu128"`, "listed twice"},
 		{"bad compute capability", "gpus", `"cc": "8.6"`, `"cc": "eight"`, "bad compute capability"},
 		{"not json", "arches", `{`, `[`, "decoding data/arches.json"},
+		{"names without their source", "gpus", `"names_source": "NVIDIA CUDA GPUs list, developer.nvidia.com/cuda-gpus (unverified: not read from the page here)", `, ``, "names without names_source"},
+		{"a name that is no regular expression", "gpus", `"\\bK80\\b"`, `"(K80"`, "name"},
+		{"an unverified tag that is not a tag", "releases", `"tags_unverified": ["cu113"]`, `"tags_unverified": ["cu999"]`, "unverified tag"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

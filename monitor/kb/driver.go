@@ -47,7 +47,9 @@ type DriverVerdict struct {
 // DriverRuns says whether a torch built against buildCUDA runs with a
 // driver whose CUDA driver version (NVML SystemGetCudaDriverVersion, as
 // "12.4") is driverCUDA, so a CUDA-too-new install is caught before torch
-// says "The NVIDIA driver on your system is too old".
+// says "The NVIDIA driver on your system is too old". Builds of CUDA 11
+// and newer run on an older driver of the same major through minor-version
+// compatibility; older builds do not.
 func DriverRuns(buildCUDA, driverCUDA string) DriverVerdict {
 	c, ok := compareCUDA(driverCUDA, buildCUDA)
 	if !ok {
@@ -59,10 +61,16 @@ func DriverRuns(buildCUDA, driverCUDA string) DriverVerdict {
 	case c >= 0:
 		return DriverVerdict{Support: SupportYes,
 			Reason: fmt.Sprintf("the driver supports CUDA %s, at least the %s torch was built with", driverCUDA, buildCUDA)}
-	case dm == bm:
+	case dm == bm && bm >= 11:
 		return DriverVerdict{Support: SupportYes, MinorCompat: true,
 			Reason: fmt.Sprintf("a driver for CUDA %s runs CUDA %d.x builds through minor-version compatibility, but kernels compiled just in time from PTX may fail; a driver for CUDA %s or newer%s gives every feature",
 				driverCUDA, bm, buildCUDA, floorHint(buildCUDA, func(f DriverFloor) string { return f.Full }))}
+	case bm < 11:
+		// Minor-version compatibility came with CUDA 11: older builds
+		// need a driver for their own CUDA version.
+		return DriverVerdict{Support: SupportNo,
+			Reason: fmt.Sprintf("CUDA %s builds need a driver for CUDA %s or newer%s; this driver supports CUDA %s",
+				buildCUDA, buildCUDA, floorHint(buildCUDA, func(f DriverFloor) string { return f.Full }), driverCUDA)}
 	default:
 		return DriverVerdict{Support: SupportNo,
 			Reason: fmt.Sprintf("CUDA %d builds need a driver for CUDA %d.x%s; this driver supports CUDA %s",

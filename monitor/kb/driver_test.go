@@ -50,6 +50,11 @@ func TestDriverRuns(t *testing.T) {
 		{"minor compat", "12.8", "12.4", SupportYes, true, "570.26 on Linux"},
 		{"cu130 on a 12.8 driver", "13.0", "12.8", SupportNo, false, "driver 580 on Linux"},
 		{"cu121 on a CUDA 11 driver", "12.1", "11.4", SupportNo, false, "525.60.13"},
+		// Before CUDA 11 there is no minor-version compatibility.
+		{"cu102 on a 10.1 driver", "10.2", "10.1", SupportNo, false, "440.33 on Linux"},
+		{"cu92 on a 9.0 driver", "9.2", "9.0", SupportNo, false, "CUDA 9.2 or newer"},
+		{"cu100 on a 12.4 driver", "10.0", "12.4", SupportYes, false, ""},
+		{"cu113 on an 11.1 driver", "11.3", "11.1", SupportYes, true, "465.19.01 on Linux"},
 		{"no build CUDA", "", "12.4", SupportUnknown, false, "cannot be compared"},
 		{"no driver CUDA", "12.1", "", SupportUnknown, false, "cannot be compared"},
 		{"garbage", "twelve", "12.4", SupportUnknown, false, ""},

@@ -11,6 +11,9 @@ func TestReleases(t *testing.T) {
 		variants             []string
 		linux                string
 	}{
+		{"1.9.1", "0.10.1", "0.9.1", []string{"cu102", "cu111"}, "10.2"},
+		{"1.10.0+cu113", "0.11.0", "0.10.0", []string{"cu102", "cu111", "cu113"}, "10.2"},
+		{"1.12.1", "0.13.1", "0.12.1", []string{"cu102", "cu113", "cu116"}, "10.2"},
 		{"1.13.0", "0.14.0", "0.13.0", []string{"cu116", "cu117"}, "11.7"},
 		{"1.13.1", "0.14.1", "0.13.1", []string{"cu116", "cu117"}, "11.7"},
 		{"2.0.0", "0.15.1", "2.0.1", []string{"cu117", "cu118"}, "11.7"},
@@ -58,8 +61,42 @@ func TestReleases(t *testing.T) {
 	}
 }
 
+// TestOldReleases: releases before 1.9 are judged (variants, PyPI CUDA)
+// but their companions are not written down, so no companion is called
+// wrong for them.
+func TestOldReleases(t *testing.T) {
+	tests := []struct {
+		torch    string
+		variants []string
+		linux    string
+	}{
+		{"1.0.1", []string{"cu80", "cu90", "cu100"}, "9.0"},
+		{"1.2.0", []string{"cu92", "cu100"}, "10.0"},
+		{"1.3.1", []string{"cu92", "cu101"}, "10.1"},
+		{"1.4.0", []string{"cu92", "cu101"}, "10.1"},
+		{"1.7.1+cu110", []string{"cu92", "cu101", "cu102", "cu110"}, "10.2"},
+		{"1.8.1", []string{"cu101", "cu102", "cu111"}, "10.2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.torch, func(t *testing.T) {
+			if !Known(tt.torch) {
+				t.Error("not Known")
+			}
+			if vs, ok := Variants(tt.torch); !ok || !slices.Equal(vs, tt.variants) {
+				t.Errorf("Variants = %v, %v; want %v", vs, ok, tt.variants)
+			}
+			if c, ok := DefaultCUDA(tt.torch, "linux"); !ok || c != tt.linux {
+				t.Errorf("DefaultCUDA linux = %q, %v; want %q", c, ok, tt.linux)
+			}
+			if v, a, ok := Companions(tt.torch); ok {
+				t.Errorf("Companions = %q, %q for a release whose companions are not written down", v, a)
+			}
+		})
+	}
+}
+
 func TestUnknownReleases(t *testing.T) {
-	for _, v := range []string{"2.12.0", "2.12.0.dev20260101+cu130", "3.0.0", "1.12.1", "garbage", ""} {
+	for _, v := range []string{"2.12.0", "2.12.0.dev20260101+cu130", "3.0.0", "0.4.1", "garbage", ""} {
 		t.Run(v, func(t *testing.T) {
 			if Known(v) {
 				t.Error("Known")
@@ -85,8 +122,8 @@ func TestUnknownReleases(t *testing.T) {
 
 func TestReleasesOrderAndCopies(t *testing.T) {
 	rs := Releases()
-	if rs[0].Minor != "1.13" || rs[len(rs)-1].Minor != "2.11" {
-		t.Fatalf("Releases from %s to %s, want 1.13 to 2.11", rs[0].Minor, rs[len(rs)-1].Minor)
+	if rs[0].Minor != "1.0" || rs[len(rs)-1].Minor != "2.11" {
+		t.Fatalf("Releases from %s to %s, want 1.0 to 2.11", rs[0].Minor, rs[len(rs)-1].Minor)
 	}
 	// Callers get copies: changing one must not change the table.
 	rs[0].Tags[0] = "cu999"

@@ -32,13 +32,25 @@ type EnvRecord struct {
 	Torch *pyenv.Package `json:"torch"`
 	// Findings are the keys of the findings raised about it, so a restart
 	// does not raise (and notify) them again.
-	Findings []string  `json:"findings,omitempty"`
-	Seen     time.Time `json:"seen"`
+	Findings []string `json:"findings,omitempty"`
+	// Told is what was said of each of them, by key, so a restart raises
+	// again a finding whose verdict changed while GPU Canary was not
+	// running (a GPU that appeared). State files of earlier versions have
+	// none.
+	Told map[string]Told `json:"told,omitempty"`
+	Seen time.Time       `json:"seen"`
 	// TorchChanged and TorchReplaced are when torch last changed and when
 	// a CUDA torch was last replaced, so an alert on a replacement
 	// survives a restart of the engine.
 	TorchChanged  time.Time `json:"torch_changed,omitzero"`
 	TorchReplaced time.Time `json:"torch_replaced,omitzero"`
+}
+
+// Told is the verdict of a finding as it was told: its severity and the
+// command that fixes it.
+type Told struct {
+	Severity string `json:"severity"`
+	Fix      string `json:"fix,omitempty"`
 }
 
 // State is the last known state of every watched environment.

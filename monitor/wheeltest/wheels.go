@@ -24,8 +24,12 @@ type Spec struct {
 	Version string
 	// CUDA is version.py's cuda ("12.1"); "" writes None.
 	CUDA string
+	// HIP and XPU are torch's version.py hip ("6.2.41133") and xpu
+	// ("20250101") of a ROCm or XPU build; "" writes None.
+	HIP, XPU string
 	// Libs are extra files under NAME/lib (libtorch_cuda.so); torch gets
-	// libtorch_cpu.so always and libtorch_cuda.so when CUDA is set.
+	// libtorch_cpu.so always, and libtorch_cuda.so, libtorch_hip.so or
+	// libtorch_xpu.so by its build.
 	Libs []string
 	// Size pads the wheel with an incompressible file of about this many
 	// bytes, so an install takes long enough to be interrupted.
@@ -45,9 +49,17 @@ func (s Spec) Filename() string {
 }
 
 // Torch is a torch wheel for an index tag: "cu121" gives 2.5.1+cu121 with
-// cuda '12.1' and libtorch_cuda.so; "cpu" gives a CPU build.
+// cuda '12.1' and libtorch_cuda.so; "rocm6.2" a ROCm build (hip set,
+// libtorch_hip.so), "xpu" an XPU build, "cpu" a CPU build.
 func Torch(version, tag string) Spec {
-	return Spec{Name: "torch", Version: version + "+" + tag, CUDA: cudaOf(tag)}
+	s := Spec{Name: "torch", Version: version + "+" + tag, CUDA: cudaOf(tag)}
+	switch {
+	case strings.HasPrefix(tag, "rocm"):
+		s.HIP = strings.TrimPrefix(tag, "rocm") + ".00000-0000000"
+	case tag == "xpu":
+		s.XPU = "20250101"
+	}
+	return s
 }
 
 // Companion is torchvision or torchaudio for an index tag.
@@ -93,8 +105,13 @@ func Build(s Spec) ([]byte, error) {
 	libs := s.Libs
 	if s.Name == "torch" {
 		libs = append([]string{"libtorch_cpu.so", "libc10.so"}, libs...)
-		if s.CUDA != "" {
+		switch {
+		case s.CUDA != "":
 			libs = append(libs, "libtorch_cuda.so", "libc10_cuda.so")
+		case s.HIP != "":
+			libs = append(libs, "libtorch_hip.so", "libc10_hip.so")
+		case s.XPU != "":
+			libs = append(libs, "libtorch_xpu.so", "libc10_xpu.so")
 		}
 	}
 	for _, l := range libs {
@@ -147,10 +164,13 @@ func Build(s Spec) ([]byte, error) {
 
 // versionPy is NAME/version.py in the form torch 2.6+ writes.
 func versionPy(s Spec) []byte {
-	cuda := "None"
-	if s.CUDA != "" {
-		cuda = "'" + s.CUDA + "'"
+	literal := func(v string) string {
+		if v == "" {
+			return "None"
+		}
+		return "'" + v + "'"
 	}
+	cuda := literal(s.CUDA)
 	if s.Name != "torch" {
 		return []byte(fmt.Sprintf("__version__ = '%s'\ngit_version = '0000000'\nfrom torch.torch_version import TorchVersion\ncuda = %s\n", s.Version, cuda))
 	}
@@ -161,9 +181,9 @@ __version__ = '%s'
 debug = False
 cuda: Optional[str] = %s
 git_version = '0000000000000000000000000000000000000000'
-hip: Optional[str] = None
-xpu: Optional[str] = None
-`, s.Version, cuda))
+hip: Optional[str] = %s
+xpu: Optional[str] = %s
+`, s.Version, cuda, literal(s.HIP), literal(s.XPU)))
 }
 
 func metadata(s Spec) []byte {

@@ -1,0 +1,219 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+	"github.com/gpucanary/gpucanary/monitor/store"
+)
+
+const noGPU = `{"devices": []}`
+
+// simGPU is a simulated GPU whose scenario the test changes while the
+// engine runs.
+type simGPU struct {
+	t    *testing.T
+	path string
+	gpu.Backend
+}
+
+func newSimGPU(t *testing.T, scenario string) *simGPU {
+	s := &simGPU{t: t, path: filepath.Join(t.TempDir(), "gpu.json")}
+	s.set(scenario)
+	s.Backend = gpu.Open(gpu.Options{SimFile: s.path})
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// set replaces the scenario; the new file's time is in the future, so the
+// backend sees it changed however coarse the file system's clock.
+func (s *simGPU) set(scenario string) {
+	s.t.Helper()
+	if err := os.WriteFile(s.path, []byte(scenario), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	future := time.Now().Add(time.Duration(len(scenario)) * time.Second)
+	if err := os.Chtimes(s.path, future, future); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// cpuBuild matches TORCH_CPU_BUILD being raised with severity sev.
+func cpuBuild(sev health.Severity) func(monitor.Event) bool {
+	return func(e monitor.Event) bool {
+		return e.Kind == monitor.KindFindingRaised && e.Finding != nil && e.Finding.Code == health.CodeTorchCPUBuild && e.Finding.Severity == sev
+	}
+}
+
+// latestAbout is the newest event of the history about env's finding code.
+func latestAbout(t *testing.T, st *store.Store, env, code string) monitor.Event {
+	t.Helper()
+	hist, err := store.History[monitor.Event](st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		if e := hist[i]; e.Env == env && e.Finding != nil && e.Finding.Code == code {
+			return e
+		}
+	}
+	t.Fatalf("the history has nothing about %s in %s", code, env)
+	return monitor.Event{}
+}
+
+// TestGPUDependentFindingsFollowTheGPU is issue 16 point 6: a finding that
+// depends on the GPU is said again when the GPU changes its verdict, while
+// the engine runs and across a restart, so the newest word of the history
+// about an environment is never "no NVIDIA GPU is present" once one is.
+func TestGPUDependentFindingsFollowTheGPU(t *testing.T) {
+	venv := filepath.Join(t.TempDir(), ".venv")
+	if err := pyenvtest.Write(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	st := store.Open(t.TempDir())
+	sim := newSimGPU(t, noGPU)
+	clock := monitortest.NewClock(time.Now())
+	const every = time.Second
+	opts := engine.Options{Paths: []string{venv}, Store: st, GPU: sim, Clock: clock, Interval: every}
+
+	e := monitortest.Start(t, opts)
+	e.Wait(5*time.Second, cpuBuild(health.SeverityInfo))
+
+	// A GPU appears: the CPU build is now an error, with its fix.
+	sim.set(monitortest.A100)
+	clock.Advance(every)
+	ev := e.Wait(5*time.Second, cpuBuild(health.SeverityError))
+	if !strings.Contains(ev.Message, "but this machine has an NVIDIA A100") || !strings.Contains(ev.Fix, "torch==2.5.1+cu124") {
+		t.Errorf("raised again as %q, fix %q", ev.Message, ev.Fix)
+	}
+	// It goes: fine here again.
+	sim.set(noGPU)
+	clock.Advance(every)
+	e.Wait(5*time.Second, func(later monitor.Event) bool {
+		return cpuBuild(health.SeverityInfo)(later) && later.Time.After(ev.Time)
+	})
+	e.Stop()
+	if got := latestAbout(t, st, venv, health.CodeTorchCPUBuild); got.Finding.Severity != health.SeverityInfo {
+		t.Fatalf("the history's latest word without a GPU: %q", got.Message)
+	}
+
+	// GPU Canary restarts with the GPU there.
+	sim.set(monitortest.A100)
+	second := monitortest.Start(t, opts)
+	second.Wait(5*time.Second, cpuBuild(health.SeverityError))
+	second.Stop()
+	if got := latestAbout(t, st, venv, health.CodeTorchCPUBuild); strings.Contains(got.Message, "no NVIDIA GPU is present") || got.Finding.Severity != health.SeverityError {
+		t.Errorf("after a restart with a GPU, the history's latest word is %s: %q", got.Finding.Severity, got.Message)
+	}
+
+	// Nothing changed since: nothing is raised again.
+	third := monitortest.Start(t, opts)
+	third.Stop()
+	if n := third.Count(cpuBuild(health.SeverityError)) + third.Count(cpuBuild(health.SeverityInfo)); n != 0 {
+		t.Errorf("raised again with nothing changed:\n%s", third.Dump())
+	}
+}
+
+// TestRestartFromAnOlderStateFile: a state file of an earlier version
+// remembers only the keys of its findings; what they said comes from the
+// history, so a GPU that appeared meanwhile is still noticed.
+func TestRestartFromAnOlderStateFile(t *testing.T) {
+	venv := filepath.Join(t.TempDir(), ".venv")
+	if err := pyenvtest.Write(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sim := newSimGPU(t, noGPU)
+	opts := engine.Options{Paths: []string{venv}, Store: store.Open(dir), GPU: sim}
+	first := monitortest.Start(t, opts)
+	first.Wait(5*time.Second, cpuBuild(health.SeverityInfo))
+	first.Stop()
+
+	// Keep only what an earlier version wrote: the keys.
+	path := filepath.Join(dir, "state.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	rec := state["envs"].(map[string]any)[venv].(map[string]any)
+	if _, ok := rec["told"]; !ok {
+		t.Fatalf("the state does not remember what was told: %s", raw)
+	}
+	delete(rec, "told")
+	raw, _ = json.Marshal(state)
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	sim.set(monitortest.A100)
+	opts.Store = store.Open(dir)
+	second := monitortest.Start(t, opts)
+	second.Wait(5*time.Second, cpuBuild(health.SeverityError))
+}
+
+// TestAWakingGPUIsJudged: an asleep GPU whose name says nothing of its
+// architecture cannot be judged; when it wakes and tells its compute
+// capability, the environments are judged against it, although no GPU
+// came or went.
+func TestAWakingGPUIsJudged(t *testing.T) {
+	venv := filepath.Join(t.TempDir(), ".venv")
+	if err := pyenvtest.Write(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	const asleep = `{"driver": "570.86.10", "cuda_driver": "12.8", "devices": [{"name": "NVIDIA Graphics Device", "uuid": "GPU-1", "asleep": true}]}`
+	const awake = `{"driver": "570.86.10", "cuda_driver": "12.8", "devices": [{"name": "NVIDIA Graphics Device", "uuid": "GPU-1", "compute_capability": "12.0"}]}`
+	sim := newSimGPU(t, asleep)
+	clock := monitortest.NewClock(time.Now())
+	const every = time.Second
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: sim, Clock: clock, Interval: every})
+	if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeGPUArchUnsupported)); n != 0 {
+		t.Fatalf("judged against a GPU whose architecture is not known:\n%s", e.Dump())
+	}
+	sim.set(awake)
+	clock.Advance(every)
+	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeGPUArchUnsupported))
+	if !strings.Contains(ev.Message, "sm_120") || !strings.Contains(ev.Fix, "torch==2.7.1+cu128") {
+		t.Errorf("message %q, fix %q", ev.Message, ev.Fix)
+	}
+}
+
+// TestGPUChangeKeepsUVFindings: evaluating an environment again for a new
+// GPU keeps what does not depend on the GPU (its uv project's risk), so
+// the change does not clear it and raise it again.
+func TestGPUChangeKeepsUVFindings(t *testing.T) {
+	proj := t.TempDir()
+	pyproject := "[project]\nname = \"p\"\nversion = \"0\"\ndependencies = [\"torch>=2.0\"]\n\n[[tool.uv.index]]\nname = \"cpu\"\nurl = \"https://download.pytorch.org/whl/cpu\"\n\n[tool.uv.sources]\ntorch = { index = \"cpu\" }\n"
+	if err := os.WriteFile(filepath.Join(proj, "pyproject.toml"), []byte(pyproject), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(proj, ".venv")
+	if err := pyenvtest.Write(venv, pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "uv"}}); err != nil {
+		t.Fatal(err)
+	}
+	sim := newSimGPU(t, monitortest.A100)
+	clock := monitortest.NewClock(time.Now())
+	const every = time.Second
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: sim, Clock: clock, Interval: every})
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeUVWillReplaceTorch))
+	sim.set(noGPU)
+	clock.Advance(every)
+	e.Wait(5*time.Second, kind(monitor.KindGPUStateChanged, ""))
+	e.Stop()
+	if n := e.Count(monitortest.Finding(monitor.KindFindingCleared, health.CodeUVWillReplaceTorch)); n != 0 {
+		t.Errorf("a GPU change cleared the uv project's finding:\n%s", e.Dump())
+	}
+}

@@ -1,0 +1,184 @@
+package kb
+
+import (
+	"fmt"
+	"strings"
+
+	pep440 "github.com/aquasecurity/go-pep440-version"
+)
+
+// GPUVerdict is whether a build has code for one GPU.
+type GPUVerdict struct {
+	GPU GPU
+	ArchVerdict
+}
+
+// BuildCheck is every verdict on one CUDA build of torch on one machine:
+// the health rules report from it and the repair planner chooses by it,
+// so a proposed build is judged by the very rules that raised the
+// finding it is meant to clear.
+type BuildCheck struct {
+	Torch string // the version judged, as given
+	Tag   string // its index tag ("cu124"); "" when its CUDA cannot be read
+	// Driver is whether the driver runs the build; SupportUnknown when the
+	// driver's CUDA version is not known.
+	Driver DriverVerdict
+	// GPUs are the verdicts for every GPU whose compute capability is
+	// known, in the machine's order; empty when Unchecked is set.
+	GPUs []GPUVerdict
+	// ReleaseKnown is false for a release the table does not have.
+	ReleaseKnown bool
+	// Unchecked says why the GPUs could not be checked against the build
+	// (a release or variant the table does not have, a build not from
+	// pytorch.org); "" when they were.
+	Unchecked string
+}
+
+// CheckBuild judges torch torchVersion built for CUDA cuda ("12.4", as
+// torch/version.py says) on machine m: the driver against the build's
+// CUDA, and every GPU against the official arch list of that release and
+// variant. What the tables cannot tell is said in Unchecked, never
+// guessed.
+func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
+	c := BuildCheck{Torch: torchVersion, Tag: TagForCUDA(cuda)}
+	if m.DriverCUDA != "" {
+		c.Driver = DriverRuns(cuda, m.DriverCUDA)
+	}
+	_, v, known := releaseOf(torchVersion)
+	c.ReleaseKnown = known
+	switch {
+	case !known:
+		c.Unchecked = notInTable(torchVersion) + ", so which GPUs it has code for is not known"
+		return c
+	case c.Tag == "":
+		c.Unchecked = fmt.Sprintf("the CUDA version %q of torch %s cannot be read", cuda, torchVersion)
+		return c
+	}
+	if why := unofficial(torchVersion); why != "" {
+		c.Unchecked = fmt.Sprintf("torch %s is %s, so the arch list of pytorch.org's %s wheel may not be its own", torchVersion, why, c.Tag)
+		return c
+	}
+	if _, ok := facts().archOf[v.minor+" "+c.Tag]; !ok {
+		c.Unchecked = fmt.Sprintf("the GPU architectures of torch %s %s are not in GPU Canary's table (pytorch.org has no such wheel: a conda, distribution or source build?)", torchVersion, c.Tag)
+		return c
+	}
+	for _, g := range m.known() {
+		c.GPUs = append(c.GPUs, GPUVerdict{GPU: g, ArchVerdict: buildRuns(v.minor, v.patch, c.Tag, g.CC)})
+	}
+	return c
+}
+
+// notInTable says how a release is missing from the table: newer than
+// its last release, older than its first, or not a version at all.
+func notInTable(torchVersion string) string {
+	rows := facts().releases
+	v, ok := parseTorch(torchVersion)
+	switch {
+	case !ok:
+		return fmt.Sprintf("torch version %q cannot be read", torchVersion)
+	case compareTorch(v.patch, rows[len(rows)-1].Patches[0]) > 0:
+		return fmt.Sprintf("torch %s is newer than GPU Canary's release table, which ends at %s", torchVersion, rows[len(rows)-1].Minor)
+	case compareTorch(v.patch, rows[0].Patches[0]) < 0:
+		return fmt.Sprintf("torch %s is older than GPU Canary's release table, which starts at %s", torchVersion, rows[0].Minor)
+	}
+	return fmt.Sprintf("torch %s is not in GPU Canary's release table", torchVersion)
+}
+
+// unofficial says why a version is not a pytorch.org build ("a pre-release
+// or source build"), "" for a release or nightly: its local label, when it
+// has one, must be an index tag.
+func unofficial(version string) string {
+	pv, err := pep440.Parse(strings.TrimSpace(version))
+	if err != nil {
+		return "not a version GPU Canary can read"
+	}
+	rest := strings.TrimPrefix(pv.Public(), pv.BaseVersion())
+	if rest != "" && !strings.HasPrefix(rest, ".dev") && !strings.HasPrefix(rest, ".post") {
+		return "a pre-release or source build"
+	}
+	local := pv.Local()
+	switch {
+	case local == "", local == "cpu", local == "xpu", strings.HasPrefix(local, "rocm"):
+		return ""
+	case TagForCUDA(mustCUDA(local)) == local:
+		return ""
+	}
+	return fmt.Sprintf("a build with the local version %q, not one of pytorch.org's", local)
+}
+
+// mustCUDA is CUDAForTag without the ok.
+func mustCUDA(tag string) string {
+	c, _ := CUDAForTag(tag)
+	return c
+}
+
+// Unsupported are the GPUs the build has no code for.
+func (c BuildCheck) Unsupported() []GPUVerdict {
+	var out []GPUVerdict
+	for _, g := range c.GPUs {
+		if g.Support == SupportNo {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// PTXOnly are the GPUs the build reaches only through PTX compiled on
+// first use.
+func (c BuildCheck) PTXOnly() []GPUVerdict {
+	var out []GPUVerdict
+	for _, g := range c.GPUs {
+		if g.Support == SupportYes && g.ViaPTX {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Clean is true when nothing about the GPU or the driver is wrong with the
+// build: the tables know it, every GPU whose compute capability is known
+// has machine code in it, and the driver supports its CUDA version in
+// full (a driver whose version is not known is not held against it).
+func (c BuildCheck) Clean() bool {
+	if c.Unchecked != "" || c.Driver.Support == SupportNo || c.Driver.MinorCompat {
+		return false
+	}
+	for _, g := range c.GPUs {
+		if g.Support != SupportYes || g.ViaPTX {
+			return false
+		}
+	}
+	return true
+}
+
+// Problems says in a few words what keeps the build from being clean,
+// for the reasons of a choice ("cu124 has no code for sm_120").
+func (c BuildCheck) Problems() string {
+	var out []string
+	if c.Unchecked != "" {
+		out = append(out, c.Unchecked)
+	}
+	switch {
+	case c.Driver.Support == SupportNo:
+		out = append(out, fmt.Sprintf("%s needs a newer driver (%s)", c.Tag, c.Driver.Reason))
+	case c.Driver.MinorCompat:
+		out = append(out, fmt.Sprintf("%s runs on this driver only through minor-version compatibility", c.Tag))
+	}
+	if bad := c.Unsupported(); len(bad) > 0 {
+		out = append(out, fmt.Sprintf("%s has no code for %s", c.Tag, gpuNames(bad)))
+	}
+	if ptx := c.PTXOnly(); len(ptx) > 0 {
+		out = append(out, fmt.Sprintf("%s reaches %s only through PTX compiled on first use", c.Tag, gpuNames(ptx)))
+	}
+	return strings.Join(out, "; ")
+}
+
+// gpuNames lists GPUs by name and architecture: "the NVIDIA GeForce RTX
+// 5090 (sm_120)".
+func gpuNames(vs []GPUVerdict) string {
+	labels := make([]string, len(vs))
+	for i, v := range vs {
+		labels[i] = v.GPU.Label()
+	}
+	return joinAnd(labels)
+}

@@ -1,0 +1,134 @@
+package kb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+)
+
+// GPU is one GPU as the rules judge it.
+type GPU struct {
+	Name string
+	// CC is the compute capability ("8.0"); "" when neither the driver nor
+	// the product name says it.
+	CC     string
+	Asleep bool
+	// CCFromName is true when the driver did not give CC (an asleep GPU
+	// is not asked, so that asking does not wake it) and the product name
+	// did, from the table.
+	CCFromName bool
+}
+
+// Machine is what a torch build is judged against: the newest CUDA the
+// driver supports and the GPUs.
+type Machine struct {
+	// DriverCUDA is "12.8"; "" when the driver did not say.
+	DriverCUDA string
+	GPUs       []GPU
+}
+
+// GPUsCounted says which GPUs a build is judged against, for the messages
+// that depend on it.
+const GPUsCounted = "every GPU on this machine counts, asleep ones included, because torch uses every GPU it sees unless CUDA_VISIBLE_DEVICES hides some"
+
+// MachineOf is the machine the rules judge builds against. Every GPU the
+// driver lists counts, asleep or awake: a job may use any GPU torch sees,
+// and GPU Canary cannot know which one the next job will use, so a build
+// that fails on one of them is not fine for the machine. An asleep GPU's
+// compute capability comes from its product name when the driver did not
+// give it.
+func MachineOf(g gpu.State) Machine {
+	m := Machine{DriverCUDA: g.CUDADriver}
+	for _, d := range g.Devices {
+		x := GPU{Name: d.Name, CC: d.ComputeCapability, Asleep: d.Asleep}
+		if x.CC == "" {
+			if cc, ok := CCForName(d.Name); ok {
+				x.CC, x.CCFromName = cc, true
+			}
+		}
+		m.GPUs = append(m.GPUs, x)
+	}
+	return m
+}
+
+// CCForName is the compute capability of a GPU by its NVML name ("NVIDIA
+// GeForce RTX 5090" -> "12.0"), from the table's product names. A name
+// that no row or more than one row matches is not known.
+func CCForName(name string) (string, bool) {
+	found := ""
+	for _, g := range facts().gpus {
+		for _, re := range g.names {
+			if !re.MatchString(name) {
+				continue
+			}
+			if found != "" && found != g.CC {
+				return "", false
+			}
+			found = g.CC
+		}
+	}
+	return found, found != ""
+}
+
+// Label names a GPU for a message: "NVIDIA GeForce RTX 5090 (sm_120,
+// asleep)".
+func (g GPU) Label() string {
+	var notes []string
+	switch {
+	case g.CC == "":
+		notes = append(notes, "compute capability not known")
+	case g.CCFromName:
+		notes = append(notes, smName(g.CC)+" by its name")
+	default:
+		notes = append(notes, smName(g.CC))
+	}
+	if g.Asleep {
+		notes = append(notes, "asleep")
+	}
+	return fmt.Sprintf("%s (%s)", g.Name, strings.Join(notes, ", "))
+}
+
+// Describe lists the GPUs for a message: "NVIDIA A100 (sm_80) and NVIDIA
+// GeForce RTX 5090 (sm_120, asleep)".
+func (m Machine) Describe() string {
+	labels := make([]string, len(m.GPUs))
+	for i, g := range m.GPUs {
+		labels[i] = g.Label()
+	}
+	return joinAnd(labels)
+}
+
+// known are the GPUs whose compute capability is known.
+func (m Machine) known() []GPU {
+	var out []GPU
+	for _, g := range m.GPUs {
+		if g.CC != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Unknown are the GPUs whose compute capability nobody said, which no
+// build can be checked against.
+func (m Machine) Unknown() []GPU {
+	var out []GPU
+	for _, g := range m.GPUs {
+		if g.CC == "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// joinAnd writes "a", "a and b", "a, b and c".
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
