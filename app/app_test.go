@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,5 +225,64 @@ func TestQuitStopsARepair(t *testing.T) {
 	case <-returned:
 	case <-time.After(5 * time.Second):
 		t.Fatal("shutdown waited for an installer that does not stop")
+	}
+}
+
+// TestProblemsAreShownOverTheFirstWindow: what is wrong with the files
+// the windows process was started with is shown in a dialog over the
+// first window opened, once.
+func TestProblemsAreShownOverTheFirstWindow(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Problems = []string{"reading settings /home/ada/.config/gpucanary/config.toml: refresh \"soon\" is not a duration"}
+	u.handle(link.Request{Show: link.ShowGPUs})
+	win := u.wins.gpus.win
+	top := win.Canvas().Overlays().Top()
+	if top == nil || find(top, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		if !ok {
+			return false
+		}
+		text := strings.ReplaceAll(l.Text, "\n", " ")
+		return strings.Contains(text, "config.toml") && strings.Contains(text, "soon")
+	}) == nil {
+		t.Fatal("no dialog naming the settings file over the GPUs window")
+	}
+	test.Tap(dialogButton(t, win, "OK"))
+	u.handle(link.Request{Show: link.ShowEnvs})
+	if u.wins.envs.win.Canvas().Overlays().Top() != nil {
+		t.Error("the problems were shown twice")
+	}
+}
+
+// TestAddEnvironmentRefusesAFolderThatIsNotOne: "Add environment…" on a
+// plain folder says so in a dialog and saves nothing; before, the folder
+// was saved in the settings without a word.
+func TestAddEnvironmentRefusesAFolderThatIsNotOne(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Config = config.Default()
+	plain := t.TempDir()
+	u.wins.addPath(plain)
+	win := u.wins.host()
+	top := win.Canvas().Overlays().Top()
+	if top == nil || find(top, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		if !ok {
+			return false
+		}
+		text := strings.ReplaceAll(l.Text, "\n", " ")
+		return strings.Contains(text, "not a Python environment") && strings.Contains(text, "Nothing was added")
+	}) == nil {
+		t.Fatal("no dialog saying the folder is not an environment")
+	}
+	if _, err := os.Stat(u.d.ConfigPath); !errors.Is(err, os.ErrNotExist) || len(u.d.Config.Envs) != 0 {
+		t.Errorf("the folder was saved: %v, envs %v", err, u.d.Config.Envs)
+	}
+
+	// An environment is saved and watched.
+	env := u.paths[0]
+	u.wins.addPath(env)
+	c, err := config.Load(u.d.ConfigPath)
+	if err != nil || len(c.Envs) != 1 || c.Envs[0] != env {
+		t.Errorf("saved %v, %v", c.Envs, err)
 	}
 }

@@ -592,3 +592,54 @@ func TestPauseIsThePolicys(t *testing.T) {
 		t.Errorf("notifications = %q, want only the one after resume", got)
 	}
 }
+
+// TestBadFilesAtStartAreTold: a settings file with an error and a GPU
+// scenario file that cannot be used are told in notifications once the
+// tray is up, and the menu says the settings file has an error (opening
+// Settings…) until the file is mended, even mended back to the defaults.
+func TestBadFilesAtStartAreTold(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpucanary", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("refresh = \"soon\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, loadErr := config.Load(path)
+	if loadErr == nil {
+		t.Fatal("the broken file loads")
+	}
+	applied := make(chan config.Config, 4)
+	h := start(t, presenttest.A100, func(d *Deps) {
+		d.ConfigPath, d.SettingsError = path, loadErr.Error()
+		d.Reconfigure = func(c config.Config) { applied <- c }
+		d.Problems = []string{"reading GPU scenario /nope.json: no such file or directory"}
+	})
+	h.waitFor("two notifications", func() bool { return len(h.notifications()) >= 2 })
+	got := strings.Join(h.notifications(), "\n")
+	for _, want := range []string{"The settings file has an error | " + loadErr.Error(), "default settings", "/nope.json"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("notifications lack %q:\n%s", want, got)
+		}
+	}
+	h.click(LabelSettingsError)
+	if r := h.wins.requests; len(r) != 1 || r[0].Show != link.ShowSettings {
+		t.Errorf("the settings error entry asked for %+v", r)
+	}
+
+	if err := config.Save(path, config.Default()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-applied:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the mended file was not applied")
+	}
+	h.waitFor("the menu without the settings error", func() bool {
+		_, _, items := h.host.snapshot()
+		return !slices.Contains(labels(items), LabelSettingsError)
+	})
+	if n := len(h.notifications()); n != 2 {
+		t.Errorf("%d notifications; the error at start was told again", n)
+	}
+}

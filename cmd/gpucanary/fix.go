@@ -48,9 +48,9 @@ func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
 
 // cmdFix reinstalls a CUDA torch in the environment at arg.
 func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio) int {
-	path, err := filepath.Abs(arg)
+	path, err := envArg(arg)
 	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		fmt.Fprintf(std.err, "gpucanary fix: %s\n", badPathMessage(path, err))
 		return exitUsage
 	}
 	svc := g.fixService()
