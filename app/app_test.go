@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -284,5 +285,31 @@ func TestAddEnvironmentRefusesAFolderThatIsNotOne(t *testing.T) {
 	c, err := config.Load(u.d.ConfigPath)
 	if err != nil || len(c.Envs) != 1 || c.Envs[0] != env {
 		t.Errorf("saved %v, %v", c.Envs, err)
+	}
+}
+
+// nothingToFix is a repairer whose environment was mended since the
+// menu offered the reinstall.
+type nothingToFix struct{ fakeRepairer }
+
+func (nothingToFix) Plan(_ context.Context, env string) (fix.Plan, error) {
+	return fix.Plan{}, fmt.Errorf("%w in %s: torch 2.5.1+cu124 (CUDA 12.4) raises none of the findings a CUDA torch reinstall fixes on this machine", fix.ErrNothingToFix, env)
+}
+
+// TestReinstallOfAHealthyEnvironment: a reinstall asked for an
+// environment with nothing to fix says so, and asks nothing.
+func TestReinstallOfAHealthyEnvironment(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Repair = &nothingToFix{}
+	u.handle(link.Request{Repair: u.paths[0]})
+	top := u.wins.host().Canvas().Overlays().Top()
+	if top == nil || find(top, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && strings.Contains(strings.ReplaceAll(l.Text, "\n", " "), "nothing to fix in "+u.paths[0])
+	}) == nil {
+		t.Fatal("no dialog saying there is nothing to fix")
+	}
+	if find(top, func(o fyne.CanvasObject) bool { b, ok := o.(*widget.Button); return ok && b.Text == "Yes" }) != nil {
+		t.Error("the dialog asks to reinstall")
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -33,6 +34,11 @@ func (u *ui) reinstall(env string) {
 	win := u.wins.host()
 	u.wins.show(win)
 	p, err := u.d.Repair.Plan(u.life, env)
+	if errors.Is(err, fix.ErrNothingToFix) {
+		// The environment was mended since the menu offered this.
+		dialog.ShowInformation("Nothing to fix", wrap(err.Error()+"."), win)
+		return
+	}
 	if err != nil {
 		dialog.ShowError(err, win)
 		return

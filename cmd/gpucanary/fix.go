@@ -78,6 +78,11 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		fmt.Fprintln(std.out, strings.ToUpper(msg[:1])+msg[1:]+".")
 		return exitOK
 	}
+	if svc.NothingToFix(pr) {
+		fmt.Fprintf(std.out, "Nothing to fix in %s: %s.\nTo reinstall anyway: gpucanary fix --force %s (or choose a build with --variant cuNNN).\n",
+			env.Path, fix.HealthyText(env), shell.Quote(env.Path))
+		return exitOK
+	}
 	printPlan(std, plan, pr.GPU.Simulated)
 	if rec := svc.LastInterrupted(env.Path); rec != nil {
 		fmt.Fprintf(std.out, "\nNote: the last repair of this environment, started %s, was interrupted before it finished (journal: %s).\n",

@@ -253,9 +253,15 @@ func TestFixPlanArgvGolden(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "torch 2.7.1+cu128") || !strings.Contains(out, "NOTE:") || !strings.Contains(out, "oldest release that has one is 2.7.1") {
 		t.Errorf("Blackwell plan, exit %d:\n%s", code, out)
 	}
+	// Without a GPU a CPU build is fine: nothing to fix, unless a
+	// variant is asked for, which then must be given.
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", venv)
-	if code != 1 || !strings.Contains(out, "pass --variant") {
+	if code != 0 || !strings.Contains(out, "Nothing to fix") {
 		t.Errorf("no driver, exit %d:\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", "--force", venv)
+	if code != 1 || !strings.Contains(out, "pass --variant") {
+		t.Errorf("no driver, --force, exit %d:\n%s", code, out)
 	}
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", "--variant", "cu121", venv)
 	if code != 0 || !strings.Contains(out, "torch==2.5.1+cu121") {
@@ -285,5 +291,38 @@ func TestPinIndexCommand(t *testing.T) {
 	out, _, _ = runCLI(t, "--gpu-sim", simFile(t, simA100), "check", venv)
 	if !strings.Contains(out, "UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "gpucanary fix --pin-index") {
 		t.Errorf("check did not warn:\n%s", out)
+	}
+}
+
+// TestFixHealthySaysNothingToFix: `fix` on an environment that raises
+// none of the findings a reinstall fixes says so and exits 0, with no
+// plan run and nothing downloaded; --force or an explicit --variant still
+// reinstall. Before, it planned a cu121 → cu124 reinstall of a healthy
+// cu121 torch.
+func TestFixHealthySaysNothingToFix(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	idx, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	wheeltest.NewVenv(t, py, venv)
+	wheeltest.Pip(t, py, venv, "install", "--index-url", base+"/cu121", "torch==2.5.1+cu121", "torchvision==0.20.1+cu121")
+	sim := simFile(t, simA100)
+	before := idx.Requests()
+
+	out, stderr, code := runCLI(t, "--gpu-sim", sim, "fix", "--yes", "--index-base", base, venv)
+	if code != exitOK || !strings.Contains(out, "Nothing to fix in "+venv) || !strings.Contains(out, "torch 2.5.1+cu121") || strings.Contains(out, "Plan for") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, stderr)
+	}
+	if torch, _ := installed(t, venv); torch != "2.5.1+cu121" || idx.Requests() != before {
+		t.Errorf("a healthy environment was changed: torch %s, %d downloads", torch, idx.Requests()-before)
+	}
+	if j, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*")); len(j) != 0 {
+		t.Errorf("a repair was recorded: %v", j)
+	}
+	for _, args := range [][]string{{"--force"}, {"--variant", "cu124"}} {
+		out, _, code := runCLI(t, append(append([]string{"--gpu-sim", sim, "fix", "--dry-run", "--index-base", base}, args...), venv)...)
+		if code != exitOK || !strings.Contains(out, "Plan for") || !strings.Contains(out, "Dry run") {
+			t.Errorf("%v: exit %d:\n%s", args, code, out)
+		}
 	}
 }

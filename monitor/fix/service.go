@@ -2,6 +2,7 @@ package fix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,7 +66,18 @@ type Prepared struct {
 	// GPU is the GPU state the plan was made for.
 	GPU  gpu.State
 	Plan Plan
+	// Findings are the error findings a reinstall fixes that are raised
+	// about Env on GPU now ("CODE: message", by Verify).
+	Findings []string
+	// Healthy is true when Verify was asked and raised none of them:
+	// there is nothing for a reinstall to fix, by the tool's own rules.
+	Healthy bool
 }
+
+// ErrNothingToFix is wrapped by Plan's error for a healthy environment
+// (Prepared.Healthy), unless a reinstall is asked for anyway (Force, or a
+// Variant chosen).
+var ErrNothingToFix = errors.New("nothing to fix")
 
 // Prepare reads the environment at path and the GPU, and plans the
 // reinstall. Its errors are pyenv's when the environment cannot be read,
@@ -81,13 +93,39 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Env: env, GPU: g, Plan: p}, nil
+	pr := Prepared{Env: env, GPU: g, Plan: p}
+	if s.Verify != nil {
+		pr.Findings = s.Verify(env, g)
+		pr.Healthy = len(pr.Findings) == 0
+	}
+	return pr, nil
 }
 
-// Plan is the plan Prepare makes: what the tray shows before it asks.
+// Plan is the plan Prepare makes: what the tray shows before it asks. A
+// healthy environment has none, unless a reinstall is asked for anyway:
+// the error wraps ErrNothingToFix and says so.
 func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
 	pr, err := s.Prepare(ctx, path)
+	if err == nil && s.NothingToFix(pr) {
+		return pr.Plan, fmt.Errorf("%w in %s: %s", ErrNothingToFix, pr.Env.Path, HealthyText(pr.Env))
+	}
 	return pr.Plan, err
+}
+
+// NothingToFix reports whether pr's environment is healthy and no
+// reinstall was asked for anyway (Force, a Variant): then no plan runs.
+func (s Service) NothingToFix(pr Prepared) bool {
+	return pr.Healthy && !s.Force && s.Variant == ""
+}
+
+// HealthyText says why a healthy environment needs no reinstall, in one
+// sentence without a final stop.
+func HealthyText(env *pyenv.Env) string {
+	what := "its torch"
+	if t := env.Torch(); t != nil {
+		what = "torch " + t.Version + " (" + t.BuildText() + ")"
+	}
+	return what + " raises none of the findings a CUDA torch reinstall fixes on this machine"
 }
 
 // Run carries out p: it refuses while programs of the environment run

@@ -140,6 +140,39 @@ func TestServicePlan(t *testing.T) {
 	}
 }
 
+// TestServicePlanNothingToFix: the tray's Plan refuses a healthy
+// environment (the rules Verify gives raise nothing a reinstall fixes),
+// unless a reinstall is asked for anyway.
+func TestServicePlanNothingToFix(t *testing.T) {
+	env := filepath.Join(t.TempDir(), ".venv")
+	writeEnv(t, env, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}})
+	var raised []string
+	s := Service{GPU: func(context.Context) gpu.State { return a100Driver550 },
+		Verify: func(*pyenv.Env, gpu.State) []string { return raised }}
+	ctx := context.Background()
+	_, err := s.Plan(ctx, env)
+	if !errors.Is(err, ErrNothingToFix) || !strings.Contains(err.Error(), env) || !strings.Contains(err.Error(), "torch 2.5.1+cu121") {
+		t.Errorf("healthy: err = %v, want ErrNothingToFix naming the environment and its torch", err)
+	}
+	if pr, err := s.Prepare(ctx, env); err != nil || !pr.Healthy || !s.NothingToFix(pr) {
+		t.Errorf("Prepare: %+v, %v", pr, err)
+	}
+	for name, asked := range map[string]Service{"forced": {Force: true}, "a variant": {Variant: "cu124"}} {
+		asked.GPU, asked.Verify = s.GPU, s.Verify
+		if p, err := asked.Plan(ctx, env); err != nil || len(p.Argv) == 0 {
+			t.Errorf("%s: %+v, %v", name, p, err)
+		}
+	}
+	raised = []string{"GPU_ARCH_UNSUPPORTED: no kernels for sm_80"}
+	if p, err := s.Plan(ctx, env); err != nil || len(p.Argv) == 0 {
+		t.Errorf("with a finding raised: %+v, %v", p, err)
+	}
+	// Without rules to ask, health is unknown: the plan is made.
+	if _, err := (Service{GPU: s.GPU}).Plan(ctx, env); err != nil {
+		t.Errorf("no rules: %v", err)
+	}
+}
+
 // runCase is a CPU torch environment and a plan for it whose installer is
 // a real process that puts a CUDA build in place: a copy of an environment
 // written beside it, so a run needs no index and no pip.
