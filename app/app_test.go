@@ -313,3 +313,26 @@ func TestReinstallOfAHealthyEnvironment(t *testing.T) {
 		t.Error("the dialog asks to reinstall")
 	}
 }
+
+// TestNotFixedExplainsItself: the windows' "Not fixed" quotes the
+// installer's own error lines, and offers a rollback only when the run
+// gave one (it changed something).
+func TestNotFixedExplainsItself(t *testing.T) {
+	failed := fix.Result{Why: "the installer failed with exit status 1", Before: map[string]string{"torch": "2.5.1+cpu"},
+		After: map[string]string{"torch": "2.5.1+cpu"}, Cause: []string{"ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"},
+		Journal: "/state/journal/x.jsonl"}
+	text := notFixedText(failed)
+	for _, want := range []string{"Not fixed: the installer failed with exit status 1.", "The installer said:", "No space left on device", "Journal: /state/journal/x.jsonl"} {
+		if !strings.Contains(strings.ReplaceAll(text, "\n", " "), want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "put back") {
+		t.Errorf("a rollback is offered with none given:\n%s", text)
+	}
+	failed.Rollback = "pip install torch==2.5.1+cpu --index-url https://download.pytorch.org/whl/cpu"
+	failed.After = map[string]string{}
+	if text := notFixedText(failed); !strings.Contains(text, "To put back what was there before (torch 2.5.1+cpu):\n"+failed.Rollback) {
+		t.Errorf("no rollback:\n%s", text)
+	}
+}

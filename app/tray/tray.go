@@ -290,9 +290,11 @@ func (t *tray) FromWindows(m link.FromWindows) {
 			err = t.d.Monitor.Forget(m.Forget)
 		case m.Copy != "":
 			t.copy(m.Copy)
+		case m.Journal != "":
+			err = t.d.Monitor.ReadJournals()
 		}
 		if err != nil {
-			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "err", err)
+			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "journal", m.Journal, "err", err)
 		}
 	})
 }

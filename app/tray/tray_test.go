@@ -20,6 +20,12 @@ import (
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // fakeHost records what the tray shows (evebuddy's fake desktop, for a
@@ -641,5 +647,34 @@ func TestBadFilesAtStartAreTold(t *testing.T) {
 	})
 	if n := len(h.notifications()); n != 2 {
 		t.Errorf("%d notifications; the error at start was told again", n)
+	}
+}
+
+// TestJournalWordReachesTheEngine: the windows process says a repair's
+// journal was written; the tray has its engine read the journals at once
+// (its polls here are an hour apart), which publishes the repair.
+func TestJournalWordReachesTheEngine(t *testing.T) {
+	state := t.TempDir()
+	journals := filepath.Join(state, "journal")
+	env := filepath.Join(t.TempDir(), ".venv")
+	if err := pyenvtest.Write(env, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	e := monitortest.Start(t, engine.Options{Paths: []string{env}, Journals: journals, Store: store.Open(state), Interval: time.Hour})
+	h := start(t, presenttest.A100, func(d *Deps) { d.Monitor = e.M })
+	penv, err := pyenv.Inspect(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fix.Plan{Env: env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Packages: []fix.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
+		Argv: []string{"/bin/sh", "-c", "echo 'ERROR: No matching distribution found for torch==2.5.1+cu124'; exit 1"}}
+	res, err := fix.Run(context.Background(), p, penv, fix.RunOptions{Journal: fix.NewJournal(journals, env, time.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.tr.FromWindows(link.FromWindows{Journal: res.Journal})
+	ev := e.Wait(10*time.Second, monitortest.Kind(monitor.KindRepairFailed, env))
+	if ev.Repair == nil || ev.Repair.Journal != res.Journal {
+		t.Errorf("REPAIR_FAILED = %+v", ev)
 	}
 }

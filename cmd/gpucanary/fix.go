@@ -127,6 +127,12 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		}
 	} else {
 		fmt.Fprintf(std.out, "Not fixed: %s.\n", res.Why)
+		if len(res.Cause) > 0 {
+			fmt.Fprintln(std.out, "The installer said:")
+			for _, l := range res.Cause {
+				fmt.Fprintf(std.out, "  │ %s\n", l)
+			}
+		}
 		fmt.Fprintf(std.out, "Installed now: %s\n", describeVersions(res.After))
 		if len(res.Broken) > 0 {
 			fmt.Fprintln(std.out, "The environment is half-installed (the installer was stopped between removing the old torch and installing the new one; pip does not undo that):")
@@ -185,10 +191,14 @@ func (g *globals) fixService() fix.Service {
 		Guardian:  installerGuardian,
 	}
 	if dir, err := store.Dir(); err == nil {
-		s.JournalDir = filepath.Join(dir, "journal")
+		s.JournalDir = journalDir(dir)
 	}
 	return s
 }
+
+// journalDir is where repairs write their journals, in the state folder
+// stateDir: the engine reads them from there (engine.Options.Journals).
+func journalDir(stateDir string) string { return filepath.Join(stateDir, "journal") }
 
 // freshScan lists processes with a scanner of its own for each call, so
 // repairs that run at once never share one (a scanner is not safe for

@@ -114,7 +114,8 @@ func uiFlags(fs *flag.FlagSet, g *globals) runFunc {
 // cmdUI runs the windows: linked to the tray process (--link, which the
 // tray passes), or on its own with an engine of its own showing show.
 func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio) int {
-	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: g.fixService()}
+	repair := g.fixService()
+	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app")}
 	for _, err := range g.badInput() {
 		d.Problems = append(d.Problems, err.Error())
 	}
@@ -131,6 +132,9 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 			return exitUsage
 		}
 		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples(), t.Requests(), t.Idle, t.Copy
+		// The tray's engine records the repair from its journal, at once.
+		repair.Recorded = t.Recorded
+		d.Repair = repair
 		if err := app.Run(ctx, d); err != nil {
 			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 			return exitUsage
@@ -155,7 +159,8 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 	}
 	requests := make(chan link.Request, 1)
 	requests <- link.Request{Show: show}
-	d.Engine, d.Requests = m, requests
+	repair.Recorded = func(string) { _ = m.ReadJournals() }
+	d.Engine, d.Requests, d.Repair = m, requests, repair
 	if err := app.Run(ctx, d); err != nil {
 		fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 		return exitUsage

@@ -89,8 +89,10 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
 	b := g.openGPU()
 	var st *store.Store
+	journals := ""
 	if dir, err := store.Dir(); err == nil {
 		st = store.Open(dir)
+		journals = journalDir(dir)
 	} else {
 		g.log.Warn("no state directory; nothing is remembered across restarts", "err", err)
 	}
@@ -105,6 +107,7 @@ func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
 		Health:    g.healthOptions(),
 		Interval:  g.cfg.Refresh.Duration,
 		Store:     st,
+		Journals:  journals,
 		Policy:    policy,
 		Logger:    g.log.With("component", "monitor"),
 	})

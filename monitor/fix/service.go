@@ -50,7 +50,14 @@ type Service struct {
 	// run (--force).
 	Force bool
 	// JournalDir is where each run's journal is written; "" writes none.
+	// The live engine reads the journals there and records each repair
+	// as events (monitor/engine's repairs).
 	JournalDir string
+	// Recorded, when set, is told a journal's path each time it has
+	// recorded a run's start or end, so that the engine can read it at
+	// once rather than at its next poll (the tray's windows process sends
+	// it over the link).
+	Recorded func(journal string)
 	// Guardian is GPU Canary's own executable, run between it and the
 	// installer so that the installer stops if GPU Canary dies (see
 	// GuardianMain); "" runs the installer directly.
@@ -144,7 +151,7 @@ func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, er
 		}
 	}
 	g := s.gpu(ctx)
-	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian}
+	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian, Recorded: s.Recorded}
 	if s.JournalDir != "" {
 		o.Journal = NewJournal(s.JournalDir, env.Path, time.Now())
 	}

@@ -215,6 +215,7 @@ func TestServiceRun(t *testing.T) {
 			return nil
 		}}
 		c := newRunCase(t, s)
+		verified = nil // Prepare asked the rules whether there is anything to fix
 		var lines []string
 		res, err := s.Run(ctx, c.plan, func(l string) { lines = append(lines, l) })
 		if err != nil || !res.Fixed {
