@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -190,8 +189,11 @@ func (e *InUseError) Error() string {
 
 // InUse returns an *InUseError naming the processes that run from env
 // (this one aside), or nil. A process runs from env when it was attributed
-// to it or its program lives inside it. A list that cannot be read refuses
-// nothing: the guard is a courtesy, not a lock.
+// to it, or its program lies inside it: the program as started, resolved
+// against the process's working directory (`cd /work && env/bin/python`,
+// `./python` from bin/), or its executable file (procs.Proc.Inside). A
+// list that cannot be read refuses nothing: the guard is a courtesy, not
+// a lock.
 func (s Service) InUse(ctx context.Context, env string) error {
 	if s.Processes == nil {
 		return nil
@@ -203,8 +205,7 @@ func (s Service) InUse(ctx context.Context, env string) error {
 	self := os.Getpid()
 	var names []string
 	for _, p := range ps {
-		inside := p.EnvPath == env || len(p.Cmdline) > 0 && strings.HasPrefix(p.Cmdline[0], env+string(filepath.Separator))
-		if inside && p.PID != self {
+		if p.Inside(env) && p.PID != self {
 			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
 		}
 	}

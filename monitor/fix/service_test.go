@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -349,5 +350,63 @@ func TestLastInterrupted(t *testing.T) {
 	}
 	if rec := (Service{JournalDir: dir}).LastInterrupted(filepath.Join(t.TempDir(), "other")); rec != nil {
 		t.Errorf("another environment: %+v", rec)
+	}
+}
+
+// TestInUseSeesRelativeLaunches: programs of the environment started by
+// a relative path, with no VIRTUAL_ENV (`cd /some/dir && env/bin/python
+// …`, `./python …` from bin/), are seen by the guard reading the real
+// process table: it resolves each program against the process's working
+// directory rather than read argv's text. Before, fix went ahead.
+func TestInUseSeesRelativeLaunches(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process scanner reads /proc")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	parent := t.TempDir()
+	env := filepath.Join(parent, "env")
+	writeEnv(t, env, cpuTorch)
+	bin := filepath.Join(env, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(bin, "python"))
+	if err := os.Symlink(sleep, filepath.Join(bin, "python")); err != nil { // as a venv's python points at the system's
+		t.Fatal(err)
+	}
+	var clean []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VIRTUAL_ENV=") && !strings.HasPrefix(kv, "CONDA_PREFIX=") {
+			clean = append(clean, kv)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "other-venv")
+	writeEnv(t, other, cpuTorch)
+	for _, tc := range []struct {
+		name, dir, prog string
+		env             []string
+	}{
+		{"env/bin/python from its parent", parent, "env/bin/python", nil},
+		{"./python from bin/", bin, "./python", nil},
+		// Another environment is active in the shell: the program still
+		// runs from this one.
+		{"./python with another VIRTUAL_ENV", bin, "./python", []string{"VIRTUAL_ENV=" + other}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := exec.Command(tc.prog, "60")
+			job.Dir, job.Env = tc.dir, append(slices.Clone(clean), tc.env...)
+			if err := job.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { job.Process.Kill(); job.Wait() }()
+			err := Service{Processes: procs.NewSource(procs.Options{})}.InUse(context.Background(), env)
+			var inUse *InUseError
+			if !errors.As(err, &inUse) || len(inUse.Processes) != 1 || !strings.Contains(inUse.Processes[0], fmt.Sprintf("PID %d", job.Process.Pid)) {
+				t.Fatalf("err = %v, want PID %d named", err, job.Process.Pid)
+			}
+		})
 	}
 }
