@@ -63,6 +63,10 @@ type Deps struct {
 	Terminate func(pid int, start time.Time) error
 	// Repair reinstalls a CUDA torch; nil offers the fix command only.
 	Repair Repairer
+	// Problems are what is wrong with the files this process was started
+	// with (a malformed settings file, a GPU scenario file missing or
+	// malformed): shown in a dialog over the first window opened.
+	Problems []string
 }
 
 // refreshEvery is how often open windows re-read the state.

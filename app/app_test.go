@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,5 +226,113 @@ func TestQuitStopsARepair(t *testing.T) {
 	case <-returned:
 	case <-time.After(5 * time.Second):
 		t.Fatal("shutdown waited for an installer that does not stop")
+	}
+}
+
+// TestProblemsAreShownOverTheFirstWindow: what is wrong with the files
+// the windows process was started with is shown in a dialog over the
+// first window opened, once.
+func TestProblemsAreShownOverTheFirstWindow(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Problems = []string{"reading settings /home/ada/.config/gpucanary/config.toml: refresh \"soon\" is not a duration"}
+	u.handle(link.Request{Show: link.ShowGPUs})
+	win := u.wins.gpus.win
+	top := win.Canvas().Overlays().Top()
+	if top == nil || find(top, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		if !ok {
+			return false
+		}
+		text := strings.ReplaceAll(l.Text, "\n", " ")
+		return strings.Contains(text, "config.toml") && strings.Contains(text, "soon")
+	}) == nil {
+		t.Fatal("no dialog naming the settings file over the GPUs window")
+	}
+	test.Tap(dialogButton(t, win, "OK"))
+	u.handle(link.Request{Show: link.ShowEnvs})
+	if u.wins.envs.win.Canvas().Overlays().Top() != nil {
+		t.Error("the problems were shown twice")
+	}
+}
+
+// TestAddEnvironmentRefusesAFolderThatIsNotOne: "Add environment…" on a
+// plain folder says so in a dialog and saves nothing; before, the folder
+// was saved in the settings without a word.
+func TestAddEnvironmentRefusesAFolderThatIsNotOne(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Config = config.Default()
+	plain := t.TempDir()
+	u.wins.addPath(plain)
+	win := u.wins.host()
+	top := win.Canvas().Overlays().Top()
+	if top == nil || find(top, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		if !ok {
+			return false
+		}
+		text := strings.ReplaceAll(l.Text, "\n", " ")
+		return strings.Contains(text, "not a Python environment") && strings.Contains(text, "Nothing was added")
+	}) == nil {
+		t.Fatal("no dialog saying the folder is not an environment")
+	}
+	if _, err := os.Stat(u.d.ConfigPath); !errors.Is(err, os.ErrNotExist) || len(u.d.Config.Envs) != 0 {
+		t.Errorf("the folder was saved: %v, envs %v", err, u.d.Config.Envs)
+	}
+
+	// An environment is saved and watched.
+	env := u.paths[0]
+	u.wins.addPath(env)
+	c, err := config.Load(u.d.ConfigPath)
+	if err != nil || len(c.Envs) != 1 || c.Envs[0] != env {
+		t.Errorf("saved %v, %v", c.Envs, err)
+	}
+}
+
+// nothingToFix is a repairer whose environment was mended since the
+// menu offered the reinstall.
+type nothingToFix struct{ fakeRepairer }
+
+func (nothingToFix) Plan(_ context.Context, env string) (fix.Plan, error) {
+	return fix.Plan{}, fmt.Errorf("%w in %s: torch 2.5.1+cu124 (CUDA 12.4) raises none of the findings a CUDA torch reinstall fixes on this machine", fix.ErrNothingToFix, env)
+}
+
+// TestReinstallOfAHealthyEnvironment: a reinstall asked for an
+// environment with nothing to fix says so, and asks nothing.
+func TestReinstallOfAHealthyEnvironment(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Repair = &nothingToFix{}
+	u.handle(link.Request{Repair: u.paths[0]})
+	top := u.wins.host().Canvas().Overlays().Top()
+	if top == nil || find(top, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && strings.Contains(strings.ReplaceAll(l.Text, "\n", " "), "nothing to fix in "+u.paths[0])
+	}) == nil {
+		t.Fatal("no dialog saying there is nothing to fix")
+	}
+	if find(top, func(o fyne.CanvasObject) bool { b, ok := o.(*widget.Button); return ok && b.Text == "Yes" }) != nil {
+		t.Error("the dialog asks to reinstall")
+	}
+}
+
+// TestNotFixedExplainsItself: the windows' "Not fixed" quotes the
+// installer's own error lines, and offers a rollback only when the run
+// gave one (it changed something).
+func TestNotFixedExplainsItself(t *testing.T) {
+	failed := fix.Result{Why: "the installer failed with exit status 1", Before: map[string]string{"torch": "2.5.1+cpu"},
+		After: map[string]string{"torch": "2.5.1+cpu"}, Cause: []string{"ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"},
+		Journal: "/state/journal/x.jsonl"}
+	text := notFixedText(failed)
+	for _, want := range []string{"Not fixed: the installer failed with exit status 1.", "The installer said:", "No space left on device", "Journal: /state/journal/x.jsonl"} {
+		if !strings.Contains(strings.ReplaceAll(text, "\n", " "), want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "put back") {
+		t.Errorf("a rollback is offered with none given:\n%s", text)
+	}
+	failed.Rollback = "pip install torch==2.5.1+cpu --index-url https://download.pytorch.org/whl/cpu"
+	failed.After = map[string]string{}
+	if text := notFixedText(failed); !strings.Contains(text, "To put back what was there before (torch 2.5.1+cpu):\n"+failed.Rollback) {
+		t.Errorf("no rollback:\n%s", text)
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -33,6 +34,11 @@ func (u *ui) reinstall(env string) {
 	win := u.wins.host()
 	u.wins.show(win)
 	p, err := u.d.Repair.Plan(u.life, env)
+	if errors.Is(err, fix.ErrNothingToFix) {
+		// The environment was mended since the menu offered this.
+		dialog.ShowInformation("Nothing to fix", wrap(err.Error()+"."), win)
+		return
+	}
 	if err != nil {
 		dialog.ShowError(err, win)
 		return
@@ -106,11 +112,7 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 			case res.Fixed:
 				dialog.ShowInformation("Reinstalled", fmt.Sprintf("torch is now %s, verified by reading the environment again.\nJournal: %s", res.After["torch"], res.Journal), win)
 			default:
-				text := "Not fixed: " + res.Why
-				if res.Rollback != "" {
-					text += "\n\nTo put back what was there before:\n" + res.Rollback
-				}
-				dialog.ShowInformation("Not fixed", wrap(text), win)
+				dialog.ShowInformation("Not fixed", notFixedText(res), win)
 			}
 			cancel()
 			u.busy--
@@ -118,6 +120,37 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 		})
 	}()
 	return finished
+}
+
+// notFixedText explains a repair that did not fix: why, in the
+// installer's own words when it failed, and how to put back what was
+// there, only when the run changed something (fix gives a rollback then).
+func notFixedText(res fix.Result) string {
+	text := wrap("Not fixed: " + res.Why + ".")
+	if len(res.Cause) > 0 {
+		text += "\n\nThe installer said:"
+		for _, l := range res.Cause {
+			text += "\n" + wrap(human.Truncate(l, 400))
+		}
+	}
+	if res.Rollback != "" {
+		text += "\n\n" + wrap("To put back what was there before ("+versionsText(res.Before)+"):") + "\n" + res.Rollback
+	}
+	if res.Journal != "" {
+		text += "\n\nJournal: " + res.Journal
+	}
+	return text
+}
+
+// versionsText is "torch 2.5.1+cpu, torchvision 0.20.1+cpu".
+func versionsText(v map[string]string) string {
+	var parts []string
+	for _, n := range []string{"torch", "torchvision", "torchaudio"} {
+		if s, ok := v[n]; ok {
+			parts = append(parts, n+" "+s)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // wrap breaks long text for dialogs, which do not wrap by themselves.

@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 
 	"github.com/gpucanary/gpucanary/app/link"
 )
@@ -19,6 +21,8 @@ type ui struct {
 	now  func() time.Time
 	// handled counts the requests handled, for the Idle handshake.
 	handled int
+	// toldProblems is set once Deps.Problems have been shown.
+	toldProblems bool
 	// busy counts repairs running: the process must not end under them.
 	busy int
 	// life ends when the app shuts down; repairs run under it, and
@@ -75,7 +79,19 @@ func (u *ui) handle(r link.Request) {
 	if r.Repair != "" {
 		u.reinstall(r.Repair)
 	}
+	u.tellProblems()
 	u.checkIdle() // a request that opened nothing leaves the process idle
+}
+
+// tellProblems shows, once, what is wrong with the files this process
+// was started with, over the window just opened.
+func (u *ui) tellProblems() {
+	if u.toldProblems || len(u.d.Problems) == 0 || u.wins.last == nil {
+		return
+	}
+	u.toldProblems = true
+	dialog.ShowInformation("GPU Canary was started with a file it cannot use",
+		wrap(strings.Join(u.d.Problems, ". ")+".")+"\n\nThe defaults are in use until it is mended.", u.wins.last)
 }
 
 // checkIdle ends this process's part when no window is open and no repair

@@ -244,8 +244,14 @@ func cell(r monitor.Process, col int) string {
 		}
 		return fmt.Sprint(*r.SMPercent)
 	case "CPU %":
+		if !r.Measured() {
+			return "-" // a process outside this view: unknown, not 0
+		}
 		return fmt.Sprintf("%.1f", r.CPUPercent)
 	case "RSS":
+		if !r.Measured() {
+			return "-"
+		}
 		return human.Bytes(r.RSSBytes)
 	case "Runtime":
 		if r.StartTime.IsZero() {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // windows holds the app's windows. Each is made on first use; closing it
@@ -37,6 +38,8 @@ type windows struct {
 	// visible are the windows shown and not closed since: when none is
 	// left, this process is idle.
 	visible map[fyne.Window]bool
+	// last is the window shown last, where a message for the user goes.
+	last fyne.Window
 }
 
 func newWindows(u *ui) *windows { return &windows{u: u, visible: map[fyne.Window]bool{}} }
@@ -94,6 +97,7 @@ func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
 // show shows win and counts it as open.
 func (w *windows) show(win fyne.Window) {
 	w.visible[win] = true
+	w.last = win
 	win.Show()
 }
 
@@ -170,16 +174,30 @@ func (w *windows) addEnvironment() {
 		if err != nil || dir == nil {
 			return
 		}
-		path := dir.Path()
-		cfg := w.u.d.Config
-		if !slices.Contains(cfg.Envs, path) {
-			cfg.Envs = append(cfg.Envs, path)
-			w.saveConfig(cfg)
-		}
-		if err := w.u.d.Engine.Add(path); err != nil {
-			dialog.ShowError(fmt.Errorf("%s is saved in the settings but not watched now: %w", path, err), win)
-		}
+		w.addPath(dir.Path())
 	}, win)
+}
+
+// addPath adds the environment at path to the settings and watches it.
+// A folder that is not an environment is refused with a dialog that says
+// so, and nothing is saved.
+func (w *windows) addPath(path string) {
+	win := w.host()
+	if !pyenv.IsEnv(path) {
+		dialog.ShowInformation("Not a Python environment",
+			wrap(path+" is not a Python environment: it holds neither pyvenv.cfg (venv, virtualenv, uv) nor conda-meta (conda, mamba). Choose the environment's own folder, such as a project's .venv.")+"\n\nNothing was added.", win)
+		return
+	}
+	cfg := w.u.d.Config
+	if !slices.Contains(cfg.Envs, path) {
+		cfg.Envs = append(cfg.Envs, path)
+		if !w.saveConfig(cfg) {
+			return
+		}
+	}
+	if err := w.u.d.Engine.Add(path); err != nil {
+		dialog.ShowError(fmt.Errorf("%s is saved in the settings but not watched now: %w", path, err), win)
+	}
 }
 
 // removeEnvironment forgets path and drops it from the settings.

@@ -93,11 +93,11 @@ func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Optio
 // environment that cannot be read is a report with ENV_UNREADABLE.
 func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) EnvReport {
 	if err := ctx.Err(); err != nil {
-		return unreadable(f, err)
+		return Unreadable(f, err)
 	}
 	env, err := inspectBounded(ctx, f.Path)
 	if err != nil {
-		return unreadable(f, err)
+		return Unreadable(f, err)
 	}
 	fs := health.CheckEnv(env, g, WithFixCommands(o))
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
@@ -125,8 +125,12 @@ func WithFixCommands(o health.Options) health.Options {
 	return o
 }
 
-func unreadable(f pyenv.Found, err error) EnvReport {
-	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown, Packages: map[string]*pyenv.Package{}}
+// Unreadable is the report of an environment that could not be read, or
+// of a path that names none: its one finding, ENV_UNREADABLE, says why
+// (err's text follows "could not be read: "). Its packages are unknown
+// (nil, null in JSON), not "torch is not installed".
+func Unreadable(f pyenv.Found, err error) EnvReport {
+	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
 	return EnvReport{Env: env, Via: f.Via, Verdict: VerdictError, Findings: []health.Finding{health.Unreadable(f.Path, err)}}
 }
 

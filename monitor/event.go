@@ -25,6 +25,14 @@ const (
 	KindFindingRaised     Kind = "FINDING_RAISED"
 	KindFindingCleared    Kind = "FINDING_CLEARED"
 	KindGPUStateChanged   Kind = "GPU_STATE_CHANGED"
+	// A repair (`gpucanary fix`, the tray's Reinstall) started, and how it
+	// ended: succeeded (verified), failed, or interrupted (cancelled,
+	// timed out, or GPU Canary stopped during it). Read from its journal,
+	// so a repair run while no engine ran is recorded at the next start.
+	KindRepairStarted     Kind = "REPAIR_STARTED"
+	KindRepairSucceeded   Kind = "REPAIR_SUCCEEDED"
+	KindRepairFailed      Kind = "REPAIR_FAILED"
+	KindRepairInterrupted Kind = "REPAIR_INTERRUPTED"
 )
 
 // Kinds converts kind names (from the settings file) to Kinds.
@@ -60,6 +68,30 @@ type Event struct {
 	// Offline is true when the change happened while GPU Canary was not
 	// running and was found on start.
 	Offline bool `json:"offline,omitempty"`
+	// Repair is the repair a REPAIR_* event is about.
+	Repair *Repair `json:"repair,omitempty"`
+}
+
+// Repair is one run of a repair, as its journal recorded it.
+type Repair struct {
+	// Journal is the journal file, which holds the installer's whole
+	// output.
+	Journal string `json:"journal"`
+	// Command is the installer's command line.
+	Command string `json:"command,omitempty"`
+	// Before and After are the versions of torch and its companions
+	// before and after the run (After once it ended).
+	Before map[string]string `json:"before,omitempty"`
+	After  map[string]string `json:"after,omitempty"`
+	// Why says what went wrong, and Cause quotes the installer's own
+	// error lines, when it failed.
+	Why   string   `json:"why,omitempty"`
+	Cause []string `json:"cause,omitempty"`
+	// Rollback puts back what was there before; set only when the run
+	// changed something.
+	Rollback string `json:"rollback,omitempty"`
+	// PID is the GPU Canary process that ran the repair.
+	PID int `json:"pid,omitempty"`
 }
 
 // Culprit is who changed an environment.

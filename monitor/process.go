@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -13,6 +14,27 @@ import (
 type Process struct {
 	procs.Row
 	Findings []health.Finding `json:"findings"`
+}
+
+// MarshalJSON writes the row as its fields say, except what was not
+// measured (procs.Row.Measured: a PID outside this view): its CPU %, CPU
+// time and RSS are null and its start time is left out, rather than 0
+// and 0001-01-01, so a script cannot take unknown for idle. Read back,
+// they are zero, and OutsideContainer still says why.
+func (p Process) MarshalJSON() ([]byte, error) {
+	type plain Process // the fields, without this method
+	if p.Measured() {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		// Shallower than the embedded fields of the same names, so these
+		// win.
+		StartTime      *time.Time `json:"start_time,omitempty"`
+		CPUPercent     *float64   `json:"cpu_percent"`
+		CPUTimeSeconds *float64   `json:"cpu_time_seconds"`
+		RSSBytes       *uint64    `json:"rss_bytes"`
+	}{plain: plain(p)})
 }
 
 // Processes classifies one scan against the GPU and the known

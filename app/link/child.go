@@ -154,6 +154,10 @@ func (t *Tray) Add(path string) error { return t.send(FromWindows{Add: path}) }
 // Forget asks the engine to stop watching the environment at path.
 func (t *Tray) Forget(path string) error { return t.send(FromWindows{Forget: path}) }
 
+// Recorded tells the tray process that a repair's journal has recorded
+// a start or an end, so its engine reads it now (fix.Service.Recorded).
+func (t *Tray) Recorded(journal string) { _ = t.send(FromWindows{Journal: journal}) }
+
 // Copy puts text on the clipboard, owned by the tray process.
 func (t *Tray) Copy(text string) { _ = t.send(FromWindows{Copy: text}) }
 

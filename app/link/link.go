@@ -60,6 +60,10 @@ type FromWindows struct {
 	// Copy is text for the clipboard, which the tray process owns: on X11
 	// a selection dies with its owner, and the windows process is brief.
 	Copy string `json:"copy,omitempty"`
+	// Journal is a repair journal that has just recorded the start or
+	// the end of a run in the windows process: the engine reads the
+	// journals at once (the journal is the record; this only says when).
+	Journal string `json:"journal,omitempty"`
 	// Idle says the last window closed after Seen requests arrived; the
 	// tray ends the process unless it has sent more since.
 	Idle *Idle `json:"idle,omitempty"`

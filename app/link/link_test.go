@@ -1,6 +1,8 @@
 package link
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -286,5 +288,24 @@ func TestCloseReturnsWhenHandleHangs(t *testing.T) {
 	case <-closed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close blocked on a hanging Handle")
+	}
+}
+
+// TestRecordedTellsTheTray: a repair's journal written in the windows
+// process is told to the tray process, whose engine reads it at once.
+func TestRecordedTellsTheTray(t *testing.T) {
+	var hello bytes.Buffer
+	if err := json.NewEncoder(&hello).Encode(ToWindows{Hello: &Hello{}}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	tr, err := Dial(&hello, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Recorded("/state/journal/20250301T120000.000Z-proj-.venv.jsonl")
+	var m FromWindows
+	if err := json.NewDecoder(&out).Decode(&m); err != nil || m.Journal != "/state/journal/20250301T120000.000Z-proj-.venv.jsonl" {
+		t.Errorf("sent %+v, %v", m, err)
 	}
 }

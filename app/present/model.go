@@ -43,6 +43,10 @@ type TrayModel struct {
 	Status  string
 	Envs    []EnvEntry
 	Paused  bool
+	// SettingsError is what is wrong with the settings file ("" when
+	// nothing); the tray fills it, since the engine does not read that
+	// file.
+	SettingsError string
 }
 
 // Model computes the tray for a state.

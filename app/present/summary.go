@@ -27,7 +27,7 @@ func Summary(s monitor.State) string {
 	var onGPU, offGPU int
 	for _, p := range s.Processes {
 		switch {
-		case p.Verdict == procs.VerdictGPU:
+		case p.Job():
 			onGPU++
 		case p.JobOnCPU:
 			offGPU++
@@ -56,6 +56,38 @@ func Summary(s monitor.State) string {
 		parts = append(parts, count(warn, "warning", "warnings"))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// Jobs counts the processes of rows by what they do: jobs on the GPU
+// (holding GPU memory; graphics processes, a compositor or a display
+// server, are not jobs), ML processes computing on the CPU (verdict cpu
+// or cuda-idle: a GPU workload they are not), and the rest (graphics
+// processes, and ML runtimes of which nothing can be said).
+type Jobs struct{ OnGPU, OnCPU, Other int }
+
+// CountJobs counts rows for a report or a summary.
+func CountJobs(rows []monitor.Process) Jobs {
+	var j Jobs
+	for _, r := range rows {
+		switch {
+		case r.Job():
+			j.OnGPU++
+		case r.Verdict == procs.VerdictCPU || r.Verdict == procs.VerdictCUDAIdle:
+			j.OnCPU++
+		default:
+			j.Other++
+		}
+	}
+	return j
+}
+
+// String is "2 jobs on the GPU, 1 ML process on the CPU".
+func (j Jobs) String() string {
+	s := count(j.OnGPU, "job on the GPU", "jobs on the GPU")
+	if j.OnCPU > 0 {
+		s += ", " + count(j.OnCPU, "ML process on the CPU", "ML processes on the CPU")
+	}
+	return s
 }
 
 // CheckSummary is Summary for a one-shot check (no processes).

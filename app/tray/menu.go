@@ -12,7 +12,11 @@ import (
 func (t *tray) menu(m present.TrayModel) []Item {
 	on := func(f func()) func() { return func() { t.do(f) } }
 	show := func(what string) func() { return on(func() { t.open(link.Request{Show: what}) }) }
-	items := []Item{{Label: m.Status, Disabled: true}, Separator}
+	items := []Item{{Label: m.Status, Disabled: true}}
+	if m.SettingsError != "" {
+		items = append(items, Item{Label: LabelSettingsError, Action: show(link.ShowSettings)})
+	}
+	items = append(items, Separator)
 	if m.Started && len(m.Envs) == 0 {
 		items = append(items, Item{Label: LabelAddFirst, Action: show(link.ShowAdd)})
 	}

@@ -54,6 +54,14 @@ type Deps struct {
 	// Settings… or by hand applies at once through Reconfigure.
 	ConfigPath  string
 	Reconfigure func(config.Config)
+	// SettingsError is what is wrong with the settings file at start
+	// ("" when nothing): it is told in a notification, and the menu says
+	// so until the file is mended.
+	SettingsError string
+	// Problems are what else is wrong with the files GPU Canary was
+	// started with (a GPU scenario file that is missing or malformed):
+	// each is told in a notification at start.
+	Problems []string
 
 	Host       Host
 	Notify     func(title, body string) error
@@ -75,6 +83,9 @@ const (
 	LabelSettings  = "Settings…"
 	LabelQuit      = "Quit"
 	LabelAddFirst  = "No environments found: Add environment…"
+	// LabelSettingsError stands under the status while the settings file
+	// has an error; it opens Settings….
+	LabelSettingsError = "⚠ The settings file has an error: Settings…"
 )
 
 // refreshEvery is how often the tray re-reads the engine's state (which
@@ -127,6 +138,9 @@ type tray struct {
 	shownIcon monitor.Overall
 	shownTip  string
 	shownMenu *present.TrayModel
+	// settingsErr is what is wrong with the settings file now ("" when
+	// nothing), for the menu.
+	settingsErr string
 }
 
 func newTray(d Deps) *tray {
@@ -148,7 +162,8 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
-	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[note], 16), quit: make(chan struct{})}
+	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[note], 16), quit: make(chan struct{}),
+		settingsErr: d.SettingsError}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -174,6 +189,7 @@ func (t *tray) loop(ctx context.Context) {
 	settings := t.watchSettings(ctx)
 	d.Host.SetTooltip("GPU Canary")
 	t.render()
+	t.tellStartProblems()
 	if d.HostMissing() {
 		// No tray host on this desktop (a StatusNotifierWatcher is needed):
 		// say so in a window rather than run invisibly.
@@ -211,7 +227,9 @@ func (t *tray) loop(ctx context.Context) {
 				settings = nil
 				continue
 			}
+			t.settingsErr = "" // valid again
 			d.Reconfigure(cfg)
+			t.render()
 		case <-tick.C:
 			t.render()
 		}
@@ -229,6 +247,7 @@ func (t *tray) render() {
 	m := present.Model(s, t.paused(now), func(env string) bool {
 		return !t.d.Monitor.Policy().Snoozed(env, now).IsZero()
 	})
+	m.SettingsError = t.settingsErr
 	if m.Icon != t.shownIcon {
 		t.d.Host.SetIcon(trayIcons[m.Icon])
 		t.shownIcon = m.Icon
@@ -271,9 +290,11 @@ func (t *tray) FromWindows(m link.FromWindows) {
 			err = t.d.Monitor.Forget(m.Forget)
 		case m.Copy != "":
 			t.copy(m.Copy)
+		case m.Journal != "":
+			err = t.d.Monitor.ReadJournals()
 		}
 		if err != nil {
-			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "err", err)
+			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "journal", m.Journal, "err", err)
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -58,19 +57,21 @@ func checkText(res monitor.CheckResult, _ bool, _ time.Time, std stdio, getenv f
 }
 
 // cmdCheck inspects the environments at paths (else the discovered ones)
-// and the GPU.
+// and the GPU. A path that names no environment is reported as an
+// ENV_UNREADABLE finding of its own, after the others are read: the exit
+// status is 1 when any error finding is raised, a bad path included.
 func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, std stdio) int {
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
-			return exitUsage
-		}
-	}
+	envs, bad := envArgs(paths)
 	b := g.openGPU()
 	defer b.Close()
 	began := time.Now()
-	found, complete := pyenv.DiscoverAll(ctx, g.discoverOptions(paths))
+	var found []pyenv.Found
+	complete := true
+	if len(paths) == 0 || len(envs) > 0 {
+		found, complete = pyenv.DiscoverAll(ctx, g.discoverOptions(envs))
+	}
 	res := monitor.Check(ctx, b.Snapshot(ctx), found, g.healthOptions())
+	res.Envs = append(res.Envs, bad...)
 	if err := out(res, complete, began, std, g.getenv); err != nil {
 		fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
 		return exitUsage

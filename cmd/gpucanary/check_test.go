@@ -179,7 +179,7 @@ func TestExitStatus(t *testing.T) {
 	}{
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 		{"bad flag", []string{"check", "--nope"}, 2, "flag provided but not defined"},
-		{"missing path", []string{"--gpu-sim", sim, "check", "/does/not/exist"}, 2, "no such file"},
+		{"missing path", []string{"--gpu-sim", sim, "check", "/does/not/exist"}, 1, ""},
 		{"not an environment", []string{"--gpu-sim", sim, "check", t.TempDir()}, 1, ""},
 		{"bad log level", []string{"--log-level", "loud", "check"}, 2, "--log-level"},
 	} {
@@ -204,14 +204,14 @@ func TestNoDriverIsAStateNotACrash(t *testing.T) {
 	}
 }
 
-func TestMalformedConfigIsReportedAndIgnored(t *testing.T) {
+func TestMalformedConfigIsAnError(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(cfg, []byte("refresh = [oops\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	paths := incidents(t, t.TempDir())
-	_, stderr, code := runCLI(t, "--config", cfg, "--gpu-sim", simFile(t, simA100), "check", paths[0])
-	if code != 0 || !strings.Contains(stderr, "using the default settings") || !strings.Contains(stderr, cfg) {
+	out, stderr, code := runCLI(t, "--config", cfg, "--gpu-sim", simFile(t, simA100), "check", paths[0])
+	if code != exitUsage || out != "" || !strings.Contains(stderr, cfg) || !strings.Contains(stderr, "toml") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 
@@ -34,8 +35,10 @@ type globals struct {
 	config   string
 	logLevel string
 	cfg      config.Config
-	log      *slog.Logger
-	getenv   func(string) string
+	// configErr is what is wrong with the settings file (loadConfig).
+	configErr error
+	log       *slog.Logger
+	getenv    func(string) string
 }
 
 // run parses the global flags and runs one command; it returns the exit status.
@@ -66,7 +69,7 @@ func run(ctx context.Context, args []string, std stdio) int {
 		return exitUsage
 	}
 	g.log = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: lvl}))
-	g.loadConfig(std.err)
+	g.configErr = g.loadConfig()
 
 	rest := fs.Args()
 	if len(rest) == 0 {
@@ -83,21 +86,54 @@ func run(ctx context.Context, args []string, std stdio) int {
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-func (g *globals) loadConfig(stderr io.Writer) {
+// loadConfig reads the settings file into g.cfg. A missing file is the
+// defaults, unless --config named it; a malformed one is the defaults and
+// the error saying what is wrong, which a command reports (badInput) and
+// the tray and windows show.
+func (g *globals) loadConfig() error {
+	g.cfg = config.Default()
 	path := g.config
 	if path == "" {
 		p, err := config.Path()
 		if err != nil {
-			g.cfg = config.Default()
-			return
+			return nil // no config folder: the defaults, as on a first run
 		}
 		path = p
+	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading settings %s: the file does not exist (--config names it)", path)
 	}
 	cfg, err := config.Load(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "gpucanary: warning: %v (using the default settings)\n", err)
-	}
 	g.cfg = cfg
+	return err
+}
+
+// badInput lists what is wrong with the files the global flags name and
+// the settings file: a --gpu-sim scenario that is missing or malformed
+// (the flag may follow the command's name, so it is read once the
+// command's flags are parsed), a --config that is missing, a settings
+// file that is malformed. A command stops at them with exit status 2;
+// the tray and the windows run on with the defaults and show them.
+func (g *globals) badInput() []error {
+	var errs []error
+	if g.configErr != nil {
+		errs = append(errs, g.configErr)
+	}
+	if err := g.simErr(); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// simErr is what is wrong with the --gpu-sim scenario file, nil when
+// none is given or it is good.
+func (g *globals) simErr() error {
+	if g.gpuSim == "" {
+		return nil
+	}
+	if _, err := gpu.ReadScenario(g.gpuSim); err != nil {
+		return fmt.Errorf("%w (--gpu-sim or GPUCANARY_GPU_SIM names it)", err)
+	}
+	return nil
 }
 
 // configPath is the settings file in use.

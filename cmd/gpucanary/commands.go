@@ -14,11 +14,14 @@ import (
 func commands() []command {
 	return append([]command{
 		{name: "check", args: "[--json] [--format prom [--textfile PATH]] [PATH...]", setup: checkFlags,
-			usage:   "check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]",
+			usage: "check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]\n" +
+				"Exit status: 0 no error findings, 1 error findings (a PATH that names no environment is one), 2 usage or internal error.",
 			summary: "inspect environments and the GPU; exit 1 on error findings"},
 		{name: "ps", args: "[--json] [--watch]", setup: psFlags,
 			summary: "per-process GPU use and verdicts"},
-		{name: "watch", args: "[--json] [PATH...]", usage: "watch [--json] [--all] [PATH...]", setup: watchFlags,
+		{name: "watch", args: "[--json] [PATH...]", setup: watchFlags,
+			usage: "watch [--json] [--all] [PATH...]\n" +
+				"Runs until interrupted; exit status 1 when a PATH names no environment (its finding is printed first), 2 on usage.",
 			summary: "run the engine headless and print each event"},
 		{name: "fix", args: "PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]", setup: fixFlags,
 			usage: "fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n" +
@@ -58,6 +61,11 @@ type command struct {
 	// rawArgs hands the arguments over unparsed (version and help take
 	// none and ignore what they are given).
 	rawArgs bool
+	// showsBadInput runs the command even when a file a global flag names
+	// is missing or malformed (globals.badInput): it shows that itself
+	// (ui, the windows: a dialog). Every other command stops with exit
+	// status 2.
+	showsBadInput bool
 	// setup declares the command's flags on fs and returns its body, which
 	// reads the positional arguments from fs.Args().
 	setup func(fs *flag.FlagSet, g *globals) runFunc
@@ -92,6 +100,12 @@ func (c command) run(ctx context.Context, g *globals, args []string, std stdio) 
 		if err := parseInterspersed(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) && c.help != "" {
 				return exitOK
+			}
+			return exitUsage
+		}
+		if errs := g.badInput(); len(errs) > 0 && !c.showsBadInput {
+			for _, err := range errs {
+				fmt.Fprintf(std.err, "gpucanary %s: %v\n", c.name, err)
 			}
 			return exitUsage
 		}

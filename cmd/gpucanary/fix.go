@@ -48,9 +48,9 @@ func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
 
 // cmdFix reinstalls a CUDA torch in the environment at arg.
 func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio) int {
-	path, err := filepath.Abs(arg)
+	path, err := envArg(arg)
 	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
+		fmt.Fprintf(std.err, "gpucanary fix: %s\n", badPathMessage(path, err))
 		return exitUsage
 	}
 	svc := g.fixService()
@@ -76,6 +76,11 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 			return exitFound
 		}
 		fmt.Fprintln(std.out, strings.ToUpper(msg[:1])+msg[1:]+".")
+		return exitOK
+	}
+	if svc.NothingToFix(pr) {
+		fmt.Fprintf(std.out, "Nothing to fix in %s: %s.\nTo reinstall anyway: gpucanary fix --force %s (or choose a build with --variant cuNNN).\n",
+			env.Path, fix.HealthyText(env), shell.Quote(env.Path))
 		return exitOK
 	}
 	printPlan(std, plan, pr.GPU.Simulated)
@@ -122,6 +127,12 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		}
 	} else {
 		fmt.Fprintf(std.out, "Not fixed: %s.\n", res.Why)
+		if len(res.Cause) > 0 {
+			fmt.Fprintln(std.out, "The installer said:")
+			for _, l := range res.Cause {
+				fmt.Fprintf(std.out, "  │ %s\n", l)
+			}
+		}
 		fmt.Fprintf(std.out, "Installed now: %s\n", describeVersions(res.After))
 		if len(res.Broken) > 0 {
 			fmt.Fprintln(std.out, "The environment is half-installed (the installer was stopped between removing the old torch and installing the new one; pip does not undo that):")
@@ -180,10 +191,14 @@ func (g *globals) fixService() fix.Service {
 		Guardian:  installerGuardian,
 	}
 	if dir, err := store.Dir(); err == nil {
-		s.JournalDir = filepath.Join(dir, "journal")
+		s.JournalDir = journalDir(dir)
 	}
 	return s
 }
+
+// journalDir is where repairs write their journals, in the state folder
+// stateDir: the engine reads them from there (engine.Options.Journals).
+func journalDir(stateDir string) string { return filepath.Join(stateDir, "journal") }
 
 // freshScan lists processes with a scanner of its own for each call, so
 // repairs that run at once never share one (a scanner is not safe for

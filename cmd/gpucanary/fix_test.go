@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -149,10 +153,13 @@ func TestFixKilledHalfWayThenRerun(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
-	for _, want := range []string{"Not fixed: the installer ran longer than 1.5s and was stopped", "Installed now: torch 2.5.1+cpu", "To put back what was there before", "Journal: "} {
+	for _, want := range []string{"Not fixed: the installer ran longer than 1.5s and was stopped", "Installed now: torch 2.5.1+cpu", "Journal: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "To put back") {
+		t.Errorf("a rollback is offered although pip was stopped before it changed anything:\n%s", out)
 	}
 	// The installer's whole process group is gone.
 	if out, err := exec.Command("pgrep", "-f", "pip --python "+venv).Output(); err == nil && len(out) > 0 {
@@ -264,9 +271,15 @@ func TestFixPlanArgvGolden(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "WARNING:   cu124 will not run on NVIDIA GeForce RTX 5090 (sm_120)") {
 		t.Errorf("--variant cu124 on a Blackwell, exit %d:\n%s", code, out)
 	}
+	// Without a GPU a CPU build is fine: nothing to fix, unless a
+	// variant is asked for, which then must be given.
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", venv)
-	if code != 1 || !strings.Contains(out, "pass --variant") {
+	if code != 0 || !strings.Contains(out, "Nothing to fix") {
 		t.Errorf("no driver, exit %d:\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", "--force", venv)
+	if code != 1 || !strings.Contains(out, "pass --variant") {
+		t.Errorf("no driver, --force, exit %d:\n%s", code, out)
 	}
 	out, _, code = runCLI(t, "--gpu-sim", simFile(t, `{"devices": []}`), "fix", "--dry-run", "--variant", "cu121", venv)
 	if code != 0 || !strings.Contains(out, "torch==2.5.1+cu121") {
@@ -297,4 +310,129 @@ func TestPinIndexCommand(t *testing.T) {
 	if !strings.Contains(out, "UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "gpucanary fix --pin-index") {
 		t.Errorf("check did not warn:\n%s", out)
 	}
+}
+
+// TestFixHealthySaysNothingToFix: `fix` on an environment that raises
+// none of the findings a reinstall fixes says so and exits 0, with no
+// plan run and nothing downloaded; --force or an explicit --variant still
+// reinstall. Before, it planned a cu121 → cu124 reinstall of a healthy
+// cu121 torch.
+func TestFixHealthySaysNothingToFix(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	idx, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	wheeltest.NewVenv(t, py, venv)
+	wheeltest.Pip(t, py, venv, "install", "--index-url", base+"/cu121", "torch==2.5.1+cu121", "torchvision==0.20.1+cu121")
+	sim := simFile(t, simA100)
+	before := idx.Requests()
+
+	out, stderr, code := runCLI(t, "--gpu-sim", sim, "fix", "--yes", "--index-base", base, venv)
+	if code != exitOK || !strings.Contains(out, "Nothing to fix in "+venv) || !strings.Contains(out, "torch 2.5.1+cu121") || strings.Contains(out, "Plan for") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, stderr)
+	}
+	if torch, _ := installed(t, venv); torch != "2.5.1+cu121" || idx.Requests() != before {
+		t.Errorf("a healthy environment was changed: torch %s, %d downloads", torch, idx.Requests()-before)
+	}
+	if j, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*")); len(j) != 0 {
+		t.Errorf("a repair was recorded: %v", j)
+	}
+	for _, args := range [][]string{{"--force"}, {"--variant", "cu124"}} {
+		out, _, code := runCLI(t, append(append([]string{"--gpu-sim", sim, "fix", "--dry-run", "--index-base", base}, args...), venv)...)
+		if code != exitOK || !strings.Contains(out, "Plan for") || !strings.Contains(out, "Dry run") {
+			t.Errorf("%v: exit %d:\n%s", args, code, out)
+		}
+	}
+}
+
+// TestFixFailureQuotesTheInstaller: real pip finds no such wheel (the
+// index has CPU builds only): "Not fixed" quotes pip's own error lines,
+// and offers no rollback, since nothing changed. Before, it said only
+// "the installer failed with exit status 1" and offered a rollback.
+func TestFixFailureQuotesTheInstaller(t *testing.T) {
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	idx := wheeltest.NewIndex(t.TempDir())
+	for _, s := range []wheeltest.Spec{wheeltest.Torch("2.5.1", "cpu"), wheeltest.Companion("torchvision", "0.20.1", "cpu")} {
+		if err := idx.Add("cpu", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(idx)
+	t.Cleanup(srv.Close)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	cpuVenv(t, py, srv.URL, venv)
+
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", "--index-base", srv.URL, venv)
+	if code != exitFound {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	after := out[strings.Index(out, "Not fixed:"):]
+	for _, want := range []string{"Not fixed: the installer failed with exit status 1", "The installer said:", "No matching distribution found for torch==2.5.1+cu124", "Installed now: torch 2.5.1+cpu"} {
+		if !strings.Contains(after, want) {
+			t.Errorf("output after the run lacks %q:\n%s", want, after)
+		}
+	}
+	if strings.Contains(out, "To put back") {
+		t.Errorf("a rollback is offered although nothing changed:\n%s", out)
+	}
+}
+
+// TestWatchRecordsARepairFromTheCommandLine: `gpucanary fix` in one
+// terminal and `watch --json` in another: the engine publishes the
+// repair from its journal (REPAIR_STARTED, REPAIR_SUCCEEDED), with no
+// file written by both.
+func TestWatchRecordsARepairFromTheCommandLine(t *testing.T) {
+	c := newFixCase(t, "")
+	sim := simFile(t, simA100)
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--gpu-sim", sim, "watch", "--json", c.venv}, stdio{in: strings.NewReader(""), out: pw, err: io.Discard})
+		pw.Close()
+	}()
+	kinds := make(chan map[string]any, 64)
+	go func() {
+		defer close(kinds)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				kinds <- ev
+			}
+		}
+	}()
+	wait := func(kind string) map[string]any {
+		t.Helper()
+		timeout := time.After(60 * time.Second)
+		for {
+			select {
+			case ev, ok := <-kinds:
+				if !ok {
+					t.Fatalf("watch ended before %s", kind)
+				}
+				if ev["kind"] == kind {
+					return ev
+				}
+			case <-timeout:
+				t.Fatalf("no %s line", kind)
+			}
+		}
+	}
+	wait("ENV_ADDED")
+	out, _, fixCode := runCLI(t, "--gpu-sim", sim, "fix", "--yes", "--index-base", c.base, c.venv)
+	if fixCode != 0 {
+		t.Fatalf("fix: exit %d\n%s", fixCode, out)
+	}
+	wait("REPAIR_STARTED")
+	ev := wait("REPAIR_SUCCEEDED")
+	r, _ := ev["repair"].(map[string]any)
+	if ev["env"] != c.venv || r == nil || !strings.Contains(r["journal"].(string), "journal") || !strings.Contains(ev["message"].(string), "2.5.1+cpu → 2.5.1+cu124") {
+		t.Errorf("REPAIR_SUCCEEDED = %v", ev)
+	}
+	cancel()
+	<-code
 }

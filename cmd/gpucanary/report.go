@@ -20,18 +20,22 @@ func reportFlags(fs *flag.FlagSet, g *globals) runFunc {
 
 // cmdReport writes the evidence bundle into dir.
 func cmdReport(ctx context.Context, g *globals, dir string, paths []string, std stdio) int {
-	envs, rows, err := writeReport(ctx, g, dir, paths)
+	envs, jobs, err := writeReport(ctx, g, dir, paths)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(std.out, "Report written to %s (%d environments, %d GPU workloads).\n", dir, envs, rows)
+	plural := "s"
+	if envs == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(std.out, "Report written to %s (%d environment%s; %s).\n", dir, envs, plural, jobs)
 	return exitOK
 }
 
 // writeReport takes the evidence (GPU, environments, processes) and writes
 // the bundle into dir; the tray's "Export report…" uses it too.
-func writeReport(ctx context.Context, g *globals, dir string, paths []string) (envCount, procCount int, err error) {
+func writeReport(ctx context.Context, g *globals, dir string, paths []string) (envCount int, jobs present.Jobs, err error) {
 	now := time.Now()
 	b := g.openGPU()
 	defer b.Close()
@@ -50,9 +54,12 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 		g.log.Warn("scanning processes", "err", err)
 	}
 	rows := monitor.Processes(ps, res.GPU, envs, g.busyRule(), nil, time.Now())
-	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: present.CheckSummary(res)}
+	// The summary counts the jobs too: on the GPU (graphics processes
+	// aside) and stuck on the CPU.
+	summary := present.Summary(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows})
+	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: summary}
 	if err := report.Write(dir, bundle); err != nil {
-		return 0, 0, err
+		return 0, present.Jobs{}, err
 	}
-	return len(res.Envs), len(rows), nil
+	return len(res.Envs), present.CountJobs(rows), nil
 }

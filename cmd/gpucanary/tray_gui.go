@@ -20,7 +20,7 @@ import (
 
 // guiCommands are the commands only the GUI build has: ui, the windows.
 func guiCommands() []command {
-	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags,
+	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags, showsBadInput: true,
 		summary: "the windows, on their own (the tray starts them with --link)"}}
 }
 
@@ -57,6 +57,10 @@ func (g *globals) reconfigure(m *engine.Monitor, c config.Config) {
 // runTray is the resident process: the engine and the tray, with the
 // windows in a second process started on demand (`gpucanary ui --link`).
 func runTray(ctx context.Context, g *globals, std stdio) int {
+	var problems []string
+	if err := g.simErr(); err != nil {
+		problems = append(problems, err.Error())
+	}
 	m, release := g.newMonitor(nil)
 	defer release()
 	stop := runEngine(ctx, g, m)
@@ -77,8 +81,10 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 			_, _, err := writeReport(ctx, g, dir, nil)
 			return err
 		},
-		ConfigPath:  g.configPath(),
-		Reconfigure: func(c config.Config) { g.reconfigure(m, c) },
+		ConfigPath:    g.configPath(),
+		Reconfigure:   func(c config.Config) { g.reconfigure(m, c) },
+		SettingsError: errText(g.configErr),
+		Problems:      problems,
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
@@ -108,7 +114,11 @@ func uiFlags(fs *flag.FlagSet, g *globals) runFunc {
 // cmdUI runs the windows: linked to the tray process (--link, which the
 // tray passes), or on its own with an engine of its own showing show.
 func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio) int {
-	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: g.fixService()}
+	repair := g.fixService()
+	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app")}
+	for _, err := range g.badInput() {
+		d.Problems = append(d.Problems, err.Error())
+	}
 	if linked {
 		// stdout is the link: nothing else may write there.
 		out, err := takeLinkOut()
@@ -122,6 +132,9 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 			return exitUsage
 		}
 		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples(), t.Requests(), t.Idle, t.Copy
+		// The tray's engine records the repair from its journal, at once.
+		repair.Recorded = t.Recorded
+		d.Repair = repair
 		if err := app.Run(ctx, d); err != nil {
 			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 			return exitUsage
@@ -146,10 +159,19 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 	}
 	requests := make(chan link.Request, 1)
 	requests <- link.Request{Show: show}
-	d.Engine, d.Requests = m, requests
+	repair.Recorded = func(string) { _ = m.ReadJournals() }
+	d.Engine, d.Requests, d.Repair = m, requests, repair
 	if err := app.Run(ctx, d); err != nil {
 		fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

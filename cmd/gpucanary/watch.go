@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"sync"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
@@ -22,14 +22,34 @@ func watchFlags(fs *flag.FlagSet, g *globals) runFunc {
 }
 
 // cmdWatch runs the engine headless and prints each event as it happens.
+// A path given that names no environment is printed first, as the
+// FINDING_RAISED event of its ENV_UNREADABLE finding, and the others are
+// watched; the exit status is then 1, at once when no path is left to
+// watch.
 func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool, std stdio) int {
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			fmt.Fprintf(std.err, "gpucanary watch: %v\n", err)
-			return exitUsage
+	envs, bad := envArgs(paths)
+	p := text.New(std.out, g.getenv)
+	for _, r := range bad {
+		for _, f := range r.Findings {
+			ev := monitor.Event{Time: time.Now(), Kind: monitor.KindFindingRaised, Env: r.Path, Message: f.Message, Finding: &f, Notify: true}
+			if asJSON {
+				if err := jsonout.Event(std.out, ev); err != nil {
+					fmt.Fprintf(std.err, "gpucanary watch: writing JSON: %v\n", err)
+					return exitUsage
+				}
+				continue
+			}
+			p.Event(ev)
 		}
 	}
-	m, closeEngine := g.newMonitor(paths)
+	code := exitOK
+	if len(bad) > 0 {
+		code = exitFound
+		if len(envs) == 0 {
+			return exitFound
+		}
+	}
+	m, closeEngine := g.newMonitor(envs)
 	defer closeEngine()
 	events, unsubscribe := m.Subscribe()
 	defer unsubscribe()
@@ -44,7 +64,6 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 	if !asJSON {
 		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
 	}
-	p := text.New(std.out, g.getenv)
 	for ev := range events {
 		if asJSON {
 			if err := jsonout.Event(std.out, ev); err != nil {
@@ -62,7 +81,7 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 		fmt.Fprintf(std.err, "gpucanary watch: %v\n", runErr)
 		return exitUsage
 	}
-	return exitOK
+	return code
 }
 
 // newMonitor builds the engine from the settings; the returned function
@@ -70,8 +89,10 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
 	b := g.openGPU()
 	var st *store.Store
+	journals := ""
 	if dir, err := store.Dir(); err == nil {
 		st = store.Open(dir)
+		journals = journalDir(dir)
 	} else {
 		g.log.Warn("no state directory; nothing is remembered across restarts", "err", err)
 	}
@@ -86,6 +107,7 @@ func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
 		Health:    g.healthOptions(),
 		Interval:  g.cfg.Refresh.Duration,
 		Store:     st,
+		Journals:  journals,
 		Policy:    policy,
 		Logger:    g.log.With("component", "monitor"),
 	})

@@ -18,8 +18,11 @@ const Settle = 200 * time.Millisecond
 // Watch sends the settings each time the file at path changes to
 // something valid and new, so a running program applies a change made in
 // its Settings window, by the command line or in an editor at once. A
-// file with an error goes to bad, once per distinct error; nothing is sent
-// for it, and the settings in use stay. The channel closes when ctx ends.
+// file with an error goes to bad, once per distinct error (the file's
+// error at the start, which the caller read itself, is not told again);
+// nothing is sent for it, and the settings in use stay. The first valid
+// file after an error is sent even when it holds the settings in use, so
+// the caller knows it is mended. The channel closes when ctx ends.
 func Watch(ctx context.Context, path string, bad func(error)) (<-chan Config, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -34,12 +37,19 @@ func Watch(ctx context.Context, path string, bad func(error)) (<-chan Config, er
 		return nil, fmt.Errorf("watching settings in %s: %w", dir, err)
 	}
 	out := make(chan Config)
-	last, _ := Load(path)
+	last, startErr := Load(path)
 	go func() {
 		defer close(out)
 		defer w.Close()
 		var settle <-chan time.Time
+		// lastErr is the error last seen, the file's at start included
+		// (the caller read it too): it is not told again, and the first
+		// valid file after it is sent even when it equals the defaults
+		// in use, so the caller knows the file is mended.
 		var lastErr string
+		if startErr != nil {
+			lastErr = startErr.Error()
+		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -66,8 +76,9 @@ func Watch(ctx context.Context, path string, bad func(error)) (<-chan Config, er
 					lastErr = err.Error()
 					continue
 				}
+				mended := lastErr != ""
 				lastErr = ""
-				if reflect.DeepEqual(cfg, last) {
+				if reflect.DeepEqual(cfg, last) && !mended {
 					continue
 				}
 				last = cfg

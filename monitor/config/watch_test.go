@@ -63,3 +63,33 @@ func TestWatch(t *testing.T) {
 	for range ch {
 	}
 }
+
+// TestWatchSendsTheMendedFile: a file broken when the watch starts and
+// then mended is sent even when it holds the defaults (the settings in
+// use), so a caller that showed the error knows it is gone.
+func TestWatchSendsTheMendedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpucanary", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("refresh = \"soon\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Watch(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(path, Default()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-ch:
+		if got.Refresh != Default().Refresh {
+			t.Errorf("sent %+v", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the mended file was not sent")
+	}
+}

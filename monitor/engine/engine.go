@@ -9,11 +9,13 @@
 // processes (findings.go), the publish hub (hub.go), what is remembered
 // across restarts (memory.go), polling (poll.go), reconfiguring a running
 // engine (reconfigure.go), the file watcher and its debounce (watcher.go,
-// debounce.go), the notification policy (policy.go) and the clock
-// (clock.go), which tests replace (monitortest.Clock).
+// debounce.go), the notification policy (policy.go), the repairs read
+// from their journals (repairs.go) and the clock (clock.go), which tests
+// replace (monitortest.Clock).
 //
 // It imports the shared types (package monitor) and the leaves (pyenv,
-// gpu, procs, health, store); never app/ nor a GUI toolkit.
+// gpu, procs, health, store, and fix for its journals); never app/ nor a
+// GUI toolkit.
 package engine
 
 import (
@@ -61,6 +63,10 @@ type Options struct {
 	Rediscover time.Duration
 	// Store remembers state and history across restarts; nil forgets.
 	Store *store.Store
+	// Journals is the folder of repair journals (fix.Service.JournalDir):
+	// each repair they record is published as events (repairs.go). ""
+	// reads none.
+	Journals string
 	// Policy decides notifications; nil means NewPolicy().
 	Policy *Policy
 	// Clock is the engine's time; nil is the wall clock.
@@ -91,6 +97,7 @@ type Monitor struct {
 	machine machineState // the GPU and the findings about the machine
 	procs   processPoll  // the process side between polls
 	memory  memory       // what is remembered across restarts
+	repairs repairLog    // the repair journals published
 	drops   pendingDrops // environments a settings change no longer covers
 	w       *watcher
 	tick    Ticker // the polling ticker, reset by Reconfigure
@@ -131,7 +138,7 @@ func New(o Options) *Monitor {
 		hub: newHub(o.Logger), culprits: newCulprits(), requests: make(chan func(context.Context), 16),
 		started: make(chan struct{}), stopped: make(chan struct{}),
 		envs: newEnvSet(), machine: newMachineState(), procs: processPoll{jobs: findingSet{}},
-		memory: newMemory(o.Store, o.Logger)}
+		memory: newMemory(o.Store, o.Logger), repairs: repairLog{dir: o.Journals}}
 }
 
 // Policy is the notification policy, for snoozing and pausing.
@@ -224,6 +231,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		rediscover = t.C()
 	}
 	m.start(ctx)
+	m.pollRepairs(true)
 
 	watching.Add(1)
 	go func() { defer watching.Done(); w.run(ctx) }()
@@ -243,6 +251,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			m.pollGPU(ctx, false)
 			m.pollProcesses(ctx)
 			m.pollUnwatched(ctx)
+			m.pollRepairs(false)
 			m.polled()
 		case <-rediscover:
 			m.rescan(ctx)

@@ -132,3 +132,16 @@ func (mem *memory) history() []monitor.Event {
 	slices.Reverse(evs)
 	return evs
 }
+
+// repairs is the phase published of each repair journal, as last saved,
+// and whether it was ever saved.
+func (mem *memory) repairs() (map[string]string, bool) {
+	if mem.state.Repairs == nil {
+		return map[string]string{}, false
+	}
+	return maps.Clone(mem.state.Repairs), true
+}
+
+// setRepairs remembers the phase published of each repair journal; the
+// next save writes it.
+func (mem *memory) setRepairs(seen map[string]string) { mem.state.Repairs = maps.Clone(seen) }

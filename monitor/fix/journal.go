@@ -57,7 +57,7 @@ type journalEntry struct {
 
 // NewJournal names a journal file under dir for a run on env.
 func NewJournal(dir, env string, now time.Time) *Journal {
-	name := fmt.Sprintf("%s-%s.jsonl", now.UTC().Format("20060102T150405.000Z"), safeName(env))
+	name := fmt.Sprintf("%s-%s%s", now.UTC().Format("20060102T150405.000Z"), safeName(env), journalExt)
 	return &Journal{Path: filepath.Join(dir, name), env: env, start: now}
 }
 
@@ -135,6 +135,9 @@ type JournalRecord struct {
 	Output              []string
 	// Result is nil when the run never finished.
 	Result *Result
+	// Finished is when the result was written (zero without one), and
+	// Last when the last entry was.
+	Finished, Last time.Time
 	// Interrupted is true when there is no result and the recorder is no
 	// longer running: GPU Canary was killed during the repair.
 	Interrupted bool
@@ -156,6 +159,9 @@ func ReadJournal(path string) (JournalRecord, error) {
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
+		if e.Time.After(rec.Last) {
+			rec.Last = e.Time
+		}
 		switch e.Event {
 		case "started":
 			rec.Started, rec.Env, rec.Recorder, rec.Before, rec.Rollback = e.Time, e.Env, e.Recorder, e.Before, e.Rollback
@@ -167,7 +173,7 @@ func ReadJournal(path string) (JournalRecord, error) {
 		case "output":
 			rec.Output = append(rec.Output, e.Line)
 		case "finished":
-			rec.Result = e.Result
+			rec.Result, rec.Finished = e.Result, e.Time
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -181,6 +187,33 @@ func ReadJournal(path string) (JournalRecord, error) {
 }
 
 var errNotJournal = errors.New("not a repair journal")
+
+// Running reports whether the repair is still going on now: it has no
+// result and the GPU Canary process recording it is alive.
+func (r JournalRecord) Running() bool { return r.Result == nil && processAlive(r.Recorder) }
+
+// JournalNames lists the journal files in dir, oldest first (their names
+// start with the UTC start time); none when dir does not exist.
+func JournalNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing repair journals in %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), journalExt) && e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// journalExt ends every journal's name.
+const journalExt = ".jsonl"
 
 // LastJournal is the newest journal in dir about env, or nil when there
 // is none.

@@ -21,8 +21,8 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
-	"github.com/gpucanary/gpucanary/monitor/shell"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // DefaultIndexBase is where official torch wheels live; BASE/TAG is an index.

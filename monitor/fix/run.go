@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,10 @@ type RunOptions struct {
 	Progress func(string)
 	// Journal, when set, records the run.
 	Journal *Journal
+	// Recorded, when set, is called with the journal's path once it has
+	// recorded the start of the run, and again once it has recorded the
+	// end: a live engine reads it then (fix.Service.Recorded).
+	Recorded func(journal string)
 	// Check lists the error findings that remain about an environment
 	// ("CODE: message"); the caller passes the health rules. nil checks
 	// nothing beyond the build.
@@ -68,7 +73,13 @@ type Result struct {
 	// Cleaned are the leftovers of an earlier interrupted run (pip's ~
 	// stash folders) removed after this run was verified.
 	Cleaned []string `json:"cleaned,omitempty"`
-	// Rollback is the command that puts the previous versions back.
+	// Cause is the installer's own words when it failed: its error lines
+	// (pip's "ERROR: …", uv's "error: …" and what follows), else its last
+	// lines. Empty when the installer did not fail.
+	Cause []string `json:"cause,omitempty"`
+	// Rollback is the command that puts the previous versions back; it is
+	// given only when the run changed something (After differs from
+	// Before, or the environment is half-installed).
 	Rollback string `json:"rollback,omitempty"`
 	Journal  string `json:"journal,omitempty"`
 	Duration string `json:"duration"`
@@ -93,8 +104,11 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	res := Result{Before: versions(env), Rollback: rollbackCommand(p, env)}
 	if o.Journal != nil {
 		o.Journal.begin(p, res.Before, res.Rollback)
+		o.recorded()
 	}
+	var cause causeLines
 	out := func(line string) {
+		cause.add(line)
 		if o.Line != nil {
 			o.Line(line)
 		}
@@ -116,6 +130,9 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	res.ExitCode = code
 	res.Duration = time.Since(start).Round(time.Millisecond).String()
 	res.Interrupted = errors.Is(runErr, errStopped)
+	if runErr != nil && !res.Interrupted {
+		res.Cause = cause.lines()
+	}
 
 	after, readErr := pyenv.Inspect(env.Path)
 	switch {
@@ -135,14 +152,25 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	if readErr == nil {
 		res.After = versions(after)
 		res.Broken = halfDone(after)
+		if maps.Equal(res.Before, res.After) && len(res.Broken) == 0 {
+			res.Rollback = "" // nothing changed: there is nothing to put back
+		}
 	}
 	if o.Journal != nil {
 		res.Journal = o.Journal.Path
-		if err := o.Journal.finish(res); err != nil {
+		err := o.Journal.finish(res)
+		o.recorded()
+		if err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+func (o RunOptions) recorded() {
+	if o.Recorded != nil {
+		o.Recorded(o.Journal.Path)
+	}
 }
 
 // errStopped is wrapped by runInstaller's error when the run was

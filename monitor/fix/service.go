@@ -2,9 +2,9 @@ package fix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,7 +49,14 @@ type Service struct {
 	// run (--force).
 	Force bool
 	// JournalDir is where each run's journal is written; "" writes none.
+	// The live engine reads the journals there and records each repair
+	// as events (monitor/engine's repairs).
 	JournalDir string
+	// Recorded, when set, is told a journal's path each time it has
+	// recorded a run's start or end, so that the engine can read it at
+	// once rather than at its next poll (the tray's windows process sends
+	// it over the link).
+	Recorded func(journal string)
 	// Guardian is GPU Canary's own executable, run between it and the
 	// installer so that the installer stops if GPU Canary dies (see
 	// GuardianMain); "" runs the installer directly.
@@ -65,7 +72,18 @@ type Prepared struct {
 	// GPU is the GPU state the plan was made for.
 	GPU  gpu.State
 	Plan Plan
+	// Findings are the error findings a reinstall fixes that are raised
+	// about Env on GPU now ("CODE: message", by Verify).
+	Findings []string
+	// Healthy is true when Verify was asked and raised none of them:
+	// there is nothing for a reinstall to fix, by the tool's own rules.
+	Healthy bool
 }
+
+// ErrNothingToFix is wrapped by Plan's error for a healthy environment
+// (Prepared.Healthy), unless a reinstall is asked for anyway (Force, or a
+// Variant chosen).
+var ErrNothingToFix = errors.New("nothing to fix")
 
 // Prepare reads the environment at path and the GPU, and plans the
 // reinstall. Its errors are pyenv's when the environment cannot be read,
@@ -81,13 +99,39 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Env: env, GPU: g, Plan: p}, nil
+	pr := Prepared{Env: env, GPU: g, Plan: p}
+	if s.Verify != nil {
+		pr.Findings = s.Verify(env, g)
+		pr.Healthy = len(pr.Findings) == 0
+	}
+	return pr, nil
 }
 
-// Plan is the plan Prepare makes: what the tray shows before it asks.
+// Plan is the plan Prepare makes: what the tray shows before it asks. A
+// healthy environment has none, unless a reinstall is asked for anyway:
+// the error wraps ErrNothingToFix and says so.
 func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
 	pr, err := s.Prepare(ctx, path)
+	if err == nil && s.NothingToFix(pr) {
+		return pr.Plan, fmt.Errorf("%w in %s: %s", ErrNothingToFix, pr.Env.Path, HealthyText(pr.Env))
+	}
 	return pr.Plan, err
+}
+
+// NothingToFix reports whether pr's environment is healthy and no
+// reinstall was asked for anyway (Force, a Variant): then no plan runs.
+func (s Service) NothingToFix(pr Prepared) bool {
+	return pr.Healthy && !s.Force && s.Variant == ""
+}
+
+// HealthyText says why a healthy environment needs no reinstall, in one
+// sentence without a final stop.
+func HealthyText(env *pyenv.Env) string {
+	what := "its torch"
+	if t := env.Torch(); t != nil {
+		what = "torch " + t.Version + " (" + t.BuildText() + ")"
+	}
+	return what + " raises none of the findings a CUDA torch reinstall fixes on this machine"
 }
 
 // Run carries out p: it refuses while programs of the environment run
@@ -106,7 +150,7 @@ func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, er
 		}
 	}
 	g := s.gpu(ctx)
-	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian}
+	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian, Recorded: s.Recorded}
 	if s.JournalDir != "" {
 		o.Journal = NewJournal(s.JournalDir, env.Path, time.Now())
 	}
@@ -145,8 +189,11 @@ func (e *InUseError) Error() string {
 
 // InUse returns an *InUseError naming the processes that run from env
 // (this one aside), or nil. A process runs from env when it was attributed
-// to it or its program lives inside it. A list that cannot be read refuses
-// nothing: the guard is a courtesy, not a lock.
+// to it, or its program lies inside it: the program as started, resolved
+// against the process's working directory (`cd /work && env/bin/python`,
+// `./python` from bin/), or its executable file (procs.Proc.Inside). A
+// list that cannot be read refuses nothing: the guard is a courtesy, not
+// a lock.
 func (s Service) InUse(ctx context.Context, env string) error {
 	if s.Processes == nil {
 		return nil
@@ -158,8 +205,7 @@ func (s Service) InUse(ctx context.Context, env string) error {
 	self := os.Getpid()
 	var names []string
 	for _, p := range ps {
-		inside := p.EnvPath == env || len(p.Cmdline) > 0 && strings.HasPrefix(p.Cmdline[0], env+string(filepath.Separator))
-		if inside && p.PID != self {
+		if p.Inside(env) && p.PID != self {
 			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,6 +141,39 @@ func TestServicePlan(t *testing.T) {
 	}
 }
 
+// TestServicePlanNothingToFix: the tray's Plan refuses a healthy
+// environment (the rules Verify gives raise nothing a reinstall fixes),
+// unless a reinstall is asked for anyway.
+func TestServicePlanNothingToFix(t *testing.T) {
+	env := filepath.Join(t.TempDir(), ".venv")
+	writeEnv(t, env, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}})
+	var raised []string
+	s := Service{GPU: func(context.Context) gpu.State { return a100Driver550 },
+		Verify: func(*pyenv.Env, gpu.State) []string { return raised }}
+	ctx := context.Background()
+	_, err := s.Plan(ctx, env)
+	if !errors.Is(err, ErrNothingToFix) || !strings.Contains(err.Error(), env) || !strings.Contains(err.Error(), "torch 2.5.1+cu121") {
+		t.Errorf("healthy: err = %v, want ErrNothingToFix naming the environment and its torch", err)
+	}
+	if pr, err := s.Prepare(ctx, env); err != nil || !pr.Healthy || !s.NothingToFix(pr) {
+		t.Errorf("Prepare: %+v, %v", pr, err)
+	}
+	for name, asked := range map[string]Service{"forced": {Force: true}, "a variant": {Variant: "cu124"}} {
+		asked.GPU, asked.Verify = s.GPU, s.Verify
+		if p, err := asked.Plan(ctx, env); err != nil || len(p.Argv) == 0 {
+			t.Errorf("%s: %+v, %v", name, p, err)
+		}
+	}
+	raised = []string{"GPU_ARCH_UNSUPPORTED: no kernels for sm_80"}
+	if p, err := s.Plan(ctx, env); err != nil || len(p.Argv) == 0 {
+		t.Errorf("with a finding raised: %+v, %v", p, err)
+	}
+	// Without rules to ask, health is unknown: the plan is made.
+	if _, err := (Service{GPU: s.GPU}).Plan(ctx, env); err != nil {
+		t.Errorf("no rules: %v", err)
+	}
+}
+
 // runCase is a CPU torch environment and a plan for it whose installer is
 // a real process that puts a CUDA build in place: a copy of an environment
 // written beside it, so a run needs no index and no pip.
@@ -182,6 +216,7 @@ func TestServiceRun(t *testing.T) {
 			return nil
 		}}
 		c := newRunCase(t, s)
+		verified = nil // Prepare asked the rules whether there is anything to fix
 		var lines []string
 		res, err := s.Run(ctx, c.plan, func(l string) { lines = append(lines, l) })
 		if err != nil || !res.Fixed {
@@ -315,5 +350,63 @@ func TestLastInterrupted(t *testing.T) {
 	}
 	if rec := (Service{JournalDir: dir}).LastInterrupted(filepath.Join(t.TempDir(), "other")); rec != nil {
 		t.Errorf("another environment: %+v", rec)
+	}
+}
+
+// TestInUseSeesRelativeLaunches: programs of the environment started by
+// a relative path, with no VIRTUAL_ENV (`cd /some/dir && env/bin/python
+// …`, `./python …` from bin/), are seen by the guard reading the real
+// process table: it resolves each program against the process's working
+// directory rather than read argv's text. Before, fix went ahead.
+func TestInUseSeesRelativeLaunches(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process scanner reads /proc")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	parent := t.TempDir()
+	env := filepath.Join(parent, "env")
+	writeEnv(t, env, cpuTorch)
+	bin := filepath.Join(env, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(bin, "python"))
+	if err := os.Symlink(sleep, filepath.Join(bin, "python")); err != nil { // as a venv's python points at the system's
+		t.Fatal(err)
+	}
+	var clean []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VIRTUAL_ENV=") && !strings.HasPrefix(kv, "CONDA_PREFIX=") {
+			clean = append(clean, kv)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "other-venv")
+	writeEnv(t, other, cpuTorch)
+	for _, tc := range []struct {
+		name, dir, prog string
+		env             []string
+	}{
+		{"env/bin/python from its parent", parent, "env/bin/python", nil},
+		{"./python from bin/", bin, "./python", nil},
+		// Another environment is active in the shell: the program still
+		// runs from this one.
+		{"./python with another VIRTUAL_ENV", bin, "./python", []string{"VIRTUAL_ENV=" + other}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := exec.Command(tc.prog, "60")
+			job.Dir, job.Env = tc.dir, append(slices.Clone(clean), tc.env...)
+			if err := job.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { job.Process.Kill(); job.Wait() }()
+			err := Service{Processes: procs.NewSource(procs.Options{})}.InUse(context.Background(), env)
+			var inUse *InUseError
+			if !errors.As(err, &inUse) || len(inUse.Processes) != 1 || !strings.Contains(inUse.Processes[0], fmt.Sprintf("PID %d", job.Process.Pid)) {
+				t.Fatalf("err = %v, want PID %d named", err, job.Process.Pid)
+			}
+		})
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -102,6 +104,25 @@ func ParseScenario(data []byte) (State, error) {
 	return st, nil
 }
 
+// ReadScenario reads and parses the scenario file at path, as the
+// simulated backend does each time the file changes. The command line
+// reads a --gpu-sim file with it before using it: a missing or malformed
+// one is an error naming the file, never a silent "no NVIDIA driver".
+func ReadScenario(path string) (State, error) {
+	data, err := safefs.ReadFile(path, 16<<20)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err // the path is said once, below
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("reading GPU scenario %s: %w", path, err)
+	}
+	st, err := ParseScenario(data)
+	if err != nil {
+		return State{}, fmt.Errorf("reading GPU scenario %s: %w", path, err)
+	}
+	return st, nil
+}
+
 // simBackend re-reads its scenario file when it changes, so a test or a
 // demo can move a simulated job on and off a GPU.
 type simBackend struct {
@@ -133,13 +154,9 @@ func (s *simBackend) Snapshot(context.Context) State {
 	if s.read && fi.ModTime().Equal(s.mtime) && fi.Size() == s.size {
 		return s.state.clone()
 	}
-	data, err := safefs.ReadFile(s.path, 16<<20)
-	st := State{}
-	if err == nil {
-		st, err = ParseScenario(data)
-	}
+	st, err := ReadScenario(s.path)
 	if err != nil {
-		st = State{Simulated: true, Devices: []Device{}, Error: fmt.Sprintf("reading GPU scenario %s: %v", s.path, err)}
+		st = State{Simulated: true, Devices: []Device{}, Error: err.Error()}
 	}
 	st.Source = source
 	s.state, s.mtime, s.size, s.read = st, fi.ModTime(), fi.Size(), true

@@ -51,7 +51,8 @@ func parseEnviron(environ []byte) environVars {
 // attributeByEnviron finds the environment from VIRTUAL_ENV or
 // CONDA_PREFIX in the process's environment (VIRTUAL_ENV wins: a venv
 // made inside an active conda environment is the one running), else from
-// its interpreter's path (…/ENV/bin/python). It also keeps
+// its interpreter's path (…/ENV/bin/python, Proc.Program, else Proc.Exe).
+// It also keeps
 // CUDA_VISIBLE_DEVICES, which can hide the GPU from a CUDA build.
 func attributeByEnviron(p *Proc, v environVars) {
 	if v.hasCUDAVisibleDevices {
@@ -63,9 +64,15 @@ func attributeByEnviron(p *Proc, v environVars) {
 		p.EnvPath, p.EnvVia = filepath.Clean(string(v.virtualEnv)), viaVirtualEnv
 	case v.condaPrefix != nil:
 		p.EnvPath, p.EnvVia = filepath.Clean(string(v.condaPrefix)), viaCondaPrefix
-	case len(p.Cmdline) > 0:
-		if env := envOfInterpreter(p.Cmdline[0]); env != "" {
-			p.EnvPath, p.EnvVia = env, viaInterpreter
+	default:
+		// The program as started, resolved against the working directory
+		// ("env/bin/python" run elsewhere, "./python" run in bin/), then
+		// the executable file (a conda environment's own python).
+		for _, exe := range []string{p.Program(), p.Exe} {
+			if env := envOfInterpreter(exe); exe != "" && env != "" {
+				p.EnvPath, p.EnvVia = env, viaInterpreter
+				return
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package procs
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -25,7 +26,13 @@ type Proc struct {
 	Name  string `json:"name"`
 	User  string `json:"user"`
 	// Cmdline is redacted of secrets.
-	Cmdline   []string  `json:"cmdline"`
+	Cmdline []string `json:"cmdline"`
+	// Exe is the program's file as the kernel resolved it (symlinks
+	// followed: a venv's python is usually the base interpreter's), and
+	// Cwd the working directory; "" when they cannot be read. Both are
+	// read when the process is first seen.
+	Exe       string    `json:"exe,omitempty"`
+	Cwd       string    `json:"cwd,omitempty"`
 	StartTime time.Time `json:"start_time"`
 	// CPUPercent is over the interval since the previous scan (100 = one
 	// core); 0 on the first scan that sees the process.
@@ -58,6 +65,44 @@ func (p Proc) Command() string {
 		return p.Name
 	}
 	return strings.Join(strings.Fields(strings.Join(p.Cmdline, " ")), " ")
+}
+
+// Program is the program's path as the process was started with it,
+// made absolute against its working directory: "env/bin/python" run in
+// /work is /work/env/bin/python, "./python" run in ENV/bin is
+// ENV/bin/python. "" when it cannot be known: no command line, or a bare
+// name found on PATH ("python"), or a relative one with no working
+// directory read.
+func (p Proc) Program() string {
+	if len(p.Cmdline) == 0 || p.Cmdline[0] == "" {
+		return ""
+	}
+	arg := p.Cmdline[0]
+	switch {
+	case filepath.IsAbs(arg):
+		return filepath.Clean(arg)
+	case !strings.ContainsAny(arg, `/`+string(filepath.Separator)) || p.Cwd == "":
+		return ""
+	}
+	return filepath.Join(p.Cwd, arg)
+}
+
+// Inside reports whether the process runs from the environment at env:
+// attributed to it, or its program (as started, resolved against its
+// working directory) or its executable file lies inside it.
+func (p Proc) Inside(env string) bool {
+	if env == "" {
+		return false
+	}
+	if p.EnvPath == env {
+		return true
+	}
+	for _, path := range []string{p.Program(), p.Exe} {
+		if path != "" && (path == env || strings.HasPrefix(path, env+string(filepath.Separator))) {
+			return true
+		}
+	}
+	return false
 }
 
 // Workload reports whether the process has an ML runtime mapped.

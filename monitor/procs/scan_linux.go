@@ -192,6 +192,12 @@ func (s *scanner) identify(pid int32, st stat) (*entry, error) {
 			p.Name = full
 		}
 	}
+	// What a relative command line is relative to, and the file really
+	// run. Another user's are unreadable; nothing depends on them alone.
+	dir := filepath.Join(s.root, strconv.Itoa(int(pid)))
+	p.Exe, _ = os.Readlink(filepath.Join(dir, "exe"))
+	p.Cwd, _ = os.Readlink(filepath.Join(dir, "cwd"))
+	p.Exe = strings.TrimSuffix(p.Exe, " (deleted)")
 	s.attributeByEnviron(p)
 	return e, nil
 }

@@ -43,14 +43,30 @@ type Row struct {
 	// that environment is known.
 	Torch *pyenv.Package `json:"torch,omitempty"`
 	// OutsideContainer is true for a PID NVML reports that no process here
-	// maps to (another container, or the host).
+	// maps to (another container, or the host). Its CPU, memory and start
+	// time are unknown (see Measured).
 	OutsideContainer bool `json:"outside_container,omitempty"`
+	// Graphics is true for a graphics process: NVML lists it among the
+	// graphics processes only and it has no ML runtime loaded (a display
+	// server, a compositor, a browser's GPU process). It holds GPU memory
+	// (verdict gpu) but is not a job.
+	Graphics bool `json:"graphics,omitempty"`
 	// BusyFor is how long the process has been at or above the busy
 	// threshold; JobOnCPU is true when that meets the window while its
 	// verdict is cpu or cuda-idle.
 	BusyFor  time.Duration `json:"busy_for_ns,omitempty"`
 	JobOnCPU bool          `json:"job_on_cpu"`
 }
+
+// Measured reports whether the process's CPU %, CPU time, RSS and start
+// time were read. They are not for a PID outside this view
+// (OutsideContainer): unknown, shown as unknown (null in JSON, "-" in
+// text), never as zero.
+func (r Row) Measured() bool { return !r.OutsideContainer }
+
+// Job reports whether the row is a job on the GPU: it holds GPU memory
+// (verdict gpu) and is not a graphics process.
+func (r Row) Job() bool { return r.Verdict == VerdictGPU && !r.Graphics }
 
 // Classify gives each GPU workload and each process NVML lists a verdict;
 // NVML PIDs with no process here become OutsideContainer rows, and an ML
@@ -101,6 +117,10 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 			r.GPUMemoryBytes = u.memory()
 			r.SMPercent = u.sm
 			r.Verdict, r.Reason = VerdictGPU, gpuReason(u.gpus, r.GPUMemoryBytes)
+			if u.graphicsOnly() && !p.Workload() {
+				r.Graphics = true
+				r.Reason = graphicsReason(u.gpus, r.GPUMemoryBytes)
+			}
 		case holder != 0:
 			r.Verdict, r.Reason = VerdictGPU, fmt.Sprintf("a child of PID %d, which holds memory on the GPU", holder)
 		case hidden:
@@ -138,7 +158,14 @@ type use struct {
 	mem  uint64
 	na   bool // some device could not say how much
 	sm   *uint32
+	// compute is true when any device lists the PID as a compute (or MPS)
+	// process, not only as a graphics one.
+	compute bool
 }
+
+// graphicsOnly reports whether NVML lists the PID among graphics
+// processes only.
+func (u *use) graphicsOnly() bool { return !u.compute }
 
 // memory is the total held; nil ("n/a") when any device could not say.
 func (u *use) memory() *uint64 {
@@ -162,6 +189,7 @@ func gpuUse(g gpu.State) map[int]*use {
 			if !slices.Contains(u.gpus, d.Index) {
 				u.gpus = append(u.gpus, d.Index)
 			}
+			u.compute = u.compute || p.Type != "graphics"
 			if p.UsedMemoryBytes == nil {
 				u.na = true
 			} else {
@@ -200,9 +228,15 @@ func outsideRows(g gpu.State, onGPU map[int]*use, seenHost map[int]bool) []Row {
 			}
 			seenHost[gp.PID] = true
 			u := onGPU[gp.PID]
-			rows = append(rows, Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not visible here)", GPULibs: []string{}},
+			r := Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not visible here)", GPULibs: []string{}},
 				GPUs: u.gpus, GPUMemoryBytes: u.memory(), SMPercent: u.sm, Verdict: VerdictGPU, OutsideContainer: true,
-				Reason: "NVML lists this PID but no process here has it: it runs outside this container or PID namespace"})
+				Reason: "NVML lists this PID but no process here has it: it runs outside this container or PID namespace"}
+			if u.graphicsOnly() {
+				// Its runtimes cannot be read; NVML's word is all there is.
+				r.Graphics = true
+				r.Reason += "; NVML lists it as a graphics process (a display server or compositor), not a job"
+			}
+			rows = append(rows, r)
 		}
 	}
 	return rows
@@ -233,6 +267,11 @@ func envLookup(envs map[string]*pyenv.Env) func(string) *pyenv.Env {
 		}
 		return nil
 	}
+}
+
+// graphicsReason explains a graphics process.
+func graphicsReason(gpus []int, mem *uint64) string {
+	return "a graphics process (a display server, compositor or browser; no ML runtime loaded): " + gpuReason(gpus, mem) + ", but it is not a job"
 }
 
 func gpuReason(gpus []int, mem *uint64) string {

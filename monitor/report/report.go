@@ -134,7 +134,7 @@ func readme(b Bundle) string {
 	fmt.Fprintf(&s, "| file | holds |\n| --- | --- |\n")
 	fmt.Fprintf(&s, "| env_info.md | the machine, driver, GPUs and every environment with its packages and findings, for reading |\n")
 	fmt.Fprintf(&s, "| gpu.json | the GPU state as the driver reported it |\n")
-	fmt.Fprintf(&s, "| processes.json | GPU workloads with their environment, libraries and verdicts (command lines redacted) |\n")
+	fmt.Fprintf(&s, "| processes.json | the processes on the GPU and the ML processes off it, with their environment, libraries and verdicts (command lines redacted) |\n")
 	fmt.Fprintf(&s, "| check.json | the output of `gpucanary check --json` |\n")
 	return s.String()
 }
@@ -187,13 +187,17 @@ func envInfo(b Bundle) string {
 		}
 	}
 	if len(b.Processes) > 0 {
-		fmt.Fprintf(&s, "\n## GPU workloads\n\n| PID | verdict | GPU memory | environment | command |\n| --- | --- | --- | --- | --- |\n")
+		fmt.Fprintf(&s, "\n## Processes on the GPU and ML processes off it\n\n| PID | verdict | GPU memory | environment | command |\n| --- | --- | --- | --- | --- |\n")
 		for _, p := range b.Processes {
 			mem := "n/a"
 			if p.GPUMemoryBytes != nil {
 				mem = fmt.Sprintf("%.1f GiB", float64(*p.GPUMemoryBytes)/(1<<30))
 			}
-			fmt.Fprintf(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, p.Verdict, mem, p.EnvPath, strings.ReplaceAll(p.Command(), "|", `\|`))
+			verdict := string(p.Verdict)
+			if p.Graphics {
+				verdict += " (graphics, not a job)"
+			}
+			fmt.Fprintf(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, verdict, mem, p.EnvPath, strings.ReplaceAll(p.Command(), "|", `\|`))
 		}
 	}
 	return s.String()

@@ -58,6 +58,10 @@ type State struct {
 	Format string               `json:"format"`
 	Saved  time.Time            `json:"saved"`
 	Envs   map[string]EnvRecord `json:"envs"`
+	// Repairs is what the engine published of each repair journal, by
+	// file name ("started", "ended"); nil when repairs were never
+	// recorded (an older state file).
+	Repairs map[string]string `json:"repairs"`
 }
 
 type history struct {

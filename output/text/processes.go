@@ -58,8 +58,12 @@ func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
 			c = yellow
 		}
 		cmd := r.Command()
-		fmt.Fprintf(p.W, "%-4s %7d %-9s %-22s %9s %4s %6.1f %8s %8s %s %s\n", gpuCol, r.PID, human.Truncate(r.User, 9), env, mem, sm,
-			r.CPUPercent, human.Bytes(r.RSSBytes), runtime, p.paint(c, fmt.Sprintf("%-9s", r.Verdict)), human.Truncate(cmd, 60))
+		cpu, rss := "-", "-" // unknown for a process outside this view, never 0
+		if r.Measured() {
+			cpu, rss = fmt.Sprintf("%.1f", r.CPUPercent), human.Bytes(r.RSSBytes)
+		}
+		fmt.Fprintf(p.W, "%-4s %7d %-9s %-22s %9s %4s %6s %8s %8s %s %s\n", gpuCol, r.PID, human.Truncate(r.User, 9), env, mem, sm,
+			cpu, rss, runtime, p.paint(c, fmt.Sprintf("%-9s", r.Verdict)), human.Truncate(cmd, 60))
 		for _, f := range r.Findings {
 			p.Finding(f, "     ")
 		}
