@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
@@ -14,7 +15,7 @@ func (t *tray) watchSettings(ctx context.Context) <-chan config.Config {
 		return nil
 	}
 	ch, err := config.Watch(ctx, t.d.ConfigPath, func(err error) {
-		t.tell("The settings file has an error", err.Error()+". The settings in use stay until it is mended.")
+		t.tell(present.SettingsFileError(err))
 	})
 	if err != nil {
 		t.d.Log.Warn("settings changes apply at the next start", "err", err)
