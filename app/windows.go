@@ -37,9 +37,14 @@ type windows struct {
 	// visible are the windows shown and not closed since: when none is
 	// left, this process is idle.
 	visible map[fyne.Window]bool
+	// sizes are the sizes the windows open at, which their content must
+	// fit (the golden-image test checks it).
+	sizes map[fyne.Window]fyne.Size
 }
 
-func newWindows(u *ui) *windows { return &windows{u: u, visible: map[fyne.Window]bool{}} }
+func newWindows(u *ui) *windows {
+	return &windows{u: u, visible: map[fyne.Window]bool{}, sizes: map[fyne.Window]fyne.Size{}}
+}
 
 // changeKinds are the events that change what is installed in an
 // environment: its "last change" in the Environments window.
@@ -88,6 +93,7 @@ func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
 	win := w.u.app.NewWindow(title)
 	win.SetCloseIntercept(func() { w.hide(win) })
 	win.Resize(size)
+	w.sizes[win] = size
 	return win
 }
 
