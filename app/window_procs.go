@@ -317,7 +317,7 @@ func cell(r monitor.Process, col int) string {
 	case "Verdict":
 		return string(r.Verdict)
 	case "Command":
-		return r.Command()
+		return present.TildeHome(r.Command())
 	}
 	return ""
 }
