@@ -10,18 +10,28 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
-// notifyKinds are the event kinds a user may turn notifications on or off for.
-var notifyKinds = []string{
-	string(monitor.KindCUDAWheelReplaced), string(monitor.KindTorchChanged), string(monitor.KindTorchRemoved),
-	string(monitor.KindJobOnCPU), string(monitor.KindJobOnCPUCleared), string(monitor.KindFindingRaised),
-	string(monitor.KindFindingCleared), string(monitor.KindGPUStateChanged),
-}
+// notifyKinds are the codes of the event kinds a user may turn
+// notifications on or off for (the settings file holds codes; the form
+// shows present.KindName).
+var notifyKinds = func() []string {
+	var out []string
+	for _, k := range present.NotifyKinds() {
+		out = append(out, string(k))
+	}
+	return out
+}()
+
+// settingsSize is the size the Settings window opens at.
+var settingsSize = fyne.NewSize(760, 640)
 
 // settingsForm is the Settings window's form over monitor/config's file
 // (the one the command line reads), so the tray and the CLI agree.
@@ -29,8 +39,11 @@ type settingsForm struct {
 	base                                         config.Config
 	roots, envs, refresh, percent, window, index *widget.Entry
 	home, login                                  *widget.Check
-	kinds                                        *widget.CheckGroup
-	form                                         *widget.Form
+	// kinds are the notification kinds' checks, by code, in notifyKinds' order.
+	kinds        map[string]*widget.Check
+	form         *widget.Form
+	save, cancel *widget.Button
+	content      fyne.CanvasObject
 }
 
 func newSettingsForm(cfg config.Config) *settingsForm {
@@ -39,7 +52,9 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 		refresh: widget.NewEntry(), percent: widget.NewEntry(), window: widget.NewEntry(), index: widget.NewEntry(),
 		home:  widget.NewCheck("Also search my home folder", nil),
 		login: widget.NewCheck("Start GPU Canary when I log in", nil),
-		kinds: widget.NewCheckGroup(notifyKinds, nil)}
+		kinds: map[string]*widget.Check{}}
+	f.roots.SetPlaceHolder("one folder per line")
+	f.envs.SetPlaceHolder("one environment per line")
 	f.roots.SetText(strings.Join(cfg.Roots, "\n"))
 	f.envs.SetText(strings.Join(cfg.Envs, "\n"))
 	f.refresh.SetText(cfg.Refresh.String())
@@ -47,30 +62,49 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	f.window.SetText(cfg.CPUFallbackWindow.String())
 	f.index.SetText(cfg.IndexBase)
 	f.home.SetChecked(cfg.DiscoverHome)
-	if len(cfg.Notify) == 0 {
-		f.kinds.SetSelected(notifyKinds)
-	} else {
-		f.kinds.SetSelected(slices.DeleteFunc(slices.Clone(cfg.Notify), func(k string) bool { return !slices.Contains(notifyKinds, k) }))
+	checks := make([]fyne.CanvasObject, 0, len(notifyKinds))
+	for _, k := range notifyKinds {
+		c := widget.NewCheck(present.KindName(monitor.Kind(k)), nil)
+		c.SetChecked(len(cfg.Notify) == 0 || slices.Contains(cfg.Notify, k))
+		f.kinds[k] = c
+		checks = append(checks, c)
 	}
 	f.login.SetChecked(autostartEnabled())
 	f.form = widget.NewForm(
 		widget.NewFormItem("Folders to search", f.roots),
 		widget.NewFormItem("", f.home),
 		widget.NewFormItem("Environments added by hand", f.envs),
-		widget.NewFormItem("Refresh interval", f.refresh),
-		widget.NewFormItem("CPU fallback: busy above (% of a core)", f.percent),
-		widget.NewFormItem("CPU fallback: for at least", f.window),
-		widget.NewFormItem("PyTorch index base (mirror)", f.index),
-		widget.NewFormItem("Notify about", f.kinds),
+		widget.NewFormItem("Refresh every", f.refresh),
+		widget.NewFormItem("Job on the CPU: busy above", container.NewBorder(nil, nil, nil, widget.NewLabel("% of one core"), f.percent)),
+		widget.NewFormItem("for at least", f.window),
+		widget.NewFormItem("PyTorch index (mirror)", f.index),
+		widget.NewFormItem("Notify about", container.NewGridWithColumns(2, checks...)),
 		widget.NewFormItem("", f.login),
 	)
-	f.form.SubmitText = "Save"
+	// Save and Cancel stay in view below the form, which scrolls.
+	f.save = widget.NewButton("Save", nil)
+	f.save.Importance = widget.HighImportance
+	f.cancel = widget.NewButton("Cancel", nil)
+	// The fields end short of the scroll bar.
+	form := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), f.form)
+	f.content = container.NewBorder(nil, container.NewHBox(layout.NewSpacer(), f.cancel, f.save), nil, nil, container.NewVScroll(form))
 	return f
+}
+
+// selectedKinds are the codes of the kinds checked, in notifyKinds' order.
+func (f *settingsForm) selectedKinds() []string {
+	var out []string
+	for _, k := range notifyKinds {
+		if f.kinds[k].Checked {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // config is the form's content as a config, every field validated.
 func (f *settingsForm) config() (config.Config, error) {
-	c, err := parseSettings(f.base, f.roots.Text, f.envs.Text, f.refresh.Text, f.percent.Text, f.window.Text, f.index.Text, f.kinds.Selected)
+	c, err := parseSettings(f.base, f.roots.Text, f.envs.Text, f.refresh.Text, f.percent.Text, f.window.Text, f.index.Text, f.selectedKinds())
 	c.DiscoverHome = f.home.Checked
 	return c, err
 }
@@ -79,10 +113,10 @@ func (f *settingsForm) config() (config.Config, error) {
 // engine, watching that file, applies what changed at once.
 func (w *windows) showSettings() {
 	if w.settings == nil {
-		w.settings = w.newWindow("GPU Canary — Settings", fyne.NewSize(640, 600))
+		w.settings = w.newWindow("GPU Canary — Settings", settingsSize)
 	}
 	f := newSettingsForm(w.u.d.Config)
-	f.form.OnSubmit = func() {
+	f.save.OnTapped = func() {
 		next, err := f.config()
 		if err != nil {
 			dialog.ShowError(err, w.settings)
@@ -99,9 +133,9 @@ func (w *windows) showSettings() {
 		}
 		w.hide(w.settings)
 	}
-	f.form.OnCancel = func() { w.hide(w.settings) }
+	f.cancel.OnTapped = func() { w.hide(w.settings) }
 	w.settingsForm = f
-	w.settings.SetContent(container.NewVScroll(f.form))
+	w.settings.SetContent(f.content)
 	w.show(w.settings)
 }
 

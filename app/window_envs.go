@@ -28,10 +28,15 @@ type envsWindow struct {
 	envs     []monitor.EnvReport
 	selected string
 	noGPU    *widget.Label
+	// remove is "Remove from list", offered once an environment is selected.
+	remove *widget.Button
 }
 
+// envsSize is the size the window opens at.
+var envsSize = fyne.NewSize(980, 600)
+
 func newEnvsWindow(w *windows) *envsWindow {
-	e := &envsWindow{w: w, win: w.newWindow("GPU Canary — Environments", fyne.NewSize(980, 600))}
+	e := &envsWindow{w: w, win: w.newWindow("GPU Canary — Environments", envsSize)}
 	e.list = widget.NewList(func() int { return len(e.envs) },
 		func() fyne.CanvasObject {
 			sub := widget.NewLabel("manager")
@@ -50,14 +55,16 @@ func newEnvsWindow(w *windows) *envsWindow {
 	e.list.OnSelected = func(i widget.ListItemID) {
 		if i < len(e.envs) {
 			e.selected = e.envs[i].Path
+			e.remove.Enable()
 			e.showDetail()
 		}
 	}
+	e.list.OnUnselected = func(widget.ListItemID) { e.remove.Disable() }
 	e.detail = container.NewVBox(widget.NewLabel("Select an environment."))
 	e.noGPU = widget.NewLabel("")
 	e.noGPU.Wrapping = fyne.TextWrapWord
 	add := widget.NewButton("Add environment…", w.addEnvironment)
-	remove := widget.NewButton("Remove from list", func() {
+	e.remove = widget.NewButton("Remove from list", func() {
 		if e.selected == "" {
 			return
 		}
@@ -66,12 +73,15 @@ func newEnvsWindow(w *windows) *envsWindow {
 			if ok {
 				w.removeEnvironment(path)
 				e.selected = ""
+				e.list.UnselectAll()
+				e.remove.Disable()
 			}
 		}, e.win)
 	})
+	e.remove.Disable() // until an environment is selected
 	split := container.NewHSplit(e.list, container.NewVScroll(e.detail))
 	split.Offset = 0.38
-	e.win.SetContent(container.NewBorder(e.noGPU, container.NewHBox(add, remove), nil, nil, split))
+	e.win.SetContent(container.NewBorder(e.noGPU, container.NewHBox(add, e.remove), nil, nil, split))
 	return e
 }
 
@@ -147,10 +157,8 @@ func (e *envsWindow) showDetail() {
 		objs = append(objs, msg)
 		if f.Fix != "" {
 			cmd := f.Fix
-			fixLabel := widget.NewLabelWithStyle(cmd, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-			fixLabel.Wrapping = fyne.TextWrapBreak
 			copyBtn := widget.NewButton("Copy fix command", func() { e.w.u.d.Clipboard(cmd) })
-			objs = append(objs, fixLabel, container.NewHBox(copyBtn))
+			objs = append(objs, commandText(cmd), container.NewHBox(copyBtn))
 		}
 	}
 	var ev []pyenv.Evidence
@@ -161,9 +169,7 @@ func (e *envsWindow) showDetail() {
 	if len(ev) > 0 {
 		objs = append(objs, widget.NewLabelWithStyle("Evidence (which file said what)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		for _, x := range ev {
-			l := widget.NewLabel(fmt.Sprintf("%s: %s", present.ShortPath(x.File), x.Says))
-			l.Wrapping = fyne.TextWrapBreak
-			objs = append(objs, l)
+			objs = append(objs, evidenceItem(x, env.Path))
 		}
 	}
 	e.detail.Objects = objs
@@ -208,4 +214,17 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// evidenceItem is one piece of evidence: what the file says, readably
+// (present.EvidenceSays), over the file it was read from, relative to
+// the environment. A path has no spaces to wrap at, so it alone may
+// break anywhere.
+func evidenceItem(x pyenv.Evidence, env string) fyne.CanvasObject {
+	says := widget.NewLabel(present.EvidenceSays(x.Says))
+	says.Wrapping = fyne.TextWrapWord
+	file := widget.NewLabel(present.EvidenceFile(x.File, env))
+	file.SizeName = theme.SizeNameCaptionText
+	file.Wrapping = fyne.TextWrapBreak
+	return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), says, file)
 }

@@ -24,12 +24,15 @@ type gpusWindow struct {
 	box *fyne.Container
 }
 
+// gpusSize is the size the window opens at.
+var gpusSize = fyne.NewSize(720, 460)
+
 // minSampleGap keeps the graphs at one point per refresh tick, however
 // often events make the windows re-render.
 const minSampleGap = refreshEvery / 2
 
 func newGPUsWindow(w *windows) *gpusWindow {
-	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", fyne.NewSize(720, 460))}
+	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", gpusSize)}
 	g.box = container.NewVBox()
 	g.win.SetContent(container.NewVScroll(g.box))
 	return g

@@ -24,8 +24,11 @@ type historyWindow struct {
 
 const allEnvs = "All environments"
 
+// historySize is the size the window opens at.
+var historySize = fyne.NewSize(820, 480)
+
 func newHistoryWindow(w *windows) *historyWindow {
-	h := &historyWindow{w: w, win: w.newWindow("GPU Canary — Event history", fyne.NewSize(820, 480))}
+	h := &historyWindow{w: w, win: w.newWindow("GPU Canary — Event history", historySize)}
 	h.filter = widget.NewSelect([]string{allEnvs}, func(string) { h.apply() })
 	h.filter.SetSelected(allEnvs)
 	h.list = widget.NewList(func() int { return len(h.shown) },
@@ -44,9 +47,12 @@ func newHistoryWindow(w *windows) *historyWindow {
 
 // historyText is one event: when, what and where, then the engine's words.
 func historyText(e monitor.Event) string {
-	head := e.Time.Local().Format("2006-01-02 15:04:05") + "  " + string(e.Kind)
+	head := e.Time.Local().Format("2006-01-02 15:04:05") + " · " + present.KindName(e.Kind)
+	if e.Finding != nil && (e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindFindingCleared) {
+		head += " (" + e.Finding.Code + ")"
+	}
 	if e.Env != "" {
-		head += "  " + present.ShortPath(e.Env)
+		head += " · " + present.ShortPath(e.Env)
 	}
 	return head + "\n" + present.TildeHome(e.Message)
 }

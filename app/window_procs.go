@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,8 +11,10 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/app/present"
@@ -49,62 +52,124 @@ const (
 	prefProcsDesc = "procs.sort_descending"
 )
 
+// procWidths are the columns' widths for their content; a column is never
+// narrower than its header with a sort arrow, and the last (the command)
+// takes the width the window has left.
+var procWidths = []float32{40, 64, 80, 200, 80, 50, 64, 80, 72, 72, 200}
+
+// procsSize is the size the window opens at.
+var procsSize = fyne.NewSize(1200, 520)
+
 func newProcsWindow(w *windows) *procsWindow {
 	prefs := w.u.app.Preferences()
-	p := &procsWindow{w: w, win: w.newWindow("GPU Canary — GPU processes", fyne.NewSize(1200, 520)),
+	p := &procsWindow{w: w, win: w.newWindow("GPU Canary — GPU processes", procsSize),
 		sortBy: prefs.IntWithFallback(prefProcsSort, 4), desc: prefs.BoolWithFallback(prefProcsDesc, true), chosen: -1}
 	if p.sortBy < 0 || p.sortBy >= len(procColumns) {
 		p.sortBy = 4
 	}
 	p.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(p.rows), len(procColumns) },
-		func() fyne.CanvasObject { return widget.NewLabel("cell") },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("cell")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return container.NewStack(canvas.NewRectangle(color.Transparent), l)
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
-			l := o.(*widget.Label)
+			box := o.(*fyne.Container)
+			bg, l := box.Objects[0].(*canvas.Rectangle), box.Objects[1].(*widget.Label)
 			if id.Row >= len(p.rows) {
 				return
 			}
+			// The chosen process's whole row is marked, not one cell.
+			bg.FillColor = color.Transparent
+			if id.Row == p.chosen {
+				bg.FillColor = theme.Color(theme.ColorNameSelection)
+			}
+			bg.Refresh()
 			r := p.rows[id.Row]
-			l.SetText(cell(r, id.Col))
+			l.Text = cell(r, id.Col)
 			l.Importance = widget.MediumImportance
 			if procColumns[id.Col] == "Verdict" {
 				l.Importance = verdictImportance(string(r.Verdict))
 			}
 			l.Refresh()
 		})
-	p.table.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("header", nil) }
+	p.table.ShowHeaderColumn = false // rows are told apart by their PID
+	p.table.CreateHeader = func() fyne.CanvasObject {
+		b := widget.NewButton("header", nil)
+		b.Alignment = widget.ButtonAlignLeading
+		return b
+	}
 	p.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		b := o.(*widget.Button)
-		if id.Row >= 0 {
-			b.SetText(fmt.Sprint(id.Row + 1))
-			b.OnTapped = nil
+		if id.Col < 0 {
 			return
 		}
-		label := procColumns[id.Col]
-		if id.Col == p.sortBy {
-			label += map[bool]string{true: " ▼", false: " ▲"}[p.desc]
-		}
-		b.SetText(label)
+		b.SetText(p.header(id.Col))
 		col := id.Col
 		b.OnTapped = func() { p.sortOn(col) }
 	}
-	for i, wdt := range []float32{50, 80, 90, 220, 100, 60, 70, 90, 80, 90, 420} {
-		p.table.SetColumnWidth(i, wdt)
+	widths := slices.Clone(procWidths)
+	for i, name := range procColumns {
+		widths[i] = max(widths[i], widget.NewButton(name+sortMark[true], nil).MinSize().Width)
+		p.table.SetColumnWidth(i, widths[i])
 	}
 	p.table.OnSelected = func(id widget.TableCellID) {
-		p.chosen = id.Row
-		if id.Row >= 0 && id.Row < len(p.rows) {
-			p.chosenPID, p.chosenStart = p.rows[id.Row].PID, p.rows[id.Row].StartTime
+		p.table.UnselectAll() // the row is marked by the cells, not Fyne's one-cell marker
+		if id.Row < 0 || id.Row >= len(p.rows) {
+			return
 		}
+		p.chosen = id.Row
+		p.chosenPID, p.chosenStart = p.rows[id.Row].PID, p.rows[id.Row].StartTime
 		p.updateTerminate()
+		p.table.Refresh()
 	}
 	p.term = widget.NewButton("Terminate…", p.terminate)
 	p.term.Disable()
 	p.why = widget.NewLabel("")
 	p.why.Truncation = fyne.TextTruncateEllipsis
 	p.bars = container.NewVBox()
-	p.win.SetContent(container.NewBorder(p.bars, container.NewBorder(nil, nil, p.term, nil, p.why), nil, nil, p.table))
+	table := container.New(&fillLastColumn{table: p.table, widths: widths}, p.table)
+	p.win.SetContent(container.NewBorder(p.bars, container.NewBorder(nil, nil, p.term, nil, p.why), nil, nil, table))
 	return p
+}
+
+// sortMark is the arrow of the column the rows are sorted on, by
+// whether the order is descending.
+var sortMark = map[bool]string{true: " ▼", false: " ▲"}
+
+// header is column col's header: its name, and the sort arrow on the
+// column the rows are sorted on.
+func (p *procsWindow) header(col int) string {
+	if col == p.sortBy {
+		return procColumns[col] + sortMark[p.desc]
+	}
+	return procColumns[col]
+}
+
+// fillLastColumn lays the table out over all its space and widens its
+// last column (the command line) to the width the others leave, so a
+// wide window shows more of each command rather than empty space.
+type fillLastColumn struct {
+	table  *widget.Table
+	widths []float32 // every column's own width
+	shown  float32   // the last column's width now
+}
+
+func (l *fillLastColumn) MinSize(objects []fyne.CanvasObject) fyne.Size { return objects[0].MinSize() }
+
+func (l *fillLastColumn) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	last := len(l.widths) - 1
+	rest := size.Width - theme.Padding()*float32(last)
+	for _, w := range l.widths[:last] {
+		rest -= w
+	}
+	if w := max(l.widths[last], rest); w != l.shown {
+		l.shown = w
+		l.table.SetColumnWidth(last, w)
+	}
+	objects[0].Move(fyne.NewPos(0, 0))
+	objects[0].Resize(size)
 }
 
 func (p *procsWindow) refresh(s monitor.State) {
@@ -152,13 +217,10 @@ func (p *procsWindow) follow() {
 	i := slices.IndexFunc(p.rows, func(r monitor.Process) bool {
 		return r.PID == p.chosenPID && r.StartTime.Equal(p.chosenStart)
 	})
-	switch {
-	case i < 0:
+	if i < 0 {
 		p.chosen, p.chosenPID = -1, 0
-		p.table.UnselectAll()
-	case i != p.chosen:
+	} else {
 		p.chosen = i
-		p.table.Select(widget.TableCellID{Row: i, Col: 0})
 	}
 	p.updateTerminate()
 }
@@ -261,7 +323,7 @@ func cell(r monitor.Process, col int) string {
 	case "Verdict":
 		return string(r.Verdict)
 	case "Command":
-		return r.Command()
+		return present.TildeHome(r.Command())
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -154,6 +157,138 @@ func TestProcessesWindow(t *testing.T) {
 	})
 }
 
+// tableCells is every cell of a processes table on screen: its text and
+// its background.
+func tableCells(t *testing.T, win fyne.Window) map[string]color.Color {
+	t.Helper()
+	win.Content().Refresh()
+	out := map[string]color.Color{}
+	find(win.Content(), func(o fyne.CanvasObject) bool {
+		if c, ok := o.(*fyne.Container); ok && len(c.Objects) == 2 {
+			bg, ok1 := c.Objects[0].(*canvas.Rectangle)
+			l, ok2 := c.Objects[1].(*widget.Label)
+			if ok1 && ok2 && c.Visible() {
+				out[l.Text] = bg.FillColor
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// TestProcessesTableRow: a click on any cell selects the whole row, and
+// every header shows whole, the command's included.
+func TestProcessesTableRow(t *testing.T) {
+	a := test.NewTempApp(t)
+	u := newUI(a, Deps{})
+	p := newProcsWindow(u.wins)
+	p.win.Resize(procsSize)
+	p.refresh(goldenState())
+	row := slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 5151 })
+	p.table.Select(widget.TableCellID{Row: row, Col: slices.Index(procColumns, "RSS")})
+	if p.chosen != row || p.chosenPID != 5151 || p.term.Disabled() {
+		t.Fatalf("a click on the RSS cell chose row %d (PID %d), Terminate disabled %v", p.chosen, p.chosenPID, p.term.Disabled())
+	}
+	selected := theme.Color(theme.ColorNameSelection)
+	cells := tableCells(t, p.win)
+	for _, text := range []string{"5151", "/home/ada/work/llm/.venv", "380.0", "12.0 GiB", "cpu", "python serve.py"} {
+		if c, ok := cells[text]; !ok || c != selected {
+			t.Errorf("cell %q of the chosen row: background %v (shown %v), want the selection colour", text, c, ok)
+		}
+	}
+	for _, text := range []string{"4242", "101.0", "python train.py --epochs 10"} {
+		if c := cells[text]; c == selected {
+			t.Errorf("cell %q of the other row is marked as selected", text)
+		}
+	}
+	// The selection follows its process when the rows change order.
+	p.sortOn(slices.Index(procColumns, "PID"))
+	p.sortOn(slices.Index(procColumns, "PID"))
+	if cells := tableCells(t, p.win); p.rows[p.chosen].PID != 5151 || cells["python serve.py"] != selected || cells["python train.py --epochs 10"] == selected {
+		t.Errorf("after a re-sort the mark is not on PID 5151 (chosen row %d of %v)", p.chosen, pids(p.rows))
+	}
+
+	headers := map[string]*widget.Button{}
+	find(p.win.Content(), func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*widget.Button); ok && b.Visible() {
+			headers[strings.TrimSuffix(strings.TrimSuffix(b.Text, sortMark[true]), sortMark[false])] = b
+		}
+		return false
+	})
+	for _, col := range procColumns {
+		b := headers[col]
+		switch {
+		case b == nil:
+			t.Errorf("no %q header on screen at %v", col, procsSize)
+		case b.Size().Width < b.MinSize().Width:
+			t.Errorf("header %q is clipped: %v wide, needs %v", b.Text, b.Size().Width, b.MinSize().Width)
+		case b.Position().X+b.MinSize().Width > p.table.Size().Width:
+			t.Errorf("header %q starts at %v, past the table's %v", b.Text, b.Position().X, p.table.Size().Width)
+		case b.Position().X+b.Size().Width > p.table.Size().Width && b.Alignment != widget.ButtonAlignLeading:
+			t.Errorf("header %q is centred on a column that runs past the window: its name is off screen", b.Text)
+		}
+	}
+}
+
+// stateEngine answers the windows with a state the test sets.
+type stateEngine struct {
+	fixedEngine
+	state monitor.State
+}
+
+func (e *stateEngine) State() monitor.State { return e.state }
+
+// labels are the texts of every label and check under o.
+func labels(o fyne.CanvasObject) []string {
+	var out []string
+	find(o, func(o fyne.CanvasObject) bool {
+		switch x := o.(type) {
+		case *widget.Label:
+			out = append(out, x.Text)
+		case *widget.Check:
+			out = append(out, x.Text)
+		}
+		return false
+	})
+	return out
+}
+
+// TestEnvironmentsWindow: "Remove from list" waits for a selection, and
+// the evidence reads as a person would write it.
+func TestEnvironmentsWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	eng := &stateEngine{state: monitor.State{Started: true}}
+	u := newUI(a, Deps{Engine: eng})
+	u.wins.showEnvs()
+	e := u.wins.envs
+	if !e.remove.Disabled() {
+		t.Error("Remove from list is offered with no environment to remove")
+	}
+	eng.state = goldenState()
+	u.render()
+	if e.selected != eng.state.Envs[0].Path || e.remove.Disabled() {
+		t.Errorf("after the first read: selected %q, Remove disabled %v", e.selected, e.remove.Disabled())
+	}
+	e.list.Select(1)
+	test.Tap(e.remove)
+	test.Tap(dialogButton(t, e.win, "Yes"))
+	if e.selected != "" || !e.remove.Disabled() {
+		t.Errorf("after removing: selected %q, Remove disabled %v", e.selected, e.remove.Disabled())
+	}
+
+	e.selected = eng.state.Envs[1].Path
+	e.showDetail()
+	shown := strings.Join(labels(e.detail), "\n")
+	for _, want := range []string{`INSTALLER "uv"`, "lib/python3.12/site-packages/torch-2.10.0.dist-info/INSTALLER", "cuda, hip and xpu are None"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the evidence lacks %q:\n%s", want, shown)
+		}
+	}
+	if strings.Contains(shown, `\n"`) {
+		t.Errorf("the evidence shows a line end as an escape:\n%s", shown)
+	}
+}
+
 func TestHistoryWindow(t *testing.T) {
 	tu := newTestUI(t, a100)
 	u, paths := tu.ui, tu.paths
@@ -212,7 +347,7 @@ func TestSettingsWindow(t *testing.T) {
 		u.wins.showSettings()
 		f := u.wins.settingsForm
 		f.refresh.SetText("soon")
-		f.form.OnSubmit()
+		test.Tap(f.save)
 		if _, err := os.Stat(u.d.ConfigPath); err == nil {
 			t.Error("the settings file was written")
 		}
@@ -226,9 +361,11 @@ func TestSettingsWindow(t *testing.T) {
 		f.percent.SetText("80")
 		f.index.SetText("https://mirror.example/whl/")
 		f.home.SetChecked(false)
-		f.kinds.SetSelected([]string{string(monitor.KindCUDAWheelReplaced), string(monitor.KindJobOnCPU)})
+		for code, c := range f.kinds {
+			c.SetChecked(code == string(monitor.KindCUDAWheelReplaced) || code == string(monitor.KindJobOnCPU))
+		}
 		f.login.SetChecked(true)
-		f.form.OnSubmit()
+		test.Tap(f.save)
 		got, err := config.Load(u.d.ConfigPath)
 		if err != nil {
 			t.Fatal(err)
@@ -252,8 +389,17 @@ func TestSettingsWindow(t *testing.T) {
 		}
 		// Reopened, the form shows what was saved.
 		u.wins.showSettings()
-		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.kinds.Selected) != 2 || !f.login.Checked {
-			t.Errorf("reopened form: refresh %q home %v kinds %v login %v", f.refresh.Text, f.home.Checked, f.kinds.Selected, f.login.Checked)
+		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.selectedKinds()) != 2 || !f.login.Checked {
+			t.Errorf("reopened form: refresh %q home %v kinds %v login %v", f.refresh.Text, f.home.Checked, f.selectedKinds(), f.login.Checked)
+		}
+		// The kinds are in words; the file keeps their codes.
+		if c := u.wins.settingsForm.kinds[string(monitor.KindCUDAWheelReplaced)]; c.Text != "torch lost its CUDA build" || !c.Checked {
+			t.Errorf("the CUDA_WHEEL_REPLACED check reads %q (checked %v)", c.Text, c.Checked)
+		}
+		for _, o := range labels(u.wins.settings.Content()) {
+			if strings.Contains(o, "_") {
+				t.Errorf("the Settings window shows a code: %q", o)
+			}
 		}
 	})
 }

@@ -40,9 +40,14 @@ type windows struct {
 	visible map[fyne.Window]bool
 	// last is the window shown last, where a message for the user goes.
 	last fyne.Window
+	// sizes are the sizes the windows open at, which their content must
+	// fit (the golden-image test checks it).
+	sizes map[fyne.Window]fyne.Size
 }
 
-func newWindows(u *ui) *windows { return &windows{u: u, visible: map[fyne.Window]bool{}} }
+func newWindows(u *ui) *windows {
+	return &windows{u: u, visible: map[fyne.Window]bool{}, sizes: map[fyne.Window]fyne.Size{}}
+}
 
 // changeKinds are the events that change what is installed in an
 // environment: its "last change" in the Environments window.
@@ -91,6 +96,7 @@ func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
 	win := w.u.app.NewWindow(title)
 	win.SetCloseIntercept(func() { w.hide(win) })
 	win.Resize(size)
+	w.sizes[win] = size
 	return win
 }
 

@@ -14,6 +14,14 @@ mkdir -p bin
 go build -o bin/gpucanary ./cmd/gpucanary
 go test -c -tags e2e -o bin/e2e.test ./app/e2e
 export GPUCANARY_BIN=$PWD/bin/gpucanary LANG=C.UTF-8
+# dunst as Debian configures it, but finding its icons in the Adwaita theme
+# installed here (its recursive lookup finds none of the dialog-* icons), so
+# the screenshots show each notification's icon.
+dunstrc=$(mktemp)
+trap 'rm -f "$dunstrc"' EXIT
+sed -e 's/^\(\s*enable_recursive_icon_lookup\s*=\).*/\1 false/' \
+    -e 's|^\(\s*icon_path\s*=\).*|\1 /usr/share/icons/Adwaita/48x48/legacy/|' /etc/xdg/dunst/dunstrc >"$dunstrc"
+export GPUCANARY_DUNSTRC=$dunstrc
 shots=${GPUCANARY_SCREENSHOTS:-}
 [ -n "$shots" ] && mkdir -p "$shots" && export GPUCANARY_SCREENSHOTS=$(cd "$shots" && pwd)
 
@@ -25,7 +33,7 @@ dbus-run-session -- bash -c '
   export DISPLAY=$display
   for i in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
   status-notifier-watcher >/tmp/gpucanary-e2e-snw.log 2>&1 &
-  dunst >/tmp/gpucanary-e2e-dunst.log 2>&1 &
+  dunst -config "$GPUCANARY_DUNSTRC" >/tmp/gpucanary-e2e-dunst.log 2>&1 &
   sleep 1
   rc=0
   (cd app/e2e && ../../bin/e2e.test -test.v -test.timeout 5m) || rc=$?

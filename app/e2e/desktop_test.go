@@ -128,6 +128,11 @@ func TestDesktop(t *testing.T) {
 	if err != nil || !strings.Contains(fmt.Sprint(tip.Value()), "1 GPU (simulated)") {
 		t.Errorf("tooltip = %v (%v)", tip, err)
 	}
+	// A tray host lists the item by its Title.
+	title, err := conn.Object(item, "/StatusNotifierItem").GetProperty("org.kde.StatusNotifierItem.Title")
+	if got, _ := title.Value().(string); err != nil || got != "GPU Canary" {
+		t.Errorf("the tray item's Title = %v (%v), want \"GPU Canary\"", title, err)
+	}
 
 	// Clicking "Environments…" opens the window.
 	click(t, conn, item, menu["Environments…"])
@@ -136,24 +141,14 @@ func TestDesktop(t *testing.T) {
 		return "", strings.Contains(string(out), "GPU Canary — Environments")
 	})
 	shoot(t, "GPU Canary — Environments", "environments.png")
-	for _, w := range []struct{ label, title, file string }{
-		{"GPU processes…", "GPU Canary — GPU processes", "processes.png"},
-		{"GPUs…", "GPU Canary — GPUs", "gpus.png"},
-	} {
-		click(t, conn, item, layout(t, conn, item)[w.label])
-		waitFor(t, 10*time.Second, w.title, func() (string, bool) {
-			out, _ := exec.Command("xwininfo", "-root", "-tree").Output()
-			return "", strings.Contains(string(out), w.title)
-		})
-		shoot(t, w.title, w.file)
-	}
+	openWindow(t, conn, item, "GPUs…", "GPU Canary — GPUs", "gpus.png")
 
 	// Real pip overwrites torch with a CPU build: a notification names the
-	// environment and the CPU build.
+	// environment and the CPU build, with the error icon.
 	wheeltest.Pip(t, py, venv, "install", "--no-index", "--find-links", links, "--force-reinstall", "torch==2.5.1+cpu")
 	select {
 	case n := <-notes:
-		if !strings.Contains(n, "llm/.venv") || !strings.Contains(n, "CPU only") {
+		if !strings.Contains(n, "llm/.venv") || !strings.Contains(n, "CPU only") || !strings.HasSuffix(n, "[dialog-error]") {
 			t.Errorf("notification = %q", n)
 		}
 	case <-time.After(20 * time.Second):
@@ -206,11 +201,16 @@ func TestDesktop(t *testing.T) {
 			t.Errorf("%q changed id from %d to %d when only the status line changed", l, before[l], after[l])
 		}
 	}
+	// The processes window lists the job while it runs.
+	openWindow(t, conn, item, "GPU processes…", "GPU Canary — GPU processes", "processes.png")
 	job.Process.Kill()
 	job.Wait()
 	note = waitNote(t, notes, 15*time.Second, "the job-cleared notification", func(n string) bool {
 		return strings.Contains(n, "no longer stuck on the CPU")
 	})
+	if !strings.HasSuffix(note, "[emblem-default]") {
+		t.Errorf("the job-cleared notification is not drawn as a success: %q", note)
+	}
 	t.Logf("cleared: %s", note)
 	click(t, conn, item, layout(t, conn, item)["Event history…"])
 	waitFor(t, 10*time.Second, "the Event history window", func() (string, bool) {
@@ -249,6 +249,8 @@ func TestDesktop(t *testing.T) {
 		got := string(clipboard.Read(clipboard.FmtText))
 		return got, strings.Contains(got, "torch==") && strings.Contains(got, "llm/.venv")
 	})
+
+	openWindow(t, conn, item, "Settings…", "GPU Canary — Settings", "settings.png")
 
 	// Quit ends the tray and its windows.
 	click(t, conn, item, layout(t, conn, item)["Quit"])
@@ -331,8 +333,8 @@ func windowsProcess(t *testing.T, tray int) int {
 	return 0
 }
 
-// watchNotifications becomes a bus monitor and sends the summary and body
-// of every Notify call.
+// watchNotifications becomes a bus monitor and sends the summary, body
+// and icon of every Notify call: "summary | body [icon]".
 func watchNotifications(t *testing.T) <-chan string {
 	t.Helper()
 	mon, err := dbus.ConnectSessionBus()
@@ -350,7 +352,7 @@ func watchNotifications(t *testing.T) <-chan string {
 	go func() {
 		for m := range msgs {
 			if len(m.Body) >= 5 {
-				out <- fmt.Sprintf("%v | %v", m.Body[3], m.Body[4])
+				out <- fmt.Sprintf("%v | %v [%v]", m.Body[3], m.Body[4], m.Body[2])
 			}
 		}
 	}()
@@ -435,6 +437,18 @@ func menuPath(conn *dbus.Conn, item string) dbus.ObjectPath {
 		return p
 	}
 	return "/StatusNotifierMenu"
+}
+
+// openWindow clicks the tray entry label, waits for the window titled
+// title and shoots it as file.
+func openWindow(t *testing.T, conn *dbus.Conn, item, label, title, file string) {
+	t.Helper()
+	click(t, conn, item, layout(t, conn, item)[label])
+	waitFor(t, 10*time.Second, title, func() (string, bool) {
+		out, _ := exec.Command("xwininfo", "-root", "-tree").Output()
+		return "", strings.Contains(string(out), title)
+	})
+	shoot(t, title, file)
 }
 
 func click(t *testing.T, conn *dbus.Conn, item string, id int32) {

@@ -1,5 +1,6 @@
 // Package present turns the engine's state and events into what a person
-// sees: the tray's model (icon, tooltip, menu), notification texts, the
+// sees: the tray's model (icon, tooltip, menu), notification texts and
+// levels, the event kinds' names, evidence as a person reads it, the
 // activate command for a shell, and the GPU graphs' samples. It is pure
 // (no Fyne, no DBus), so both the resident tray process and the windows
 // process share it, and it is tested without a display.

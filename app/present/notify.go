@@ -6,58 +6,128 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
-// Notification is the title and body of a desktop notification for e: the
-// environment (or the process), what happened in a person's words (the
-// engine's message), and the fix. reinstall says whether the tray menu
-// offers a reinstall for the environment; then the fix points there rather
-// than at a long command (which the menu copies).
-func Notification(e monitor.Event, reinstall bool) (title, body string) {
+// Level is what a notification says, which picks its icon: something is
+// broken, something may be, something happened, or something worked.
+type Level string
+
+// Notification levels.
+const (
+	LevelError   Level = "error"
+	LevelWarning Level = "warning"
+	LevelInfo    Level = "information"
+	LevelSuccess Level = "success"
+)
+
+// Note is one desktop notification: its title, its body and its level.
+type Note struct {
+	Title, Body string
+	Level       Level
+}
+
+// Notification is the desktop notification for e: the environment (or
+// the process), what happened in a person's words (the engine's message),
+// and the fix. reinstall says whether the tray menu offers a reinstall for
+// the environment; then the fix points there rather than at a long
+// command (which the menu copies).
+func Notification(e monitor.Event, reinstall bool) Note {
+	var n Note
 	where := ShortPath(e.Env)
 	switch e.Kind {
 	case monitor.KindCUDAWheelReplaced:
-		title = "torch lost its CUDA build in " + where
+		n = Note{Title: "torch lost its CUDA build in " + where, Level: LevelError}
 	case monitor.KindTorchChanged:
-		title = "torch changed in " + where
+		n = Note{Title: "torch changed in " + where, Level: LevelInfo}
 	case monitor.KindTorchRemoved:
-		title = "torch was removed from " + where
+		n = Note{Title: "torch was removed from " + where, Level: LevelWarning}
 	case monitor.KindJobOnCPU:
-		title = "A GPU job is running on the CPU"
+		n = Note{Title: "A GPU job is running on the CPU", Level: LevelError}
 		if where != "" {
-			title += " (" + where + ")"
+			n.Title += " (" + where + ")"
 		}
 	case monitor.KindJobOnCPUCleared:
-		title = "The job is no longer stuck on the CPU"
+		n = Note{Title: "The job is no longer stuck on the CPU", Level: LevelSuccess}
 	case monitor.KindFindingRaised:
-		title = "Problem in " + where
+		n = Note{Title: "Problem in " + where, Level: LevelWarning}
 		if e.Env == "" {
-			title = "GPU Canary"
+			n.Title = "GPU Canary"
 		}
 		if e.Finding != nil {
-			title += ": " + e.Finding.Code
+			n.Title += ": " + e.Finding.Code
+			if l, ok := severityLevel[e.Finding.Severity]; ok {
+				n.Level = l
+			}
 		}
 	case monitor.KindFindingCleared:
-		title = "Resolved in " + where
+		n = Note{Title: "Resolved in " + where, Level: LevelSuccess}
 		if e.Env == "" {
-			title = "Resolved"
+			n.Title = "Resolved"
 		}
 	case monitor.KindGPUStateChanged:
-		title = "GPU state changed"
+		n = Note{Title: "GPU state changed", Level: LevelInfo}
 	default:
-		title = "GPU Canary"
+		n = Note{Title: "GPU Canary", Level: LevelInfo}
 	}
-	body = TildeHome(e.Message)
+	n.Body = TildeHome(e.Message)
 	switch {
 	case e.Kind == monitor.KindJobOnCPUCleared || e.Kind == monitor.KindFindingCleared:
 	case reinstall && e.Kind == monitor.KindJobOnCPU:
-		body += " Fix: Reinstall from the tray menu, then restart the job."
+		n.Body += " Fix: Reinstall from the tray menu, then restart the job."
 	case reinstall:
-		body += " Fix: Reinstall from the tray menu."
+		n.Body += " Fix: Reinstall from the tray menu."
 	case e.Fix != "":
-		body += " Fix: " + TildeHome(e.Fix)
+		n.Body += " Fix: " + TildeHome(e.Fix)
 	}
-	return title, body
+	return n
+}
+
+// severityLevel is the notification level of a finding's severity.
+var severityLevel = map[health.Severity]Level{
+	health.SeverityError: LevelError, health.SeverityWarning: LevelWarning, health.SeverityInfo: LevelInfo,
+}
+
+// The tray's own notifications, about what the user asked of it.
+
+// ReportExported says where the evidence bundle was written.
+func ReportExported(dir string) Note {
+	return Note{Title: "Report exported", Body: "The evidence bundle was written to " + ShortPath(dir) + ".", Level: LevelSuccess}
+}
+
+// ReportNotExported says why the evidence bundle was not written.
+func ReportNotExported(err error) Note {
+	return Note{Title: "The report was not exported", Body: err.Error(), Level: LevelError}
+}
+
+// WindowNotOpened says why a window asked for from the tray did not open.
+func WindowNotOpened(err error) Note {
+	return Note{Title: "GPU Canary could not open the window", Body: err.Error(), Level: LevelError}
+}
+
+// CopyFailed shows text that could not be put on the clipboard, so it
+// can still be read.
+func CopyFailed(text string) Note {
+	return Note{Title: "Could not copy to the clipboard", Body: text, Level: LevelWarning}
+}
+
+// SettingsFileError says the settings file cannot be read and that the
+// settings in use stay.
+func SettingsFileError(err error) Note {
+	return Note{Title: "The settings file has an error", Body: err.Error() + ". The settings in use stay until it is mended.", Level: LevelWarning}
+}
+
+// SettingsFileAtStart is told when the settings file GPU Canary started
+// with has an error (msg says which file and what): the defaults are in
+// use until it is mended.
+func SettingsFileAtStart(msg string) Note {
+	return Note{Title: "The settings file has an error", Body: msg + ". GPU Canary runs with the default settings until it is mended.", Level: LevelWarning}
+}
+
+// StartFileProblem is told for another file GPU Canary was started with
+// and cannot use (a GPU scenario file); problem names it and says why.
+func StartFileProblem(problem string) Note {
+	return Note{Title: "GPU Canary was started with a file it cannot use", Body: problem + ".", Level: LevelError}
 }
 
 // ShortPath writes a path under the home directory as ~/….

@@ -1,12 +1,15 @@
 package present
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -69,26 +72,36 @@ func TestNotificationText(t *testing.T) {
 		Finding: &health.Finding{Code: health.CodeJobOnCPU, Severity: health.SeverityError, Env: env, PID: 4242},
 		Message: "`python train.py` (PID 4242) in " + env + " has been busy on the CPU for 25s: torch is a CPU-only build (libtorch_cpu without libtorch_cuda), although an NVIDIA GPU is present."}
 	cleared := monitor.Event{Kind: monitor.KindFindingCleared, Env: env, Notify: true, Message: "TORCH_CPU_BUILD is resolved in " + env + ".", Fix: "ignored"}
+	warned := monitor.Event{Kind: monitor.KindFindingRaised, Env: env, Notify: true, Message: "an old driver",
+		Finding: &health.Finding{Code: "DRIVER_OLD", Severity: health.SeverityWarning, Env: env}}
 	for _, tc := range []struct {
 		name       string
 		e          monitor.Event
 		reinstall  bool
 		title      string
+		level      Level
 		body, nots []string
 	}{
-		{"replaced, reinstall offered", replaced, true, "torch lost its CUDA build in ~/work/llm/.venv",
+		{"replaced, reinstall offered", replaced, true, "torch lost its CUDA build in ~/work/llm/.venv", LevelError,
 			[]string{"torch in ~/work/llm/.venv was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run`. Fix: Reinstall from the tray menu."},
 			[]string{home + "/", "uv pip install"}},
-		{"replaced, no repairer: the command", replaced, false, "torch lost its CUDA build in ~/work/llm/.venv",
+		{"replaced, no repairer: the command", replaced, false, "torch lost its CUDA build in ~/work/llm/.venv", LevelError,
 			[]string{"Fix: uv pip install --python ~/work/llm/.venv --reinstall"}, []string{home + "/", "tray menu"}},
-		{"job on the CPU names the process, its environment and why", job, true, "A GPU job is running on the CPU (~/work/llm/.venv)",
+		{"job on the CPU names the process, its environment and why", job, true, "A GPU job is running on the CPU (~/work/llm/.venv)", LevelError,
 			[]string{"`python train.py` (PID 4242) in ~/work/llm/.venv", "CPU-only build", "Fix: Reinstall from the tray menu, then restart the job."}, nil},
-		{"a clear has no fix", cleared, true, "Resolved in ~/work/llm/.venv", []string{"is resolved"}, []string{"Fix:"}},
+		{"a clear has no fix", cleared, true, "Resolved in ~/work/llm/.venv", LevelSuccess, []string{"is resolved"}, []string{"Fix:"}},
+		{"a finding's level is its severity", warned, false, "Problem in ~/work/llm/.venv: DRIVER_OLD", LevelWarning, []string{"an old driver"}, nil},
+		{"the job left the CPU", monitor.Event{Kind: monitor.KindJobOnCPUCleared, Env: env}, false, "The job is no longer stuck on the CPU", LevelSuccess, nil, nil},
+		{"torch changed", monitor.Event{Kind: monitor.KindTorchChanged, Env: env}, false, "torch changed in ~/work/llm/.venv", LevelInfo, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			title, body := Notification(tc.e, tc.reinstall)
+			n := Notification(tc.e, tc.reinstall)
+			title, body := n.Title, n.Body
 			if title != tc.title {
 				t.Errorf("title = %q, want %q", title, tc.title)
+			}
+			if n.Level != tc.level {
+				t.Errorf("level = %q, want %q", n.Level, tc.level)
 			}
 			for _, w := range tc.body {
 				if !strings.Contains(body, w) {
@@ -141,5 +154,99 @@ func TestGPUSamples(t *testing.T) {
 	h.Util[key][0] = 0
 	if c.Util[key][0] != 0.87 {
 		t.Error("Clone shares its slices")
+	}
+}
+
+// TestTrayNotes: the tray's own notifications say what happened with the
+// level it deserves, so "Report exported" does not wear a warning.
+func TestTrayNotes(t *testing.T) {
+	home := homeDir()
+	for _, tc := range []struct {
+		name  string
+		n     Note
+		level Level
+		says  string
+	}{
+		{"exported", ReportExported(home + "/gpucanary-report-1"), LevelSuccess, "written to ~/gpucanary-report-1."},
+		{"not exported", ReportNotExported(errors.New("disk full")), LevelError, "disk full"},
+		{"no window", WindowNotOpened(errors.New("no display")), LevelError, "no display"},
+		{"no clipboard", CopyFailed("uv pip install torch"), LevelWarning, "uv pip install torch"},
+		{"bad settings", SettingsFileError(errors.New("line 3: bad")), LevelWarning, "line 3: bad. The settings in use stay"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.n.Level != tc.level || !strings.Contains(tc.n.Body, tc.says) || tc.n.Title == "" {
+				t.Errorf("%+v, want level %q and a body with %q", tc.n, tc.level, tc.says)
+			}
+		})
+	}
+}
+
+// TestKindNames: every kind has words, no two the same, and Settings
+// offers exactly the kinds the engine's policy may notify about.
+func TestKindNames(t *testing.T) {
+	seen := map[string]monitor.Kind{}
+	for _, k := range []monitor.Kind{monitor.KindCUDAWheelReplaced, monitor.KindTorchChanged, monitor.KindTorchRemoved,
+		monitor.KindTorchInstalled, monitor.KindEnvAdded, monitor.KindEnvRemoved, monitor.KindJobOnCPU, monitor.KindJobOnCPUCleared,
+		monitor.KindFindingRaised, monitor.KindFindingCleared, monitor.KindGPUStateChanged} {
+		name := KindName(k)
+		if name == string(k) || strings.Contains(name, "_") {
+			t.Errorf("%s has no words: %q", k, name)
+		}
+		if other, ok := seen[name]; ok {
+			t.Errorf("%s and %s are both %q", k, other, name)
+		}
+		seen[name] = k
+	}
+	if got := KindName("SOMETHING_NEW"); got != "SOMETHING_NEW" {
+		t.Errorf("an unknown kind shows as %q, want its code", got)
+	}
+	p := engine.NewPolicy()
+	for _, k := range NotifyKinds() {
+		if !p.Allows(k) {
+			t.Errorf("Settings offers %s, which never notifies", k)
+		}
+	}
+	for _, k := range []monitor.Kind{monitor.KindTorchInstalled, monitor.KindEnvAdded, monitor.KindEnvRemoved} {
+		if p.Allows(k) || slices.Contains(NotifyKinds(), k) {
+			t.Errorf("%s: policy allows %v, Settings offers %v", k, p.Allows(k), slices.Contains(NotifyKinds(), k))
+		}
+	}
+	if len(NotifyKinds()) != 8 {
+		t.Errorf("Settings offers %d kinds: %v", len(NotifyKinds()), NotifyKinds())
+	}
+}
+
+func TestEvidenceSays(t *testing.T) {
+	for _, tc := range []struct{ says, want string }{
+		{`INSTALLER "pip\n"`, `INSTALLER "pip"`},
+		{`INSTALLER "uv\r\n"`, `INSTALLER "uv"`},
+		{`INSTALLER "pip"`, `INSTALLER "pip"`},
+		{`__version__ = "2.5.1+cu121"`, `__version__ = "2.5.1+cu121"`},
+		{`cuda = "12.1"`, `cuda = "12.1"`},
+		// Only one line end goes; what else a file hides stays visible.
+		{`INSTALLER "pip\n\n"`, `INSTALLER "pip\n"`},
+		{`INSTALLER "p\x1b[31mip\n"`, `INSTALLER "p\x1b[31mip"`},
+		{`INSTALLER "\"quoted\"\n"`, `INSTALLER "\"quoted\""`},
+		{"holds libtorch_cuda", "holds libtorch_cuda"},
+		{`a lone " quote`, `a lone " quote`},
+	} {
+		if got := EvidenceSays(tc.says); got != tc.want {
+			t.Errorf("EvidenceSays(%s) = %s, want %s", tc.says, got, tc.want)
+		}
+	}
+}
+
+func TestEvidenceFile(t *testing.T) {
+	env := "/srv/envs/llm/.venv"
+	for _, tc := range []struct{ file, want string }{
+		{env + "/lib/python3.12/site-packages/torch/version.py", "lib/python3.12/site-packages/torch/version.py"},
+		{env + "/pyvenv.cfg", "pyvenv.cfg"},
+		{env, env},
+		{"/srv/envs/llm/.venv2/pyvenv.cfg", "/srv/envs/llm/.venv2/pyvenv.cfg"},
+		{"/opt/conda/pkgs/torch.json", "/opt/conda/pkgs/torch.json"},
+	} {
+		if got := EvidenceFile(tc.file, env); got != tc.want {
+			t.Errorf("EvidenceFile(%s) = %s, want %s", tc.file, got, tc.want)
+		}
 	}
 }

@@ -12,31 +12,51 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/gpucanary/gpucanary/app/present"
 )
 
 // busTimeout bounds each call on the session bus: a notification daemon
 // or bus that has hung must not hold GPU Canary with it.
 var busTimeout = 3 * time.Second
 
-// notify shows a desktop notification through the freedesktop
+// showNote shows a desktop notification through the freedesktop
 // Notifications service on the session bus (what dunst, GNOME and KDE
 // serve).
-func notify(title, body string) error {
+func showNote(n present.Note) error {
 	conn, err := dbus.SessionBus()
 	if err != nil {
 		return fmt.Errorf("sending a notification: %w", err)
 	}
-	return notifyOn(conn, title, body)
+	return notifyOn(conn, n)
 }
 
-func notifyOn(conn *dbus.Conn, title, body string) error {
+// noteIcons are the icons (freedesktop Icon Naming Specification names,
+// in every icon theme) and urgencies of the notification levels. The
+// specification has no "success" icon: emblem-default is the check mark
+// that Adwaita and Breeze draw.
+var noteIcons = map[present.Level]struct {
+	icon    string
+	urgency byte // 0 low, 1 normal (2, critical, stays until dismissed)
+}{
+	present.LevelError:   {"dialog-error", 1},
+	present.LevelWarning: {"dialog-warning", 1},
+	present.LevelInfo:    {"dialog-information", 0},
+	present.LevelSuccess: {"emblem-default", 0},
+}
+
+func notifyOn(conn *dbus.Conn, n present.Note) error {
 	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
 	defer cancel()
 	obj := conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
-	body = bodyFor(bodyMarkup(ctx, obj), body)
-	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant("gpucanary")}
+	body := bodyFor(bodyMarkup(ctx, obj), n.Body)
+	look, ok := noteIcons[n.Level]
+	if !ok {
+		look = noteIcons[present.LevelInfo]
+	}
+	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant("gpucanary"), "urgency": dbus.MakeVariant(look.urgency)}
 	call := obj.CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
-		"GPU Canary", uint32(0), "dialog-warning", title, body, []string{}, hints, int32(-1))
+		"GPU Canary", uint32(0), look.icon, n.Title, body, []string{}, hints, int32(-1))
 	if call.Err != nil {
 		return fmt.Errorf("sending a notification: %w", call.Err)
 	}

@@ -3,12 +3,16 @@ package tray
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/gpucanary/gpucanary/app/present"
+	"github.com/gpucanary/gpucanary/monitor"
 )
 
 // privateBus starts a dbus-daemon of the test's own and returns its
@@ -71,7 +75,9 @@ func TestNotifyGivesUpOnAHungService(t *testing.T) {
 
 	client := connect(t, addr)
 	done := make(chan error, 1)
-	go func() { done <- notifyOn(client, "torch replaced", "a CPU build") }()
+	go func() {
+		done <- notifyOn(client, present.Note{Title: "torch replaced", Body: "a CPU build", Level: present.LevelError})
+	}()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "sending a notification") {
@@ -83,10 +89,18 @@ func TestNotifyGivesUpOnAHungService(t *testing.T) {
 }
 
 // recordingNotifications serves org.freedesktop.Notifications with the
-// given capabilities and hands each Notify's summary and body to got.
+// given capabilities and hands each Notify's summary and body to got, and
+// its icon and urgency to looks when that is not nil.
 type recordingNotifications struct {
-	caps []string
-	got  chan [2]string
+	caps  []string
+	got   chan [2]string
+	looks chan look
+}
+
+// look is how a notification is drawn: its icon and urgency hint.
+type look struct {
+	icon    string
+	urgency byte
 }
 
 func (r recordingNotifications) GetCapabilities() ([]string, *dbus.Error) { return r.caps, nil }
@@ -94,7 +108,54 @@ func (r recordingNotifications) GetCapabilities() ([]string, *dbus.Error) { retu
 func (r recordingNotifications) Notify(app string, id uint32, icon, title, body string, actions []string,
 	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
 	r.got <- [2]string{title, body}
+	if r.looks != nil {
+		u, _ := hints["urgency"].Value().(byte)
+		r.looks <- look{icon, u}
+	}
 	return 1, nil
+}
+
+// serveNotifications owns the Notifications name on the bus at addr with
+// rec.
+func serveNotifications(t *testing.T, addr string, rec recordingNotifications) {
+	t.Helper()
+	server := connect(t, addr)
+	if err := server.Export(rec, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := server.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("owning the Notifications name: %v %v", reply, err)
+	}
+}
+
+// TestNotifyIconByLevel: the icon says what the notification says, a
+// report exported is not drawn as a warning.
+func TestNotifyIconByLevel(t *testing.T) {
+	addr := privateBus(t)
+	rec := recordingNotifications{caps: []string{"body"}, got: make(chan [2]string, 1), looks: make(chan look, 1)}
+	serveNotifications(t, addr, rec)
+	client := connect(t, addr)
+	for _, tc := range []struct {
+		n    present.Note
+		want look
+	}{
+		{present.ReportExported("/tmp/r"), look{"emblem-default", 0}},
+		{present.ReportNotExported(errors.New("disk full")), look{"dialog-error", 1}},
+		{present.CopyFailed("pip check"), look{"dialog-warning", 1}},
+		{present.Notification(monitor.Event{Kind: monitor.KindGPUStateChanged}, false), look{"dialog-information", 0}},
+		{present.Notification(monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: "/e"}, false), look{"dialog-error", 1}},
+		{present.Note{Title: "no level"}, look{"dialog-information", 0}},
+	} {
+		t.Run(tc.n.Title, func(t *testing.T) {
+			if err := notifyOn(client, tc.n); err != nil {
+				t.Fatal(err)
+			}
+			<-rec.got
+			if got := <-rec.looks; got != tc.want {
+				t.Errorf("%s notification drawn as %+v, want %+v", tc.n.Level, got, tc.want)
+			}
+		})
+	}
 }
 
 // TestNotifyEscapesMarkupTheServerParses: a venv folder named with HTML
@@ -123,7 +184,7 @@ func TestNotifyEscapesMarkupTheServerParses(t *testing.T) {
 			if reply, err := server.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 				t.Fatalf("owning the Notifications name: %v %v", reply, err)
 			}
-			if err := notifyOn(connect(t, addr), "torch replaced in "+hostile, hostile); err != nil {
+			if err := notifyOn(connect(t, addr), present.Note{Title: "torch replaced in " + hostile, Body: hostile, Level: present.LevelError}); err != nil {
 				t.Fatal(err)
 			}
 			got := <-rec.got

@@ -5,9 +5,11 @@ package tray
 import (
 	"errors"
 	"os/exec"
+
+	"github.com/gpucanary/gpucanary/app/present"
 )
 
-func notify(title, body string) error {
+func showNote(present.Note) error {
 	return errors.New("desktop notifications are not supported on this platform")
 }
 

@@ -4,6 +4,8 @@ package tray
 // notification area on Windows (fyne.io/systray on both); tests record.
 type Host interface {
 	SetIcon(png []byte)
+	// SetTitle names the item, in a tray host's list of items.
+	SetTitle(text string)
 	SetTooltip(text string)
 	// SetMenu replaces the whole menu. Actions run on a goroutine of the
 	// host's; they must return quickly.

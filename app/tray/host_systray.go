@@ -35,6 +35,10 @@ func newSystrayHost() *systrayHost { return &systrayHost{gen: make(chan struct{}
 func (h *systrayHost) SetIcon(png []byte)     { systray.SetIcon(platformIcon(png)) }
 func (h *systrayHost) SetTooltip(text string) { systray.SetTooltip(text) }
 
+// SetTitle sets the StatusNotifierItem's Title on Linux (Windows has no
+// title: its notification area shows the tooltip).
+func (h *systrayHost) SetTitle(text string) { systray.SetTitle(text) }
+
 func (h *systrayHost) SetMenu(items []Item) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
@@ -14,7 +15,7 @@ func (t *tray) watchSettings(ctx context.Context) <-chan config.Config {
 		return nil
 	}
 	ch, err := config.Watch(ctx, t.d.ConfigPath, func(err error) {
-		t.tell(settingsErrorTitle, err.Error()+". The settings in use stay until it is mended.")
+		t.tell(present.SettingsFileError(err))
 		t.do(func() {
 			t.settingsErr = err.Error()
 			t.render()
@@ -27,18 +28,14 @@ func (t *tray) watchSettings(ctx context.Context) <-chan config.Config {
 	return ch
 }
 
-// settingsErrorTitle is the notification's title for a settings file
-// with an error.
-const settingsErrorTitle = "The settings file has an error"
-
 // tellStartProblems tells, once the tray is up, what is wrong with the
 // files it was started with: the settings file (the defaults are in use
 // until it is mended) and the others (a GPU scenario file).
 func (t *tray) tellStartProblems() {
 	if t.settingsErr != "" {
-		t.tell(settingsErrorTitle, t.settingsErr+". GPU Canary runs with the default settings until it is mended.")
+		t.tell(present.SettingsFileAtStart(t.settingsErr))
 	}
 	for _, p := range t.d.Problems {
-		t.tell("GPU Canary was started with a file it cannot use", p+".")
+		t.tell(present.StartFileProblem(p))
 	}
 }

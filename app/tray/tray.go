@@ -63,8 +63,9 @@ type Deps struct {
 	// each is told in a notification at start.
 	Problems []string
 
-	Host       Host
-	Notify     func(title, body string) error
+	Host Host
+	// Notify shows a desktop notification; its level picks the icon.
+	Notify     func(n present.Note) error
 	Clipboard  func(text string) error
 	OpenFolder func(path string) error
 	// HostMissing reports that no tray host is on the desktop.
@@ -87,6 +88,10 @@ const (
 	// has an error; it opens Settings….
 	LabelSettingsError = "⚠ The settings file has an error: Settings…"
 )
+
+// Title is the tray item's name, which a tray host shows in its list of
+// items (the StatusNotifierItem's Title).
+const Title = "GPU Canary"
 
 // refreshEvery is how often the tray re-reads the engine's state (which
 // the engine keeps current; reading it is a copy).
@@ -125,9 +130,9 @@ func Run(ctx context.Context, d Deps) error {
 type tray struct {
 	d        Deps
 	now      func() time.Time
-	actions  chan func()       // menu clicks and link requests, run by the loop
-	copies   sideQueue[string] // texts for the clipboard, for copyNow
-	notes    sideQueue[note]   // notifications, for notifyNow
+	actions  chan func()             // menu clicks and link requests, run by the loop
+	copies   sideQueue[string]       // texts for the clipboard, for copyNow
+	notes    sideQueue[present.Note] // notifications, for notifyNow
 	quit     chan struct{}
 	quitOnce sync.Once
 	// samples feed the GPUs window's graphs; Hello reads them from the
@@ -151,7 +156,7 @@ func newTray(d Deps) *tray {
 		d.Host = newSystrayHost()
 	}
 	if d.Notify == nil {
-		d.Notify = notify
+		d.Notify = showNote
 	}
 	if d.Clipboard == nil {
 		d.Clipboard = copyText
@@ -162,7 +167,7 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
-	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[note], 16), quit: make(chan struct{}),
+	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[present.Note], 16), quit: make(chan struct{}),
 		settingsErr: d.SettingsError}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
@@ -187,7 +192,8 @@ func (t *tray) loop(ctx context.Context) {
 	go t.copies.serve(t.quit, t.copyNow)
 	go t.notes.serve(t.quit, t.notifyNow)
 	settings := t.watchSettings(ctx)
-	d.Host.SetTooltip("GPU Canary")
+	d.Host.SetTitle(Title)
+	d.Host.SetTooltip(Title)
 	t.render()
 	t.tellStartProblems()
 	if d.HostMissing() {
@@ -320,27 +326,23 @@ func (t *tray) notifyEvent(e monitor.Event) {
 	if !e.Notify || t.paused(t.now()) {
 		return
 	}
-	title, body := present.Notification(e, t.canReinstall(e.Env))
-	t.tell(title, body)
+	t.tell(present.Notification(e, t.canReinstall(e.Env)))
 }
-
-// note is one desktop notification waiting to be shown.
-type note struct{ title, body string }
 
 // tell shows a notification. It is sent by notifyNow, off the loop, since
 // the notification service is another process that may be slow.
-func (t *tray) tell(title, body string) {
-	if !t.notes.offer(note{title, body}) { // the service has not answered for many
-		t.d.Log.Warn("desktop notification dropped: the notification service is not answering", "title", title)
+func (t *tray) tell(n present.Note) {
+	if !t.notes.offer(n) { // the service has not answered for many
+		t.d.Log.Warn("desktop notification dropped: the notification service is not answering", "title", n.Title)
 	}
 }
 
 // notifyNow sends one notification; a failure is logged, not fatal (a
 // desktop without a notification service still has the tray and the
 // windows).
-func (t *tray) notifyNow(n note) {
-	if err := t.d.Notify(n.title, n.body); err != nil {
-		t.d.Log.Warn("desktop notification not shown", "title", n.title, "err", err)
+func (t *tray) notifyNow(n present.Note) {
+	if err := t.d.Notify(n); err != nil {
+		t.d.Log.Warn("desktop notification not shown", "title", n.Title, "err", err)
 	}
 }
 
@@ -366,7 +368,7 @@ func (t *tray) open(r link.Request) {
 	}
 	if err := t.d.Windows.Open(r); err != nil {
 		t.d.Log.Error("opening a window", "err", err)
-		t.tell("GPU Canary could not open the window", err.Error())
+		t.tell(present.WindowNotOpened(err))
 	}
 }
 
@@ -377,14 +379,14 @@ func (t *tray) open(r link.Request) {
 func (t *tray) copy(text string) {
 	if !t.copies.offer(text) { // the clipboard has not answered for several
 		t.d.Log.Warn("copying: the clipboard is not answering")
-		t.tell("Could not copy to the clipboard", text)
+		t.tell(present.CopyFailed(text))
 	}
 }
 
 func (t *tray) copyNow(text string) {
 	if err := t.d.Clipboard(text); err != nil {
 		t.d.Log.Warn("copying", "err", err)
-		t.tell("Could not copy to the clipboard", text)
+		t.tell(present.CopyFailed(text))
 	}
 }
 
@@ -401,10 +403,10 @@ func (t *tray) exportReport() {
 	dir := filepath.Join(home, "gpucanary-report-"+t.now().Format("20060102-150405"))
 	go func() {
 		if err := t.d.Export(context.Background(), dir); err != nil {
-			t.tell("The report was not exported", err.Error())
+			t.tell(present.ReportNotExported(err))
 			return
 		}
-		t.tell("Report exported", "The evidence bundle was written to "+present.ShortPath(dir)+".")
+		t.tell(present.ReportExported(dir))
 		t.openFolder(dir)
 	}()
 }

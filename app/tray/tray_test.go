@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
@@ -27,6 +28,7 @@ import (
 type fakeHost struct {
 	mu      sync.Mutex
 	icon    []byte
+	title   string
 	tooltip string
 	menu    []Item
 	menus   int // how many times the menu was rebuilt
@@ -34,6 +36,7 @@ type fakeHost struct {
 
 func (h *fakeHost) SetIcon(png []byte)     { h.mu.Lock(); h.icon = png; h.mu.Unlock() }
 func (h *fakeHost) SetTooltip(text string) { h.mu.Lock(); h.tooltip = text; h.mu.Unlock() }
+func (h *fakeHost) SetTitle(text string)   { h.mu.Lock(); h.title = text; h.mu.Unlock() }
 func (h *fakeHost) SetMenu(items []Item)   { h.mu.Lock(); h.menu = items; h.menus++; h.mu.Unlock() }
 
 func (h *fakeHost) snapshot() ([]byte, string, []Item) {
@@ -82,10 +85,10 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 	m, paths := presenttest.Engine(t, scenario)
 	h := &harness{t: t, host: &fakeHost{}, wins: &fakeWindows{}, paths: paths, done: make(chan struct{})}
 	d := Deps{Monitor: m, Host: h.host, Windows: h.wins,
-		Notify: func(title, body string) error {
+		Notify: func(n present.Note) error {
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			h.told = append(h.told, title+" | "+body)
+			h.told = append(h.told, n.Title+" | "+n.Body+" ["+string(n.Level)+"]")
 			return nil
 		},
 		Clipboard: func(s string) error {
@@ -201,6 +204,11 @@ func TestTrayShowsVerdicts(t *testing.T) {
 	if strings.Contains(got, LabelReport) {
 		t.Error("Export report… without an exporter")
 	}
+	// A tray host lists the item by its Title.
+	if h.host.mu.Lock(); h.host.title != "GPU Canary" {
+		t.Errorf("tray title = %q", h.host.title)
+	}
+	h.host.mu.Unlock()
 	if sub := labels(h.item("✗ llm").Children); strings.Join(sub, "|") != "Copy fix command|Copy activate command|Open folder|Snooze for 1 hour" {
 		t.Errorf("submenu = %v", sub)
 	}
@@ -283,7 +291,7 @@ func TestSlowDesktopKeepsTheTrayResponsive(t *testing.T) {
 	stuck := make(chan struct{})
 	h := start(t, presenttest.A100, func(d *Deps) {
 		d.Clipboard = func(string) error { <-stuck; return nil }
-		d.Notify = func(string, string) error { <-stuck; return nil }
+		d.Notify = func(present.Note) error { <-stuck; return nil }
 	})
 	// Registered after start, so it runs before the harness waits for the
 	// tray to end: a failing run must not hang on the stuck clipboard.
@@ -291,7 +299,7 @@ func TestSlowDesktopKeepsTheTrayResponsive(t *testing.T) {
 	told := make(chan struct{})
 	go func() {
 		for range 2 * cap(h.tr.notes) {
-			h.tr.tell("stuck", "the service does not answer")
+			h.tr.tell(present.Note{Title: "stuck", Body: "the service does not answer"})
 		}
 		close(told)
 	}()
@@ -345,7 +353,7 @@ func TestNotifications(t *testing.T) {
 	}
 	send(event(1, true))
 	got := waitPID(1)
-	if len(got) != 1 || !strings.HasSuffix(got[0], "Fix: Reinstall from the tray menu.") || !strings.Contains(got[0], "llm/.venv") {
+	if len(got) != 1 || !strings.HasSuffix(got[0], "Fix: Reinstall from the tray menu. [error]") || !strings.Contains(got[0], "llm/.venv") {
 		t.Fatalf("sent %q", got)
 	}
 	send(event(2, false))
@@ -398,7 +406,7 @@ func TestClipboardFailureShowsTheText(t *testing.T) {
 	h.click("✗ llm", "Copy fix command")
 	h.waitFor("the notification", func() bool { return len(h.notifications()) > 0 })
 	got := h.notifications()
-	if len(got) != 1 || !strings.Contains(got[0], "uv pip install --python "+h.paths[1]) {
+	if len(got) != 1 || !strings.Contains(got[0], "uv pip install --python "+h.paths[1]) || !strings.HasSuffix(got[0], "[warning]") {
 		t.Errorf("notifications %q", got)
 	}
 }
@@ -436,7 +444,8 @@ func TestExportReport(t *testing.T) {
 		t.Errorf("report folder %s", dir)
 	}
 	h.waitFor("the notification", func() bool { return len(h.notifications()) == 1 })
-	if got := h.notifications()[0]; !strings.Contains(got, "~/"+filepath.Base(dir)) {
+	// It says so as a success, not as a warning.
+	if got := h.notifications()[0]; !strings.Contains(got, "~/"+filepath.Base(dir)) || !strings.HasSuffix(got, "[success]") {
 		t.Errorf("notification %q", got)
 	}
 }

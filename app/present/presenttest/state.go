@@ -24,7 +24,8 @@ func State() monitor.State {
 			"torchvision": {Version: "0.20.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"}}}
 	bad := &pyenv.Env{Path: "/home/ada/work/llm/.venv", Python: "3.12", Layout: pyenv.LayoutPOSIX, Installer: "uv", Kind: "venv",
 		Packages: map[string]*pyenv.Package{"torch": {Version: "2.10.0", Build: pyenv.BuildCPU, Installer: "uv",
-			Evidence: []pyenv.Evidence{{File: "/home/ada/work/llm/.venv/lib/python3.12/site-packages/torch/version.py", Says: "cuda, hip and xpu are None"}}}}}
+			Evidence: []pyenv.Evidence{{File: "/home/ada/work/llm/.venv/lib/python3.12/site-packages/torch/version.py", Says: "cuda, hip and xpu are None"},
+				{File: "/home/ada/work/llm/.venv/lib/python3.12/site-packages/torch-2.10.0.dist-info/INSTALLER", Says: `INSTALLER "uv\n"`}}}}}
 	return monitor.State{Started: true,
 		GPU: gpu.State{Simulated: true, Source: "sim:a100.json", Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{
 			Index: 0, Name: "NVIDIA A100-SXM4-40GB", UUID: "GPU-0000", ComputeCapability: "8.0", Architecture: "Ampere",
@@ -37,9 +38,10 @@ func State() monitor.State {
 		},
 		Processes: []monitor.Process{
 			{Row: procs.Row{Proc: procs.Proc{PID: 4242, User: "ada", Name: "python", Cmdline: []string{"python", "train.py", "--epochs", "10"}, CPUPercent: 101, RSSBytes: 6 << 30, StartTime: start, EnvPath: good.Path},
-				GPUs: []int{0}, GPUMemoryBytes: &mem, SMPercent: u32(87), Verdict: procs.VerdictGPU}},
+				GPUs: []int{0}, GPUMemoryBytes: &mem, SMPercent: u32(87), Verdict: procs.VerdictGPU, Reason: "holds 9.0 GiB on GPU 0"}},
 			{Row: procs.Row{Proc: procs.Proc{PID: 5151, User: "ada", Name: "python", Cmdline: []string{"python", "serve.py"}, CPUPercent: 380, RSSBytes: 12 << 30, StartTime: start, EnvPath: bad.Path},
-				GPUs: []int{}, GPUMemoryBytes: &none, Verdict: procs.VerdictCPU, JobOnCPU: true}},
+				GPUs: []int{}, GPUMemoryBytes: &none, Verdict: procs.VerdictCPU, JobOnCPU: true,
+				Reason: "busy on the CPU for 25s: torch is a CPU-only build (libtorch_cpu without libtorch_cuda), although an NVIDIA GPU is present"}},
 		},
 	}
 }
