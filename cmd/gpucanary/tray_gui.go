@@ -12,11 +12,17 @@ import (
 
 	"github.com/gpucanary/gpucanary/app"
 	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/localeenv"
 	"github.com/gpucanary/gpucanary/app/tray"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 )
+
+// Fyne's packages, which this package imports, are initialized by now:
+// the locale variable app/localeenv hid from them goes back to the user's
+// value before any command runs or starts a process.
+func init() { localeenv.Restore() }
 
 // guiCommands are the commands only the GUI build has: ui, the windows.
 func guiCommands() []command {
