@@ -85,10 +85,15 @@ func (p Printer) deviceStats(d gpu.Device) {
 	amounts := fmt.Sprintf(" %s / %s", human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes))
 	barWidth := 30
 	if p.Width > 0 {
-		barWidth = min(30, max(4, p.Width-columns(line)-columns(amounts)-2))
+		// The same for every device: as wide as the widest numbers allow.
+		barWidth = min(30, max(4, p.Width-statsWidest))
 	}
 	p.printf("%s%s%s\n", line, bar(d.MemoryUsedBytes, d.MemoryTotalBytes, barWidth), amounts)
 }
+
+// statsWidest is the widest a device's numbers line is without its bar:
+// "     util 100%  temp 100°C  power 999 / 999 W  mem [] 999.9 GiB / 999.9 GiB".
+const statsWidest = 75
 
 func verdictColour(v procs.Verdict) string {
 	switch v {
