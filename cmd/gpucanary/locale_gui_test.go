@@ -18,7 +18,7 @@ func TestNoLocaleNoise(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	empty, sim := t.TempDir(), simFile(t, simA100)
 	for _, locale := range []string{"C.UTF-8", "C", "POSIX.UTF-8", "en_US.UTF-8"} {
-		for _, args := range [][]string{{"version"}, {"--version"}, {"help"}, {"--gpu-sim", sim, "check", "--json", empty}} {
+		for _, args := range [][]string{{"version"}, {"--version"}, {"help"}, {"--gpu-sim", sim, "check", "--json", empty}, {"check", "--help"}, {"help", "ps"}} {
 			t.Run(locale+" "+strings.Join(args, " "), func(t *testing.T) {
 				cmd := programCommand(t, args...)
 				cmd.Env = append(withoutLocale(cmd.Env), "LANG="+locale)

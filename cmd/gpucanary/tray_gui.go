@@ -26,9 +26,27 @@ func init() { localeenv.Restore() }
 
 // guiCommands are the commands only the GUI build has: ui, the windows.
 func guiCommands() []command {
-	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags,
+	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags, help: uiHelp,
 		summary: "the windows, on their own (the tray starts them with --link)"}}
 }
+
+const uiHelp = `Usage: gpucanary ui [--show WINDOW]
+
+Opens GPU Canary's windows on their own, with an engine of their own. The
+tray starts them itself, linked to its engine, when a window is asked for.
+
+Flags:
+  --show WINDOW        the window to open: envs (the default), processes,
+                       gpus, history or settings
+  --link               talk to the tray process on stdin and stdout (the
+                       tray passes it; not for people)
+
+Examples:
+  gpucanary ui
+  gpucanary --gpu-sim a100.json ui --show gpus
+
+Exit status: 0 when the last window is closed; 2 without a desktop.
+`
 
 // runEngine runs m in a goroutine; the returned function stops it and
 // waits.
