@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/app"
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/localeenv"
+	"github.com/gpucanary/gpucanary/app/session"
 	"github.com/gpucanary/gpucanary/app/tray"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
@@ -81,6 +82,12 @@ func (g *globals) reconfigure(m *engine.Monitor, c config.Config) {
 // runTray is the resident process: the engine and the tray, with the
 // windows in a second process started on demand (`gpucanary ui --link`).
 func runTray(ctx context.Context, g *globals, std stdio) int {
+	// Before anything asks for a session bus (godbus would start one):
+	// without a desktop, say so in one line.
+	if err := session.ForTray(g.getenv); err != nil {
+		fmt.Fprintf(std.err, "gpucanary: %v: the tray needs one; 'gpucanary watch' watches in this terminal instead.\n", err)
+		return exitUsage
+	}
 	m, release := g.newMonitor(nil)
 	defer release()
 	stop := runEngine(ctx, g, m)
@@ -132,6 +139,10 @@ func uiFlags(fs *flag.FlagSet, g *globals) runFunc {
 // cmdUI runs the windows: linked to the tray process (--link, which the
 // tray passes), or on its own with an engine of its own showing show.
 func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio) int {
+	if err := session.ForWindows(g.getenv); err != nil {
+		fmt.Fprintf(std.err, "gpucanary ui: %v.\n", err)
+		return exitUsage
+	}
 	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Repair: g.fixService()}
 	if linked {
 		// stdout is the link: nothing else may write there.
