@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // commands is the registry: every command `run` dispatches, in the order
@@ -80,6 +82,10 @@ func lookup(name string) (command, bool) {
 // stdout and exits 0; on a wrong flag, the flag package's complaint and
 // the help go to stderr (exit 2).
 func (c command) run(ctx context.Context, g *globals, args []string, std stdio) int {
+	// Error messages name paths from the command line and the disk: they
+	// reach the terminal as text (human.NewWriter), like everything
+	// output/text prints.
+	std.err = human.NewWriter(std.err)
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	fs.Usage = func() {} // while parsing: the help is printed below, where it belongs

@@ -49,6 +49,10 @@ func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
 
 // cmdFix reinstalls a CUDA torch in the environment at arg.
 func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio) int {
+	// The plan, the installer's output and the outcome name the
+	// environment's path and whatever a package's build prints: shown as
+	// text, never obeyed by the terminal.
+	std.out = human.NewWriter(std.out)
 	path, err := filepath.Abs(arg)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
@@ -105,7 +109,7 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 
 	fmt.Fprintln(std.out)
 	res, err := svc.Run(ctx, plan, func(l string) {
-		fmt.Fprintf(std.out, "  │ %s\n", human.Visible(l)) // the installer's output: a package's build may print anything
+		fmt.Fprintf(std.out, "  │ %s\n", l)
 		if s := fix.Progress(l); s != "" {
 			fmt.Fprintf(std.err, "→ %s\n", s)
 		}
@@ -195,23 +199,20 @@ func (freshScan) Scan(ctx context.Context) ([]procs.Proc, error) {
 	return procs.NewSource(procs.Options{}).Scan(ctx)
 }
 
-// printPlan shows the plan; its paths and reasons are made visible, as
-// output/text does for every other command.
 func printPlan(std stdio, p fix.Plan, simulated bool) {
-	v := human.Visible
-	fmt.Fprintf(std.out, "Plan for %s\n", v(p.Env))
+	fmt.Fprintf(std.out, "Plan for %s\n", p.Env)
 	if p.Installer != "" {
-		fmt.Fprintf(std.out, "  installer: %s\n", v(p.Installer))
+		fmt.Fprintf(std.out, "  installer: %s\n", p.Installer)
 	}
 	if len(p.Packages) > 0 {
 		var pins []string
 		for _, pin := range p.Packages {
 			pins = append(pins, pin.Name+" "+pin.Version)
 		}
-		fmt.Fprintf(std.out, "  packages:  %s\n", v(strings.Join(pins, ", ")))
+		fmt.Fprintf(std.out, "  packages:  %s\n", strings.Join(pins, ", "))
 	}
 	if p.Variant != "" {
-		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", v(p.Variant), v(p.CUDA), v(p.Index))
+		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.Index)
 	}
 	if p.Upgrade {
 		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
@@ -220,13 +221,13 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 		fmt.Fprintln(std.out, "  GPU:       simulated (--gpu-sim)")
 	}
 	for _, r := range p.Reasons {
-		fmt.Fprintf(std.out, "  why:       %s\n", v(r))
+		fmt.Fprintf(std.out, "  why:       %s\n", r)
 	}
 	if len(p.Argv) > 0 {
-		fmt.Fprintf(std.out, "  command:   %s\n", v(p.Command()))
+		fmt.Fprintf(std.out, "  command:   %s\n", p.Command())
 	}
 	for _, c := range p.Cleanup {
-		fmt.Fprintf(std.out, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", v(c))
+		fmt.Fprintf(std.out, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", c)
 	}
 }
 

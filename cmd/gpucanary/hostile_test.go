@@ -24,7 +24,8 @@ var anyControl = regexp.MustCompile(`[\x00-\x09\x0b-\x1f\x7f\x{80}-\x{9f}\x{202a
 // TestHostileNamesReachNoTerminal (issue 15, point 4): an environment
 // whose path holds ESC sequences and a right-to-left override, and a real
 // process whose argv[0] and arguments are terminal escapes, are shown by
-// check, ps and the report's env_info.md as visible escapes, never raw.
+// check, ps, fix, an error message and the report's env_info.md as
+// visible escapes, never raw.
 func TestHostileNamesReachNoTerminal(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
@@ -82,6 +83,8 @@ func TestHostileNamesReachNoTerminal(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("ps: exit %d: %s", code, stderr)
 	}
+	plan, planErr, _ := runCLI(t, "--gpu-sim", sim, "fix", "--dry-run", venv)
+	_, missing, _ := runCLI(t, "check", venv+"\x1b[2J-missing")
 	report := filepath.Join(t.TempDir(), "report")
 	if _, stderr, code := runCLI(t, "--gpu-sim", sim, "report", "-o", report, venv); code != exitOK {
 		t.Fatalf("report: exit %d: %s", code, stderr)
@@ -94,9 +97,11 @@ func TestHostileNamesReachNoTerminal(t *testing.T) {
 		out  string
 		want []string
 	}{
-		"check":       {check, []string{`evil\x1b]0;owned\x07\x1b[2J\u202e/.venv`}},
-		"ps":          {ps, []string{`\x1b]0;owned\x07python -c import mmap`}},
-		"env_info.md": {string(info), []string{`### ` + filepath.Dir(filepath.Dir(venv)), `evil\x1b]0;owned\x07\x1b[2J\u202e/.venv`, `\x1b]0;owned\x07python`, `\x1b[2J`}},
+		"check":         {check, []string{`evil\x1b]0;owned\x07\x1b[2J\u202e/.venv`}},
+		"ps":            {ps, []string{`\x1b]0;owned\x07python -c import mmap`}},
+		"fix --dry-run": {plan + planErr, []string{`Plan for ` + filepath.Dir(filepath.Dir(venv))}},
+		"an error":      {missing, []string{`\x1b[2J-missing`}},
+		"env_info.md":   {string(info), []string{`### ` + filepath.Dir(filepath.Dir(venv)), `evil\x1b]0;owned\x07\x1b[2J\u202e/.venv`, `\x1b]0;owned\x07python`, `\x1b[2J`}},
 	} {
 		if loc := anyControl.FindStringIndex(tc.out); loc != nil {
 			t.Errorf("%s writes %q raw:\n%q", name, tc.out[loc[0]:loc[1]], tc.out)

@@ -2,6 +2,7 @@ package human
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,8 +27,11 @@ import (
 //
 // A backslash stays as it is (Windows paths): the result is for reading,
 // not for parsing back. JSON output keeps the real text instead.
-func Visible(s string) string {
-	i := firstUnsafe(s)
+func Visible(s string) string { return escape(s, false) }
+
+// escape is Visible; with lines, newlines and tabs are kept as they are.
+func escape(s string, lines bool) string {
+	i := firstUnsafe(s, lines)
 	if i < 0 {
 		return s
 	}
@@ -39,6 +43,8 @@ func Visible(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case lines && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r == '\n':
@@ -57,13 +63,13 @@ func Visible(s string) string {
 	return b.String()
 }
 
-// firstUnsafe is the byte offset of the first character Visible escapes,
+// firstUnsafe is the byte offset of the first character escape changes,
 // or -1: most text has none, and is returned without a copy.
-func firstUnsafe(s string) int {
+func firstUnsafe(s string, lines bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
+			if (c < 0x20 || c == 0x7f) && !(lines && (c == '\n' || c == '\t')) {
 				return i
 			}
 			i++
@@ -82,4 +88,20 @@ func firstUnsafe(s string) int {
 // text around it.
 func unsafeRune(r rune) bool {
 	return (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
+}
+
+// NewWriter writes to w what it is given with every character Visible
+// escapes shown as an escape, except newlines and tabs: for the whole
+// output of a command that writes no escapes of its own (fix, and every
+// command's error messages), so that a path or an installer's output
+// reaches the terminal as text.
+func NewWriter(w io.Writer) io.Writer { return visibleWriter{w} }
+
+type visibleWriter struct{ w io.Writer }
+
+func (v visibleWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(v.w, escape(string(p), true)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -49,11 +49,23 @@ func FuzzVisible(f *testing.F) {
 				t.Fatalf("Visible(%q) = %q holds %U", s, got, r)
 			}
 		}
-		if firstUnsafe(s) < 0 && got != s {
+		if firstUnsafe(s, false) < 0 && got != s {
 			t.Fatalf("safe text %q changed to %q", s, got)
 		}
-		if firstUnsafe(s) >= 0 && !strings.Contains(got, `\`) {
+		if firstUnsafe(s, false) >= 0 && !strings.Contains(got, `\`) {
 			t.Fatalf("unsafe text %q shown as %q with no escape", s, got)
 		}
 	})
+}
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := NewWriter(&b)
+	n, err := w.Write([]byte("Plan for /srv/evil\x1b[2J\u202e/.venv\n\tcol\n"))
+	if err != nil || n != len("Plan for /srv/evil\x1b[2J\u202e/.venv\n\tcol\n") {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if want := "Plan for /srv/evil\\x1b[2J\\u202e/.venv\n\tcol\n"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
 }
