@@ -26,7 +26,7 @@ deps-test:
 # Go's build cache does not hold them yet.
 build: deps
 	@if $(GO) list -trimpath -deps -f '{{if .CgoFiles}}{{.Stale}}{{end}}' ./cmd/gpucanary 2>/dev/null | grep -q true; then \
-		echo "build: compiling the C code of the GUI toolkit (GLFW, OpenGL) for the first time; this takes several minutes on 2 cores and prints nothing until done. Later builds take seconds."; \
+		echo "build: compiling the GUI toolkit's C code (GLFW, OpenGL): several minutes on 2 cores the first time, with nothing printed until it is done; later builds take seconds."; \
 	fi
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gpucanary ./cmd/gpucanary
 

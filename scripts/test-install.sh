@@ -29,6 +29,9 @@ $GO build -tags nogui -o "$tmp/bin/gpucanary-cli" ./cmd/gpucanary
 
 home="$tmp/home of a \$user \`with\` \\odd \"name"
 mkdir -p "$home/.local/bin" "$home/.config/gpucanary" "$home/.local/state/gpucanary"
+# As GPU Canary keeps them (0700: they hold command lines); the launched
+# tray would otherwise tighten them, and HOME would differ for that alone.
+chmod 700 "$home/.config/gpucanary" "$home/.local/state/gpucanary"
 echo other >"$home/.local/bin/other-tool"
 printf 'refresh = "5s"\n' >"$home/.config/gpucanary/config.toml"
 echo '{}' >"$home/.local/state/gpucanary/history.jsonl"

@@ -55,7 +55,7 @@ esac
 				t.Fatalf("make build: %v\n%s", err, out)
 			}
 			text := string(out)
-			note := strings.Index(text, "for the first time; this takes several minutes on 2 cores")
+			note := strings.Index(text, "compiling the GUI toolkit's C code (GLFW, OpenGL): several minutes on 2 cores the first time")
 			build := strings.Index(text, "GO-BUILD-STARTED")
 			if build < 0 {
 				t.Fatalf("the build did not run:\n%s", text)
