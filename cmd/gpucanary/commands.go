@@ -205,7 +205,7 @@ func helpFlags(fs *flag.FlagSet, _ *globals) runFunc {
 			return exitOK
 		}
 		c, ok := lookup(fs.Arg(0))
-		if !ok || c.name == "help" && fs.Arg(0) != "help" {
+		if !ok {
 			fmt.Fprintf(std.err, "gpucanary help: no command %q\n\n%s", fs.Arg(0), usageText())
 			return exitUsage
 		}
