@@ -21,7 +21,13 @@ deps-test:
 	@scripts/deps.sh test
 
 ## build: bin/gpucanary, the tray app with every command
+# The first build compiles the C code of the GUI toolkit (GLFW, OpenGL)
+# and of NVML's binding: minutes with nothing printed. Say so first, when
+# Go's build cache does not hold them yet.
 build: deps
+	@if $(GO) list -trimpath -deps -f '{{if .CgoFiles}}{{.Stale}}{{end}}' ./cmd/gpucanary 2>/dev/null | grep -q true; then \
+		echo "build: compiling the GUI toolkit's C code (GLFW, OpenGL): several minutes on 2 cores the first time, with nothing printed until it is done; later builds take seconds."; \
+	fi
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gpucanary ./cmd/gpucanary
 
 ## cli: bin/gpucanary-cli, the same commands without GUI code (no libGL/libX11)

@@ -20,8 +20,18 @@ type Process struct {
 // measured (procs.Row.Measured: a PID outside this view): its CPU %, CPU
 // time and RSS are null and its start time is left out, rather than 0
 // and 0001-01-01, so a script cannot take unknown for idle. Read back,
-// they are zero, and OutsideContainer still says why.
+// they are zero, and OutsideContainer still says why. An environment
+// path that is not UTF-8 is also written exactly, as env_bytes
+// (pathbytes.go).
 func (p Process) MarshalJSON() ([]byte, error) {
+	b, err := p.marshalMeasured()
+	if err != nil {
+		return b, err
+	}
+	return withExactBytes(b, "env_bytes", p.EnvPath), nil
+}
+
+func (p Process) marshalMeasured() ([]byte, error) {
 	type plain Process // the fields, without this method
 	if p.Measured() {
 		return json.Marshal(plain(p))

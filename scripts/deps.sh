@@ -47,7 +47,7 @@ else
   exit 1
 fi
 
-echo "deps: installing ${missing[*]}"
+echo "deps: installing the missing Debian packages with apt-get (a minute or more on a fresh machine): ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -6,6 +6,12 @@
 # PATH of the session to imitate in the environment).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A desktop session has a display too: without one the tray says so in
+# one line and exits (app/session), so give it a virtual one.
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  command -v xvfb-run >/dev/null || { echo "menu entry: xvfb-run is missing (make deps-test installs it)"; exit 1; }
+  exec xvfb-run -a "$PWD/scripts/menu-entry-check.sh" "$@"
+fi
 for tool in dbus-run-session status-notifier-watcher; do
   command -v "$tool" >/dev/null || { echo "menu entry: $tool is missing (make deps-test installs it)"; exit 1; }
 done

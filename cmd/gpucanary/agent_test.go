@@ -52,13 +52,13 @@ func TestAgentUsageErrors(t *testing.T) {
 }
 
 func TestAgentHelp(t *testing.T) {
-	_, stderr, code := runCLI(t, "agent", "--help")
+	stdout, _, code := runCLI(t, "agent", "--help")
 	if code != exitOK {
 		t.Errorf("--help exits %d", code)
 	}
 	for _, want := range []string{"--web.listen-address", "--web.config.file", "--textfile", "--gpu-sim", "localhost:9835", "Loopback by", "Examples:"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("--help lacks %q:\n%s", want, stderr)
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--help lacks %q:\n%s", want, stdout)
 		}
 	}
 }

@@ -50,14 +50,16 @@ func run(ctx context.Context, args []string, std stdio) int {
 	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(std.err)
-	fs.Usage = func() { fmt.Fprint(std.err, usageText()) }
+	fs.Usage = func() {} // printed below: on stdout when asked for
 	fs.StringVar(&g.gpuSim, "gpu-sim", "", "simulated GPU scenario file")
 	fs.StringVar(&g.config, "config", "", "settings file")
 	fs.StringVar(&g.logLevel, "log-level", "warn", "log level")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(std.out, usageText())
 			return exitOK
 		}
+		fmt.Fprint(std.err, usageText())
 		return exitUsage
 	}
 	if g.gpuSim == "" {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // commands is the registry: every command `run` dispatches, in the order
@@ -13,28 +15,22 @@ import (
 // file that implements it.
 func commands() []command {
 	return append([]command{
-		{name: "check", args: "[--json] [--format prom [--textfile PATH]] [PATH...]", setup: checkFlags,
-			usage: "check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]\n" +
-				"Exit status: 0 no error findings, 1 error findings (a PATH that names no environment is one), 2 usage or internal error.",
+		{name: "check", args: "[--json] [--format prom [--textfile PATH]] [PATH...]", setup: checkFlags, help: checkHelp,
 			summary: "inspect environments and the GPU; exit 1 on error findings"},
-		{name: "ps", args: "[--json] [--watch]", setup: psFlags,
+		{name: "ps", args: "[--json] [--watch]", setup: psFlags, help: psHelp,
 			summary: "per-process GPU use and verdicts"},
-		{name: "watch", args: "[--json] [PATH...]", setup: watchFlags,
-			usage: "watch [--json] [--all] [PATH...]\n" +
-				"Runs until interrupted; exit status 1 when a PATH names no environment (its finding is printed first), 2 on usage.",
+		{name: "watch", args: "[--json] [PATH...]", setup: watchFlags, help: watchHelp,
 			summary: "run the engine headless and print each event"},
-		{name: "fix", args: "PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]", setup: fixFlags,
-			usage: "fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n" +
-				"       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]",
+		{name: "fix", args: "PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]", setup: fixFlags, help: fixHelp,
 			summary: "reinstall a CUDA torch in the environment at PATH"},
-		{name: "report", args: "[-o DIR]", usage: "report [-o DIR] [PATH...]", setup: reportFlags,
+		{name: "report", args: "[-o DIR]", setup: reportFlags, help: reportHelp,
 			summary: "write the evidence bundle"},
 		{name: "agent", args: "[--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]", setup: agentFlags, help: agentUsage,
 			summary: "run the engine headless and serve Prometheus metrics"},
-		{name: "version", rawArgs: true, setup: versionFlags,
+		{name: "version", rawArgs: true, setup: versionFlags, help: versionHelp,
 			summary: "print the version"},
-		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, setup: helpFlags,
-			summary: "print this usage"},
+		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, setup: helpFlags, help: helpHelp,
+			summary: "print this usage, or a command's help"},
 	}, guiCommands()...)
 }
 
@@ -49,17 +45,17 @@ type command struct {
 	args string
 	// summary is its one line in the top-level usage.
 	summary string
-	// usage is the command's own usage, shown when its flags are wrong;
-	// "" means its name and args.
-	usage string
-	// help, when set, is the command's whole help (usage, flags,
-	// examples), shown instead of usage; --help then prints it and exits 0.
+	// help is the command's whole help: usage, what it does, every flag,
+	// examples and exit status. `gpucanary CMD --help` and `gpucanary
+	// help CMD` print it on stdout and exit 0; wrong flags print it on
+	// stderr and exit 2.
 	help string
 	// hidden leaves it out of the top-level usage (help; ui, which the
 	// tray starts).
 	hidden bool
-	// rawArgs hands the arguments over unparsed (version and help take
-	// none and ignore what they are given).
+	// rawArgs hands the arguments over unparsed, as positional arguments
+	// (help takes a command's name; version ignores them), except a
+	// first argument asking for help.
 	rawArgs bool
 	// showsBadInput runs the command even when a file a global flag names
 	// is missing or malformed (globals.badInput): it shows that itself
@@ -87,38 +83,61 @@ func lookup(name string) (command, bool) {
 }
 
 // run parses the command's flags, interspersed with its arguments, and
-// runs it.
+// runs it. Asked for help (-h, --help), it prints the command's help on
+// stdout and exits 0; on a wrong flag, the flag package's complaint and
+// the help go to stderr (exit 2).
 func (c command) run(ctx context.Context, g *globals, args []string, std stdio) int {
+	// Error messages name paths from the command line and the disk: they
+	// reach the terminal as text (human.NewWriter), like everything
+	// output/text prints.
+	std.err = human.NewWriter(std.err)
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
-	fs.Usage = func() { fmt.Fprintln(std.err, "Usage: gpucanary "+c.usageText()) }
-	if c.help != "" {
-		fs.Usage = func() { fmt.Fprint(std.err, c.help) }
-	}
+	fs.Usage = func() {} // while parsing: the help is printed below, where it belongs
 	body := c.setup(fs, g)
-	if !c.rawArgs {
-		if err := parseInterspersed(fs, args); err != nil {
-			if errors.Is(err, flag.ErrHelp) && c.help != "" {
-				return exitOK
-			}
+	if c.rawArgs {
+		if len(args) > 0 && isHelpFlag(args[0]) {
+			fmt.Fprint(std.out, c.helpText())
+			return exitOK
+		}
+		if err := fs.Parse(append([]string{"--"}, args...)); err != nil {
 			return exitUsage
 		}
-		if errs := g.badInput(); len(errs) > 0 && !c.showsBadInput {
-			for _, err := range errs {
-				fmt.Fprintf(std.err, "gpucanary %s: %v\n", c.name, err)
-			}
-			return exitUsage
-		}
+		return c.runParsed(ctx, g, fs, body, std)
 	}
+	if err := parseInterspersed(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(std.out, c.helpText())
+			return exitOK
+		}
+		fmt.Fprint(std.err, c.helpText())
+		return exitUsage
+	}
+	if errs := g.badInput(); len(errs) > 0 && !c.showsBadInput {
+		for _, err := range errs {
+			fmt.Fprintf(std.err, "gpucanary %s: %v\n", c.name, err)
+		}
+		return exitUsage
+	}
+	return c.runParsed(ctx, g, fs, body, std)
+}
+
+// runParsed runs the body; a body that finds its arguments wrong calls
+// fs.Usage, which now prints the help on stderr.
+func (c command) runParsed(ctx context.Context, _ *globals, fs *flag.FlagSet, body runFunc, std stdio) int {
+	fs.Usage = func() { fmt.Fprint(std.err, c.helpText()) }
 	return body(ctx, std)
 }
 
-func (c command) usageText() string {
-	if c.usage != "" {
-		return c.usage
+// helpText is the command's help, or its usage line when it has none.
+func (c command) helpText() string {
+	if c.help != "" {
+		return c.help
 	}
-	return c.synopsis()
+	return "Usage: gpucanary " + c.synopsis() + "\n"
 }
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
 // synopsis is the name and arguments, as the top-level usage lists them.
 func (c command) synopsis() string {
@@ -152,6 +171,10 @@ Global flags:
   --gpu-sim FILE   replace NVML with a simulated GPU (also GPUCANARY_GPU_SIM)
   --config FILE    settings file (default: the user config directory)
   --log-level L    debug, info, warn or error (default warn)
+  --version        print the version
+
+Run 'gpucanary help COMMAND' (or 'gpucanary COMMAND --help') for a
+command's flags and examples.
 `
 }
 
@@ -185,9 +208,19 @@ func versionFlags(*flag.FlagSet, *globals) runFunc {
 	}
 }
 
-func helpFlags(*flag.FlagSet, *globals) runFunc {
+// helpFlags is `help [COMMAND]`: the top-level usage, or COMMAND's help.
+func helpFlags(fs *flag.FlagSet, _ *globals) runFunc {
 	return func(_ context.Context, std stdio) int {
-		fmt.Fprint(std.out, usageText())
+		if fs.NArg() == 0 {
+			fmt.Fprint(std.out, usageText())
+			return exitOK
+		}
+		c, ok := lookup(fs.Arg(0))
+		if !ok {
+			fmt.Fprintf(std.err, "gpucanary help: no command %q\n\n%s", fs.Arg(0), usageText())
+			return exitUsage
+		}
+		fmt.Fprint(std.out, c.helpText())
 		return exitOK
 	}
 }

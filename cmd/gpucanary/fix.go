@@ -14,6 +14,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
@@ -48,6 +49,10 @@ func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
 
 // cmdFix reinstalls a CUDA torch in the environment at arg.
 func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio) int {
+	// The plan, the installer's output and the outcome name the
+	// environment's path and whatever a package's build prints: shown as
+	// text, never obeyed by the terminal.
+	std.out = human.NewWriter(std.out)
 	path, err := envArg(arg)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %s\n", badPathMessage(path, err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/jsonout"
 	"github.com/gpucanary/gpucanary/output/text"
+	"github.com/gpucanary/gpucanary/output/tty"
 )
 
 // processSource is this platform's process source, for a command or the
@@ -24,12 +26,16 @@ func (g *globals) busyRule() procs.BusyRule {
 	return procs.BusyRule{MinCPUPercent: g.cfg.CPUFallbackPercent, Window: g.cfg.CPUFallbackWindow.Duration}
 }
 
-// psSample is how long one-shot ps measures CPU %: two scans this far apart.
-const psSample = 500 * time.Millisecond
+// psSample is how long one-shot ps measures CPU %: two scans this far
+// apart; psEvery is how often `ps --watch` refreshes.
+const (
+	psSample = 500 * time.Millisecond
+	psEvery  = 2 * time.Second
+)
 
 func psFlags(fs *flag.FlagSet, g *globals) runFunc {
-	asJSON := fs.Bool("json", false, "print JSON")
-	watch := fs.Bool("watch", false, "refresh in place every 2 s")
+	asJSON := fs.Bool("json", false, "print JSON: the host, the time, the GPU and the processes")
+	watch := fs.Bool("watch", false, "refresh in place every 2 s, as top does; q quits")
 	g.simFlag(fs)
 	return func(ctx context.Context, std stdio) int {
 		if fs.NArg() > 0 {
@@ -40,7 +46,8 @@ func psFlags(fs *flag.FlagSet, g *globals) runFunc {
 	}
 }
 
-// cmdPs shows per-process GPU use and verdicts.
+// cmdPs shows per-process GPU use and verdicts; with watch, as a live
+// view that a key (q) or Ctrl-C ends.
 func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 	b := g.openGPU()
 	defer b.Close()
@@ -51,7 +58,17 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 			envs[e.Path] = e
 		}
 	}
-	p := text.New(std.out, g.getenv)
+	host, _ := os.Hostname()
+	live := watch && !asJSON && tty.IsTerminal(std.out)
+	var keys <-chan byte
+	if in, ok := std.in.(*os.File); ok && live {
+		k, stop, err := tty.Keys(ctx, in)
+		if err != nil {
+			g.log.Warn("q will not quit; Ctrl-C does", "err", err)
+		}
+		defer stop()
+		keys = k
+	}
 	tracker := (*procs.BusyTracker)(nil)
 	if watch {
 		tracker = procs.NewBusyTracker()
@@ -60,36 +77,52 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		fmt.Fprintf(std.err, "gpucanary ps: %v\n", err)
 		return exitUsage
 	}
-	wait := psSample
+	wait := time.NewTimer(psSample)
+	defer wait.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return exitOK
-		case <-time.After(wait):
+		case k, ok := <-keys:
+			if !ok {
+				keys = nil // the terminal went away: Ctrl-C still stops
+			} else if k == 'q' || k == 'Q' {
+				return exitOK
+			}
+			continue
+		case <-wait.C:
 		}
 		ps, err := scanner.Scan(ctx)
 		if err != nil {
 			fmt.Fprintf(std.err, "gpucanary ps: %v\n", err)
 			return exitUsage
 		}
+		now := time.Now()
 		st := b.Snapshot(ctx)
-		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, time.Now())
+		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, now)
 		sortRows(rows)
 		if asJSON {
-			if err := jsonout.Processes(std.out, st, rows); err != nil {
+			if err := jsonout.Processes(std.out, host, now, st, rows); err != nil {
 				fmt.Fprintf(std.err, "gpucanary ps: writing JSON: %v\n", err)
 				return exitUsage
 			}
 		} else {
-			if watch {
+			p := text.New(std.out, g.getenv)
+			p.Width = tty.Width(std.out) // each time: the terminal may have been resized
+			if live {
 				fmt.Fprint(std.out, "\x1b[H\x1b[2J")
+			} else if watch {
+				fmt.Fprintln(std.out)
+			}
+			if watch {
+				p.Title(now, psEvery, keys != nil)
 			}
 			p.Processes(st, rows)
 		}
 		if !watch {
 			return exitOK
 		}
-		wait = 2 * time.Second
+		wait.Reset(psEvery)
 	}
 }
 

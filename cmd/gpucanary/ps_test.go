@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
@@ -126,6 +127,8 @@ func TestPsCommand(t *testing.T) {
 		t.Fatalf("ps --json: exit %d\n%s", code, stderr)
 	}
 	var got struct {
+		Hostname  string    `json:"hostname"`
+		QueryTime time.Time `json:"query_time"`
 		Processes []struct {
 			PID                int      `json:"pid"`
 			Verdict            string   `json:"verdict"`
@@ -138,6 +141,10 @@ func TestPsCommand(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("ps --json: %v\n%s", err, out)
+	}
+	// As gpustat's JSON: which host, and when.
+	if host, _ := os.Hostname(); got.Hostname != host || time.Since(got.QueryTime) > time.Hour || got.QueryTime.After(time.Now()) {
+		t.Errorf("ps --json: hostname %q (want %q), query_time %s", got.Hostname, host, got.QueryTime)
 	}
 	seen := 0
 	for _, p := range got.Processes {

@@ -12,17 +12,42 @@ import (
 
 	"github.com/gpucanary/gpucanary/app"
 	"github.com/gpucanary/gpucanary/app/link"
+	"github.com/gpucanary/gpucanary/app/localeenv"
+	"github.com/gpucanary/gpucanary/app/session"
 	"github.com/gpucanary/gpucanary/app/tray"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 )
 
+// Fyne's packages, which this package imports, are initialized by now:
+// the locale variable app/localeenv hid from them goes back to the user's
+// value before any command runs or starts a process.
+func init() { localeenv.Restore() }
+
 // guiCommands are the commands only the GUI build has: ui, the windows.
 func guiCommands() []command {
-	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags, showsBadInput: true,
+	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags, showsBadInput: true, help: uiHelp,
 		summary: "the windows, on their own (the tray starts them with --link)"}}
 }
+
+const uiHelp = `Usage: gpucanary ui [--show WINDOW]
+
+Opens GPU Canary's windows on their own, with an engine of their own. The
+tray starts them itself, linked to its engine, when a window is asked for.
+
+Flags:
+  --show WINDOW        the window to open: envs (the default), processes,
+                       gpus, history or settings
+  --link               talk to the tray process on stdin and stdout (the
+                       tray passes it; not for people)
+
+Examples:
+  gpucanary ui
+  gpucanary --gpu-sim a100.json ui --show gpus
+
+Exit status: 0 when the last window is closed; 2 without a desktop.
+`
 
 // runEngine runs m in a goroutine; the returned function stops it and
 // waits.
@@ -57,6 +82,12 @@ func (g *globals) reconfigure(m *engine.Monitor, c config.Config) {
 // runTray is the resident process: the engine and the tray, with the
 // windows in a second process started on demand (`gpucanary ui --link`).
 func runTray(ctx context.Context, g *globals, std stdio) int {
+	// Before anything asks for a session bus (godbus would start one):
+	// without a desktop, say so in one line.
+	if err := session.ForTray(g.getenv); err != nil {
+		fmt.Fprintf(std.err, "gpucanary: %v: the tray needs one; 'gpucanary watch' watches in this terminal instead.\n", err)
+		return exitUsage
+	}
 	var problems []string
 	if err := g.simErr(); err != nil {
 		problems = append(problems, err.Error())
@@ -114,6 +145,10 @@ func uiFlags(fs *flag.FlagSet, g *globals) runFunc {
 // cmdUI runs the windows: linked to the tray process (--link, which the
 // tray passes), or on its own with an engine of its own showing show.
 func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio) int {
+	if err := session.ForWindows(g.getenv); err != nil {
+		fmt.Fprintf(std.err, "gpucanary ui: %v.\n", err)
+		return exitUsage
+	}
 	repair := g.fixService()
 	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app")}
 	for _, err := range g.badInput() {

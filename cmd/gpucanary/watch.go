@@ -61,20 +61,16 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 		defer wg.Done()
 		runErr = m.Run(ctx)
 	}()
-	if !asJSON {
-		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
-	}
-	for ev := range events {
-		if asJSON {
+	if asJSON {
+		for ev := range events {
 			if err := jsonout.Event(std.out, ev); err != nil {
 				fmt.Fprintf(std.err, "gpucanary watch: writing JSON: %v\n", err)
 				return exitUsage
 			}
-			continue
 		}
-		if all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
-			p.Event(ev)
-		}
+	} else {
+		fmt.Fprintln(std.err, "gpucanary: watching environments; Ctrl-C stops.")
+		printWatch(p, m, events, all)
 	}
 	wg.Wait()
 	if runErr != nil {
@@ -82,6 +78,42 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 		return exitUsage
 	}
 	return code
+}
+
+// printWatch prints, once the engine's first read is done, what it
+// watches (the GPU, each environment and how it was found), then every
+// event the notification policy shows (all: every event). The events of
+// the first read come after that summary; their ENV_ADDED lines, which
+// the summary already lists, only with all.
+func printWatch(p text.Printer, m *engine.Monitor, events <-chan monitor.Event, all bool) {
+	show := func(ev monitor.Event) {
+		if all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
+			p.Event(ev)
+		}
+	}
+	var first []monitor.Event
+	started, stopped := m.Started(), false
+	for started != nil && !stopped {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				stopped = true // ended before its first read was done
+				break
+			}
+			first = append(first, ev)
+		case <-started:
+			p.Watching(m.State())
+			started = nil
+		}
+	}
+	for _, ev := range first {
+		if ev.Kind != monitor.KindEnvAdded || all {
+			show(ev)
+		}
+	}
+	for ev := range events {
+		show(ev)
+	}
 }
 
 // newMonitor builds the engine from the settings; the returned function

@@ -85,3 +85,76 @@ func TestWatchPrintsJSONLinesAndStopsOnCancel(t *testing.T) {
 		t.Fatal("watch did not stop on cancel")
 	}
 }
+
+// TestWatchSaysWhatItWatches runs `watch --all` as a person would: it
+// first says which GPU it sees and which environments it watches, each
+// with how it was found; then every line of an overwrite, FINDING_RAISED
+// included, names the environment it is about.
+func TestWatchSaysWhatItWatches(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	env := filepath.Join(t.TempDir(), "proj", ".venv")
+	if err := pyenvtest.Write(env, incidentsSpec("good-cu121")); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--gpu-sim", simFile(t, simA100), "watch", "--all", env}, stdio{in: strings.NewReader(""), out: pw, err: io.Discard})
+		pw.Close()
+	}()
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var seen []string
+	next := func(match func(string) bool, what string) string {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("watch ended before %s:\n%s", what, strings.Join(seen, "\n"))
+				}
+				seen = append(seen, l)
+				if match(l) {
+					return l
+				}
+			case <-timeout:
+				t.Fatalf("no %s:\n%s", what, strings.Join(seen, "\n"))
+			}
+		}
+	}
+	is := func(s string) func(string) bool { return func(l string) bool { return l == s } }
+	has := func(s string) func(string) bool { return func(l string) bool { return strings.Contains(l, s) } }
+	next(is("GPU   driver 550.54.15 · CUDA 12.4 [simulated]"), "the GPU")
+	next(is("Watching 1 environment:"), "the summary")
+	next(is("  "+env+"  (named on the command line)  torch 2.5.1+cu121  OK"), "the environment and how it was found")
+	if len(seen) != 4 || seen[1] != "  0  NVIDIA A100-SXM4-40GB (Ampere, sm_80) · 40.0 GiB" {
+		t.Errorf("the summary is not first:\n%s", strings.Join(seen, "\n"))
+	}
+
+	// The environment's torch becomes a CPU build.
+	if err := pyenvtest.Write(env, incidentsSpec("uv-cpu-overwrite")); err != nil {
+		t.Fatal(err)
+	}
+	next(has("ENV_ADDED"), "ENV_ADDED, with --all")
+	replaced := next(has("CUDA_WHEEL_REPLACED"), "CUDA_WHEEL_REPLACED")
+	raised := next(has("FINDING_RAISED"), "FINDING_RAISED")
+	for _, l := range []string{replaced, raised} {
+		if !strings.Contains(l, "  "+env+"  ") {
+			t.Errorf("the line does not name the environment: %q", l)
+		}
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d", c)
+	}
+}

@@ -15,12 +15,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -118,57 +120,57 @@ func mustJSON(v any) []byte {
 
 func readme(b Bundle) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "# GPU Canary report\n\n")
-	fmt.Fprintf(&s, "Taken %s on %s (%s %s", b.Time.Format(time.RFC3339), orUnknown(b.Host.Hostname), b.Host.OS, b.Host.Arch)
+	writef(&s, "# GPU Canary report\n\n")
+	writef(&s, "Taken %s on %s (%s %s", b.Time.Format(time.RFC3339), orUnknown(b.Host.Hostname), b.Host.OS, b.Host.Arch)
 	if b.Host.Distro != "" {
-		fmt.Fprintf(&s, ", %s", b.Host.Distro)
+		writef(&s, ", %s", b.Host.Distro)
 	}
 	if b.Host.Kernel != "" {
-		fmt.Fprintf(&s, ", kernel %s", b.Host.Kernel)
+		writef(&s, ", kernel %s", b.Host.Kernel)
 	}
-	fmt.Fprintf(&s, ") by GPU Canary %s.\n\n", b.Version)
+	writef(&s, ") by GPU Canary %s.\n\n", b.Version)
 	if b.Check.GPU.Simulated {
-		fmt.Fprintf(&s, "**The GPU in this report is simulated** (%s): it is not this machine's hardware.\n\n", b.Check.GPU.Source)
+		writef(&s, "**The GPU in this report is simulated** (%s): it is not this machine's hardware.\n\n", b.Check.GPU.Source)
 	}
-	fmt.Fprintf(&s, "Summary: %s.\n\n", b.Summary)
-	fmt.Fprintf(&s, "| file | holds |\n| --- | --- |\n")
-	fmt.Fprintf(&s, "| env_info.md | the machine, driver, GPUs and every environment with its packages and findings, for reading |\n")
-	fmt.Fprintf(&s, "| gpu.json | the GPU state as the driver reported it |\n")
-	fmt.Fprintf(&s, "| processes.json | the processes on the GPU and the ML processes off it, with their environment, libraries and verdicts (command lines redacted) |\n")
-	fmt.Fprintf(&s, "| check.json | the output of `gpucanary check --json` |\n")
+	writef(&s, "Summary: %s.\n\n", b.Summary)
+	writef(&s, "| file | holds |\n| --- | --- |\n")
+	writef(&s, "| env_info.md | the machine, driver, GPUs and every environment with its packages and findings, for reading |\n")
+	writef(&s, "| gpu.json | the GPU state as the driver reported it |\n")
+	writef(&s, "| processes.json | the processes on the GPU and the ML processes off it, with their environment, libraries and verdicts (command lines redacted) |\n")
+	writef(&s, "| check.json | the output of `gpucanary check --json` |\n")
 	return s.String()
 }
 
 func envInfo(b Bundle) string {
 	var s strings.Builder
 	g := b.Check.GPU
-	fmt.Fprintf(&s, "# Environment information\n\n")
-	fmt.Fprintf(&s, "- Taken: %s\n- OS: %s %s %s\n- Kernel: %s\n", b.Time.Format(time.RFC3339), b.Host.OS, b.Host.Arch, b.Host.Distro, orUnknown(b.Host.Kernel))
+	writef(&s, "# Environment information\n\n")
+	writef(&s, "- Taken: %s\n- OS: %s %s %s\n- Kernel: %s\n", b.Time.Format(time.RFC3339), b.Host.OS, b.Host.Arch, b.Host.Distro, orUnknown(b.Host.Kernel))
 	if g.HasDriver() {
-		fmt.Fprintf(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", g.Driver, orUnknown(g.CUDADriver))
+		writef(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", g.Driver, orUnknown(g.CUDADriver))
 	} else {
-		fmt.Fprintf(&s, "- NVIDIA driver: none (%s)\n", orUnknown(g.Error))
+		writef(&s, "- NVIDIA driver: none (%s)\n", orUnknown(g.Error))
 	}
 	if g.Simulated {
-		fmt.Fprintf(&s, "- **GPU state simulated** from %s\n", strings.TrimPrefix(g.Source, "sim:"))
+		writef(&s, "- **GPU state simulated** from %s\n", strings.TrimPrefix(g.Source, "sim:"))
 	}
 	if len(g.Devices) > 0 {
-		fmt.Fprintf(&s, "\n## GPUs\n\n| # | name | architecture | compute capability | memory | UUID |\n| --- | --- | --- | --- | --- | --- |\n")
+		writef(&s, "\n## GPUs\n\n| # | name | architecture | compute capability | memory | UUID |\n| --- | --- | --- | --- | --- | --- |\n")
 		for _, d := range g.Devices {
-			fmt.Fprintf(&s, "| %d | %s | %s | %s | %.1f GiB | %s |\n", d.Index, d.Name, orUnknown(d.Architecture), orUnknown(d.ComputeCapability), float64(d.MemoryTotalBytes)/(1<<30), d.UUID)
+			writef(&s, "| %d | %s | %s | %s | %.1f GiB | %s |\n", d.Index, d.Name, orUnknown(d.Architecture), orUnknown(d.ComputeCapability), float64(d.MemoryTotalBytes)/(1<<30), d.UUID)
 		}
 	}
 	for _, f := range b.Check.Findings {
-		fmt.Fprintf(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
+		writef(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
 	}
-	fmt.Fprintf(&s, "\n## Environments\n")
+	writef(&s, "\n## Environments\n")
 	if len(b.Check.Envs) == 0 {
-		fmt.Fprintf(&s, "\nNone found.\n")
+		writef(&s, "\nNone found.\n")
 	}
 	for _, e := range b.Check.Envs {
-		fmt.Fprintf(&s, "\n### %s\n\n- Verdict: %s\n- Manager: %s\n- Python: %s\n- Layout: %s\n", e.Path, e.Verdict, e.Installer, orUnknown(e.Python), e.Layout)
+		writef(&s, "\n### %s\n\n- Verdict: %s\n- Manager: %s\n- Python: %s\n- Layout: %s\n", e.Path, e.Verdict, e.Installer, orUnknown(e.Python), e.Layout)
 		if len(e.Packages) > 0 {
-			fmt.Fprintf(&s, "\n| package | version | build | CUDA | installed by |\n| --- | --- | --- | --- | --- |\n")
+			writef(&s, "\n| package | version | build | CUDA | installed by |\n| --- | --- | --- | --- | --- |\n")
 			names := make([]string, 0, len(e.Packages))
 			for n := range e.Packages {
 				names = append(names, n)
@@ -176,18 +178,18 @@ func envInfo(b Bundle) string {
 			sort.Strings(names)
 			for _, n := range names {
 				p := e.Packages[n]
-				fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", n, p.Version, buildOf(p), p.CUDA, p.Installer)
+				writef(&s, "| %s | %s | %s | %s | %s |\n", n, p.Version, buildOf(p), p.CUDA, p.Installer)
 			}
 		}
 		for _, f := range e.Findings {
-			fmt.Fprintf(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
+			writef(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
 			if f.Fix != "" {
-				fmt.Fprintf(&s, "  - fix: `%s`\n", f.Fix)
+				writef(&s, "  - fix: `%s`\n", f.Fix)
 			}
 		}
 	}
 	if len(b.Processes) > 0 {
-		fmt.Fprintf(&s, "\n## Processes on the GPU and ML processes off it\n\n| PID | verdict | GPU memory | environment | command |\n| --- | --- | --- | --- | --- |\n")
+		writef(&s, "\n## Processes on the GPU and ML processes off it\n\n| PID | verdict | GPU memory | environment | command |\n| --- | --- | --- | --- | --- |\n")
 		for _, p := range b.Processes {
 			mem := "n/a"
 			if p.GPUMemoryBytes != nil {
@@ -197,10 +199,23 @@ func envInfo(b Bundle) string {
 			if p.Graphics {
 				verdict += " (graphics, not a job)"
 			}
-			fmt.Fprintf(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, verdict, mem, p.EnvPath, strings.ReplaceAll(p.Command(), "|", `\|`))
+			writef(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, verdict, mem, p.EnvPath, strings.ReplaceAll(p.Command(), "|", `\|`))
 		}
 	}
 	return s.String()
+}
+
+// writef writes to a Markdown file with every string argument made
+// visible (human.Visible): a path, a process's command or a package's
+// metadata holding terminal escapes must not reach whoever cats the file,
+// nor reorder its text with a bidi override.
+func writef(w *strings.Builder, format string, args ...any) {
+	for i, a := range args {
+		if v := reflect.ValueOf(a); v.Kind() == reflect.String {
+			args[i] = human.Visible(v.String())
+		}
+	}
+	fmt.Fprintf(w, format, args...)
 }
 
 func buildOf(p *pyenv.Package) string {

@@ -92,3 +92,43 @@ func TestRefusesAFolderWithFiles(t *testing.T) {
 		t.Error("wrote into a folder that held files")
 	}
 }
+
+// TestMarkdownShowsEscapesInsteadOfObeyingThem: a hostile environment
+// path, process command and host name reach the Markdown files as visible
+// escapes, never as terminal controls; the JSON files keep the real text
+// (JSON escapes control characters itself).
+func TestMarkdownShowsEscapesInsteadOfObeyingThem(t *testing.T) {
+	b := bundle()
+	hostile := "/home/u/evil\x1b]0;owned\x07\u202e/.venv"
+	b.Check.Envs[0].Env.Path = hostile
+	b.Check.Envs[0].Findings[0].Message = "torch in " + hostile + " is a CPU build"
+	b.Processes[0].EnvPath = hostile
+	b.Processes[0].Cmdline = []string{"\x1b[2Jpython", "train.py"}
+	b.Host.Hostname = "box\x1b[31m"
+	dir := filepath.Join(t.TempDir(), "report")
+	if err := Write(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"README.md", "env_info.md"} {
+		md, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.IndexFunc(string(md), func(r rune) bool { return (r < 0x20 && r != '\n') || r == '\u202e' }); i >= 0 {
+			t.Errorf("%s holds a control character at %d:\n%q", name, i, md)
+		}
+	}
+	info, _ := os.ReadFile(filepath.Join(dir, "env_info.md"))
+	for _, want := range []string{`### /home/u/evil\x1b]0;owned\x07\u202e/.venv`, "`\\x1b[2Jpython train.py`"} {
+		if !strings.Contains(string(info), want) {
+			t.Errorf("env_info.md lacks %q:\n%s", want, info)
+		}
+	}
+	var check struct {
+		Envs []struct{ Path string }
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "check.json"))
+	if err := json.Unmarshal(raw, &check); err != nil || check.Envs[0].Path != hostile {
+		t.Errorf("check.json does not keep the real path: %v %q", err, check.Envs)
+	}
+}

@@ -2,7 +2,10 @@
 // of DESIGN.md's command-line contract. `check --json` and `ps --json`
 // write one indented document; `watch --json` writes one object a line as
 // events happen. The shapes are the shared types' own JSON (monitor,
-// gpu): this package decides only how they are framed.
+// gpu), including the exact bytes of a path that is not UTF-8 (monitor's
+// path_bytes and env_bytes): this package decides only how they are
+// framed, and adds what only the output needs (`ps --json`'s time and
+// host).
 //
 // It imports the shared types of monitor and gpu; nothing under app/ and
 // nothing of cmd.
@@ -11,6 +14,7 @@ package jsonout
 import (
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -21,19 +25,23 @@ func Check(w io.Writer, r monitor.CheckResult) error {
 	return indented(w, r)
 }
 
-// processList is `ps --json`'s shape: DESIGN.md's processes plus the GPU.
+// processList is `ps --json`'s shape: DESIGN.md's processes plus the GPU,
+// and when and where they were read (gpustat's hostname and query_time).
 type processList struct {
+	Hostname  string            `json:"hostname"`
+	QueryTime time.Time         `json:"query_time"`
 	GPU       gpu.State         `json:"gpu"`
 	Processes []monitor.Process `json:"processes"`
 }
 
-// Processes writes `ps --json`: the GPU and the rows in the order given,
-// indented; no rows is an empty list, never null.
-func Processes(w io.Writer, st gpu.State, rows []monitor.Process) error {
+// Processes writes `ps --json`: the host, the time of the scan, the GPU
+// and the rows in the order given, indented; no rows is an empty list,
+// never null.
+func Processes(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process) error {
 	if rows == nil {
 		rows = []monitor.Process{}
 	}
-	return indented(w, processList{GPU: st, Processes: rows})
+	return indented(w, processList{Hostname: host, QueryTime: at, GPU: st, Processes: rows})
 }
 
 // Event writes one event of `watch --json` as one line.

@@ -27,10 +27,13 @@ func TestCheckIsIndentedAndWhole(t *testing.T) {
 
 func TestProcessesNeverNull(t *testing.T) {
 	var b bytes.Buffer
-	if err := Processes(&b, gpu.State{Driver: "550.54.15"}, nil); err != nil {
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	if err := Processes(&b, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
+		Hostname  string         `json:"hostname"`
+		QueryTime string         `json:"query_time"`
 		GPU       map[string]any `json:"gpu"`
 		Processes []any          `json:"processes"`
 	}
@@ -39,6 +42,10 @@ func TestProcessesNeverNull(t *testing.T) {
 	}
 	if got.Processes == nil || got.GPU["driver"] != "550.54.15" || !strings.Contains(b.String(), `"processes": []`) {
 		t.Errorf("ps --json with no rows:\n%s", b.String())
+	}
+	// As gpustat's JSON: the host and the time of the query.
+	if got.Hostname != "gpu-box-7" || got.QueryTime != "2025-03-01T12:00:00+01:00" {
+		t.Errorf("hostname %q, query_time %q", got.Hostname, got.QueryTime)
 	}
 }
 

@@ -19,27 +19,30 @@ func (p Printer) Check(r monitor.CheckResult) {
 		p.Finding(f, "  ")
 	}
 	if len(r.Envs) == 0 {
-		fmt.Fprintln(p.W, "\nNo Python environments found. Pass a path: gpucanary check PATH")
+		p.printf("\nNo Python environments found. Pass a path: gpucanary check PATH\n")
 		return
 	}
 	for _, e := range r.Envs {
 		p.Env(e)
 	}
-	fmt.Fprintln(p.W)
-	fmt.Fprintln(p.W, p.Summary(r))
+	p.printf("\n%s\n", p.Summary(r))
 }
 
 // GPU prints the driver and one line per device.
-func (p Printer) GPU(g gpu.State) {
-	sim := ""
+func (p Printer) GPU(g gpu.State) { p.gpu(g, false) }
+
+// gpu prints the driver and each device, with its live numbers beneath it
+// when stats is set (ps).
+func (p Printer) gpu(g gpu.State, stats bool) {
+	sim := safe("")
 	if g.Simulated {
 		sim = p.paint(yellow, " [simulated]")
 	}
 	if !g.HasDriver() {
-		fmt.Fprintf(p.W, "GPU   no NVIDIA driver%s\n", sim)
+		p.printf("GPU   no NVIDIA driver%s\n", sim)
 		return
 	}
-	fmt.Fprintf(p.W, "GPU   driver %s · CUDA %s%s\n", g.Driver, orDash(g.CUDADriver), sim)
+	p.printf("GPU   driver %s · CUDA %s%s\n", g.Driver, orDash(g.CUDADriver), sim)
 	for _, d := range g.Devices {
 		arch := d.Architecture
 		if arch != "" {
@@ -49,10 +52,13 @@ func (p Printer) GPU(g gpu.State) {
 		if d.Asleep {
 			state = " · asleep"
 		}
-		fmt.Fprintf(p.W, "  %d  %s (%ssm_%s) · %s%s\n", d.Index, d.Name, arch,
+		p.printf("  %d  %s (%ssm_%s) · %s%s\n", d.Index, d.Name, arch,
 			strings.ReplaceAll(d.ComputeCapability, ".", ""), human.Bytes(d.MemoryTotalBytes), state)
+		if stats {
+			p.deviceStats(d)
+		}
 		if d.Error != "" {
-			fmt.Fprintf(p.W, "     %s\n", p.paint(yellow, d.Error))
+			p.printf("     %s\n", p.paint(yellow, d.Error))
 		}
 	}
 }
@@ -60,7 +66,6 @@ func (p Printer) GPU(g gpu.State) {
 // Env prints one environment: its path, what it is, its verdict, the
 // packages that matter and its findings.
 func (p Printer) Env(e monitor.EnvReport) {
-	fmt.Fprintln(p.W)
 	head := p.short(e.Path)
 	meta := []string{e.Installer}
 	if e.Python != "" {
@@ -69,21 +74,21 @@ func (p Printer) Env(e monitor.EnvReport) {
 	if e.Layout == pyenv.LayoutWindows {
 		meta = append(meta, "Windows layout")
 	}
-	fmt.Fprintf(p.W, "%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
+	p.printf("\n%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
 	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
 		if pkg := e.Packages[name]; pkg != nil {
-			fmt.Fprintf(p.W, "  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
+			p.printf("  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
 		}
 	}
 	if e.Torch() == nil && e.Packages != nil {
-		fmt.Fprintf(p.W, "  %s\n", p.paint(dim, "torch is not installed"))
+		p.printf("  %s\n", p.paint(dim, "torch is not installed"))
 	}
 	for _, f := range e.Findings {
 		p.Finding(f, "  ")
 	}
 }
 
-func (p Printer) verdict(v monitor.Verdict) string {
+func (p Printer) verdict(v monitor.Verdict) safe {
 	switch v {
 	case monitor.VerdictError:
 		return p.paint(red, "ERROR")
@@ -104,9 +109,9 @@ func (p Printer) Finding(f health.Finding, indent string) {
 	case health.SeverityWarning:
 		mark, c = "!", yellow
 	}
-	fmt.Fprintf(p.W, "%s%s %s  %s\n", indent, p.paint(c, mark), p.paint(c, f.Code), f.Message)
+	p.printf("%s%s %s  %s\n", indent, p.paint(c, mark), p.paint(c, f.Code), f.Message)
 	if f.Fix != "" {
-		fmt.Fprintf(p.W, "%s    fix: %s\n", indent, f.Fix)
+		p.printf("%s    fix: %s\n", indent, f.Fix)
 	}
 }
 

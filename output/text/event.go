@@ -1,13 +1,16 @@
 package text
 
 import (
-	"fmt"
+	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
-// Event prints one event of `gpucanary watch`: local time, kind, message,
-// and the fix command beneath when it has one.
+// Event prints one event of `gpucanary watch`: local time, kind, the
+// environment it is about (every event that has one names it, so lines
+// from several environments read apart), message, and the fix command
+// beneath when it has one.
 func (p Printer) Event(e monitor.Event) {
 	c := dim
 	switch {
@@ -20,8 +23,54 @@ func (p Printer) Event(e monitor.Event) {
 	case e.Notify:
 		c = yellow
 	}
-	fmt.Fprintf(p.W, "%s  %s  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, string(e.Kind)), e.Message)
-	if e.Fix != "" {
-		fmt.Fprintf(p.W, "    fix: %s\n", e.Fix)
+	env := safe("")
+	if e.Env != "" {
+		env = safe(human.Visible(p.short(e.Env)) + "  ")
 	}
+	p.printf("%s  %s  %s%s\n", e.Time.Local().Format("2006-01-02 15:04:05"), p.paint(c, string(e.Kind)), env, e.Message)
+	if e.Fix != "" {
+		p.printf("    fix: %s\n", e.Fix)
+	}
+}
+
+// Watching is what `gpucanary watch` prints once its first read is done,
+// before any event: the GPU it sees (or that there is no driver, or that
+// it is simulated) and every environment it watches with how it was found.
+func (p Printer) Watching(st monitor.State) {
+	p.GPU(st.GPU)
+	if len(st.Envs) == 0 {
+		p.printf("Watching no environment yet: none was found. Pass a path: gpucanary watch PATH\n")
+	} else {
+		p.printf("Watching %d environment%s:\n", len(st.Envs), plural(len(st.Envs)))
+	}
+	for _, e := range st.Envs {
+		torch := "no torch"
+		if t := e.Torch(); t != nil {
+			torch = "torch " + t.Version
+		}
+		p.printf("  %s  %s  %s  %s\n", p.paint(bold, p.short(e.Path)), p.paint(dim, "("+foundVia(e.Via)+")"), torch, p.verdict(e.Verdict))
+	}
+	if !st.DiscoveryComplete && len(st.Envs) > 0 {
+		p.printf("  %s\n", p.paint(yellow, "The search for environments was cut short: some may be missing."))
+	}
+}
+
+// foundVia words how an environment was found (pyenv.Found.Via).
+func foundVia(via string) string {
+	switch via {
+	case "argument":
+		return "named on the command line"
+	case "cwd":
+		return "in the current folder"
+	case "home":
+		return "found under your home folder"
+	case "root":
+		return "found under a configured root"
+	case "":
+		return "found"
+	}
+	if strings.ToUpper(via) == via {
+		return "from $" + via // VIRTUAL_ENV, CONDA_PREFIX: the active environment
+	}
+	return "one of " + via + "'s environments"
 }

@@ -2,7 +2,9 @@ package text
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -10,72 +12,205 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
-// Processes prints the nvitop-like table of `gpucanary ps`: the GPU with a
-// memory bar per device, then one line per process in the order given,
-// its findings (or why it is off the GPU) beneath it.
+// Processes prints the nvitop-like table of `gpucanary ps`: the GPU with
+// each device's utilization, temperature, power and memory, then one line
+// per process in the order given, its findings (or why it is off the
+// GPU) beneath it. With a Width, the table drops its less needed columns
+// until a row fits (the command is cut first).
 func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
-	p.GPU(st)
-	for _, d := range st.Devices {
-		if d.MemoryTotalBytes > 0 {
-			fmt.Fprintf(p.W, "     memory %s\n", bar(d.MemoryUsedBytes, d.MemoryTotalBytes, 30))
-		}
-	}
-	fmt.Fprintln(p.W)
+	p.gpu(st, true)
+	p.printf("\n")
 	if len(rows) == 0 {
-		fmt.Fprintln(p.W, "No GPU workloads: no process holds GPU memory or has an ML runtime loaded.")
+		p.printf("No GPU workloads: no process holds GPU memory or has an ML runtime loaded.\n")
 		return
 	}
-	fmt.Fprintf(p.W, "%-4s %7s %-9s %-22s %9s %4s %6s %8s %8s %-9s %s\n", "GPU", "PID", "USER", "ENVIRONMENT", "GPU-MEM", "SM%", "CPU%", "RSS", "TIME", "VERDICT", "COMMAND")
+	cols, cmdWidth := tableLayout(p.Width)
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = pad(c.head, c.width, c.right)
+	}
+	p.printf("%s %s\n", safe(strings.Join(head, " ")), "COMMAND")
 	now := p.now()
 	for _, r := range rows {
-		gpuCol := "-"
-		if len(r.GPUs) > 0 {
-			gpuCol = fmt.Sprint(r.GPUs[0])
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			v := pad(string(cell(c.value(r, p, now), c.width)), c.width, c.right)
+			if c.head == "VERDICT" {
+				v = string(p.paint(verdictColour(r.Verdict), v))
+			}
+			cells[i] = v
 		}
-		mem := "n/a"
-		if r.GPUMemoryBytes != nil {
-			mem = human.Bytes(*r.GPUMemoryBytes)
-		}
-		sm := "-"
-		if r.SMPercent != nil {
-			sm = fmt.Sprint(*r.SMPercent)
-		}
-		env := "-"
-		if r.EnvPath != "" {
-			env = human.Truncate(p.short(r.EnvPath), 22)
-		}
-		runtime := "-"
-		if !r.StartTime.IsZero() {
-			runtime = human.Duration(now.Sub(r.StartTime))
-		}
-		c := dim
-		switch r.Verdict {
-		case procs.VerdictGPU:
-			c = green
-		case procs.VerdictCPU:
-			c = red
-		case procs.VerdictCUDAIdle:
-			c = yellow
-		}
-		cmd := r.Command()
-		cpu, rss := "-", "-" // unknown for a process outside this view, never 0
-		if r.Measured() {
-			cpu, rss = fmt.Sprintf("%.1f", r.CPUPercent), human.Bytes(r.RSSBytes)
-		}
-		fmt.Fprintf(p.W, "%-4s %7d %-9s %-22s %9s %4s %6s %8s %8s %s %s\n", gpuCol, r.PID, human.Truncate(r.User, 9), env, mem, sm,
-			cpu, rss, runtime, p.paint(c, fmt.Sprintf("%-9s", r.Verdict)), human.Truncate(cmd, 60))
+		p.printf("%s %s\n", safe(strings.Join(cells, " ")), cell(r.Command(), cmdWidth))
 		for _, f := range r.Findings {
 			p.Finding(f, "     ")
 		}
 		// Why a workload is off the GPU, unless a finding already says it.
 		if r.Verdict != procs.VerdictGPU && len(r.Findings) == 0 && r.Reason != "" {
-			fmt.Fprintf(p.W, "     %s\n", p.paint(dim, r.Reason))
+			p.printf("     %s\n", p.paint(dim, r.Reason))
 		}
 	}
+}
+
+// Title is the first line of `ps --watch`: the time of the sample, how
+// often it refreshes and, when keys are read, how to quit.
+func (p Printer) Title(at time.Time, every time.Duration, keys bool) {
+	quit := "Ctrl-C quits"
+	if keys {
+		quit = "q quits"
+	}
+	p.printf("%s  %s  every %s · %s\n", p.paint(bold, "gpucanary ps"), at.Local().Format("2006-01-02 15:04:05"), every, quit)
+}
+
+// deviceStats is a device's live numbers under its name; "-" is what the
+// driver does not say (not supported, asleep), never a made-up zero.
+func (p Printer) deviceStats(d gpu.Device) {
+	util, temp, power := "-", "-", "-"
+	if d.UtilizationGPU != nil {
+		util = fmt.Sprintf("%d%%", *d.UtilizationGPU)
+	}
+	if d.TemperatureC != nil {
+		temp = fmt.Sprintf("%d°C", *d.TemperatureC)
+	}
+	if d.PowerWatts != nil {
+		power = fmt.Sprintf("%.0f W", *d.PowerWatts)
+		if d.PowerLimitWatts != nil {
+			power = fmt.Sprintf("%.0f / %.0f W", *d.PowerWatts, *d.PowerLimitWatts)
+		}
+	}
+	line := fmt.Sprintf("     util %s  temp %s  power %s  mem ", util, temp, power)
+	if d.MemoryTotalBytes == 0 {
+		p.printf("%s-\n", line)
+		return
+	}
+	amounts := fmt.Sprintf(" %s / %s", human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes))
+	barWidth := 30
+	if p.Width > 0 {
+		// The same for every device: as wide as the widest numbers allow.
+		barWidth = min(30, max(4, p.Width-statsWidest))
+	}
+	p.printf("%s%s%s\n", line, bar(d.MemoryUsedBytes, d.MemoryTotalBytes, barWidth), amounts)
+}
+
+// statsWidest is the widest a device's numbers line is without its bar:
+// "     util 100%  temp 100°C  power 999 / 999 W  mem [] 999.9 GiB / 999.9 GiB".
+const statsWidest = 75
+
+func verdictColour(v procs.Verdict) string {
+	switch v {
+	case procs.VerdictGPU:
+		return green
+	case procs.VerdictCPU:
+		return red
+	case procs.VerdictCUDAIdle:
+		return yellow
+	}
+	return dim
+}
+
+// column is one column of the process table before the command.
+type column struct {
+	head  string
+	width int  // its width when the terminal allows
+	min   int  // the narrowest it may be cut to
+	right bool // numbers align right
+	// drop is the order in which a narrow terminal loses it (1 first); 0
+	// is never.
+	drop  int
+	value func(r monitor.Process, p Printer, now time.Time) string
+}
+
+// Widths of the command column: at least this much is kept on a narrow
+// terminal before other columns are dropped, and without a terminal
+// width it is cut here.
+const (
+	commandMin  = 16
+	commandFree = 60
+	maxDrop     = 5
+)
+
+var processColumns = []column{
+	{head: "GPU", width: 4, min: 3, value: func(r monitor.Process, _ Printer, _ time.Time) string {
+		if len(r.GPUs) == 0 {
+			return "-"
+		}
+		return fmt.Sprint(r.GPUs[0])
+	}},
+	{head: "PID", width: 7, min: 7, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string { return fmt.Sprint(r.PID) }},
+	{head: "USER", width: 9, min: 6, drop: 4, value: func(r monitor.Process, _ Printer, _ time.Time) string { return r.User }},
+	{head: "ENVIRONMENT", width: 22, min: 10, drop: 5, value: func(r monitor.Process, p Printer, _ time.Time) string {
+		if r.EnvPath == "" {
+			return "-"
+		}
+		return p.short(r.EnvPath)
+	}},
+	{head: "GPU-MEM", width: 9, min: 9, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string {
+		if r.GPUMemoryBytes == nil {
+			return "n/a"
+		}
+		return human.Bytes(*r.GPUMemoryBytes)
+	}},
+	{head: "SM%", width: 4, min: 4, right: true, drop: 3, value: func(r monitor.Process, _ Printer, _ time.Time) string {
+		if r.SMPercent == nil {
+			return "-"
+		}
+		return fmt.Sprint(*r.SMPercent)
+	}},
+	// CPU% and RSS are unknown for a process outside this view (another
+	// PID namespace): "-", never 0.
+	{head: "CPU%", width: 6, min: 6, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string {
+		if !r.Measured() {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", r.CPUPercent)
+	}},
+	{head: "RSS", width: 9, min: 9, right: true, drop: 1, value: func(r monitor.Process, _ Printer, _ time.Time) string {
+		if !r.Measured() {
+			return "-"
+		}
+		return human.Bytes(r.RSSBytes)
+	}},
+	{head: "TIME", width: 8, min: 8, right: true, drop: 2, value: func(r monitor.Process, _ Printer, now time.Time) string {
+		if r.StartTime.IsZero() {
+			return "-"
+		}
+		return human.Duration(now.Sub(r.StartTime))
+	}},
+	{head: "VERDICT", width: 9, min: 9, value: func(r monitor.Process, _ Printer, _ time.Time) string { return string(r.Verdict) }},
+}
+
+// tableLayout fits the columns to a terminal width columns wide (0: no
+// limit): the command gets what is left; when that is under commandMin,
+// the environment and user columns narrow, then columns are dropped in
+// their drop order. It returns the columns kept and the command's width.
+func tableLayout(width int) ([]column, int) {
+	cols := append([]column(nil), processColumns...)
+	if width <= 0 {
+		return cols, commandFree
+	}
+	used := func() int {
+		n := 0
+		for _, c := range cols {
+			n += c.width + 1
+		}
+		return n
+	}
+	// The widest narrowable column (the environment) narrows first.
+	for i := len(cols) - 1; i >= 0; i-- {
+		if over := used() + commandMin - width; over > 0 {
+			cols[i].width = max(cols[i].min, cols[i].width-over)
+		}
+	}
+	for order := 1; order <= maxDrop && used()+commandMin > width; order++ {
+		if i := slices.IndexFunc(cols, func(c column) bool { return c.drop == order }); i >= 0 {
+			cols = slices.Delete(cols, i, i+1)
+		}
+	}
+	// What still does not fit is cut by fit.
+	return cols, max(1, width-used())
 }
 
 func bar(used, total uint64, width int) string {
 	n := int(float64(used) / float64(total) * float64(width))
 	n = max(0, min(width, n))
-	return fmt.Sprintf("[%s%s] %s / %s", strings.Repeat("█", n), strings.Repeat("·", width-n), human.Bytes(used), human.Bytes(total))
+	return fmt.Sprintf("[%s%s]", strings.Repeat("█", n), strings.Repeat("·", width-n))
 }

@@ -4,16 +4,27 @@
 // directory shortened to ~. Every command that shows one of these shows it
 // through here, so they read the same everywhere.
 //
+// Nothing it prints can act on the terminal: every string argument of
+// its printf is written through human.Visible (control characters, bidi
+// overrides and bytes that are not UTF-8 shown as escapes), except the
+// colour codes it paints with itself, which are of type safe. A process's
+// argv or an environment's path, chosen by another user, is shown, never
+// obeyed. With a Width, every line is cut to fit it.
+//
 // It imports the shared types of monitor and its leaves (gpu, health,
 // procs, pyenv, human); nothing under app/ and nothing of cmd.
 package text
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // Printer renders results for a person.
@@ -26,6 +37,10 @@ type Printer struct {
 	// Now is the clock the process table's TIME column counts from; nil
 	// means time.Now.
 	Now func() time.Time
+	// Width is the terminal's width in columns: every line is cut to fit
+	// it and the process table drops columns to fit it. 0 is no limit (a
+	// pipe or a file).
+	Width int
 }
 
 // New is a printer for w: coloured when w is a terminal and neither
@@ -54,11 +69,48 @@ const (
 	reset  = "\x1b[0m"
 )
 
-func (p Printer) paint(code, s string) string {
+// safe is text this package made (colour codes, and strings already made
+// visible): printf writes it as it is.
+type safe string
+
+// paint makes s visible and, on a colour terminal, colours it.
+func (p Printer) paint(code, s string) safe {
 	if !p.Colour {
-		return s
+		return safe(human.Visible(s))
 	}
-	return code + s + reset
+	return safe(code + human.Visible(s) + reset)
+}
+
+// printf is the one way this package writes: every argument of a string
+// kind (or a Stringer) is made visible unless it is safe, and with a
+// Width each line is cut to fit.
+func (p Printer) printf(format string, args ...any) {
+	shown := make([]any, len(args))
+	for i, a := range args {
+		shown[i] = visibleArg(a)
+	}
+	out := fmt.Sprintf(format, shown...)
+	if p.Width > 0 {
+		out = fitLines(out, p.Width)
+	}
+	io.WriteString(p.W, out)
+}
+
+func visibleArg(a any) any {
+	switch v := a.(type) {
+	case safe:
+		return string(v)
+	case string:
+		return human.Visible(v)
+	case error:
+		return human.Visible(v.Error())
+	case fmt.Stringer:
+		return human.Visible(v.String())
+	}
+	if rv := reflect.ValueOf(a); rv.Kind() == reflect.String {
+		return human.Visible(rv.String()) // named string kinds: Verdict, Kind, Severity
+	}
+	return a
 }
 
 // short replaces the home directory with ~ for reading, never for JSON.

@@ -113,12 +113,12 @@ func TestProcesses(t *testing.T) {
 	Printer{W: &b, Home: "/home/ana", Now: func() time.Time { return now }}.Processes(a100, []monitor.Process{onGPU, idle})
 	out := b.String()
 	for _, want := range []string{
-		"     memory [███████·······················] 10.0 GiB / 40.0 GiB\n",
+		"     util -  temp -  power -  mem [███████·······················] 10.0 GiB / 40.0 GiB\n",
 		"GPU      PID USER      ENVIRONMENT",
 		"0       4242 ana       ~/llm/.venv              2.0 GiB    -   99.5",
 		"1h30m",
 		"gpu       python train.py\n",
-		"-       4343 ana       -                            n/a    -    0.0      0 B        - ",
+		"-       4343 ana       -                            n/a    -    0.0       0 B        - ",
 		"cuda-idle python serve.py\n     CUDA_VISIBLE_DEVICES is empty\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -173,10 +173,13 @@ func TestEvent(t *testing.T) {
 		{"the rest is dim",
 			monitor.Event{Time: at, Kind: monitor.KindEnvAdded, Message: "m"},
 			stamp + "  \x1b[2mENV_ADDED\x1b[0m  m\n"},
+		{"an event about an environment names it",
+			monitor.Event{Time: at, Kind: monitor.KindFindingRaised, Env: "/home/ana/llm/.venv", Finding: &errFinding, Message: "torch is a CPU build."},
+			stamp + "  \x1b[31mFINDING_RAISED\x1b[0m  ~/llm/.venv  torch is a CPU build.\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			Printer{W: &b, Colour: true}.Event(tc.ev)
+			Printer{W: &b, Colour: true, Home: "/home/ana"}.Event(tc.ev)
 			if b.String() != tc.want {
 				t.Errorf("got %q\nwant %q", b.String(), tc.want)
 			}

@@ -1,0 +1,168 @@
+package main
+
+// Each command's whole help, as `gpucanary CMD --help` and `gpucanary
+// help CMD` print it: usage, what it does, every flag, examples and the
+// exit status. TestEveryFlagIsDocumented fails on a flag missing here.
+
+const simFlagHelp = `  --gpu-sim FILE       replace NVML with a simulated GPU read from FILE
+                       (README, "GPU scenario file"); also before the command`
+
+const checkHelp = `Usage: gpucanary check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]
+
+Inspects Python environments and the GPU, and prints what is wrong in each
+with the exact command that fixes it. It reads files only (Python is never
+started). Without PATH it checks the environments it finds on this machine:
+the active one, the current folder, your home folder and the configured
+roots.
+
+Flags:
+  --json               print JSON (the same as --format json)
+  --format FORMAT      text (the default), json, or prom: Prometheus metrics,
+                       as the agent serves them
+  --textfile PATH      with --format prom: write the metrics to PATH
+                       atomically, for node_exporter's textfile collector
+` + simFlagHelp + `
+
+Examples:
+  gpucanary check
+  gpucanary check ~/llm/.venv ~/sd/.venv
+  gpucanary check --json ~/llm/.venv | jq '.envs[].findings[].code'
+  gpucanary check --format prom --textfile /var/lib/prometheus/node-exporter/gpucanary.prom
+  RUN gpucanary-cli check /opt/venv     (a Dockerfile: the build fails when torch cannot use the GPU)
+
+Exit status: 0 no error findings, 1 error findings (a PATH that names no
+environment is one, reported as ENV_UNREADABLE while the others are still
+checked), 2 usage or internal error.
+`
+
+const psHelp = `Usage: gpucanary ps [--json] [--watch]
+
+Lists the processes that hold GPU memory or have an ML runtime loaded
+(torch, llama.cpp, ...): the GPU memory each holds, its environment, and a
+verdict: gpu, cpu (a CPU build while a GPU is there), cuda-idle (a CUDA
+build that holds no GPU memory) or other. Above them, each GPU with its
+utilization, temperature, power and memory ("-" where the driver does not
+say). On a terminal the table fits its width.
+
+Flags:
+  --json               print JSON: hostname, query_time, the GPU and the
+                       processes
+  --watch              refresh every 2 s, as top does; on a terminal q quits
+                       (Ctrl-C always does)
+` + simFlagHelp + `
+
+Examples:
+  gpucanary ps
+  gpucanary ps --watch
+  gpucanary ps --json | jq '.processes[] | select(.verdict == "cpu") | .pid'
+
+Exit status: 0, or 2 when processes cannot be read.
+`
+
+const watchHelp = `Usage: gpucanary watch [--json] [--all] [PATH...]
+
+Runs the engine headless, as the tray does: first says which GPU it sees
+and which environments it watches (and how each was found), then prints
+each event as it happens (a CUDA torch overwritten by an install, a job
+computing on the CPU, a finding raised or cleared), naming its
+environment, until interrupted. Watches PATH... or, without them, the
+environments it finds.
+
+Flags:
+  --json               print every event as one JSON object a line
+  --all                print every event, not only those the notification
+                       settings would show
+` + simFlagHelp + `
+
+Examples:
+  gpucanary watch
+  gpucanary watch --all ~/llm/.venv
+  gpucanary watch --json >>gpucanary-events.jsonl
+
+Exit status: runs until interrupted (0); 1 when a PATH names no environment
+(its finding is printed first, and the others are watched); 2 on usage.
+`
+
+const fixHelp = `Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]
+       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]
+
+Reinstalls a CUDA build of torch, with its companions at matching versions,
+in the environment at PATH, through the environment's own installer and
+with --no-deps. It shows the plan (installer, packages, the CUDA variant
+this driver and GPU allow, the index, and why), asks, runs the installer,
+verifies by reading the environment again, and journals the run with the
+command that puts back what was there.
+
+Flags:
+  --dry-run            show the plan and change nothing
+  --yes                do not ask before reinstalling
+  --variant cuNNN      install this CUDA variant (cu118, cu121, cu124, ...)
+                       instead of the one chosen for this driver and GPU
+  --index-base URL     the PyTorch wheel index base, URL/cuNNN being the
+                       index (default: the settings' mirror, else
+                       https://download.pytorch.org/whl)
+  --force              reinstall even while processes of the environment
+                       run (by default fix refuses)
+  --timeout D          stop the installer after D, a duration such as 45m
+                       or 2h (default 30m)
+  --pin-index          instead of reinstalling, pin torch to its CUDA index
+                       in the uv project's pyproject.toml, so that the next
+                       uv run cannot undo the fix
+` + simFlagHelp + `
+
+Examples:
+  gpucanary fix ~/llm/.venv --dry-run
+  gpucanary fix ~/llm/.venv --yes --variant cu121
+  gpucanary fix ~/llm/.venv --index-base https://mirror.example.com/pytorch-whl
+  gpucanary fix ~/llm/.venv --force --timeout 1h
+  gpucanary fix --pin-index ~/llm/.venv
+
+Exit status: 0 fixed and verified, 1 not fixed (refused, declined, or the
+installer failed), 2 usage.
+`
+
+const reportHelp = `Usage: gpucanary report [-o DIR] [PATH...]
+
+Writes the evidence bundle into DIR, a folder to attach to a bug report or
+keep beside a training run: README.md, env_info.md (the machine, driver,
+GPUs, every environment with its packages and findings, the GPU
+workloads), gpu.json, processes.json and check.json. Command lines are
+redacted and no environment variable is recorded. Covers PATH... or,
+without them, the environments it finds.
+
+Flags:
+  -o DIR               the folder to write, new or empty (default
+                       gpucanary-report-YYYYMMDD-HHMMSS here)
+` + simFlagHelp + `
+
+Examples:
+  gpucanary report
+  gpucanary report -o /tmp/evidence ~/llm/.venv ~/sd/.venv
+
+Exit status: 0 written; 2 when DIR holds files or cannot be written.
+`
+
+const versionHelp = `Usage: gpucanary version
+       gpucanary --version
+
+Prints the version of this binary, the commit it was built from and when.
+It takes no flags.
+
+Examples:
+  gpucanary version
+  gpucanary --version
+
+Exit status: 0.
+`
+
+const helpHelp = `Usage: gpucanary help [COMMAND]
+
+Prints the list of commands, or COMMAND's help: its flags, examples and
+exit status (the same as gpucanary COMMAND --help). It takes no flags.
+
+Examples:
+  gpucanary help
+  gpucanary help fix
+
+Exit status: 0; 2 for a command that does not exist.
+`

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// runMainEnv, set in a child's environment, makes the test binary run
+// main() with its arguments: the tests that need the program as a user
+// runs it (a terminal, no display, the locale read at start) run this
+// binary, which holds the same packages, initialized in the same order.
+const runMainEnv = "GPUCANARY_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// programCommand is the program run with args, as a user would run it.
+func programCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	return cmd
+}

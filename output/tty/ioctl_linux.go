@@ -1,0 +1,8 @@
+package tty
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGet = unix.TCGETS
+	ioctlSet = unix.TCSETS
+)
