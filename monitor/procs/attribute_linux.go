@@ -7,5 +7,5 @@ func (s *scanner) attributeByEnviron(p *Proc) {
 	if err != nil {
 		p.noteUnreadable("environ", err)
 	}
-	attributeByEnviron(p, parseEnviron(environ))
+	attributeByEnviron(p, parseEnviron(environ), "")
 }

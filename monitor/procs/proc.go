@@ -25,7 +25,9 @@ type Proc struct {
 	Name  string `json:"name"`
 	User  string `json:"user"`
 	// Cmdline is redacted of secrets.
-	Cmdline   []string  `json:"cmdline"`
+	Cmdline []string `json:"cmdline"`
+	// StartTime is the zero time when it is not known (Windows' System
+	// and Idle pseudo-processes have none): never a guess.
 	StartTime time.Time `json:"start_time"`
 	// CPUPercent is over the interval since the previous scan (100 = one
 	// core); 0 on the first scan that sees the process.
@@ -40,12 +42,16 @@ type Proc struct {
 	// how that was found: VIRTUAL_ENV, CONDA_PREFIX, interpreter, libraries.
 	EnvPath string `json:"env,omitempty"`
 	EnvVia  string `json:"env_via,omitempty"`
-	// CUDAVisibleDevices is CUDA_VISIBLE_DEVICES as the process was started
-	// with it (the kernel keeps the environment of exec, not later changes
-	// from inside); nil when unset or unreadable. Empty hides every GPU.
+	// CUDAVisibleDevices is CUDA_VISIBLE_DEVICES when the process was
+	// first seen: on Linux as it was started with it (the kernel keeps the
+	// environment of exec, not later changes from inside), on Windows as
+	// its environment block held it then (changes from inside included);
+	// nil when unset or unreadable. Empty hides every GPU.
 	CUDAVisibleDevices *string `json:"cuda_visible_devices,omitempty"`
 	// Unreadable says what could not be read ("maps: permission denied"
-	// for another user's process).
+	// for another user's process on Linux; "modules: permission denied"
+	// for a protected one on Windows), so that such a process is listed
+	// as what it is, never dropped.
 	Unreadable []string `json:"unreadable,omitempty"`
 }
 
