@@ -87,10 +87,10 @@ func readParams(h windows.Handle) (procParams, error) {
 // unlike Linux's /proc/PID/environ, a Windows process's block changes
 // when it sets a variable.
 func (pp procParams) readEnviron(h windows.Handle) ([]uint16, error) {
-	if pp.envAddr == 0 || pp.envSize == 0 {
+	size := min(pp.envSize, maxEnvironBytes) &^ 1
+	if pp.envAddr == 0 || size == 0 {
 		return nil, errors.New("the process parameters hold no environment block")
 	}
-	size := min(pp.envSize, maxEnvironBytes) &^ 1
 	block := make([]uint16, size/2)
 	if err := readMemory(h, pp.envAddr, unsafe.Slice((*byte)(unsafe.Pointer(&block[0])), size)); err != nil {
 		return nil, fmt.Errorf("reading the environment block: %w", err)

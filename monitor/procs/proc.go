@@ -26,12 +26,15 @@ type Proc struct {
 	User  string `json:"user"`
 	// Cmdline is redacted of secrets.
 	Cmdline []string `json:"cmdline"`
-	// StartTime is the zero time when it is not known (Windows' System
-	// and Idle pseudo-processes have none): never a guess.
+	// StartTime is the zero time when it is not known (the system
+	// snapshot gives none for some of Windows' own pseudo-processes):
+	// never a guess.
 	StartTime time.Time `json:"start_time"`
 	// CPUPercent is over the interval since the previous scan (100 = one
 	// core); 0 on the first scan that sees the process.
-	CPUPercent     float64 `json:"cpu_percent"`
+	CPUPercent float64 `json:"cpu_percent"`
+	// CPUTimeSeconds is always known: /proc/PID/stat on Linux, the system
+	// snapshot on Windows, whatever access the process allows.
 	CPUTimeSeconds float64 `json:"cpu_time_seconds"`
 	RSSBytes       uint64  `json:"rss_bytes"`
 	// GPULibs are the ML runtime libraries mapped, by base name, sorted.
