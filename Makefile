@@ -92,18 +92,25 @@ gpu-kit: cli
 	$(GO) test -c -tags nogui -o bin/procs.test ./monitor/procs
 
 ## test-windows: the Windows build under wine: the Windows test binaries of the
-## GPU backend (with a stand-in nvml.dll) and the state store, and the CLI end to end
+## GPU backend (with a stand-in nvml.dll), the state store and the process
+## scanner (with stand-in workloads), and the CLI end to end (check, ps, watch)
 test-windows:
 	scripts/test-windows.sh
 
-## bench-windows: one NVML snapshot through the Windows backend and the stand-in, under wine
+## bench-windows: under wine, one NVML snapshot through the Windows backend and
+## the stand-in, and one process refresh with about 100 processes alive
 bench-windows:
 	@scripts/test-windows.sh bench
 
-## gpu-kit-windows: what a Windows machine with an NVIDIA driver runs, no Go needed
-## (README, "Windows"): the GPU backend's tests and the CLI, both without cgo
+## gpu-kit-windows: what a Windows machine (with an NVIDIA driver) runs, no Go
+## needed (README, "Windows"): the GPU backend's and the process scanner's
+## tests, the stand-ins the latter loads (bin/winstub), and the CLI, all without cgo
 gpu-kit-windows:
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o bin/gpu.test.exe ./monitor/gpu
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o bin/procs.test.exe ./monitor/procs
+	mkdir -p bin/winstub
+	x86_64-w64-mingw32-gcc -std=c11 -O2 -shared -o bin/winstub/runtime.dll monitor/procs/testdata/winstub/runtime.c
+	x86_64-w64-mingw32-gcc -std=c11 -O2 -municode -o bin/winstub/workload.exe monitor/procs/testdata/winstub/workload.c
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o bin/gpucanary-cli.exe ./cmd/gpucanary
 
 clean:

@@ -34,8 +34,15 @@ echo "== Tray app idle"
 scripts/bench-tray.sh
 
 echo
-echo "== One NVML snapshot of the stand-in A100 (testdata/nvmlstub): through go-nvml on Linux, through nvml.dll under wine"
+echo "== One NVML snapshot of the stand-in A100 (testdata/nvmlstub), through go-nvml on Linux"
 run ./monitor/gpu/ 'BenchmarkSnapshotNVMLStub$' 2000x
+
+echo
+echo "== One process refresh with about 100 processes alive (steady; the first of a new source), on Linux"
+run ./monitor/procs/ '^Benchmark(First)?Scan100$' 200x
+
+echo
+echo "== Under wine: the NVML snapshot through nvml.dll; the process refresh with about 100 processes alive"
 scripts/test-windows.sh bench 2>&1 | grep -E '^Benchmark' || true
 
 echo "== Prometheus agent: one scrape, beside node_exporter's"

@@ -3,17 +3,24 @@
 #
 #   scripts/test-windows.sh [test|bench]
 #
-# test (the default) makes a throwaway wine prefix, builds the stand-in
-# DLLs with mingw-w64 (bcryptprimitives.dll, which Go programs need and
-# wine 8 lacks; nvml.dll from monitor/gpu/testdata/nvmlstub), cross-builds
+# test (the default) makes a throwaway wine prefix, builds the stand-ins
+# with mingw-w64 (bcryptprimitives.dll, which Go programs need and wine 8
+# lacks; nvml.dll from monitor/gpu/testdata/nvmlstub; a runtime DLL, a
+# workload and a pip from monitor/procs/testdata/winstub), cross-builds
 # the Windows test binaries of the packages in WINE_PACKAGES with no cgo
 # and runs them under wine64, then runs the CLI end to end: `check` on a
 # CPU-torch venv with the stand-in nvml.dll (an RTX 4090) must say
 # TORCH_CPU_BUILD naming the GPU and exit 1; without nvml.dll it must say
-# NO_GPU_DRIVER and why, on one line. Any failure fails the script.
+# NO_GPU_DRIVER and why, on one line; with two workloads running from
+# venvs under a simulated A100, `ps --json` must list them with their
+# environments, modules and verdicts (cpu, cuda-idle), and `watch --json`
+# must raise JOB_ON_CPU for the CPU one and name the stand-in pip that
+# overwrites the CUDA venv as the culprit. Any failure fails the script.
 #
-# bench runs BenchmarkSnapshotNVMLDLL (one NVML snapshot through the
-# Windows backend and the stand-in) under wine.
+# bench runs under wine BenchmarkSnapshotNVMLDLL (one NVML snapshot
+# through the Windows backend and the stand-in) and BenchmarkScan100 and
+# BenchmarkFirstScan100 (one process refresh with about 100 processes
+# alive, steady and first).
 #
 # WINE_PACKAGES: the packages whose tests run under wine. A package joins
 # the list once its tests pass there (README, "Windows").
@@ -22,7 +29,7 @@ cd "$(dirname "$0")/.."
 export LANG=C.UTF-8
 
 mode=${1:-test}
-packages=(${WINE_PACKAGES:-./monitor/gpu ./monitor/store})
+packages=(${WINE_PACKAGES:-./monitor/gpu ./monitor/store ./monitor/procs})
 
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
@@ -56,11 +63,17 @@ winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
 "$wine" wineboot -i >"$work/wineboot.log" 2>&1 &
 boot=$!
 
-mkdir -p "$work/bin" "$work/stub"
+mkdir -p "$work/bin" "$work/stub" "$work/procstub"
 $mingw -O2 -Wall -shared -o "$work/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c
 $mingw -std=c11 -O2 -Wall -Wextra -shared -o "$work/stub/nvml.dll" monitor/gpu/testdata/nvmlstub/nvml.c
 $mingw -std=c11 -O2 -Wall -Wextra -shared -DNVMLSTUB_OLD -o "$work/stub/nvml-old.dll" monitor/gpu/testdata/nvmlstub/nvml.c
-step "stand-in DLLs built"
+# The process side: a runtime DLL the tests copy under torch's names, a
+# workload that loads them and a pip that overwrites a venv.
+winstub=monitor/procs/testdata/winstub
+$mingw -std=c11 -O2 -Wall -Wextra -shared -o "$work/procstub/runtime.dll" $winstub/runtime.c
+$mingw -std=c11 -O2 -Wall -Wextra -municode -o "$work/procstub/workload.exe" $winstub/workload.c
+$mingw -std=c11 -O2 -Wall -Wextra -municode -o "$work/procstub/pip.exe" $winstub/pip.c
+step "stand-in DLLs and programs built"
 
 # Go 1.25 and later remove files in os.RemoveAll (t.TempDir's clean-up)
 # with FILE_DISPOSITION_INFORMATION_EX; wine 8 answers
@@ -83,7 +96,7 @@ fi
 wingo() { GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go "$@"; }
 testexe() { echo "$work/bin/$(echo "${1#./}" | tr / _).test.exe"; }
 if [ "$mode" = bench ]; then
-  packages=(./monitor/gpu)
+  packages=(./monitor/gpu ./monitor/procs)
 fi
 for p in "${packages[@]}"; do
   wingo test -c "${overlay[@]}" -tags nogui -o "$(testexe "$p")" "$p"
@@ -101,9 +114,14 @@ cp "$work/bcryptprimitives.dll" "$system32/"
 step "wine prefix ready"
 
 stubs=$(winpath "$work/stub")
+export GPUCANARY_PROCS_STUB_DIR=$(winpath "$work/procstub")
 if [ "$mode" = bench ]; then
   (cd monitor/gpu && GPUCANARY_NVMLSTUB_DIR=$stubs "$wine" "$(testexe ./monitor/gpu)" \
     -test.run '^$' -test.bench 'BenchmarkSnapshotNVMLDLL$' -test.benchtime "${BENCHTIME:-2000x}" -test.benchmem)
+  (cd monitor/procs && "$wine" "$(testexe ./monitor/procs)" \
+    -test.run '^$' -test.bench '^BenchmarkScan100$' -test.benchtime 200x -test.benchmem)
+  (cd monitor/procs && "$wine" "$(testexe ./monitor/procs)" \
+    -test.run '^$' -test.bench '^BenchmarkFirstScan100$' -test.benchtime 10x -test.benchmem)
   exit 0
 fi
 
@@ -117,18 +135,30 @@ for p in "${packages[@]}"; do
   fi
 done
 
-# End to end: a CPU-torch venv in the Windows layout, as pip makes it.
+# mkvenv VENV VERSION LIB...: a venv in the Windows layout, as pip makes
+# it, with torch VERSION; each LIB is in torch\lib (a copy of the
+# stand-in runtime DLL), and Scripts\python.exe is the stand-in workload.
+mkvenv() {
+  local venv=$1 version=$2 cuda=None lib
+  shift 2
+  local site=$venv/Lib/site-packages
+  mkdir -p "$venv/Scripts" "$site/torch/lib" "$site/torch-$version.dist-info"
+  printf 'home = C:\\Python311\ninclude-system-site-packages = false\nversion = 3.11.7\n' >"$venv/pyvenv.cfg"
+  printf 'Metadata-Version: 2.1\nName: torch\nVersion: %s\n' "$version" >"$site/torch-$version.dist-info/METADATA"
+  printf 'pip\n' >"$site/torch-$version.dist-info/INSTALLER"
+  printf 'torch/__init__.py,,\n' >"$site/torch-$version.dist-info/RECORD"
+  case $version in *+cu121) cuda="'12.1'" ;; esac
+  printf "__version__ = '%s'\ndebug = False\ncuda = %s\nhip = None\n" "$version" "$cuda" >"$site/torch/version.py"
+  : >"$site/torch/__init__.py"
+  for lib in "$@"; do
+    cp "$work/procstub/runtime.dll" "$site/torch/lib/$lib"
+  done
+  cp "$work/procstub/workload.exe" "$venv/Scripts/python.exe"
+}
+
+# End to end: a CPU-torch venv.
 venv=$work/proj/.venv
-site=$venv/Lib/site-packages
-mkdir -p "$venv/Scripts" "$site/torch/lib" "$site/torch-2.5.1+cpu.dist-info"
-printf 'home = C:\\Python311\ninclude-system-site-packages = false\nversion = 3.11.7\n' >"$venv/pyvenv.cfg"
-: >"$venv/Scripts/python.exe"
-printf 'Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1+cpu\n' >"$site/torch-2.5.1+cpu.dist-info/METADATA"
-printf 'pip\n' >"$site/torch-2.5.1+cpu.dist-info/INSTALLER"
-printf 'torch/__init__.py,,\n' >"$site/torch-2.5.1+cpu.dist-info/RECORD"
-printf "__version__ = '2.5.1+cpu'\ndebug = False\ncuda = None\nhip = None\n" >"$site/torch/version.py"
-: >"$site/torch/__init__.py"
-: >"$site/torch/lib/torch_cpu.dll"
+mkvenv "$venv" 2.5.1+cpu torch_cpu.dll
 
 e2e_fail() { echo "test-windows: e2e: $1" >&2; echo "--- output:"; cat "$work/out"; failed+=("e2e"); }
 check() { # scenario; runs gpucanary.exe check on the venv, output in $work/out, status in $code
@@ -156,6 +186,11 @@ elif [ "$(printf '%s\n' "$line" | grep -c .)" != 1 ] || ! grep -q 'nvml.dll was 
 else
   step "e2e: without nvml.dll, NO_GPU_DRIVER says why on one line"
 fi
+
+# End to end, the processes (scripts/wine/procs_e2e.sh).
+procs_start=$SECONDS
+. scripts/wine/procs_e2e.sh
+step "e2e: processes ($((SECONDS - procs_start)) s)"
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test-windows: FAILED: ${failed[*]}" >&2

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode/utf16"
 )
 
 // How a process's environment was found (Proc.EnvVia).
@@ -22,6 +24,12 @@ type environVars struct {
 	virtualEnv, condaPrefix []byte
 	cudaVisibleDevices      []byte
 	hasCUDAVisibleDevices   bool
+	// pyvenvLauncher is __PYVENV_LAUNCHER__: on Windows a venv's
+	// Scripts\python.exe is a redirector that starts the base
+	// interpreter with this set to the redirector's path, so the process
+	// that loads torch runs C:\Python311\python.exe and only this says
+	// which venv it serves.
+	pyvenvLauncher []byte
 }
 
 // parseEnviron reads an environment block: KEY=VALUE entries each ended by
@@ -43,17 +51,52 @@ func parseEnviron(environ []byte) environVars {
 			v.condaPrefix = val
 		} else if val, ok := bytes.CutPrefix(kv, []byte("CUDA_VISIBLE_DEVICES=")); ok {
 			v.cudaVisibleDevices, v.hasCUDAVisibleDevices = val, true
+		} else if val, ok := bytes.CutPrefix(kv, []byte("__PYVENV_LAUNCHER__=")); ok && len(val) > 0 {
+			v.pyvenvLauncher = val
 		}
 	}
 	return v
 }
 
+// environOfUTF16 turns a Windows environment block (UTF-16 KEY=VALUE
+// entries, each ended by a NUL, the block by an empty entry) into the
+// NUL-separated UTF-8 form that parseEnviron and targetValues read.
+// Windows variable names are case-insensitive ("Virtual_Env" is
+// VIRTUAL_ENV), so each name is upper-cased; a name may start with '='
+// (the hidden current folder of each drive, "=C:=C:\work").
+func environOfUTF16(block []uint16) []byte {
+	out := make([]byte, 0, len(block))
+	for len(block) > 0 {
+		end := slices.Index(block, 0)
+		if end < 0 {
+			end = len(block)
+		}
+		if end == 0 {
+			break
+		}
+		kv := string(utf16.Decode(block[:end]))
+		name, value := kv, ""
+		if i := strings.IndexByte(kv[1:], '='); i >= 0 {
+			name, value = kv[:i+1], kv[i+1:]
+		}
+		out = append(out, strings.ToUpper(name)...)
+		out = append(out, value...)
+		out = append(out, 0)
+		block = block[min(end+1, len(block)):]
+	}
+	return out
+}
+
 // attributeByEnviron finds the environment from VIRTUAL_ENV or
 // CONDA_PREFIX in the process's environment (VIRTUAL_ENV wins: a venv
 // made inside an active conda environment is the one running), else from
-// its interpreter's path (…/ENV/bin/python, Proc.Program, else Proc.Exe).
-// It also keeps
-// CUDA_VISIBLE_DEVICES, which can hide the GPU from a CUDA build.
+// its interpreter's path: the program as started, resolved against the
+// working directory (Proc.Program: "env/bin/python" run elsewhere,
+// "./python" run in bin/), then its executable file (Proc.Exe: a conda
+// environment's own python; on Linux /proc/PID/exe resolves a venv's
+// symlinked python to the base interpreter), then __PYVENV_LAUNCHER__
+// (what a Windows venv's redirector passes the base interpreter). It also
+// keeps CUDA_VISIBLE_DEVICES, which can hide the GPU from a CUDA build.
 func attributeByEnviron(p *Proc, v environVars) {
 	if v.hasCUDAVisibleDevices {
 		cvd := string(v.cudaVisibleDevices)
@@ -65,11 +108,8 @@ func attributeByEnviron(p *Proc, v environVars) {
 	case v.condaPrefix != nil:
 		p.EnvPath, p.EnvVia = filepath.Clean(string(v.condaPrefix)), viaCondaPrefix
 	default:
-		// The program as started, resolved against the working directory
-		// ("env/bin/python" run elsewhere, "./python" run in bin/), then
-		// the executable file (a conda environment's own python).
-		for _, exe := range []string{p.Program(), p.Exe} {
-			if env := envOfInterpreter(exe); exe != "" && env != "" {
+		for _, path := range []string{p.Program(), p.Exe, string(v.pyvenvLauncher)} {
+			if env := envOfInterpreter(path); path != "" && env != "" {
 				p.EnvPath, p.EnvVia = env, viaInterpreter
 				return
 			}
@@ -80,6 +120,9 @@ func attributeByEnviron(p *Proc, v environVars) {
 // envOfInterpreter returns ENV for ENV/bin/python3.11 or
 // ENV\Scripts\python.exe, when ENV looks like an environment.
 func envOfInterpreter(exe string) string {
+	if exe == "" {
+		return ""
+	}
 	exe = filepath.Clean(exe)
 	base := strings.ToLower(filepath.Base(exe))
 	if !strings.HasPrefix(base, "python") {
@@ -99,8 +142,9 @@ func envOfInterpreter(exe string) string {
 	return ""
 }
 
-// attributeByLibs finds the environment from where the mapped runtime
-// libraries live: …/ENV/lib/pythonX.Y/site-packages/torch/lib/libtorch_cuda.so.
+// attributeByLibs finds the environment from where the loaded runtime
+// libraries live: …/ENV/lib/pythonX.Y/site-packages/torch/lib/libtorch_cuda.so,
+// or …\ENV\Lib\site-packages\torch\lib\torch_cuda.dll on Windows.
 func attributeByLibs(p *Proc) {
 	for _, path := range p.LibPaths {
 		if env := envOfSitePackages(path); env != "" {
@@ -116,7 +160,7 @@ func envOfSitePackages(path string) string {
 	if i < 0 {
 		return ""
 	}
-	lib := filepath.Dir(path[:i]) // …/ENV/lib/python3.11 or …/ENV/Lib
+	lib := path[:i] // …/ENV/lib/python3.11, or …/ENV/Lib on Windows
 	if strings.HasPrefix(strings.ToLower(filepath.Base(lib)), "python") {
 		lib = filepath.Dir(lib)
 	}

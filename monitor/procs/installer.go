@@ -64,12 +64,14 @@ func programName(path string) string {
 // program or interpreter lives inside env; 2 when VIRTUAL_ENV,
 // CONDA_PREFIX or UV_PROJECT_ENVIRONMENT names env; 1 for uv run or sync
 // in the project folder that holds env.
+// Paths are compared as the platform compares them (foldPath: on Windows
+// without regard to case or to / and \).
 func targetScore(c candidate, env string) int {
-	inside := func(p string) bool {
-		return p == env || strings.HasPrefix(p, env+string(filepath.Separator))
-	}
+	dir := foldPath(filepath.Dir(env))
+	inside := func(p string) bool { return pathWithin(p, env) }
+	env = foldPath(env)
 	for _, a := range c.argv {
-		if inside(a) || strings.HasSuffix(a, "="+env) {
+		if inside(a) || strings.HasSuffix(foldPath(a), "="+env) {
 			return 3
 		}
 	}
@@ -77,11 +79,11 @@ func targetScore(c candidate, env string) int {
 		return 3
 	}
 	for _, v := range c.envVars {
-		if v == env {
+		if foldPath(v) == env {
 			return 2
 		}
 	}
-	if c.cwd != "" && programName(c.argv[0]) == "uv" && c.cwd == filepath.Dir(env) {
+	if c.cwd != "" && programName(c.argv[0]) == "uv" && foldPath(c.cwd) == dir {
 		return 1
 	}
 	return 0
@@ -103,9 +105,10 @@ func pickInstaller(env string, cands []candidate) *Installer {
 	return &Installer{PID: best.pid, Command: strings.Join(Redact(displayArgv(best.argv)), " ")}
 }
 
-// displayArgv shortens the program to its base name: "uv run train.py".
+// displayArgv shortens the program to its name: "uv run train.py" for
+// /usr/bin/uv and for C:\tools\uv.exe alike.
 func displayArgv(argv []string) []string {
 	out := append([]string(nil), argv...)
-	out[0] = filepath.Base(out[0])
+	out[0] = programName(out[0])
 	return out
 }

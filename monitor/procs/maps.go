@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
 
 // ParseMaps streams the file paths mapped in a /proc/PID/maps file, each
@@ -76,6 +78,31 @@ func mapsPath(line []byte) []byte {
 	return bytes.TrimSuffix(p, []byte(" (deleted)"))
 }
 
+// How often a process's libraries (maps on Linux, modules on Windows)
+// are read again, when its address space has changed size: a known
+// workload's runtimes rarely change, and any other process is looked at
+// again within a fraction of JOB_ON_CPU's window. A busy browser changes
+// its size on every refresh; its thousand-line maps are not worth reading
+// each time.
+const (
+	mapsRefresh = 30 * time.Second
+	mapsRecheck = 5 * time.Second
+)
+
+// libsDue reports whether a process's libraries are read on this scan:
+// never read yet (readAt zero), or its address space has changed size
+// since they were (sizeThen, sizeNow) and the wait for its kind is over.
+func libsDue(readAt time.Time, sizeThen, sizeNow uint64, workload bool, now time.Time) bool {
+	if readAt.IsZero() {
+		return true
+	}
+	every := mapsRecheck
+	if workload {
+		every = mapsRefresh
+	}
+	return sizeNow != sizeThen && now.Sub(readAt) >= every
+}
+
 // libKind is the ML runtime a mapped library belongs to; a process's
 // libraries OR together into one set.
 type libKind uint16
@@ -121,6 +148,28 @@ func runtimeLib(path string) (kind libKind, ok bool) {
 		return libONNXCUDA, true
 	}
 	return 0, false
+}
+
+// setLibs sets p's GPULibs and LibPaths from the paths of the runtime
+// libraries a process has loaded: each base name once (the first path
+// seen), sorted by base name, so that LibPaths[i] is GPULibs[i]'s path.
+func setLibs(p *Proc, paths []string) {
+	libs := make([]string, 0, len(paths))
+	kept := paths[:0]
+	for _, path := range paths {
+		if base := filepath.Base(path); !slices.Contains(libs, base) {
+			libs = append(libs, base)
+			kept = append(kept, path)
+		}
+	}
+	slices.SortFunc(kept, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
+	for i, path := range kept {
+		libs[i] = filepath.Base(path)
+	}
+	if len(kept) == 0 {
+		libs, kept = nil, nil
+	}
+	p.GPULibs, p.LibPaths = libs, kept
 }
 
 // kindsOf is the set of runtimes among libs (base names).

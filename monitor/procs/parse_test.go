@@ -1,9 +1,12 @@
 package procs
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 func TestParseNSpid(t *testing.T) {
@@ -76,10 +79,13 @@ func TestEnvOfSitePackages(t *testing.T) {
 		{"/home/u/my env/.venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", "/home/u/my env/.venv"},
 		{"/opt/conda/envs/ml/lib/python3.10/site-packages/llama_cpp/lib/libggml-cuda.so", "/opt/conda/envs/ml"},
 		{"/usr/lib/x86_64-linux-gnu/libcuda.so.1", ""},
+		// The Windows layout (with / here, so that Linux reads it as a path too).
+		{"C:/Users/ada/proj/.venv/Lib/site-packages/torch/lib/torch_cuda.dll", "C:/Users/ada/proj/.venv"},
+		{"C:/Users/ada/miniconda3/envs/ml/Lib/site-packages/llama_cpp/lib/ggml-cuda.dll", "C:/Users/ada/miniconda3/envs/ml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			if got := envOfSitePackages(tt.path); got != tt.want {
+			if got := envOfSitePackages(tt.path); got != filepath.FromSlash(tt.want) {
 				t.Errorf("envOfSitePackages(%q) = %q, want %q", tt.path, got, tt.want)
 			}
 		})
@@ -168,6 +174,81 @@ func TestParseEnviron(t *testing.T) {
 			if string(v.virtualEnv) != tt.venv || string(v.condaPrefix) != tt.conda ||
 				string(v.cudaVisibleDevices) != tt.cvd || v.hasCUDAVisibleDevices != tt.hasCVD {
 				t.Errorf("parseEnviron(%q) = %+v", tt.environ, v)
+			}
+		})
+	}
+}
+
+// TestEnvironOfUTF16: a Windows environment block reads as Linux's
+// environ does, with variable names upper-cased (Windows ignores their
+// case).
+func TestEnvironOfUTF16(t *testing.T) {
+	block := utf16.Encode([]rune("=C:=C:\\work\x00Virtual_Env=C:\\Users\\Ada\\Проект\\.venv\x00cuda_visible_devices=\x00" +
+		"__PYVENV_LAUNCHER__=C:\\p\\.venv\\Scripts\\python.exe\x00Path=C:\\Windows\x00\x00GARBAGE=after the end\x00"))
+	got := environOfUTF16(block)
+	want := "=C:=C:\\work\x00VIRTUAL_ENV=C:\\Users\\Ada\\Проект\\.venv\x00CUDA_VISIBLE_DEVICES=\x00" +
+		"__PYVENV_LAUNCHER__=C:\\p\\.venv\\Scripts\\python.exe\x00PATH=C:\\Windows\x00"
+	if string(got) != want {
+		t.Fatalf("environOfUTF16 = %q\nwant %q", got, want)
+	}
+	v := parseEnviron(got)
+	if string(v.virtualEnv) != `C:\Users\Ada\Проект\.venv` || !v.hasCUDAVisibleDevices || len(v.cudaVisibleDevices) != 0 ||
+		string(v.pyvenvLauncher) != `C:\p\.venv\Scripts\python.exe` {
+		t.Errorf("parseEnviron = %+v", v)
+	}
+	for _, b := range [][]uint16{nil, {0}, utf16.Encode([]rune("A=1"))} {
+		if got := environOfUTF16(b); len(b) > 1 && string(got) != "A=1\x00" || len(b) <= 1 && len(got) != 0 {
+			t.Errorf("environOfUTF16(%v) = %q", b, got)
+		}
+	}
+}
+
+// TestAttributeByInterpreter: without VIRTUAL_ENV or CONDA_PREFIX, the
+// environment is the one the program on the command line lives in, else
+// the one its executable image does (Windows knows it), else the one
+// __PYVENV_LAUNCHER__ names (the base interpreter a venv's redirector
+// started on Windows).
+func TestAttributeByInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(env string, conda bool) string {
+		env = filepath.Join(dir, env)
+		marker, data := filepath.Join(env, "pyvenv.cfg"), []byte("home = /usr/bin\n")
+		if conda {
+			marker, data = filepath.Join(env, "conda-meta", "history"), nil
+		}
+		if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(marker, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	posix, win, conda, launched := mk("posix", false), mk("win", false), mk("conda", true), mk("launched", false)
+	base := filepath.Join(dir, "base", "python.exe") // a base interpreter: no environment
+	tests := []struct {
+		name     string
+		argv     []string
+		exe      string
+		environ  string
+		wantPath string
+	}{
+		{"ENV/bin/python3.11", []string{filepath.Join(posix, "bin", "python3.11"), "train.py"}, "", "", posix},
+		{`ENV\Scripts\python.exe`, []string{filepath.Join(win, "Scripts", "python.exe")}, "", "", win},
+		{"a conda environment's python.exe", []string{filepath.Join(conda, "python.exe")}, "", "", conda},
+		{"the image when the command line names no path", []string{"python", "train.py"}, filepath.Join(win, "Scripts", "python.exe"), "", win},
+		{"the command line before the image", []string{filepath.Join(posix, "bin", "python")}, filepath.Join(win, "Scripts", "python.exe"), "", posix},
+		{"__PYVENV_LAUNCHER__", []string{base, "train.py"}, base, "__PYVENV_LAUNCHER__=" + filepath.Join(launched, "Scripts", "python.exe"), launched},
+		{"VIRTUAL_ENV before all", []string{filepath.Join(posix, "bin", "python")}, "", "VIRTUAL_ENV=" + win, win},
+		{"not an interpreter", []string{filepath.Join(win, "Scripts", "pip.exe")}, "", "", ""},
+		{"nothing at all", nil, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Proc{Cmdline: tt.argv, Exe: tt.exe}
+			attributeByEnviron(&p, parseEnviron([]byte(tt.environ)))
+			if p.EnvPath != tt.wantPath {
+				t.Errorf("env = %q via %q, want %q", p.EnvPath, p.EnvVia, tt.wantPath)
 			}
 		})
 	}

@@ -31,12 +31,17 @@ type Proc struct {
 	// followed: a venv's python is usually the base interpreter's), and
 	// Cwd the working directory; "" when they cannot be read. Both are
 	// read when the process is first seen.
-	Exe       string    `json:"exe,omitempty"`
-	Cwd       string    `json:"cwd,omitempty"`
+	Exe string `json:"exe,omitempty"`
+	Cwd string `json:"cwd,omitempty"`
+	// StartTime is the zero time when it is not known (the system
+	// snapshot gives none for some of Windows' own pseudo-processes):
+	// never a guess.
 	StartTime time.Time `json:"start_time"`
 	// CPUPercent is over the interval since the previous scan (100 = one
 	// core); 0 on the first scan that sees the process.
-	CPUPercent     float64 `json:"cpu_percent"`
+	CPUPercent float64 `json:"cpu_percent"`
+	// CPUTimeSeconds is always known: /proc/PID/stat on Linux, the system
+	// snapshot on Windows, whatever access the process allows.
 	CPUTimeSeconds float64 `json:"cpu_time_seconds"`
 	RSSBytes       uint64  `json:"rss_bytes"`
 	// GPULibs are the ML runtime libraries mapped, by base name, sorted.
@@ -47,12 +52,16 @@ type Proc struct {
 	// how that was found: VIRTUAL_ENV, CONDA_PREFIX, interpreter, libraries.
 	EnvPath string `json:"env,omitempty"`
 	EnvVia  string `json:"env_via,omitempty"`
-	// CUDAVisibleDevices is CUDA_VISIBLE_DEVICES as the process was started
-	// with it (the kernel keeps the environment of exec, not later changes
-	// from inside); nil when unset or unreadable. Empty hides every GPU.
+	// CUDAVisibleDevices is CUDA_VISIBLE_DEVICES when the process was
+	// first seen: on Linux as it was started with it (the kernel keeps the
+	// environment of exec, not later changes from inside), on Windows as
+	// its environment block held it then (changes from inside included);
+	// nil when unset or unreadable. Empty hides every GPU.
 	CUDAVisibleDevices *string `json:"cuda_visible_devices,omitempty"`
 	// Unreadable says what could not be read ("maps: permission denied"
-	// for another user's process).
+	// for another user's process on Linux; "modules: permission denied"
+	// for a protected one on Windows), so that such a process is listed
+	// as what it is, never dropped.
 	Unreadable []string `json:"unreadable,omitempty"`
 }
 
@@ -94,11 +103,11 @@ func (p Proc) Inside(env string) bool {
 	if env == "" {
 		return false
 	}
-	if p.EnvPath == env {
+	if p.EnvPath != "" && foldPath(p.EnvPath) == foldPath(env) {
 		return true
 	}
 	for _, path := range []string{p.Program(), p.Exe} {
-		if path != "" && (path == env || strings.HasPrefix(path, env+string(filepath.Separator))) {
+		if path != "" && pathWithin(path, env) {
 			return true
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,16 +69,6 @@ func newScanner(o Options) *scanner {
 	return s
 }
 
-// How often maps are read again, when the address space has changed
-// (VmSize): a known workload's runtimes rarely change, and any other
-// process is looked at again within a fraction of JOB_ON_CPU's window. A
-// busy browser changes its VmSize on every refresh; its thousand-line maps
-// are not worth reading each time.
-const (
-	mapsRefresh = 30 * time.Second
-	mapsRecheck = 5 * time.Second
-)
-
 // Scan reads the process table once. A process that exits during the scan
 // is left out; what cannot be read of another user's process is listed in
 // its Unreadable. Kernel threads are left out.
@@ -136,11 +125,7 @@ func (s *scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 		e.lastTicks, e.lastAt = st.ticks, now
 	}
 	p.RSSBytes = st.rss * s.page
-	every := mapsRecheck
-	if p.Workload() {
-		every = mapsRefresh
-	}
-	if e.mapsAt.IsZero() || (st.vsize != e.vmSize && now.Sub(e.mapsAt) >= every) {
+	if libsDue(e.mapsAt, e.vmSize, st.vsize, p.Workload(), now) {
 		if err := s.readMaps(p); errors.Is(err, fs.ErrNotExist) {
 			delete(s.seen, pid)
 			return Proc{}, false // exited since its stat was read
@@ -227,17 +212,13 @@ func (s *scanner) readMaps(p *Proc) error {
 	}
 	defer f.Close()
 	s.br.Reset(f)
-	var libs, paths []string
+	var paths []string
 	err = parseMaps(s.br, func(path []byte) {
 		if !mayBeRuntime(path) {
 			return
 		}
 		str := string(path)
-		if _, ok := runtimeLib(str); !ok {
-			return
-		}
-		if base := filepath.Base(str); !slices.Contains(libs, base) {
-			libs = append(libs, base)
+		if _, ok := runtimeLib(str); ok {
 			paths = append(paths, str)
 		}
 	})
@@ -246,11 +227,6 @@ func (s *scanner) readMaps(p *Proc) error {
 		p.noteUnreadable("maps", err)
 		return err
 	}
-	// Sort both by base name, so LibPaths[i] is GPULibs[i]'s path.
-	slices.SortFunc(paths, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
-	for i, path := range paths {
-		libs[i] = filepath.Base(path)
-	}
-	p.GPULibs, p.LibPaths = libs, paths
+	setLibs(p, paths)
 	return nil
 }

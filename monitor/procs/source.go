@@ -7,10 +7,12 @@
 // Source is the one way every reader sees processes (ps, fix's in-use
 // guard, the report, the engine and its culprit search). Each platform
 // implements it in its own files behind NewSource: on Linux the /proc
-// reader (*_linux.go); elsewhere, until a scanner is written, a Source
-// that says it cannot list processes. Everything else here (verdicts,
-// the busy rule, redaction, attribution by path, the installer scoring)
-// is platform-independent and works on what a Source read.
+// reader (*_linux.go); on Windows the system snapshot, the PEB and module
+// snapshots (*_windows.go, see scan_windows.go); elsewhere a Source that
+// says it cannot list processes. Everything else here (verdicts, the busy
+// rule, redaction, attribution by path, which loaded library is which
+// runtime, the installer scoring) is platform-independent and works on
+// what a Source read.
 //
 // On Linux, gopsutil lists the processes and reads each one's command
 // line, once per process. Everything read on every refresh (CPU time, RSS,

@@ -1,5 +1,6 @@
 package procs
 
-// newSource: the Windows scanner is not written yet (it will list
-// processes with the Toolhelp snapshot and read each one's modules).
-func newSource(Options) Source { return unsupported{} }
+// newSource is the Windows scanner (scan_windows.go).
+func newSource(o Options) Source { return newWinScanner(o) }
+
+var _ Source = (*winScanner)(nil)

@@ -70,7 +70,7 @@ func (r Row) Job() bool { return r.Verdict == VerdictGPU && !r.Graphics }
 
 // Classify gives each GPU workload and each process NVML lists a verdict;
 // NVML PIDs with no process here become OutsideContainer rows, and an ML
-// job whose maps cannot be read (another user's python) is listed as
+// job whose libraries cannot be read (another user's python) is listed as
 // "other". Any other process is left out. envs are the known
 // environments by path. tracker (nil for a one-shot `ps`) remembers since
 // when each process has been busy; without it, the lifetime average CPU
@@ -124,7 +124,7 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 		case holder != 0:
 			r.Verdict, r.Reason = VerdictGPU, fmt.Sprintf("a child of PID %d, which holds memory on the GPU", holder)
 		case hidden:
-			r.Verdict, r.Reason = VerdictOther, "looks like an ML job, but its memory maps cannot be read (another user's process): whether it has a runtime loaded cannot be told"
+			r.Verdict, r.Reason = VerdictOther, "looks like an ML job, but its loaded libraries cannot be read (another user's or a protected process): whether it has a runtime loaded cannot be told"
 		default:
 			r.Verdict, r.Reason = offGPU(kindsOf(p.GPULibs), hasGPU)
 			// CUDA_VISIBLE_DEVICES hiding every GPU settles it even when
@@ -356,12 +356,18 @@ func hiddenGPUs(cvd *string, devices []gpu.Device) string {
 // for in `ps`. Other users' daemons, whose maps are as unreadable, are not.
 var mlCommands = []string{"python", "torchrun", "accelerate", "deepspeed", "llama", "ollama", "vllm", "text-generation", "jupyter", "koboldcpp"}
 
-// mapsHidden reports whether p looks like an ML job whose maps could not
-// be read.
+// libsUnreadable are the Unreadable entries that say a process's
+// libraries could not be read: its maps on Linux, its modules on Windows.
+var libsUnreadable = []string{"maps:", "modules:"}
+
+// mapsHidden reports whether p looks like an ML job whose libraries could
+// not be read.
 func mapsHidden(p *Proc) bool {
 	unreadable := false
 	for _, u := range p.Unreadable {
-		unreadable = unreadable || strings.HasPrefix(u, "maps:")
+		for _, prefix := range libsUnreadable {
+			unreadable = unreadable || strings.HasPrefix(u, prefix)
+		}
 	}
 	if !unreadable {
 		return false

@@ -200,8 +200,14 @@ func TestClassifyEnvBySymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "home")
-	if err := os.Symlink(filepath.Join(dir, "data"), link); err != nil {
-		t.Fatal(err)
+	err := os.Symlink(filepath.Join(dir, "data"), link)
+	if err == nil {
+		_, err = os.Lstat(link)
+	}
+	if err != nil {
+		// Windows without the privilege refuses; wine 8 reports success
+		// and makes nothing.
+		t.Skipf("this system makes no symlink here: %v", err)
 	}
 	torch := &pyenv.Package{Version: "2.5.1+cpu", Build: pyenv.BuildCPU}
 	// pyenv found it through the link; the kernel shows the real path.
