@@ -6,12 +6,15 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/gpucanary/gpucanary/app/link"
 )
 
 // busTimeout bounds each call on the session bus: a notification daemon
@@ -21,13 +24,17 @@ var busTimeout = 3 * time.Second
 // notify shows a desktop notification through the freedesktop
 // Notifications service on the session bus (what dunst, GNOME and KDE
 // serve).
-func notify(title, body string) error {
+func notify(n Note) error {
 	conn, err := dbus.SessionBus()
 	if err != nil {
 		return fmt.Errorf("sending a notification: %w", err)
 	}
-	return notifyOn(conn, title, body)
+	return notifyOn(conn, n.Title, n.Body)
 }
+
+// notificationClicks: a click on a notification is not listened for here
+// (the notification has no actions).
+func notificationClicks(*slog.Logger) <-chan link.Request { return nil }
 
 func notifyOn(conn *dbus.Conn, title, body string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)

@@ -4,12 +4,17 @@ package tray
 
 import (
 	"errors"
+	"log/slog"
 	"os/exec"
+
+	"github.com/gpucanary/gpucanary/app/link"
 )
 
-func notify(title, body string) error {
+func notify(Note) error {
 	return errors.New("desktop notifications are not supported on this platform")
 }
+
+func notificationClicks(*slog.Logger) <-chan link.Request { return nil }
 
 func openFolder(path string) error { return exec.Command("open", path).Start() }
 

@@ -55,8 +55,14 @@ type Deps struct {
 	ConfigPath  string
 	Reconfigure func(config.Config)
 
-	Host       Host
-	Notify     func(title, body string) error
+	// Raise are windows to open that come from outside the menu: a second
+	// start of GPU Canary asking this one for its Environments window
+	// (package instance), a click on a notification. nil: none.
+	Raise <-chan link.Request
+
+	Host Host
+	// Notify shows one desktop notification.
+	Notify     func(n Note) error
 	Clipboard  func(text string) error
 	OpenFolder func(path string) error
 	// HostMissing reports that no tray host is on the desktop.
@@ -116,7 +122,7 @@ type tray struct {
 	now      func() time.Time
 	actions  chan func()       // menu clicks and link requests, run by the loop
 	copies   sideQueue[string] // texts for the clipboard, for copyNow
-	notes    sideQueue[note]   // notifications, for notifyNow
+	notes    sideQueue[Note]   // notifications, for notifyNow
 	quit     chan struct{}
 	quitOnce sync.Once
 	// samples feed the GPUs window's graphs; Hello reads them from the
@@ -139,6 +145,9 @@ func newTray(d Deps) *tray {
 	if d.Notify == nil {
 		d.Notify = notify
 	}
+	if d.Raise == nil {
+		d.Raise = notificationClicks(d.Log)
+	}
 	if d.Clipboard == nil {
 		d.Clipboard = copyText
 	}
@@ -148,7 +157,7 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
-	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[note], 16), quit: make(chan struct{})}
+	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[Note], 16), quit: make(chan struct{})}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -206,6 +215,8 @@ func (t *tray) loop(ctx context.Context) {
 			t.onEvent(ev)
 		case f := <-t.actions:
 			f()
+		case r := <-d.Raise:
+			t.open(r)
 		case cfg, ok := <-settings:
 			if !ok {
 				settings = nil
@@ -300,26 +311,34 @@ func (t *tray) notifyEvent(e monitor.Event) {
 		return
 	}
 	title, body := present.Notification(e, t.canReinstall(e.Env))
-	t.tell(title, body)
+	t.send(Note{Title: title, Body: body, Env: e.Env})
 }
 
-// note is one desktop notification waiting to be shown.
-type note struct{ title, body string }
+// Note is one desktop notification.
+type Note struct {
+	Title, Body string
+	// Env is the environment it is about, if any: where a click on it
+	// leads, on a platform whose notifications can be clicked (Windows).
+	Env string
+}
 
-// tell shows a notification. It is sent by notifyNow, off the loop, since
+// tell shows a notification about no environment.
+func (t *tray) tell(title, body string) { t.send(Note{Title: title, Body: body}) }
+
+// send shows a notification. It is sent by notifyNow, off the loop, since
 // the notification service is another process that may be slow.
-func (t *tray) tell(title, body string) {
-	if !t.notes.offer(note{title, body}) { // the service has not answered for many
-		t.d.Log.Warn("desktop notification dropped: the notification service is not answering", "title", title)
+func (t *tray) send(n Note) {
+	if !t.notes.offer(n) { // the service has not answered for many
+		t.d.Log.Warn("desktop notification dropped: the notification service is not answering", "title", n.Title)
 	}
 }
 
 // notifyNow sends one notification; a failure is logged, not fatal (a
 // desktop without a notification service still has the tray and the
 // windows).
-func (t *tray) notifyNow(n note) {
-	if err := t.d.Notify(n.title, n.body); err != nil {
-		t.d.Log.Warn("desktop notification not shown", "title", n.title, "err", err)
+func (t *tray) notifyNow(n Note) {
+	if err := t.d.Notify(n); err != nil {
+		t.d.Log.Warn("desktop notification not shown", "title", n.Title, "err", err)
 	}
 }
 

@@ -73,6 +73,7 @@ type harness struct {
 	paths  []string
 	mu     sync.Mutex
 	told   []string
+	notes  []Note
 	copied []string
 	done   chan struct{}
 }
@@ -82,10 +83,11 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 	m, paths := presenttest.Engine(t, scenario)
 	h := &harness{t: t, host: &fakeHost{}, wins: &fakeWindows{}, paths: paths, done: make(chan struct{})}
 	d := Deps{Monitor: m, Host: h.host, Windows: h.wins,
-		Notify: func(title, body string) error {
+		Notify: func(n Note) error {
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			h.told = append(h.told, title+" | "+body)
+			h.told = append(h.told, n.Title+" | "+n.Body)
+			h.notes = append(h.notes, n)
 			return nil
 		},
 		Clipboard: func(s string) error {
@@ -283,7 +285,7 @@ func TestSlowDesktopKeepsTheTrayResponsive(t *testing.T) {
 	stuck := make(chan struct{})
 	h := start(t, presenttest.A100, func(d *Deps) {
 		d.Clipboard = func(string) error { <-stuck; return nil }
-		d.Notify = func(string, string) error { <-stuck; return nil }
+		d.Notify = func(Note) error { <-stuck; return nil }
 	})
 	// Registered after start, so it runs before the harness waits for the
 	// tray to end: a failing run must not hang on the stuck clipboard.
@@ -348,6 +350,11 @@ func TestNotifications(t *testing.T) {
 	if len(got) != 1 || !strings.HasSuffix(got[0], "Fix: Reinstall from the tray menu.") || !strings.Contains(got[0], "llm/.venv") {
 		t.Fatalf("sent %q", got)
 	}
+	h.mu.Lock()
+	if env := h.notes[0].Env; env != h.paths[1] {
+		t.Errorf("the notification is about %q, want %q (where a click on it leads)", env, h.paths[1])
+	}
+	h.mu.Unlock()
 	send(event(2, false))
 	h.click(LabelPause)
 	send(event(3, true))
@@ -590,5 +597,20 @@ func TestPauseIsThePolicys(t *testing.T) {
 	h.waitFor("the notification after resume", func() bool { return len(h.notifications()) > 0 })
 	if got := h.notifications(); len(got) != 1 || !strings.Contains(got[0], "after resume") {
 		t.Errorf("notifications = %q, want only the one after resume", got)
+	}
+}
+
+// TestRaiseOpensTheWindow: a window asked for from outside the menu (a
+// second start of GPU Canary, a click on a notification) is opened by the
+// tray's windows process.
+func TestRaiseOpensTheWindow(t *testing.T) {
+	raise := make(chan link.Request)
+	h := start(t, presenttest.A100, func(d *Deps) { d.Raise = raise })
+	raise <- link.Request{Show: link.ShowEnvs, Env: h.paths[1]}
+	h.sync()
+	h.wins.mu.Lock()
+	defer h.wins.mu.Unlock()
+	if !slices.Equal(h.wins.requests, []link.Request{{Show: link.ShowEnvs, Env: h.paths[1]}}) {
+		t.Errorf("requests %+v", h.wins.requests)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/nowindow"
 )
 
 // guiCommands are the commands only the GUI build has: ui, the windows.
@@ -69,7 +70,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 	err = tray.Run(ctx, tray.Deps{
 		Monitor: m, Log: g.log.With("component", "tray"), CanRepair: true,
 		WindowsCommand: func() *exec.Cmd {
-			cmd := exec.Command(exe, append(g.flags(), "ui", "--link")...)
+			cmd := nowindow.Command(exe, append(g.flags(), "ui", "--link")...)
 			cmd.Stderr = os.Stderr
 			return cmd
 		},
