@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
@@ -52,7 +53,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	} else {
 		f.kinds.SetSelected(slices.DeleteFunc(slices.Clone(cfg.Notify), func(k string) bool { return !slices.Contains(notifyKinds, k) }))
 	}
-	f.login.SetChecked(autostartEnabled())
+	f.login.SetChecked(autostart.Enabled())
 	f.form = widget.NewForm(
 		widget.NewFormItem("Folders to search", f.roots),
 		widget.NewFormItem("", f.home),
@@ -88,8 +89,8 @@ func (w *windows) showSettings() {
 			dialog.ShowError(err, w.settings)
 			return
 		}
-		if f.login.Checked != autostartEnabled() {
-			if err := setAutostart(f.login.Checked); err != nil {
+		if f.login.Checked != autostart.Enabled() {
+			if err := autostart.Set(f.login.Checked); err != nil {
 				dialog.ShowError(fmt.Errorf("start at login: %w", err), w.settings)
 				return
 			}

@@ -19,6 +19,7 @@ import (
 
 	"fyne.io/systray"
 
+	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/assets"
@@ -57,7 +58,8 @@ type Deps struct {
 
 	// Raise are windows to open that come from outside the menu: a second
 	// start of GPU Canary asking this one for its Environments window
-	// (package instance), a click on a notification. nil: none.
+	// (package instance). nil: none. Clicks on notifications come from the
+	// platform (notificationClicks).
 	Raise <-chan link.Request
 
 	Host Host
@@ -130,6 +132,9 @@ type tray struct {
 	samplesMu sync.Mutex
 	samples   present.GPUSamples
 
+	// clicks are clicks on notifications: the environment to show.
+	clicks <-chan link.Request
+
 	shownIcon monitor.Overall
 	shownTip  string
 	shownMenu *present.TrayModel
@@ -145,9 +150,6 @@ func newTray(d Deps) *tray {
 	if d.Notify == nil {
 		d.Notify = notify
 	}
-	if d.Raise == nil {
-		d.Raise = notificationClicks(d.Log)
-	}
 	if d.Clipboard == nil {
 		d.Clipboard = copyText
 	}
@@ -158,6 +160,7 @@ func newTray(d Deps) *tray {
 		d.HostMissing = trayHostMissing
 	}
 	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[Note], 16), quit: make(chan struct{})}
+	t.clicks = notificationClicks(d.Log)
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -183,6 +186,12 @@ func (t *tray) loop(ctx context.Context) {
 	settings := t.watchSettings(ctx)
 	d.Host.SetTooltip("GPU Canary")
 	t.render()
+	// Start at login follows the program when it moved (Windows).
+	if moved, err := autostart.Repoint(); err != nil {
+		d.Log.Warn("start at login could not be pointed at this program", "err", err)
+	} else if moved {
+		d.Log.Info("start at login now starts this program, where it is now")
+	}
 	if d.HostMissing() {
 		// No tray host on this desktop (a StatusNotifierWatcher is needed):
 		// say so in a window rather than run invisibly.
@@ -216,6 +225,8 @@ func (t *tray) loop(ctx context.Context) {
 		case f := <-t.actions:
 			f()
 		case r := <-d.Raise:
+			t.open(r)
+		case r := <-t.clicks:
 			t.open(r)
 		case cfg, ok := <-settings:
 			if !ok {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,7 +17,9 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/instance"
 	"github.com/gpucanary/gpucanary/monitor/nowindow"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // guiCommands are the commands only the GUI build has: ui, the windows.
@@ -58,7 +61,15 @@ func (g *globals) reconfigure(m *engine.Monitor, c config.Config) {
 // runTray is the resident process: the engine and the tray, with the
 // windows in a second process started on demand (`gpucanary ui --link`).
 func runTray(ctx context.Context, g *globals, std stdio) int {
-	m, release := g.newMonitor(nil)
+	raise, leave, err := g.claimSession(ctx)
+	if errors.Is(err, instance.ErrRunning) {
+		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
+		return exitOK
+	}
+	defer leave()
+	st, releaseState := g.sharedState("tray")
+	defer releaseState()
+	m, release := g.newMonitor(nil, st)
 	defer release()
 	stop := runEngine(ctx, g, m)
 	defer stop()
@@ -80,12 +91,44 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		},
 		ConfigPath:  g.configPath(),
 		Reconfigure: func(c config.Config) { g.reconfigure(m, c) },
+		Raise:       raise,
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// claimSession makes this start the session's one tray (package
+// instance): raise then carries a later start's request for the
+// Environments window, until leave. When another tray holds the session,
+// it was asked for its window and err is an instance.ErrRunning. A
+// session that cannot be claimed at all is logged, and the tray runs.
+func (g *globals) claimSession(ctx context.Context) (raise <-chan link.Request, leave func(), err error) {
+	dir, _ := store.Dir()
+	p, err := instance.Claim(dir)
+	if errors.Is(err, instance.ErrRunning) {
+		return nil, func() {}, err
+	}
+	if err != nil {
+		g.log.Warn("cannot tell whether GPU Canary is already running", "err", err)
+		return nil, func() {}, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan link.Request)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range p.Raise {
+			select {
+			case out <- link.Request{Show: link.ShowEnvs}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, func() { cancel(); p.Close(); <-done }, nil
 }
 
 // flags are the global flags to hand to the windows process.
@@ -133,7 +176,9 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 		}
 		return exitOK
 	}
-	m, release := g.newMonitor(nil)
+	st, releaseState := g.sharedState("ui")
+	defer releaseState()
+	m, release := g.newMonitor(nil, st)
 	defer release()
 	stop := runEngine(ctx, g, m)
 	defer stop()

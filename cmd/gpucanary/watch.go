@@ -29,7 +29,13 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 			return exitUsage
 		}
 	}
-	m, closeEngine := g.newMonitor(paths)
+	st, releaseState, err := g.openState("watch")
+	if err != nil {
+		refuseHeldState(std.err, "watch", err)
+		return exitUsage
+	}
+	defer releaseState()
+	m, closeEngine := g.newMonitor(paths, st)
 	defer closeEngine()
 	events, unsubscribe := m.Subscribe()
 	defer unsubscribe()
@@ -65,16 +71,10 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 	return exitOK
 }
 
-// newMonitor builds the engine from the settings; the returned function
-// releases what it opened.
-func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
+// newMonitor builds the engine from the settings, remembering in st (nil:
+// nothing is remembered); the returned function releases what it opened.
+func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, func()) {
 	b := g.openGPU()
-	var st *store.Store
-	if dir, err := store.Dir(); err == nil {
-		st = store.Open(dir)
-	} else {
-		g.log.Warn("no state directory; nothing is remembered across restarts", "err", err)
-	}
 	policy := engine.NewPolicy()
 	policy.SetKinds(monitor.Kinds(g.cfg.Notify))
 	m := engine.New(engine.Options{
