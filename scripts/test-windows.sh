@@ -48,6 +48,9 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf 'test-windows: %-58s (%3d s)\n' "$1" $((SECONDS - start)); }
+# Windows as its users live it (PowerShell quoting, no console windows,
+# toasts, the exes' resources and zip, one instance, the report).
+. scripts/wine/desktop.sh
 
 # winpath is a Linux path as the wine process sees it (Z: is /).
 winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
@@ -92,6 +95,7 @@ step "test binaries cross-built (${packages[*]})"
 if [ "$mode" = test ]; then
   wingo build -tags nogui -trimpath -o "$work/bin/gpucanary.exe" ./cmd/gpucanary
   step "gpucanary.exe cross-built (-tags nogui, no cgo)"
+  desktop_build
 fi
 
 wait "$boot" || { cat "$work/wineboot.log"; echo "test-windows: wineboot failed" >&2; exit 1; }
@@ -156,6 +160,8 @@ elif [ "$(printf '%s\n' "$line" | grep -c .)" != 1 ] || ! grep -q 'nvml.dll was 
 else
   step "e2e: without nvml.dll, NO_GPU_DRIVER says why on one line"
 fi
+
+desktop_checks
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test-windows: FAILED: ${failed[*]}" >&2
