@@ -90,10 +90,26 @@ func notify(n Note) error {
 	if err := toastSetup(); err != nil {
 		return err
 	}
+	if !toastPlatform() {
+		return errors.New("showing a notification: this Windows has no toast notifications (Windows.UI.Notifications is not registered)")
+	}
 	if err := wintoast.Push(toastAppID, toastXML(n)); err != nil {
 		return fmt.Errorf("showing a notification: %w", err)
 	}
 	return nil
+}
+
+// toastPlatform reports whether Windows' toast classes are registered
+// (Windows 8 and later; wine has none). Without them go-toast would start
+// the Windows Runtime and register its activator only to fail, and that
+// activator is then called back while the process exits.
+func toastPlatform() bool {
+	k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SOFTWARE\Microsoft\WindowsRuntime\ActivatableClassId\Windows.UI.Notifications.ToastNotificationManager`, registry.QUERY_VALUE)
+	if err != nil {
+		return false
+	}
+	k.Close()
+	return true
 }
 
 // notificationClicks delivers clicks on GPU Canary's toasts as the window

@@ -69,6 +69,9 @@ type Deps struct {
 	OpenFolder func(path string) error
 	// HostMissing reports that no tray host is on the desktop.
 	HostMissing func() bool
+	// RepointAutostart points an enabled start at login at this program
+	// where it is now (autostart.Repoint).
+	RepointAutostart func() (bool, error)
 }
 
 // Menu labels of the fixed entries (the end-to-end test clicks them).
@@ -159,6 +162,9 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
+	if d.RepointAutostart == nil {
+		d.RepointAutostart = autostart.Repoint
+	}
 	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[Note], 16), quit: make(chan struct{})}
 	t.clicks = notificationClicks(d.Log)
 	if t.d.Windows == nil && d.WindowsCommand != nil {
@@ -187,7 +193,7 @@ func (t *tray) loop(ctx context.Context) {
 	d.Host.SetTooltip("GPU Canary")
 	t.render()
 	// Start at login follows the program when it moved (Windows).
-	if moved, err := autostart.Repoint(); err != nil {
+	if moved, err := d.RepointAutostart(); err != nil {
 		d.Log.Warn("start at login could not be pointed at this program", "err", err)
 	} else if moved {
 		d.Log.Info("start at login now starts this program, where it is now")

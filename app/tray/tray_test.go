@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,16 +67,18 @@ func (w *fakeWindows) Close() { w.mu.Lock(); w.closed = true; w.mu.Unlock() }
 
 // harness is a tray over a real engine, its loop running.
 type harness struct {
-	t      *testing.T
-	tr     *tray
-	host   *fakeHost
-	wins   *fakeWindows
-	paths  []string
-	mu     sync.Mutex
-	told   []string
-	notes  []Note
-	copied []string
-	done   chan struct{}
+	t     *testing.T
+	tr    *tray
+	host  *fakeHost
+	wins  *fakeWindows
+	paths []string
+	mu    sync.Mutex
+	told  []string
+	notes []Note
+	// repointed counts the tray's checks of start at login.
+	repointed atomic.Int32
+	copied    []string
+	done      chan struct{}
 }
 
 func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
@@ -96,8 +99,9 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 			h.copied = append(h.copied, s)
 			return nil
 		},
-		OpenFolder:  func(string) error { return nil },
-		HostMissing: func() bool { return false },
+		OpenFolder:       func(string) error { return nil },
+		HostMissing:      func() bool { return false },
+		RepointAutostart: func() (bool, error) { h.repointed.Add(1); return false, nil },
 	}
 	if edit != nil {
 		edit(&d)
@@ -612,5 +616,15 @@ func TestRaiseOpensTheWindow(t *testing.T) {
 	defer h.wins.mu.Unlock()
 	if !slices.Equal(h.wins.requests, []link.Request{{Show: link.ShowEnvs, Env: h.paths[1]}}) {
 		t.Errorf("requests %+v", h.wins.requests)
+	}
+}
+
+// TestStartChecksStartAtLogin: each start of the tray points an enabled
+// start at login at the program where it is now (autostart.Repoint).
+func TestStartChecksStartAtLogin(t *testing.T) {
+	h := start(t, presenttest.A100, nil)
+	h.sync()
+	if n := h.repointed.Load(); n != 1 {
+		t.Errorf("start at login was checked %d times, want once", n)
 	}
 }

@@ -11,7 +11,7 @@
 # desktop_packages run whole under wine; desktop_only run only their
 # Windows tests (the rest of their tests assume POSIX paths or Xvfb).
 desktop_packages=(./monitor/shell ./monitor/nowindow ./monitor/instance ./monitor/report ./app/autostart)
-declare -A desktop_only=([./app/tray]='^TestWindows' [./monitor/fix]='^TestWindows' [./cmd/gpucanary]='^TestWindowsExeResources$')
+declare -A desktop_only=([./app/tray]='^TestWindows' [./monitor/fix]='^TestWindows' [./cmd/gpucanary]='^(TestWindowsExeResources|TestEmbeddingStartsTheTray)$')
 
 desktop_build() {
   local p
@@ -24,9 +24,9 @@ desktop_build() {
   mkdir -p "$work/exes"
   trap 'rm -f cmd/gpucanary/rsrc_windows_amd64.syso; cleanup' EXIT
   VERSION=$desktop_version scripts/winres.sh console
-  wingo build -tags nogui -trimpath -o "$work/exes/gpucanary.exe" ./cmd/gpucanary
+  wingo build -tags nogui -trimpath -ldflags "-X main.version=$desktop_version" -o "$work/exes/gpucanary.exe" ./cmd/gpucanary
   VERSION=$desktop_version scripts/winres.sh gui
-  wingo build -tags nogui -trimpath -ldflags -H=windowsgui -o "$work/exes/gpucanaryw.exe" ./cmd/gpucanary
+  wingo build -tags nogui -trimpath -ldflags "-H=windowsgui -X main.version=$desktop_version" -o "$work/exes/gpucanaryw.exe" ./cmd/gpucanary
   rm -f cmd/gpucanary/rsrc_windows_amd64.syso
   trap cleanup EXIT
   step "desktop: test binaries and exes with resources cross-built"
@@ -36,20 +36,22 @@ desktop_fail() { echo "test-windows: desktop: $1" >&2; [ -f "${2:-/dev/null}" ] 
 
 # desktop_reg_value KEY NAME: a value as wine's reg.exe reads it back.
 desktop_reg_value() {
-  "$wine" reg query "$1" ${2:+/v "$2"} ${2:-/ve} 2>/dev/null | tr -d '\r' | sed -n 's/^ *[^ ].*REG_SZ *//p' | head -n1
+  local which=(/ve)
+  [ -n "${2:-}" ] && which=(/v "$2")
+  { "$wine" reg query "$1" "${which[@]}" 2>/dev/null || true; } | tr -d '\r' | sed -n 's/^ *[^ ].*REG_SZ *//p' | head -n1
 }
 
 desktop_checks() {
   local p out=$work/desktop.out
   for p in "${desktop_packages[@]}"; do
-    if (cd "$p" && "$wine" "$(testexe "$p")" -test.count=1 -test.timeout=5m ${WINE_TESTFLAGS:-}); then
+    if (cd "$p" && AUTOSTART_KEEP=1 "$wine" "$(testexe "$p")" -test.count=1 -test.timeout=5m ${WINE_TESTFLAGS:-}); then
       step "desktop: tests pass under wine: $p"
     else
       desktop_fail "tests fail under wine: $p"
     fi
   done
   for p in "${!desktop_only[@]}"; do
-    if (cd "$p" && AUTOSTART_KEEP=1 GPUCANARY_EXES="$(winpath "$work/exes/gpucanary.exe")=console,$(winpath "$work/exes/gpucanaryw.exe")=gui" \
+    if (cd "$p" && GPUCANARY_EXES="$(winpath "$work/exes/gpucanary.exe")=console,$(winpath "$work/exes/gpucanaryw.exe")=gui" \
       GPUCANARY_VERSION=$desktop_version "$wine" "$(testexe "$p")" -test.count=1 -test.timeout=5m -test.run "${desktop_only[$p]}" ${WINE_TESTFLAGS:-}); then
       step "desktop: Windows tests pass under wine: $p"
     else
