@@ -124,6 +124,7 @@ desktop_checks() {
     step "desktop: the Windows zip holds both exes, README, LICENSE, licences; it runs unpacked"
   fi
   desktop_signing
+  desktop_gui_tray
 }
 
 # desktop_signing: the signing hook of dist-windows.sh, with a throwaway
@@ -155,4 +156,45 @@ desktop_signing() {
     fi
   done
   step "desktop: dist-windows signs both exes (osslsigncode verifies them)"
+}
+
+# desktop_gui_tray (WINE_GUI=1, after make windows): the real tray,
+# bin/gpucanaryw.exe (cgo, Fyne), on an Xvfb display under wine: a second
+# start finds the first one's mutex, ends with exit 0, and the first one
+# opens its Environments window. Not part of make test: make windows takes
+# minutes from a cold cache.
+desktop_gui_tray() {
+  [ "${WINE_GUI:-}" = 1 ] || return 0
+  local out=$work/desktop.out sim=$work/a100.json display=:$((70 + RANDOM % 9)) xvfb first
+  if [ ! -f bin/gpucanaryw.exe ] || ! command -v Xvfb >/dev/null; then
+    desktop_fail "WINE_GUI=1 needs bin/gpucanaryw.exe (make windows) and Xvfb"
+    return
+  fi
+  printf '{"driver": "550.54.15", "cuda_driver": "12.4", "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960, "processes": []}]}\n' >"$sim"
+  Xvfb "$display" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb=$!
+  DISPLAY=$display "$wine" bin/gpucanaryw.exe --gpu-sim "$(winpath "$sim")" >"$work/tray1.log" 2>&1 &
+  first=$!
+  local i
+  for i in $(seq 60); do
+    grep -q 'engine\|component=' "$work/tray1.log" 2>/dev/null && break
+    sleep 1
+  done
+  if ! DISPLAY=$display timeout 60 "$wine" bin/gpucanaryw.exe --gpu-sim "$(winpath "$sim")" >"$out" 2>&1 ||
+    ! grep -q 'already running; its Environments window was brought up' "$out"; then
+    desktop_fail "a second start of gpucanaryw.exe did not hand over to the first" "$out"
+  else
+    for i in $(seq 30); do
+      DISPLAY=$display xwininfo -root -tree 2>/dev/null | grep -q '"GPU Canary — Environments"' && break
+      sleep 1
+    done
+    if DISPLAY=$display xwininfo -root -tree 2>/dev/null | grep -q '"GPU Canary — Environments"'; then
+      step "desktop: a second gpucanaryw.exe raises the first one's window"
+    else
+      desktop_fail "the first gpucanaryw.exe opened no Environments window" "$work/tray1.log"
+    fi
+  fi
+  kill "$first" 2>/dev/null || true
+  "$wineserver" -k 2>/dev/null || true
+  kill "$xvfb" 2>/dev/null || true
 }
