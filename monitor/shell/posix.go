@@ -34,3 +34,8 @@ func (d posix) Join(argv []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// WithEnv: NAME=value prog args, the assignment for that command only.
+func (d posix) WithEnv(name, value string, argv []string) string {
+	return name + "=" + d.Quote(value) + " " + d.Join(argv)
+}

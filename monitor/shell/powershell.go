@@ -37,6 +37,12 @@ func (d powerShell) Join(argv []string) string {
 	return line
 }
 
+// WithEnv: PowerShell has no per-command assignment; the variable is set
+// for the session, then the command runs: $env:NAME = "value"; & "…" ….
+func (d powerShell) WithEnv(name, value string, argv []string) string {
+	return "$env:" + name + " = " + psQuoted(value) + "; " + d.Join(argv)
+}
+
 // PowerShellScript is the line that runs the script (or program) at path
 // in PowerShell: `& "C:\…\Activate.ps1"`, quoted whatever the path holds.
 func PowerShellScript(path string) string { return "& " + psQuoted(path) }

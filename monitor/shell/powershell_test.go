@@ -86,6 +86,19 @@ func TestPowerShellJoin(t *testing.T) {
 	}
 }
 
+// TestWithEnv: an environment variable for one command, in each dialect.
+func TestWithEnv(t *testing.T) {
+	argv := []string{`C:\my env\Scripts\python.exe`, "-m", "pip", "install", "llama-cpp-python==0.3.2"}
+	if got, want := PowerShell.WithEnv("CMAKE_ARGS", "-DGGML_CUDA=on", argv),
+		`$env:CMAKE_ARGS = "-DGGML_CUDA=on"; & "C:\my env\Scripts\python.exe" -m pip install llama-cpp-python==0.3.2`; got != want {
+		t.Errorf("PowerShell.WithEnv = %s, want %s", got, want)
+	}
+	if got, want := POSIX.WithEnv("CMAKE_ARGS", "-DGGML_CUDA=on", []string{"/my env/bin/python", "-m", "pip"}),
+		`CMAKE_ARGS=-DGGML_CUDA=on '/my env/bin/python' -m pip`; got != want {
+		t.Errorf("POSIX.WithEnv = %s, want %s", got, want)
+	}
+}
+
 // psParse reads a command line the way PowerShell's tokenizer reads the
 // two forms Join writes (about_Parsing, about_Quoting_Rules, the language
 // specification's §2.3.5.2 for expandable strings): an optional call

@@ -17,6 +17,9 @@ type Dialect interface {
 	// Join writes argv as one command line that runs argv[0] with the
 	// rest as its arguments.
 	Join(argv []string) string
+	// WithEnv writes the line that runs argv with the environment
+	// variable name set to value.
+	WithEnv(name, value string, argv []string) string
 }
 
 // Native is the dialect of the shell a person on this system pastes into.
@@ -28,3 +31,7 @@ func Quote(s string) string { return Native.Quote(s) }
 // Join writes argv as one command line for Native: each argument quoted,
 // separated by spaces.
 func Join(argv []string) string { return Native.Join(argv) }
+
+// WithEnv writes the line that runs argv with name=value in its
+// environment, for Native (CMAKE_ARGS for a source build, say).
+func WithEnv(name, value string, argv []string) string { return Native.WithEnv(name, value, argv) }
