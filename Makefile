@@ -37,10 +37,15 @@ cli:
 		echo "cli: bin/gpucanary-cli links GUI libraries"; ldd bin/gpucanary-cli; exit 1; fi
 
 ## windows: cross-built with mingw-w64 (slow cold: Fyne's C parts): bin/gpucanary.exe
-## for the console (every command), bin/gpucanaryw.exe for the tray (no console window)
+## for the console (every command), bin/gpucanaryw.exe for the tray (no console window),
+## each with its icon, version information and manifest (scripts/winres.sh)
 windows:
+	@scripts/deps.sh windows
+	VERSION='$(VERSION)' scripts/winres.sh console
 	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gpucanary.exe ./cmd/gpucanary
+	VERSION='$(VERSION)' scripts/winres.sh gui
 	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc $(GO) build -trimpath -ldflags '$(LDFLAGS) -H windowsgui' -o bin/gpucanaryw.exe ./cmd/gpucanary
+	rm -f cmd/gpucanary/rsrc_windows_amd64.syso
 
 ## run: install what is missing, build, start the tray (or `watch` without a display)
 run: build
@@ -155,6 +160,12 @@ dist: deps
 	@if command -v lintian >/dev/null; then lintian --fail-on error,warning --suppress-tags no-manual-page,initial-upload-closes-no-bugs $(DIST)/*.deb; fi
 	cd $(DIST) && sha256sum $$(ls *.tar.gz *.deb *.zip 2>/dev/null) >SHA256SUMS
 	@cat $(DIST)/SHA256SUMS
+
+.PHONY: dist-windows
+## dist-windows: $(DIST)/gpucanary-VERSION-windows-amd64.zip: both exes, README,
+## LICENSE and the Windows build's third-party licences (make dist includes it)
+dist-windows: windows
+	scripts/dist-windows.sh $(DIST)
 
 ## test-install: make install and make uninstall into a throwaway HOME
 test-install:

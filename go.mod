@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	fyne.io/fyne/v2 v2.7.2
 	fyne.io/systray v1.12.0
+	git.sr.ht/~jackmordaunt/go-toast/v2 v2.0.3
 	github.com/NVIDIA/go-nvml v0.13.3-0
 	github.com/aquasecurity/go-pep440-version v0.0.1
 	github.com/fsnotify/fsnotify v1.10.1
@@ -35,7 +36,7 @@ require (
 	github.com/fyne-io/oksvg v0.2.0 // indirect
 	github.com/go-gl/gl v0.0.0-20231021071112-07e5d0ea2e71 // indirect
 	github.com/go-gl/glfw/v3.3/glfw v0.0.0-20240506104042-037f3cc74f2a // indirect
-	github.com/go-ole/go-ole v1.2.6 // indirect
+	github.com/go-ole/go-ole v1.3.0 // indirect
 	github.com/go-text/render v0.2.0 // indirect
 	github.com/go-text/typesetting v0.2.1 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.0 // indirect

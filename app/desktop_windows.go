@@ -4,11 +4,21 @@ package app
 
 import (
 	"os"
-	"os/exec"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/nowindow"
 )
 
-func openFolder(path string) error { return exec.Command("explorer", path).Start() }
+// openFolder shows path in Explorer, started without a console window
+// (package nowindow); it is reaped when it ends.
+func openFolder(path string) error {
+	cmd := nowindow.Command("explorer", path)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
 
 // terminate ends a process (Windows has no SIGTERM; processes are listed
 // on Linux only, so start is not checked here).

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
@@ -69,7 +70,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 		f.kinds[k] = c
 		checks = append(checks, c)
 	}
-	f.login.SetChecked(autostartEnabled())
+	f.login.SetChecked(autostart.Enabled())
 	f.form = widget.NewForm(
 		widget.NewFormItem("Folders to search", f.roots),
 		widget.NewFormItem("", f.home),
@@ -122,8 +123,8 @@ func (w *windows) showSettings() {
 			dialog.ShowError(err, w.settings)
 			return
 		}
-		if f.login.Checked != autostartEnabled() {
-			if err := setAutostart(f.login.Checked); err != nil {
+		if f.login.Checked != autostart.Enabled() {
+			if err := autostart.Set(f.login.Checked); err != nil {
 				dialog.ShowError(fmt.Errorf("start at login: %w", err), w.settings)
 				return
 			}

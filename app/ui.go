@@ -62,6 +62,9 @@ func (u *ui) handle(r link.Request) {
 	switch r.Show {
 	case link.ShowEnvs:
 		u.wins.showEnvs()
+		if r.Env != "" {
+			u.wins.envs.selectEnv(r.Env)
+		}
 	case link.ShowProcesses:
 		u.wins.showProcesses()
 	case link.ShowGPUs:

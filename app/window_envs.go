@@ -85,6 +85,16 @@ func newEnvsWindow(w *windows) *envsWindow {
 	return e
 }
 
+// selectEnv selects the environment at path, when it is listed.
+func (e *envsWindow) selectEnv(path string) {
+	for i, env := range e.envs {
+		if env.Path == path {
+			e.list.Select(i)
+			return
+		}
+	}
+}
+
 func (e *envsWindow) refresh(s monitor.State) {
 	e.envs = s.Envs
 	e.noGPU.SetText(envsHeader(s))

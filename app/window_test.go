@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
@@ -384,7 +385,7 @@ func TestSettingsWindow(t *testing.T) {
 		if u.d.Config.Refresh != want.Refresh {
 			t.Error("the app did not take the saved settings")
 		}
-		if !autostartEnabled() {
+		if !autostart.Enabled() {
 			t.Error("start at login was not set")
 		}
 		// Reopened, the form shows what was saved.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages GPU Canary needs to build and test,
-# skipping those already installed. Usage: scripts/deps.sh build|test
+# skipping those already installed. Usage: scripts/deps.sh build|test|windows
 # On other systems it prints the packages and stops.
 set -euo pipefail
 
@@ -15,9 +15,13 @@ build+=(dpkg-dev)
 # make test-install, test-packages: lintian and desktop-file-validate check
 # the packages and the menu entry; GLib (python3-gi) finds and launches it.
 test+=(lintian desktop-file-utils python3-gi gir1.2-glib-2.0)
+# make windows and dist-windows: the cross compiler and the zip.
+windows=(gcc-mingw-w64-x86-64 zip)
+test+=(zip)
 
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")
+[ "${1:-build}" = windows ] && want+=("${windows[@]}")
 
 if ! command -v go >/dev/null 2>&1; then
   echo "deps: Go is not installed; install Go 1.24 or newer from https://go.dev/dl/ and run make again." >&2

@@ -35,6 +35,9 @@ mkdir -m 700 "$home/.config/gpucanary" "$home/.local/state/gpucanary"
 echo other >"$home/.local/bin/other-tool"
 printf 'refresh = "5s"\n' >"$home/.config/gpucanary/config.toml"
 echo '{}' >"$home/.local/state/gpucanary/history.jsonl"
+# The state folder as GPU Canary makes it (0700: it holds other processes'
+# command lines); the launched tray would otherwise make it so.
+chmod 700 "$home/.local/state/gpucanary"
 snapshot() { (cd "$1" && find . -printf '%y %m %p\n' | LC_ALL=C sort) }
 before=$(snapshot "$tmp")
 
@@ -74,8 +77,9 @@ inst uninstall "$prefix" >"$tmp/uninstall.log"
 grep -q "Kept your settings" "$tmp/uninstall.log" || fail "uninstall said: $(cat "$tmp/uninstall.log")"
 after=$(snapshot "$tmp")
 # The test's own files (bin, logs) are not install's, and the launched
-# tray's state files are history that uninstall must keep (checked below).
-filter() { grep -v -e ' \./bin' -e '\.log$' -e 'check\.json$' -e 'manifest1$' -e ' \.$' -e '/\.local/state/gpucanary/[a-z]*\.json$'; }
+# tray's state files are history that uninstall must keep (checked below),
+# beside the lock a running engine holds on the folder.
+filter() { grep -v -e ' \./bin' -e '\.log$' -e 'check\.json$' -e 'manifest1$' -e ' \.$' -e '/\.local/state/gpucanary/[a-z]*\.json$' -e '/\.local/state/gpucanary/[a-z]*\.lock$'; }
 diff <(filter <<<"$before") <(filter <<<"$after") || fail "uninstall left HOME different from before the install (above)"
 [ -s "$home/.local/state/gpucanary/state.json" ] || fail "uninstall removed the state the launched tray wrote"
 grep -q refresh "$home/.config/gpucanary/config.toml" || fail "uninstall touched the settings"

@@ -55,6 +55,9 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf 'test-windows: %-58s (%3d s)\n' "$1" $((SECONDS - start)); }
+# Windows as its users live it (PowerShell quoting, no console windows,
+# toasts, the exes' resources and zip, one instance, the report).
+. scripts/wine/desktop.sh
 
 # winpath is a Linux path as the wine process sees it (Z: is /).
 winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
@@ -105,6 +108,7 @@ step "test binaries cross-built (${packages[*]})"
 if [ "$mode" = test ]; then
   wingo build -tags nogui -trimpath -o "$work/bin/gpucanary.exe" ./cmd/gpucanary
   step "gpucanary.exe cross-built (-tags nogui, no cgo)"
+  desktop_build
 fi
 
 wait "$boot" || { cat "$work/wineboot.log"; echo "test-windows: wineboot failed" >&2; exit 1; }
@@ -191,6 +195,9 @@ fi
 procs_start=$SECONDS
 . scripts/wine/procs_e2e.sh
 step "e2e: processes ($((SECONDS - procs_start)) s)"
+
+# The desktop side: toasts, one instance, resources (scripts/wine/desktop.sh).
+desktop_checks
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test-windows: FAILED: ${failed[*]}" >&2

@@ -30,6 +30,9 @@ const (
 // Request is one thing for the windows process to do.
 type Request struct {
 	Show string `json:"show,omitempty"`
+	// Env, with Show envs, is the environment to select there (a click on
+	// a notification about it).
+	Env string `json:"env,omitempty"`
 	// Repair is an environment whose CUDA torch to reinstall: the windows
 	// process shows the plan, asks, and runs it with a progress dialog.
 	Repair string `json:"repair,omitempty"`

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -64,7 +63,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	m.Tooltip = "GPU Canary: " + m.Status
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{
-			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, runtime.GOOS, os.Getenv("SHELL")),
+			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, os.Getenv("SHELL")),
 			Snoozed: snoozed != nil && snoozed(e.Path), Reinstall: NeedsReinstall(e),
 		})
 	}
@@ -112,17 +111,19 @@ func FixOf(e monitor.EnvReport) string {
 }
 
 // ActivateCommand is how to activate env in the user's shell (login, the
-// path in $SHELL) and OS.
-func ActivateCommand(env *pyenv.Env, goos, login string) string {
+// path in $SHELL): PowerShell's Activate.ps1 for an environment in the
+// Windows layout, conda's own command for conda, else the activate script
+// of the login shell. Paths are quoted for the shell the command is
+// pasted into (package shell).
+func ActivateCommand(env *pyenv.Env, login string) string {
 	if env == nil {
 		return ""
 	}
-	q := shell.Quote(env.Path)
 	if env.Kind == "conda" {
-		return "conda activate " + q
+		return "conda activate " + shell.Quote(env.Path)
 	}
-	if goos == "windows" || env.Layout == pyenv.LayoutWindows {
-		return `& "` + filepath.Join(env.Path, "Scripts", "Activate.ps1") + `"`
+	if env.Layout == pyenv.LayoutWindows {
+		return shell.PowerShellScript(filepath.Join(env.Path, "Scripts", "Activate.ps1"))
 	}
 	switch filepath.Base(login) {
 	case "fish":

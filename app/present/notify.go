@@ -25,6 +25,9 @@ const (
 type Note struct {
 	Title, Body string
 	Level       Level
+	// Env is the environment it is about, if any: where a click on it
+	// leads, on a platform whose notifications can be clicked (Windows).
+	Env string
 }
 
 // Notification is the desktop notification for e: the environment (or

@@ -2,6 +2,7 @@ package present
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -119,17 +120,24 @@ func TestNotificationText(t *testing.T) {
 
 func TestActivateCommand(t *testing.T) {
 	env := &pyenv.Env{Path: "/home/u/my env/.venv", Layout: pyenv.LayoutPOSIX, Kind: "venv"}
-	for _, tc := range []struct{ goos, shell, want string }{
-		{"linux", "/bin/bash", "source '/home/u/my env/.venv/bin/activate'"},
-		{"linux", "/usr/bin/fish", "source '/home/u/my env/.venv/bin/activate.fish'"},
-		{"linux", "/bin/tcsh", "source '/home/u/my env/.venv/bin/activate.csh'"},
+	for _, tc := range []struct{ shell, want string }{
+		{"/bin/bash", "source '/home/u/my env/.venv/bin/activate'"},
+		{"/usr/bin/fish", "source '/home/u/my env/.venv/bin/activate.fish'"},
+		{"/bin/tcsh", "source '/home/u/my env/.venv/bin/activate.csh'"},
 	} {
-		if got := ActivateCommand(env, tc.goos, tc.shell); got != tc.want {
-			t.Errorf("%s %s: %q, want %q", tc.goos, tc.shell, got, tc.want)
+		if got := ActivateCommand(env, tc.shell); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.shell, got, tc.want)
 		}
 	}
-	if got := ActivateCommand(&pyenv.Env{Path: "/opt/conda/envs/x", Kind: "conda"}, "linux", "/bin/bash"); got != "conda activate /opt/conda/envs/x" {
+	if got := ActivateCommand(&pyenv.Env{Path: "/opt/conda/envs/x", Kind: "conda"}, "/bin/bash"); got != "conda activate /opt/conda/envs/x" {
 		t.Errorf("conda: %q", got)
+	}
+	// An environment in the Windows layout is activated by PowerShell's
+	// script, quoted for PowerShell whatever the path holds.
+	win := &pyenv.Env{Path: filepath.Join("C:", "Users", "me", "R&D $x", ".venv"), Layout: pyenv.LayoutWindows, Kind: "venv"}
+	want := "& \"" + strings.ReplaceAll(filepath.Join(win.Path, "Scripts", "Activate.ps1"), "$", "`$") + "\""
+	if got := ActivateCommand(win, "/bin/bash"); got != want {
+		t.Errorf("Windows layout: %s, want %s", got, want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
 )
 
@@ -30,6 +32,10 @@ func showNote(n present.Note) error {
 	}
 	return notifyOn(conn, n)
 }
+
+// notificationClicks: a click on a notification is not listened for here
+// (the notification has no actions).
+func notificationClicks(*slog.Logger) <-chan link.Request { return nil }
 
 // noteIcons are the icons (freedesktop Icon Naming Specification names,
 // in every icon theme) and urgencies of the notification levels. The

@@ -19,6 +19,7 @@ import (
 
 	"fyne.io/systray"
 
+	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/assets"
@@ -63,13 +64,23 @@ type Deps struct {
 	// each is told in a notification at start.
 	Problems []string
 
+	// Raise are windows to open that come from outside the menu: a second
+	// start of GPU Canary asking this one for its Environments window
+	// (package instance). nil: none. Clicks on notifications come from the
+	// platform (notificationClicks).
+	Raise <-chan link.Request
+
 	Host Host
-	// Notify shows a desktop notification; its level picks the icon.
+	// Notify shows a desktop notification; its level picks the icon, and
+	// its Env is where a click on it leads (Windows).
 	Notify     func(n present.Note) error
 	Clipboard  func(text string) error
 	OpenFolder func(path string) error
 	// HostMissing reports that no tray host is on the desktop.
 	HostMissing func() bool
+	// RepointAutostart points an enabled start at login at this program
+	// where it is now (autostart.Repoint).
+	RepointAutostart func() (bool, error)
 }
 
 // Menu labels of the fixed entries (the end-to-end test clicks them).
@@ -140,6 +151,9 @@ type tray struct {
 	samplesMu sync.Mutex
 	samples   present.GPUSamples
 
+	// clicks are clicks on notifications: the environment to show.
+	clicks <-chan link.Request
+
 	shownIcon monitor.Overall
 	shownTip  string
 	shownMenu *present.TrayModel
@@ -167,8 +181,12 @@ func newTray(d Deps) *tray {
 	if d.HostMissing == nil {
 		d.HostMissing = trayHostMissing
 	}
+	if d.RepointAutostart == nil {
+		d.RepointAutostart = autostart.Repoint
+	}
 	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[present.Note], 16), quit: make(chan struct{}),
 		settingsErr: d.SettingsError}
+	t.clicks = notificationClicks(d.Log)
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -196,6 +214,12 @@ func (t *tray) loop(ctx context.Context) {
 	d.Host.SetTooltip(Title)
 	t.render()
 	t.tellStartProblems()
+	// Start at login follows the program when it moved (Windows).
+	if moved, err := d.RepointAutostart(); err != nil {
+		d.Log.Warn("start at login could not be pointed at this program", "err", err)
+	} else if moved {
+		d.Log.Info("start at login now starts this program, where it is now")
+	}
 	if d.HostMissing() {
 		// No tray host on this desktop (a StatusNotifierWatcher is needed):
 		// say so in a window rather than run invisibly.
@@ -228,6 +252,10 @@ func (t *tray) loop(ctx context.Context) {
 			t.onEvent(ev)
 		case f := <-t.actions:
 			f()
+		case r := <-d.Raise:
+			t.open(r)
+		case r := <-t.clicks:
+			t.open(r)
 		case cfg, ok := <-settings:
 			if !ok {
 				settings = nil
@@ -326,7 +354,9 @@ func (t *tray) notifyEvent(e monitor.Event) {
 	if !e.Notify || t.paused(t.now()) {
 		return
 	}
-	t.tell(present.Notification(e, t.canReinstall(e.Env)))
+	n := present.Notification(e, t.canReinstall(e.Env))
+	n.Env = e.Env
+	t.tell(n)
 }
 
 // tell shows a notification. It is sent by notifyNow, off the loop, since

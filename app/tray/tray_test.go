@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,15 +70,18 @@ func (w *fakeWindows) Close() { w.mu.Lock(); w.closed = true; w.mu.Unlock() }
 
 // harness is a tray over a real engine, its loop running.
 type harness struct {
-	t      *testing.T
-	tr     *tray
-	host   *fakeHost
-	wins   *fakeWindows
-	paths  []string
-	mu     sync.Mutex
-	told   []string
-	copied []string
-	done   chan struct{}
+	t     *testing.T
+	tr    *tray
+	host  *fakeHost
+	wins  *fakeWindows
+	paths []string
+	mu    sync.Mutex
+	told  []string
+	notes []present.Note
+	// repointed counts the tray's checks of start at login.
+	repointed atomic.Int32
+	copied    []string
+	done      chan struct{}
 }
 
 func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
@@ -89,6 +93,7 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.told = append(h.told, n.Title+" | "+n.Body+" ["+string(n.Level)+"]")
+			h.notes = append(h.notes, n)
 			return nil
 		},
 		Clipboard: func(s string) error {
@@ -97,8 +102,9 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 			h.copied = append(h.copied, s)
 			return nil
 		},
-		OpenFolder:  func(string) error { return nil },
-		HostMissing: func() bool { return false },
+		OpenFolder:       func(string) error { return nil },
+		HostMissing:      func() bool { return false },
+		RepointAutostart: func() (bool, error) { h.repointed.Add(1); return false, nil },
 	}
 	if edit != nil {
 		edit(&d)
@@ -356,6 +362,11 @@ func TestNotifications(t *testing.T) {
 	if len(got) != 1 || !strings.HasSuffix(got[0], "Fix: Reinstall from the tray menu. [error]") || !strings.Contains(got[0], "llm/.venv") {
 		t.Fatalf("sent %q", got)
 	}
+	h.mu.Lock()
+	if env := h.notes[0].Env; env != h.paths[1] {
+		t.Errorf("the notification is about %q, want %q (where a click on it leads)", env, h.paths[1])
+	}
+	h.mu.Unlock()
 	send(event(2, false))
 	h.click(LabelPause)
 	send(event(3, true))

@@ -76,7 +76,9 @@ func cmdAgent(ctx context.Context, g *globals, fs *flag.FlagSet, addr, webConfig
 		return exitUsage
 	}
 	log := g.log.With("component", "agent")
-	m, closeEngine := g.newMonitor(fs.Args())
+	st, releaseState := g.sharedState("agent")
+	defer releaseState()
+	m, closeEngine := g.newMonitor(fs.Args(), st)
 	defer closeEngine()
 	metrics := prom.Options{State: m.State, Version: version}
 	ready := func() bool { return m.State().Started }

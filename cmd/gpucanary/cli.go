@@ -47,6 +47,12 @@ func run(ctx context.Context, args []string, std stdio) int {
 		printVersion(std.out)
 		return exitOK
 	}
+	// Windows starts the program a notification's activator names with
+	// -Embedding when a notification is clicked while GPU Canary is not
+	// running: that is a start of the tray.
+	if len(args) == 1 && args[0] == "-Embedding" {
+		args = nil
+	}
 	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(std.err)

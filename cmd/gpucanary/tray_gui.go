@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +19,9 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/instance"
+	"github.com/gpucanary/gpucanary/monitor/nowindow"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // Fyne's packages, which this package imports, are initialized by now:
@@ -88,11 +92,19 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		fmt.Fprintf(std.err, "gpucanary: %v: the tray needs one; 'gpucanary watch' watches in this terminal instead.\n", err)
 		return exitUsage
 	}
+	raise, leave, err := g.claimSession(ctx)
+	if errors.Is(err, instance.ErrRunning) {
+		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
+		return exitOK
+	}
+	defer leave()
 	var problems []string
 	if err := g.simErr(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	m, release := g.newMonitor(nil)
+	st, releaseState := g.sharedState("tray")
+	defer releaseState()
+	m, release := g.newMonitor(nil, st)
 	defer release()
 	stop := runEngine(ctx, g, m)
 	defer stop()
@@ -104,7 +116,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 	err = tray.Run(ctx, tray.Deps{
 		Monitor: m, Log: g.log.With("component", "tray"), CanRepair: true,
 		WindowsCommand: func() *exec.Cmd {
-			cmd := exec.Command(exe, append(g.flags(), "ui", "--link")...)
+			cmd := nowindow.Command(exe, append(g.flags(), "ui", "--link")...)
 			cmd.Stderr = os.Stderr
 			return cmd
 		},
@@ -116,12 +128,44 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		Reconfigure:   func(c config.Config) { g.reconfigure(m, c) },
 		SettingsError: errText(g.configErr),
 		Problems:      problems,
+		Raise:         raise,
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// claimSession makes this start the session's one tray (package
+// instance): raise then carries a later start's request for the
+// Environments window, until leave. When another tray holds the session,
+// it was asked for its window and err is an instance.ErrRunning. A
+// session that cannot be claimed at all is logged, and the tray runs.
+func (g *globals) claimSession(ctx context.Context) (raise <-chan link.Request, leave func(), err error) {
+	dir, _ := store.Dir()
+	p, err := instance.Claim(dir)
+	if errors.Is(err, instance.ErrRunning) {
+		return nil, func() {}, err
+	}
+	if err != nil {
+		g.log.Warn("cannot tell whether GPU Canary is already running", "err", err)
+		return nil, func() {}, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan link.Request)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range p.Raise {
+			select {
+			case out <- link.Request{Show: link.ShowEnvs}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, func() { cancel(); p.Close(); <-done }, nil
 }
 
 // flags are the global flags to hand to the windows process.
@@ -180,7 +224,9 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 		}
 		return exitOK
 	}
-	m, release := g.newMonitor(nil)
+	st, releaseState := g.sharedState("ui")
+	defer releaseState()
+	m, release := g.newMonitor(nil, st)
 	defer release()
 	stop := runEngine(ctx, g, m)
 	defer stop()

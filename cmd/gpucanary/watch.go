@@ -49,7 +49,13 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 			return exitFound
 		}
 	}
-	m, closeEngine := g.newMonitor(envs)
+	st, releaseState, err := g.openState("watch")
+	if err != nil {
+		refuseHeldState(std.err, "watch", err)
+		return exitUsage
+	}
+	defer releaseState()
+	m, closeEngine := g.newMonitor(envs, st)
 	defer closeEngine()
 	events, unsubscribe := m.Subscribe()
 	defer unsubscribe()
@@ -116,17 +122,17 @@ func printWatch(p text.Printer, m *engine.Monitor, events <-chan monitor.Event, 
 	}
 }
 
-// newMonitor builds the engine from the settings; the returned function
-// releases what it opened.
-func (g *globals) newMonitor(paths []string) (*engine.Monitor, func()) {
+// newMonitor builds the engine from the settings, remembering in st (nil:
+// nothing is remembered); the returned function releases what it opened.
+func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, func()) {
 	b := g.openGPU()
-	var st *store.Store
+	// The repairs' journals are read by the engine that owns the state
+	// folder (the only writer of its history).
 	journals := ""
-	if dir, err := store.Dir(); err == nil {
-		st = store.Open(dir)
-		journals = journalDir(dir)
-	} else {
-		g.log.Warn("no state directory; nothing is remembered across restarts", "err", err)
+	if st != nil {
+		if dir, err := store.Dir(); err == nil {
+			journals = journalDir(dir)
+		}
 	}
 	policy := engine.NewPolicy()
 	policy.SetKinds(monitor.Kinds(g.cfg.Notify))

@@ -39,7 +39,8 @@ type Request struct {
 	// LookPath finds executables (uv); nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// HostPython is the interpreter used for `-m pip --python ENV` when the
-	// environment has no pip of its own; "" means python3 from PATH.
+	// environment has no pip of its own; "" means the platform's launchers
+	// (pyenv.HostLaunchers: python3 on Linux; py -3, then python on Windows).
 	HostPython string
 }
 

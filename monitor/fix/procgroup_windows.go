@@ -7,11 +7,17 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/nowindow"
 )
 
-// setProcessGroup starts the installer in a new process group.
+// setProcessGroup starts the installer in a new process group, with no
+// console window: started from the tray (a GUI program, with no console)
+// python.exe would otherwise get a console window for the whole pip run.
+// Its output goes to the pipes all the same.
 func setProcessGroup(cmd *exec.Cmd, _ bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	nowindow.Hide(cmd)
 }
 
 // lockStartThread: nothing is tied to the starting thread on Windows.
@@ -32,5 +38,5 @@ func taskkill(cmd *exec.Cmd, force bool) {
 	if force {
 		args = append([]string{"/F"}, args...)
 	}
-	_ = exec.Command("taskkill", args...).Run()
+	_ = nowindow.Command("taskkill", args...).Run()
 }

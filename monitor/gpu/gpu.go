@@ -31,6 +31,9 @@ type State struct {
 	Simulated bool `json:"simulated"`
 	// Source names the backend: "nvml", "sim:PATH" or "none".
 	Source string `json:"source"`
+	// Library is the file the driver was read from where it is known:
+	// nvml.dll's path on Windows ("C:\Windows\System32\nvml.dll").
+	Library string `json:"library,omitempty"`
 	// Driver is the kernel driver version ("550.54.15"); empty without a driver.
 	Driver string `json:"driver"`
 	// CUDADriver is the newest CUDA version the driver supports, major.minor

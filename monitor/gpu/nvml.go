@@ -147,6 +147,9 @@ type nvmlConfig struct {
 	// counters fills in per-process use NVML leaves out (WDDM); nil where
 	// NVML says it all.
 	counters processCounters
+	// library is the file NVML was loaded from, where the platform knows
+	// it (nvml.dll's path on Windows): State.Library.
+	library string
 }
 
 // nvmlBackend reads the GPUs through an initialised nvmlLibrary.
@@ -198,7 +201,7 @@ func (b *nvmlBackend) Close() error {
 func (b *nvmlBackend) Snapshot(ctx context.Context) State {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st := State{Source: "nvml", Devices: []Device{}}
+	st := State{Source: "nvml", Library: b.cfg.library, Devices: []Device{}}
 	if b.closed {
 		st.Error = "NVML was shut down"
 		return st

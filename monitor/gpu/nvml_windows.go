@@ -107,7 +107,7 @@ func openNVMLDLL(o Options, newCounters func(*slog.Logger) processCounters) Back
 		log.Info("no NVIDIA driver", "reason", reason)
 		return nullBackend{reason: reason}
 	}
-	cfg := nvmlConfig{log: log}
+	cfg := nvmlConfig{log: log, library: lib.dll.Name}
 	if newCounters != nil {
 		cfg.counters = newCounters(log)
 	}

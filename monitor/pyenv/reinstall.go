@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // ReinstallRequest is what a manager builds a reinstall command from.
@@ -21,8 +22,11 @@ type ReinstallRequest struct {
 	// LookPath finds executables (uv, python3); nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// HostPython is the interpreter whose pip installs into an environment
-	// that has none; "" means python3 from PATH.
+	// that has none; "" means the first of Launchers found on PATH.
 	HostPython string
+	// Launchers are the host interpreters to look for, in order, when
+	// HostPython is ""; nil means this platform's (HostLaunchers).
+	Launchers []Launcher
 	// Quote renders one word of a command in advice a person pastes into
 	// a POSIX shell; nil leaves words as they are.
 	Quote func(string) string
@@ -107,23 +111,77 @@ func uvReinstall(r ReinstallRequest) Reinstall {
 // pipReinstall: the environment's own pip with --force-reinstall
 // --no-deps, or the host's pip aimed at it with --python.
 func pipReinstall(r ReinstallRequest) Reinstall {
-	var argv []string
-	var reason string
 	if hasPip(r.Env) {
-		argv = append([]string{r.Python, "-m", "pip", "install", "--force-reinstall", "--no-deps"}, r.Specs...)
-		reason = "the environment's own pip reinstalls torch (--force-reinstall --no-deps keeps every other package as it is)"
-	} else {
-		host := r.HostPython
-		if host == "" {
-			host = "python3"
-			if found, err := r.lookPath("python3"); err == nil {
-				host = found
-			}
-		}
-		argv = append([]string{host, "-m", "pip", "--python", r.Python, "install", "--force-reinstall", "--no-deps"}, r.Specs...)
-		reason = "the environment has no pip of its own, so the host's pip installs into it with --python (pip 22.3 or newer)"
+		argv := append([]string{r.Python, "-m", "pip", "install", "--force-reinstall", "--no-deps"}, r.Specs...)
+		return Reinstall{Argv: append(argv, "--index-url", r.Index),
+			Reason: "the environment's own pip reinstalls torch (--force-reinstall --no-deps keeps every other package as it is)"}
 	}
-	return Reinstall{Argv: append(argv, "--index-url", r.Index), Reason: reason}
+	host, which := r.hostPython()
+	argv := append(append(host, "-m", "pip", "--python", r.Python, "install", "--force-reinstall", "--no-deps"), r.Specs...)
+	return Reinstall{Argv: append(argv, "--index-url", r.Index),
+		Reason: "the environment has no pip of its own, so " + which + " installs into it with --python (pip 22.3 or newer)"}
+}
+
+// Launcher is one way to run the host's Python: a program, the arguments
+// that pick a Python 3, and how a plan names it.
+type Launcher struct {
+	Program string
+	Args    []string
+	// Says names it in a plan's reasons ("the Python launcher's pip (py -3)").
+	Says string
+	// SkipDir, when set, rejects a program found in a folder it matches:
+	// Windows' Store aliases (…\Microsoft\WindowsApps\python.exe) open
+	// the Store instead of running Python.
+	SkipDir func(dir string) bool
+}
+
+// POSIXLaunchers: python3 from PATH, as every Linux distribution names it.
+var POSIXLaunchers = []Launcher{{Program: "python3", Says: "the host's pip"}}
+
+// WindowsLaunchers: the Python launcher py (installed with every
+// python.org Python; -3 picks the newest Python 3), then python from PATH
+// unless it is the Store's alias. python3 is never used on Windows: where
+// it exists at all it is the Store alias.
+var WindowsLaunchers = []Launcher{
+	{Program: "py", Args: []string{"-3"}, Says: "the Python launcher's pip (py -3)"},
+	{Program: "python", Says: "the host's pip (python from PATH)", SkipDir: isStoreAliasDir},
+}
+
+// isStoreAliasDir reports whether dir is the folder of Windows' App
+// Execution Aliases, where python.exe opens the Microsoft Store.
+func isStoreAliasDir(dir string) bool {
+	d := strings.ToLower(strings.ReplaceAll(dir, `\`, "/"))
+	return strings.HasSuffix(strings.TrimSuffix(d, "/"), "microsoft/windowsapps")
+}
+
+// hostPython is the argv prefix that runs the host's pip and how the plan
+// names it: HostPython when given, else the first launcher found on PATH,
+// else the last launcher's program as a word for the person to resolve.
+func (r ReinstallRequest) hostPython() ([]string, string) {
+	if r.HostPython != "" {
+		return []string{r.HostPython}, "the host's pip"
+	}
+	launchers := r.Launchers
+	if launchers == nil {
+		launchers = HostLaunchers
+	}
+	for _, l := range launchers {
+		found, err := r.lookPath(l.Program)
+		if err != nil || l.SkipDir != nil && l.SkipDir(dirOf(found)) {
+			continue
+		}
+		return append([]string{found}, l.Args...), l.Says
+	}
+	last := launchers[len(launchers)-1]
+	return append([]string{last.Program}, last.Args...), last.Says
+}
+
+// dirOf is the folder of a path in either separator.
+func dirOf(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // hasPip reports whether the environment's site-packages holds pip.

@@ -38,30 +38,50 @@ type Bundle struct {
 	Summary string
 }
 
-// Host describes the machine.
+// Host describes the machine, as read by ReadHost (host_linux.go,
+// host_windows.go): what cannot be read stays empty.
 type Host struct {
-	OS       string `json:"os"`
-	Arch     string `json:"arch"`
-	Kernel   string `json:"kernel,omitempty"`
-	Distro   string `json:"distro,omitempty"`
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+	// System is the operating system's own name: os-release's PRETTY_NAME
+	// ("Debian GNU/Linux 12 (bookworm)"), or the Windows edition and
+	// release ("Windows 11 Pro 23H2").
+	System string `json:"system,omitempty"`
+	// Kernel is the Linux kernel's release ("6.1.0-18-amd64").
+	Kernel string `json:"kernel,omitempty"`
+	// Version and Build are Windows' version and build with its update
+	// revision ("10.0", "22631.3880"), from RtlGetVersion and the registry.
+	Version  string `json:"version,omitempty"`
+	Build    string `json:"build,omitempty"`
 	Hostname string `json:"hostname,omitempty"`
 }
 
 // ReadHost reads the machine's description; what cannot be read stays empty.
 func ReadHost() Host {
-	h := Host{OS: runtime.GOOS, Arch: runtime.GOARCH}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h.Kernel = strings.TrimSpace(string(b))
-	}
-	if b, err := os.ReadFile("/etc/os-release"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {
-				h.Distro = strings.Trim(v, `"`)
-			}
-		}
-	}
+	h := readHost()
+	h.OS, h.Arch = runtime.GOOS, runtime.GOARCH
 	h.Hostname, _ = os.Hostname()
 	return h
+}
+
+// describe is the host in one line: "linux amd64, Debian GNU/Linux 12
+// (bookworm), kernel 6.1.0" or "windows amd64, Windows 11 Pro 23H2,
+// version 10.0 build 22631.3880".
+func (h Host) describe() string {
+	s := h.OS + " " + h.Arch
+	if h.System != "" {
+		s += ", " + h.System
+	}
+	if h.Kernel != "" {
+		s += ", kernel " + h.Kernel
+	}
+	if h.Version != "" {
+		s += ", version " + h.Version
+	}
+	if h.Build != "" {
+		s += " build " + h.Build
+	}
+	return s
 }
 
 // Files are the names a bundle holds.
@@ -121,14 +141,7 @@ func mustJSON(v any) []byte {
 func readme(b Bundle) string {
 	var s strings.Builder
 	writef(&s, "# GPU Canary report\n\n")
-	writef(&s, "Taken %s on %s (%s %s", b.Time.Format(time.RFC3339), orUnknown(b.Host.Hostname), b.Host.OS, b.Host.Arch)
-	if b.Host.Distro != "" {
-		writef(&s, ", %s", b.Host.Distro)
-	}
-	if b.Host.Kernel != "" {
-		writef(&s, ", kernel %s", b.Host.Kernel)
-	}
-	writef(&s, ") by GPU Canary %s.\n\n", b.Version)
+	writef(&s, "Taken %s on %s (%s) by GPU Canary %s.\n\n", b.Time.Format(time.RFC3339), orUnknown(b.Host.Hostname), b.Host.describe(), b.Version)
 	if b.Check.GPU.Simulated {
 		writef(&s, "**The GPU in this report is simulated** (%s): it is not this machine's hardware.\n\n", b.Check.GPU.Source)
 	}
@@ -145,9 +158,13 @@ func envInfo(b Bundle) string {
 	var s strings.Builder
 	g := b.Check.GPU
 	writef(&s, "# Environment information\n\n")
-	writef(&s, "- Taken: %s\n- OS: %s %s %s\n- Kernel: %s\n", b.Time.Format(time.RFC3339), b.Host.OS, b.Host.Arch, b.Host.Distro, orUnknown(b.Host.Kernel))
+	writef(&s, "- Taken: %s\n- OS: %s\n", b.Time.Format(time.RFC3339), b.Host.describe())
 	if g.HasDriver() {
-		writef(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", g.Driver, orUnknown(g.CUDADriver))
+		driver := g.Driver
+		if g.Library != "" {
+			driver += " (read from " + g.Library + ")"
+		}
+		writef(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", driver, orUnknown(g.CUDADriver))
 	} else {
 		writef(&s, "- NVIDIA driver: none (%s)\n", orUnknown(g.Error))
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestQuote(t *testing.T) {
+func TestPOSIXQuote(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "''"},
 		{"/home/ana/llm/.venv", "/home/ana/llm/.venv"},
@@ -23,8 +23,8 @@ func TestQuote(t *testing.T) {
 		{"line\nbreak", "'line\nbreak'"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			if got := Quote(tc.in); got != tc.want {
-				t.Errorf("Quote(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := POSIX.Quote(tc.in); got != tc.want {
+				t.Errorf("POSIX.Quote(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}
@@ -38,12 +38,12 @@ func TestJoinPastesBack(t *testing.T) {
 		t.Skip("no sh")
 	}
 	argv := []string{"/opt/my env/bin/python", "-m", "pip", `it's "quoted"`, "", "$HOME", "a;b|c&d", "tab\there", "x==1+cu124"}
-	out, err := exec.Command(sh, "-c", `for a in `+Join(argv)+`; do printf '%s\0' "$a"; done`).Output()
+	out, err := exec.Command(sh, "-c", `for a in `+POSIX.Join(argv)+`; do printf '%s\0' "$a"; done`).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	if !slices.Equal(got, argv) {
-		t.Errorf("the shell read %q from %s, want %q", got, Join(argv), argv)
+		t.Errorf("the shell read %q from %s, want %q", got, POSIX.Join(argv), argv)
 	}
 }

@@ -20,3 +20,6 @@ func stateDir() (string, error) {
 	}
 	return filepath.Join(home, ".local", "state", "gpucanary"), nil
 }
+
+// DirVariable is the environment variable that moves the state folder.
+const DirVariable = "XDG_STATE_HOME"

@@ -16,3 +16,6 @@ func stateDir() (string, error) {
 	}
 	return filepath.Join(d, "gpucanary"), nil
 }
+
+// DirVariable is the environment variable that moves the state folder.
+const DirVariable = "LOCALAPPDATA"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package app
+package autostart
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ func autostartPath() (string, error) {
 	return filepath.Join(dir, "autostart", "io.github.gpucanary.desktop"), nil
 }
 
-func autostartEnabled() bool {
+func Enabled() bool {
 	p, err := autostartPath()
 	if err != nil {
 		return false
@@ -34,8 +34,8 @@ func autostartEnabled() bool {
 	return err == nil
 }
 
-// setAutostart writes or removes the XDG autostart .desktop entry.
-func setAutostart(on bool) error {
+// Set writes or removes the XDG autostart .desktop entry.
+func Set(on bool) error {
 	p, err := autostartPath()
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func setAutostart(on bool) error {
 // desktopEntry is the autostart entry that starts exe.
 func desktopEntry(exe string) string {
 	return "[Desktop Entry]\nType=Application\nName=GPU Canary\nComment=Keeps your PyTorch GPU environments honest\n" +
-		"Exec=" + desktopQuote(exe) + "\nIcon=" + ID + "\nX-GNOME-Autostart-enabled=true\nTerminal=false\n"
+		"Exec=" + desktopQuote(exe) + "\nIcon=" + appID + "\nX-GNOME-Autostart-enabled=true\nTerminal=false\n"
 }
 
 // desktopQuote quotes an Exec argument as the Desktop Entry spec says:
@@ -73,3 +73,8 @@ func desktopQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\\\`, `"`, `\\"`, "`", "\\\\`", `$`, `\\$`, `%`, `%%`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// Repoint leaves the XDG entry as it is: on Linux GPU Canary is installed
+// in a fixed place (a package, make install), and a copy started from a
+// checkout must not take the login over.
+func Repoint() (bool, error) { return false, nil }

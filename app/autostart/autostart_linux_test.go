@@ -1,6 +1,6 @@
 //go:build linux
 
-package app
+package autostart
 
 import (
 	"os"
@@ -28,11 +28,11 @@ func TestDesktopQuote(t *testing.T) {
 func TestAutostart(t *testing.T) {
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
-	entry := filepath.Join(cfg, "autostart", ID+".desktop")
-	if autostartEnabled() {
+	entry := filepath.Join(cfg, "autostart", appID+".desktop")
+	if Enabled() {
 		t.Fatal("enabled before it was set")
 	}
-	if err := setAutostart(true); err != nil {
+	if err := Set(true); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(entry)
@@ -40,20 +40,20 @@ func TestAutostart(t *testing.T) {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()
-	for _, want := range []string{"[Desktop Entry]\n", "Type=Application\n", "Exec=" + desktopQuote(exe) + "\n", "Icon=" + ID + "\n"} {
+	for _, want := range []string{"[Desktop Entry]\n", "Type=Application\n", "Exec=" + desktopQuote(exe) + "\n", "Icon=" + appID + "\n"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("entry lacks %q:\n%s", want, b)
 		}
 	}
-	if !autostartEnabled() {
+	if !Enabled() {
 		t.Error("not enabled after it was set")
 	}
 	for range 2 { // removing twice is not an error
-		if err := setAutostart(false); err != nil {
+		if err := Set(false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(entry); !os.IsNotExist(err) || autostartEnabled() {
+	if _, err := os.Stat(entry); !os.IsNotExist(err) || Enabled() {
 		t.Errorf("entry still there: %v", err)
 	}
 }

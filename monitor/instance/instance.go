@@ -1,0 +1,172 @@
+// Package instance keeps GPU Canary to one of each: one tray per user
+// session, and one engine per state folder.
+//
+// Claim is the tray's: the first start owns a name (the session bus name
+// on Linux, a named mutex on Windows) and is told, through Primary.Raise,
+// when a later start wants its window; the later start signals it and
+// ends. LockState is every engine's: a lock file in the state folder
+// (flock on Unix, LockFileEx on Windows) held while the engine runs, so
+// `watch` refuses to write the folder a running tray writes, and says who
+// holds it. Both locks go with the process, however it ends.
+//
+// It imports only the standard library, x/sys and godbus.
+package instance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// ErrRunning is returned by Claim when another start of GPU Canary holds
+// the session: it was asked to show its window (Signalled says whether it
+// could be).
+var ErrRunning = errors.New("GPU Canary is already running")
+
+// Running is Claim's error when another start holds the session.
+type Running struct {
+	// Signalled is true when the other start was asked to show its
+	// Environments window; false when it could not be reached (no session
+	// bus: the lock in the state folder says only that it runs).
+	Signalled bool
+	// PID is the other start's process, when known.
+	PID int
+}
+
+func (r *Running) Error() string {
+	s := "GPU Canary is already running"
+	if r.PID > 0 {
+		s += fmt.Sprintf(" (PID %d)", r.PID)
+	}
+	if r.Signalled {
+		return s + "; its Environments window was brought up"
+	}
+	return s
+}
+
+func (r *Running) Is(target error) bool { return target == ErrRunning }
+
+// Primary is the one tray of the session.
+type Primary struct {
+	// Raise receives a value each time another start asks for the window.
+	Raise <-chan struct{}
+	close func()
+	once  sync.Once
+}
+
+// Close gives the session up; Raise is then closed.
+func (p *Primary) Close() { p.once.Do(p.close) }
+
+// ErrHeld is returned by LockState when another process holds the state
+// folder (a *Held error says which).
+var ErrHeld = errors.New("the state folder is in use")
+
+// Held says which process holds a state folder.
+type Held struct {
+	Dir  string
+	PID  int
+	Role string // "tray", "watch", "agent", "ui"; "" when it did not say
+}
+
+func (h *Held) Error() string {
+	who := "another GPU Canary process"
+	if h.Role != "" {
+		who = "GPU Canary's " + h.Role
+	}
+	if h.PID > 0 {
+		who += fmt.Sprintf(" (PID %d)", h.PID)
+	}
+	return fmt.Sprintf("%s is already running with the state folder %s", who, h.Dir)
+}
+
+func (h *Held) Is(target error) bool { return target == ErrHeld }
+
+// StateLock is a held state folder; Release lets it go.
+type StateLock struct {
+	f *os.File
+}
+
+// lockName is the lock file in the state folder.
+const lockName = "engine.lock"
+
+// LockState takes the state folder dir for this process, which runs as
+// role, or returns a *Held error naming the process that has it. The
+// folder is created (0700) when missing.
+func LockState(dir, role string) (*StateLock, error) { return lockIn(dir, lockName, role) }
+
+// lockIn takes the lock file name in dir for role.
+func lockIn(dir, name, role string) (*StateLock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the state folder %s: %w", dir, err)
+	}
+	p := filepath.Join(dir, name)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the lock %s: %w", p, err)
+	}
+	ok, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", p, err)
+	}
+	if !ok {
+		h := &Held{Dir: dir}
+		h.PID, h.Role = readOwner(f)
+		f.Close()
+		return nil, h
+	}
+	// Say who holds it, for the next one to tell.
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+" "+role+"\n"), 0)
+	}
+	return &StateLock{f: f}, nil
+}
+
+// Release lets the folder go.
+func (l *StateLock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	unlock(l.f)
+	l.f.Close()
+	l.f = nil
+}
+
+// readOwner reads "PID role" from the lock file.
+func readOwner(f *os.File) (int, string) {
+	b := make([]byte, 128)
+	n, _ := f.ReadAt(b, 0)
+	fields := strings.Fields(string(b[:n]))
+	if len(fields) == 0 {
+		return 0, ""
+	}
+	pid, _ := strconv.Atoi(fields[0])
+	role := ""
+	if len(fields) > 1 {
+		role = fields[1]
+	}
+	return pid, role
+}
+
+// trayLockName is the tray's lock in the state folder, where no session
+// bus can say that a tray runs.
+const trayLockName = "tray.lock"
+
+// claimByLock claims the session with a lock file in stateDir: a later
+// start learns that a tray runs (and its PID) but cannot reach it.
+func claimByLock(stateDir string) (*Primary, error) {
+	l, err := lockIn(stateDir, trayLockName, "tray")
+	var held *Held
+	if errors.As(err, &held) {
+		return nil, &Running{PID: held.PID}
+	}
+	if err != nil {
+		return nil, err
+	}
+	raise := make(chan struct{})
+	return &Primary{Raise: raise, close: func() { l.Release(); close(raise) }}, nil
+}

@@ -1,0 +1,70 @@
+//go:build linux
+
+package instance
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// privateBus starts a session bus of the test's own (dbus-daemon) and
+// points DBUS_SESSION_BUS_ADDRESS at it.
+func privateBus(t *testing.T) {
+	t.Helper()
+	daemon, err := exec.LookPath("dbus-daemon")
+	if err != nil {
+		t.Skip("dbus-daemon is not installed (make deps-test installs dbus-x11)")
+	}
+	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("dbus-daemon printed no address: %v", err)
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", strings.TrimSpace(addr))
+}
+
+// TestClaimOverTheSessionBus: the first start owns io.github.gpucanary;
+// a second start is told it runs (with its PID), and the first one is
+// asked to raise its window, each time; once the first one ends, the
+// next start is the tray.
+func TestClaimOverTheSessionBus(t *testing.T) {
+	privateBus(t)
+	dir := t.TempDir()
+	c := startChild(t, "claim", dir)
+	claimSecond(t, c, dir, true, c.cmd.Process.Pid)
+	claimSecond(t, c, dir, true, c.cmd.Process.Pid)
+	c.stop()
+	p, err := Claim(dir)
+	if err != nil {
+		t.Fatalf("Claim after the first start ended: %v", err)
+	}
+	p.Close()
+	p.Close()
+}
+
+// TestClaimWithoutABus: with no session bus, a lock in the state folder
+// says a tray runs (and which), though it cannot be reached.
+func TestClaimWithoutABus(t *testing.T) {
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+t.TempDir()+"/no-bus")
+	dir := t.TempDir()
+	c := startChild(t, "claim", dir)
+	claimSecond(t, c, dir, false, c.cmd.Process.Pid)
+	c.stop()
+	p, err := Claim(dir)
+	if err != nil {
+		t.Fatalf("Claim after the first start ended: %v", err)
+	}
+	defer p.Close()
+	if _, err := os.Stat(filepath.Join(dir, trayLockName)); err != nil {
+		t.Errorf("no tray lock: %v", err)
+	}
+}

@@ -1,0 +1,102 @@
+package shell
+
+import "strings"
+
+// PowerShell quotes for PowerShell (5.1, which Windows ships, and 7). A
+// word that PowerShell reads as plain text in argument mode stays as it
+// is; anything else goes in double quotes, inside which the characters
+// PowerShell still reads are escaped with a backtick: the backtick itself,
+// $ (a variable or subexpression) and the double quotes, including the
+// typographic ones (“ ” „), which PowerShell takes for " as well. A line
+// whose program is quoted starts with the call operator (&): a quoted
+// string alone is an expression that PowerShell prints, not runs.
+//
+// Single quotes would need no escapes, but a Windows path holds a ' more
+// often ("O'Brien") than a $ or a backtick, and the double-quoted form is
+// the one Windows Terminal's users see in Microsoft's own documentation.
+var PowerShell Dialect = powerShell{}
+
+type powerShell struct{}
+
+func (powerShell) Quote(s string) string {
+	if psBare(s) {
+		return s
+	}
+	return psQuoted(s)
+}
+
+func (d powerShell) Join(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = d.Quote(a)
+	}
+	line := strings.Join(q, " ")
+	if len(argv) > 0 && !psBare(argv[0]) {
+		line = "& " + line
+	}
+	return line
+}
+
+// WithEnv: PowerShell has no per-command assignment; the variable is set
+// for the session, then the command runs: $env:NAME = "value"; & "…" ….
+func (d powerShell) WithEnv(name, value string, argv []string) string {
+	return "$env:" + name + " = " + psQuoted(value) + "; " + d.Join(argv)
+}
+
+// PowerShellScript is the line that runs the script (or program) at path
+// in PowerShell: `& "C:\…\Activate.ps1"`, quoted whatever the path holds.
+func PowerShellScript(path string) string { return "& " + psQuoted(path) }
+
+// psEscaped are the characters PowerShell reads inside double quotes.
+const psEscaped = "`$\"\u201c\u201d\u201e"
+
+func psQuoted(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, c := range s {
+		if strings.ContainsRune(psEscaped, c) {
+			b.WriteByte('`')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// psBare reports whether PowerShell reads s unquoted as the one word s:
+// ASCII letters, digits and -_./\=+: only (no space, quote, $, `, @, #,
+// comma, semicolon, parenthesis, brace, redirection, & or %), starting
+// (after any leading dashes) with a letter, so it is neither a number
+// that PowerShell would rewrite (0x10 is passed as 16, 1kb as 1024, 007
+// as 7), a dot-sourcing or splatting, nor the stop-parsing token --%. A
+// switch like -3 (py -3) reads as itself and stays bare.
+func psBare(s string) bool {
+	rest := strings.TrimLeft(s, "-")
+	if len(rest) < len(s) && psPlainInteger(rest) {
+		return true
+	}
+	if rest == "" || !(rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(`-_./\=+:`, c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// psPlainInteger reports whether s is a decimal integer PowerShell writes
+// back as the same text (no leading zero, no suffix).
+func psPlainInteger(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

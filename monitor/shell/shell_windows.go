@@ -1,0 +1,8 @@
+//go:build windows
+
+package shell
+
+// native: PowerShell, the shell Windows Terminal and the Start menu's
+// terminal open. cmd.exe does not read these commands; the README says to
+// paste them into PowerShell.
+var native Dialect = PowerShell
