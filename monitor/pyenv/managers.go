@@ -67,6 +67,10 @@ type Marker struct {
 const (
 	KindVenv  = "venv"  // pyvenv.cfg: venv, virtualenv, uv
 	KindConda = "conda" // conda-meta/: conda, mamba, micromamba
+	// KindPrefix is an interpreter's own installation (sys.prefix with no
+	// pyvenv.cfg): /usr, /usr/local, a pyenv version, a python.org or uv
+	// install, or a user base (~/.local) holding a user site.
+	KindPrefix = "prefix"
 )
 
 // managers is the table, most specific marker first: the first manager
