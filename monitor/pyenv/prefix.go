@@ -27,21 +27,21 @@ func (in *inspector) prefix(o InspectOptions) bool {
 		in.evidence(filepath.Join(root, "lib", "python"+env.Python, "os.py"),
 			"the standard library of Python "+env.Python+": an interpreter's own installation")
 		in.ownSites = prefixSites(root, LayoutPOSIX, env.Python)
-	case sameDir(root, o.userBase(LayoutPOSIX)):
+	case isUserBase(root, o) && windowsUserSiteVersion(root) == "":
 		vs := userSiteVersions(root)
 		if len(vs) == 0 {
 			return false
 		}
 		env.Kind, env.Python = KindPrefix, vs[0]
-		in.ownSites = []string{o.userSite(LayoutPOSIX, env.Python)}
+		in.ownSites = []string{filepath.Join(root, "lib", "python"+env.Python, "site-packages")}
 		in.evidence(in.ownSites[0], "the user site (pip install --user) of Python "+env.Python)
-	case sameDir(root, o.userBase(LayoutWindows)):
+	case isUserBase(root, o):
 		py := windowsUserSiteVersion(root)
 		if py == "" {
 			return false
 		}
 		env.Kind, env.Layout, env.Python = KindPrefix, LayoutWindows, py
-		in.ownSites = []string{o.userSite(LayoutWindows, py)}
+		in.ownSites = []string{filepath.Join(root, "Python"+strings.ReplaceAll(py, ".", ""), "site-packages")}
 		in.evidence(in.ownSites[0], "the user site (pip install --user) of Python "+py)
 	default:
 		return false
@@ -119,4 +119,27 @@ func sameDir(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// isUserBase reports whether dir is a user base holding a user site: the
+// one o names (PYTHONUSERBASE, ~/.local, %APPDATA%\Python), or any folder
+// named .local (POSIX) or Python (Windows) laid out as one, so a user base
+// read for another user or from a search with its own home is one too.
+func isUserBase(dir string, o InspectOptions) bool {
+	if dir == "" {
+		return false
+	}
+	posix := len(userSiteVersions(dir)) > 0
+	windows := windowsUserSiteVersion(dir) != ""
+	if !posix && !windows {
+		return false
+	}
+	base := filepath.Base(dir)
+	if posix && base == ".local" || windows && strings.EqualFold(base, "Python") {
+		return true
+	}
+	if o.Getenv == nil && o.Home == "" {
+		o = o.withDefaults()
+	}
+	return sameDir(dir, o.userBase(LayoutPOSIX)) || sameDir(dir, o.userBase(LayoutWindows))
 }

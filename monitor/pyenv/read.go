@@ -15,10 +15,14 @@ const smallFileLimit = 256 << 10
 // errTooLarge is returned by readSmall when a file exceeds its limit.
 var errTooLarge = errors.New("file larger than the read limit")
 
+// errNotRegular refuses a read of something that is not a regular file
+// (a FIFO or a device would block the read).
+var errNotRegular = errors.New("not a regular file")
+
 // readSmall reads at most limit bytes of path; a longer file is an error, so
 // a 50 MB file planted where a 100-byte one belongs is never read whole.
 func readSmall(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
