@@ -182,7 +182,9 @@ func (o DiscoverOptions) Places() []string {
 }
 
 // where is what the managers' places are worked out from.
-func (o DiscoverOptions) where() Where { return Where{Home: o.Home, Getenv: o.Getenv, System: o.System} }
+func (o DiscoverOptions) where() Where {
+	return Where{Home: o.Home, Getenv: o.Getenv, System: o.System}
+}
 
 func (o DiscoverOptions) withDefaults() DiscoverOptions {
 	if o.Getenv == nil {
