@@ -17,11 +17,14 @@ type State struct {
 	Findings []health.Finding `json:"findings"`
 	// Started is false until the first full read is done.
 	Started bool `json:"started"`
+	// SearchStopped says what cut the last environment search short
+	// (its time or entry budget); "" when it looked everywhere.
+	SearchStopped string `json:"search_stopped,omitempty"`
 }
 
 // Check is the state in `check`'s shape, for views that show both.
 func (s State) Check() CheckResult {
-	return CheckResult{GPU: s.GPU, Envs: s.Envs, Findings: s.Findings}
+	return CheckResult{GPU: s.GPU, Envs: s.Envs, Findings: s.Findings, Complete: s.SearchStopped == "", SearchStopped: s.SearchStopped}
 }
 
 // Clone copies the state's lists, so the copy can be kept while the

@@ -46,6 +46,9 @@ func (mem *memory) env(path string) (store.EnvRecord, bool) {
 	return rec, ok
 }
 
+// paths are the remembered environments, sorted.
+func (mem *memory) paths() []string { return slices.Sorted(maps.Keys(mem.state.Envs)) }
+
 // forget drops what is remembered of path (it is no longer watched).
 func (mem *memory) forget(path string) { delete(mem.state.Envs, path) }
 

@@ -52,6 +52,9 @@ const (
 	CodeUVWillReplaceTorch  = "UV_WILL_REPLACE_TORCH"
 	CodeWatchDegraded       = "WATCH_DEGRADED"
 	CodeTorchBuildUnknown   = "TORCH_BUILD_UNKNOWN"
+	// CodeEnvNotCreated: a project folder (given as a path) whose
+	// manager has not created its environment yet.
+	CodeEnvNotCreated = "ENV_NOT_CREATED"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

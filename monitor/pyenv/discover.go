@@ -24,7 +24,8 @@ type Found struct {
 	// ("./ → ./.venv (uv project)").
 	From string `json:"from,omitempty"`
 	// Create is set when Path is a project folder whose environment does
-	// not exist yet: how to create it ("uv sync").
+	// not exist yet: how to create it ("uv sync"); From is then the
+	// project's rule ("uv project").
 	Create string `json:"create,omitempty"`
 }
 
@@ -37,9 +38,9 @@ type DiscoverOptions struct {
 	Home   string              // "": os.UserHomeDir
 	Roots  []string            // remembered roots (a setting), walked like home
 	// Remembered are environments earlier searches found (the engine's
-	// store): each one that is still an environment is reported (via
-	// "remembered") when this search does not find it, so a search cut
-	// short by its budget still reads them.
+	// store): when a budget cuts this search short, each one it did not
+	// find that is still an environment is reported (via "remembered"),
+	// so what was watched before is still read.
 	Remembered []string
 	// System, when not nil, replaces the platform's system-wide places
 	// (Where.System): tests name their own, or none.
@@ -90,7 +91,8 @@ func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complet
 // remembered roots, each manager's own places (conda's envs_dirs,
 // Poetry's virtualenvs, pyenv's versions, Jupyter's kernels, the system's
 // interpreters, ...), a walk of home that looks where environments are
-// likely first, and last the environments earlier searches remembered.
+// likely first, and last, when a budget cut the search short, the
+// environments earlier searches remembered.
 // Environments are deduplicated by real path (the first way found wins)
 // and the order is deterministic.
 func Search(ctx context.Context, o DiscoverOptions) Discovery {
@@ -104,7 +106,7 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 			case err != nil:
 				d.add(Found{Path: p, Via: "argument"}, false)
 			case r.Env == "":
-				d.add(Found{Path: r.Project, Via: "argument", From: r.Line(), Create: r.Create}, false)
+				d.add(Found{Path: r.Project, Via: "argument", From: r.Rule, Create: r.Create}, false)
 			default:
 				d.add(Found{Path: r.Env, Via: "argument", From: r.Line()}, false)
 			}
@@ -140,8 +142,10 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 	if o.Home != "" {
 		d.walk(ctx, o.Home, "home")
 	}
-	for _, p := range o.Remembered {
-		d.add(Found{Path: p, Via: "remembered"}, true)
+	if d.stopped != "" {
+		for _, p := range o.Remembered {
+			d.add(Found{Path: p, Via: "remembered"}, true)
+		}
 	}
 	return Discovery{Found: d.found, Complete: d.stopped == "", Stopped: d.stopped}
 }

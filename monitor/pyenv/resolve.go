@@ -54,7 +54,7 @@ func (r Resolution) Line() string {
 		arg = show(r.Project)
 	}
 	if r.Env == "" {
-		return fmt.Sprintf("%s → no environment yet (%s; create it with `%s`)", arg, r.Rule, r.Create)
+		return fmt.Sprintf("%s → no environment yet (%s)", arg, r.Rule)
 	}
 	return fmt.Sprintf("%s → %s (%s)", arg, show(r.Env), r.Rule)
 }
