@@ -34,7 +34,9 @@ func cmdCheck(ctx context.Context, g *globals, args []string, std stdio) int {
 	}
 	b := g.openGPU()
 	defer b.Close()
-	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, fs.Args()), g.healthOptions())
+	found := g.search(ctx, fs.Args())
+	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	if *asJSON {
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
@@ -112,8 +114,16 @@ func (p printer) check(r monitor.CheckResult) {
 	for _, f := range r.Findings {
 		p.finding(f, "  ")
 	}
+	incomplete := ""
+	if !r.Complete {
+		incomplete = fmt.Sprintf("Search incomplete: %s. Environments it did not reach are not listed: pass a path (gpucanary check PATH) or add the folder as a root in the settings.",
+			orWords(r.SearchStopped, "the search was cut short"))
+	}
 	if len(r.Envs) == 0 {
 		fmt.Fprintln(p.w, "\nNo Python environments found. Pass a path: gpucanary check PATH")
+		if incomplete != "" {
+			fmt.Fprintln(p.w, p.paint(yellow, incomplete))
+		}
 		return
 	}
 	for _, e := range r.Envs {
@@ -121,6 +131,9 @@ func (p printer) check(r monitor.CheckResult) {
 	}
 	fmt.Fprintln(p.w)
 	fmt.Fprintln(p.w, p.summary(r))
+	if incomplete != "" {
+		fmt.Fprintln(p.w, p.paint(yellow, incomplete))
+	}
 }
 
 func (p printer) gpu(g gpu.State) {
@@ -161,12 +174,15 @@ func (p printer) env(e monitor.EnvReport) {
 		meta = append(meta, "Windows layout")
 	}
 	fmt.Fprintf(p.w, "%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
+	if e.Via == "argument" && strings.Contains(e.From, "→") {
+		fmt.Fprintf(p.w, "  %s\n", p.paint(dim, "resolved: "+e.From))
+	}
 	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
 		if pkg := e.Packages[name]; pkg != nil {
 			fmt.Fprintf(p.w, "  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
 		}
 	}
-	if e.Torch() == nil && e.Packages != nil {
+	if e.Torch() == nil && e.Kind != "" { // an environment that was read
 		fmt.Fprintf(p.w, "  %s\n", p.paint(dim, "torch is not installed"))
 	}
 	for _, f := range e.Findings {
@@ -211,6 +227,13 @@ func (p printer) summary(r monitor.CheckResult) string {
 		}
 	}
 	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
+}
+
+func orWords(s, words string) string {
+	if s == "" {
+		return words
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -46,7 +46,7 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 		fs.Usage()
 		return exitUsage
 	}
-	path, err := filepath.Abs(fs.Arg(0))
+	path, err := resolveEnv(fs.Arg(0), g.getenv, std)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
 		return exitUsage
@@ -135,6 +135,24 @@ func cmdFix(ctx context.Context, g *globals, args []string, std stdio) int {
 	return exitOK
 }
 
+// resolveEnv reads a path argument as pyenv.Resolve does (a project
+// folder is its environment, an interpreter its prefix) and prints what it
+// resolved to; a project with no environment yet is an error that says
+// how to create it.
+func resolveEnv(arg string, getenv func(string) string, std stdio) (string, error) {
+	r, err := pyenv.Resolve(arg, pyenv.Where{Getenv: getenv})
+	if err != nil {
+		return "", err
+	}
+	if r.Env == "" {
+		return "", fmt.Errorf("%s (%s) has no environment yet: create it with `%s` in that folder, then run this again", r.Project, r.Rule, r.Create)
+	}
+	if l := r.Line(); l != "" {
+		fmt.Fprintf(std.out, "Resolved %s\n", l)
+	}
+	return r.Env, nil
+}
+
 // installerGuardian is this program's executable when main runs it: a
 // repair's installer runs under it (fix.GuardianMain). Tests that call
 // run directly leave it empty and run installers directly.
@@ -169,6 +187,9 @@ func repairEnv(ctx context.Context, g *globals, env *pyenv.Env, plan fix.Plan, s
 type repairer struct{ g *globals }
 
 func (r repairer) Plan(path string) (fix.Plan, error) {
+	if res, err := pyenv.Resolve(path, pyenv.Where{Getenv: r.g.getenv}); err == nil && res.Env != "" {
+		path = res.Env
+	}
 	env, err := pyenv.Inspect(path)
 	if err != nil {
 		return fix.Plan{}, err
