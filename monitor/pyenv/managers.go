@@ -146,9 +146,10 @@ func table() []Manager {
 		// which names no manager here, so pip reinstalls in them.
 		{Name: "poetry", Kind: KindVenv, Places: poetryPlaces, Project: poetryProject},
 		{Name: "pdm", Kind: KindVenv, Places: pdmPlaces, Project: pdmProject},
+		// WORKON_HOME is virtualenvwrapper's first: an env there is its
+		{Name: "virtualenvwrapper", Kind: KindVenv, Places: venvwrapperPlaces},
 		{Name: "pipenv", Kind: KindVenv, Places: pipenvPlaces, Project: pipenvProject},
 		{Name: "hatch", Kind: KindVenv, Places: hatchPlaces, Project: hatchProject},
-		{Name: "virtualenvwrapper", Kind: KindVenv, Places: venvwrapperPlaces},
 		// pyenv's versions are interpreter prefixes; pyenv-virtualenv's envs
 		// are venvs inside them.
 		{Name: "pyenv", Kind: KindPrefix, Places: pyenvPlaces, Project: pyenvProject},
