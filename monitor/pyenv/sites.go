@@ -64,10 +64,14 @@ func (o InspectOptions) userSite(layout Layout, py string) string {
 
 // stdlibVersions lists the X.Y of the standard libraries a POSIX prefix
 // holds (lib/pythonX.Y/os.py: the landmark CPython's getpath searches for
-// to find its prefix), highest first.
+// to find its prefix), highest first. A lib that is a link is another
+// prefix's.
 func stdlibVersions(prefix string) []string {
 	var out []string
 	for _, lib := range []string{"lib", "lib64"} {
+		if fi, err := os.Lstat(filepath.Join(prefix, lib)); err != nil || !fi.IsDir() {
+			continue // missing, or a link (usrmerge's /lib -> usr/lib: / is not a prefix)
+		}
 		ents, err := os.ReadDir(filepath.Join(prefix, lib))
 		if err != nil {
 			continue
