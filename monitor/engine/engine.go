@@ -181,6 +181,11 @@ func (m *Monitor) Stopped() <-chan struct{} { return m.stopped }
 // (pyenv.Resolve) to the environment that is watched; a project without
 // an environment yet is an error that says how to create it.
 func (m *Monitor) Add(path string) error {
+	select {
+	case <-m.stopped:
+		return ErrStopped
+	default:
+	}
 	// resolved here, on the caller's goroutine, with this process's home
 	// and variables: the discovery options belong to the Run goroutine
 	r, err := pyenv.Resolve(path, pyenv.Where{})
