@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +336,29 @@ func TestNotFixedExplainsItself(t *testing.T) {
 	failed.After = map[string]string{}
 	if text := notFixedText(failed); !strings.Contains(text, "To put back what was there before (torch 2.5.1+cpu):\n"+failed.Rollback) {
 		t.Errorf("no rollback:\n%s", text)
+	}
+}
+
+// TestAddEnvironmentTakesAProjectFolder: "Add environment…" accepts what
+// the command line accepts: a uv project folder adds the .venv its
+// manager uses.
+func TestAddEnvironmentTakesAProjectFolder(t *testing.T) {
+	u := newTestUI(t, a100)
+	u.d.Config = config.Default()
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "pyproject.toml"), []byte("[project]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = [\"torch\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "uv.lock"), []byte("version = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(project, ".venv")
+	if err := pyenvtest.Write(venv, pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1", Installer: "uv"}}); err != nil {
+		t.Fatal(err)
+	}
+	u.wins.addPath(project)
+	c, err := config.Load(u.d.ConfigPath)
+	if err != nil || !slices.Contains(c.Envs, venv) {
+		t.Errorf("adding the project saved %v (%v), want its .venv %s", c.Envs, err, venv)
 	}
 }

@@ -39,7 +39,11 @@ const (
 type EnvReport struct {
 	*pyenv.Env
 	// Via says how the environment was found ("argument", "home", ...).
-	Via      string           `json:"found_via,omitempty"`
+	Via string `json:"found_via,omitempty"`
+	// From says what pointed there: a manager's config or default
+	// folder, a kernel.json, or how a path argument was resolved
+	// ("./ → ./.venv (uv project)").
+	From     string           `json:"found_from,omitempty"`
 	Verdict  Verdict          `json:"verdict"`
 	Findings []health.Finding `json:"findings"`
 }
@@ -50,6 +54,11 @@ type CheckResult struct {
 	Envs []EnvReport `json:"envs"`
 	// Findings are about the machine, not one environment (NO_GPU_DRIVER).
 	Findings []health.Finding `json:"findings"`
+	// Complete is false when the environment search was cut short by its
+	// budget: an environment missing from Envs may still be there.
+	Complete bool `json:"complete"`
+	// SearchStopped says what cut the search short, when it was.
+	SearchStopped string `json:"search_stopped,omitempty"`
 }
 
 // HasErrors reports whether any finding is an error; `check` exits 1 then.
@@ -67,10 +76,12 @@ func (r CheckResult) HasErrors() bool {
 
 // Check inspects every environment in found against the GPU state g and
 // evaluates the rules. Environments are read in parallel; the result is in
-// the order of found.
+// the order of found. The result says the search was complete; a caller
+// whose search was cut short (pyenv.Discovery) sets Complete and
+// SearchStopped.
 func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Options) CheckResult {
 	g = AnnotateGPU(g)
-	res := CheckResult{GPU: g, Envs: make([]EnvReport, len(found)), Findings: health.CheckGPU(g)}
+	res := CheckResult{GPU: g, Envs: make([]EnvReport, len(found)), Findings: health.CheckGPU(g), Complete: true}
 	if res.Findings == nil {
 		res.Findings = []health.Finding{}
 	}
@@ -95,6 +106,9 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if err := ctx.Err(); err != nil {
 		return Unreadable(f, err)
 	}
+	if f.Create != "" {
+		return notCreated(f)
+	}
 	env, err := inspectBounded(ctx, f.Path)
 	if err != nil {
 		return Unreadable(f, err)
@@ -112,7 +126,7 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if fs == nil {
 		fs = []health.Finding{}
 	}
-	return EnvReport{Env: env, Via: f.Via, Verdict: VerdictOf(env, fs), Findings: fs}
+	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
 }
 
 // WithFixCommands gives the rules fix's planner for their fix commands
@@ -131,7 +145,16 @@ func WithFixCommands(o health.Options) health.Options {
 // (nil, null in JSON), not "torch is not installed".
 func Unreadable(f pyenv.Found, err error) EnvReport {
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
-	return EnvReport{Env: env, Via: f.Via, Verdict: VerdictError, Findings: []health.Finding{health.Unreadable(f.Path, err)}}
+	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictError, Findings: []health.Finding{health.Unreadable(f.Path, err)}}
+}
+
+// notCreated is the report on a project folder whose environment does
+// not exist yet: nothing to read, a finding that says how to create it.
+func notCreated(f pyenv.Found) EnvReport {
+	// Nothing was read: its packages are unknown (null), not "none".
+	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
+	fs := []health.Finding{health.NotCreated(f.Path, f.From, f.Create)}
+	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
 }
 
 // VerdictOf is env's verdict given its findings fs.

@@ -32,11 +32,14 @@ type State struct {
 	// TorchChanges are, by environment path, when torch last changed and
 	// when a CUDA torch was last replaced (TorchChange).
 	TorchChanges map[string]TorchChange `json:"torch_changes,omitempty"`
+	// SearchStopped says what cut the last environment search short
+	// (its time or entry budget); "" when it looked everywhere.
+	SearchStopped string `json:"search_stopped,omitempty"`
 }
 
 // Check is the state in `check`'s shape, for views that show both.
 func (s State) Check() CheckResult {
-	return CheckResult{GPU: s.GPU, Envs: s.Envs, Findings: s.Findings}
+	return CheckResult{GPU: s.GPU, Envs: s.Envs, Findings: s.Findings, Complete: s.SearchStopped == "", SearchStopped: s.SearchStopped}
 }
 
 // Clone copies the state's lists, so the copy can be kept while the

@@ -10,7 +10,8 @@ import (
 
 // Summary is the one-line status of the engine's state a person reads in
 // a tooltip or a report: GPUs, jobs on the GPU (and stuck on the CPU),
-// environments, broken ones: "2 GPUs · 3 jobs on GPU · 1 env broken".
+// environments, broken ones, and whether the environment search was cut
+// short: "2 GPUs · 3 jobs on GPU · 1 env broken · search incomplete".
 func Summary(s monitor.State) string {
 	var parts []string
 	switch n := len(s.GPU.Devices); {
@@ -55,6 +56,9 @@ func Summary(s monitor.State) string {
 	if warn > 0 {
 		parts = append(parts, count(warn, "warning", "warnings"))
 	}
+	if s.SearchStopped != "" {
+		parts = append(parts, "search incomplete")
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -92,7 +96,11 @@ func (j Jobs) String() string {
 
 // CheckSummary is Summary for a one-shot check (no processes).
 func CheckSummary(r monitor.CheckResult) string {
-	return Summary(monitor.State{GPU: r.GPU, Envs: r.Envs})
+	stopped := r.SearchStopped
+	if !r.Complete && stopped == "" {
+		stopped = "the search was cut short"
+	}
+	return Summary(monitor.State{GPU: r.GPU, Envs: r.Envs, SearchStopped: stopped})
 }
 
 func count(n int, one, many string) string {

@@ -61,18 +61,18 @@ func checkText(res monitor.CheckResult, _ bool, _ time.Time, std stdio, getenv f
 // ENV_UNREADABLE finding of its own, after the others are read: the exit
 // status is 1 when any error finding is raised, a bad path included.
 func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, std stdio) int {
-	envs, bad := envArgs(paths)
+	envs, bad := envArgs(paths, g.getenv)
 	b := g.openGPU()
 	defer b.Close()
 	began := time.Now()
-	var found []pyenv.Found
-	complete := true
+	found := pyenv.Discovery{Complete: true}
 	if len(paths) == 0 || len(envs) > 0 {
-		found, complete = pyenv.DiscoverAll(ctx, g.discoverOptions(envs))
+		found = g.search(ctx, envs)
 	}
-	res := monitor.Check(ctx, b.Snapshot(ctx), found, g.healthOptions())
+	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	res.Envs = append(res.Envs, bad...)
-	if err := out(res, complete, began, std, g.getenv); err != nil {
+	if err := out(res, found.Complete, began, std, g.getenv); err != nil {
 		fmt.Fprintf(std.err, "gpucanary check: %v\n", err)
 		return exitUsage
 	}

@@ -8,13 +8,16 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // Exit statuses (DESIGN.md's command-line contract).
@@ -165,7 +168,7 @@ func (g *globals) discoverOptions(paths []string) pyenv.DiscoverOptions {
 	cwd, _ := os.Getwd()
 	o := pyenv.DiscoverOptions{
 		Paths: paths, Getenv: g.getenv, Cwd: cwd, Home: home,
-		Roots: append(append([]string{}, g.cfg.Roots...), g.cfg.Envs...), Logger: g.log.With("component", "pyenv"),
+		Roots: append(append([]string{}, g.cfg.Roots...), addedEnvs(g.cfg.Envs, g.getenv)...), Logger: g.log.With("component", "pyenv"),
 	}
 	if !g.cfg.DiscoverHome {
 		o.Home = ""
@@ -173,10 +176,36 @@ func (g *globals) discoverOptions(paths []string) pyenv.DiscoverOptions {
 	return o
 }
 
-// discover lists the environments to look at: the paths given, else the
-// discovered ones.
+// addedEnvs are the environments added by hand, each resolved (a project
+// folder added with "Add environment…" is its environment).
+func addedEnvs(paths []string, getenv func(string) string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if r, err := pyenv.Resolve(p, pyenv.Where{Getenv: getenv}); err == nil && r.Env != "" {
+			p = r.Env
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// discover lists the environments to look at: the paths given (each
+// resolved: a project folder to its environment), else the discovered
+// ones.
 func (g *globals) discover(ctx context.Context, paths []string) []pyenv.Found {
-	return pyenv.Discover(ctx, g.discoverOptions(paths))
+	return g.search(ctx, paths).Found
+}
+
+// search is discover that also says whether the search was complete; it
+// reads the environments remembered in the state folder when it was not.
+func (g *globals) search(ctx context.Context, paths []string) pyenv.Discovery {
+	o := g.discoverOptions(paths)
+	if dir, err := store.Dir(); err == nil && len(paths) == 0 {
+		if st, err := store.Open(dir).LoadState(); err == nil {
+			o.Remembered = slices.Sorted(maps.Keys(st.Envs))
+		}
+	}
+	return pyenv.Search(ctx, o)
 }
 
 // healthOptions are the rules' options: fix commands from fix's planner,

@@ -53,10 +53,13 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	// environment's path and whatever a package's build prints: shown as
 	// text, never obeyed by the terminal.
 	std.out = human.NewWriter(std.out)
-	path, err := envArg(arg)
+	path, resolved, err := envArg(arg, g.getenv)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %s\n", badPathMessage(path, err))
 		return exitUsage
+	}
+	if resolved != "" {
+		fmt.Fprintf(std.out, "Resolved %s\n", resolved)
 	}
 	svc := g.fixService()
 	svc.Variant, svc.Force, svc.Timeout = o.variant, o.force, o.timeout

@@ -43,7 +43,9 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	if _, err := scanner.Scan(ctx); err != nil {
 		g.log.Warn("scanning processes", "err", err)
 	}
-	res := monitor.Check(ctx, b.Snapshot(ctx), g.discover(ctx, paths), g.healthOptions())
+	found := g.search(ctx, paths)
+	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	envs := map[string]*pyenv.Env{}
 	for _, e := range res.Envs {
 		envs[e.Path] = e.Env

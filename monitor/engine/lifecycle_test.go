@@ -81,7 +81,7 @@ func TestRemovedEnvironmentsAreForgotten(t *testing.T) {
 		}
 	}
 	st := store.Open(t.TempDir())
-	opts := engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{root}, Getenv: func(string) string { return "" }}, Store: st}
+	opts := engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{root}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}, Store: st}
 	first := monitortest.Start(t, opts)
 	if err := first.M.Forget(byHand); err != nil {
 		t.Fatal(err)

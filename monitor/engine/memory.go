@@ -66,6 +66,9 @@ func (mem *memory) told(rec store.EnvRecord, env, key string, past func() []moni
 	return store.Told{}
 }
 
+// paths are the remembered environments, sorted.
+func (mem *memory) paths() []string { return slices.Sorted(maps.Keys(mem.state.Envs)) }
+
 // forget drops what is remembered of path (it is no longer watched).
 func (mem *memory) forget(path string) { delete(mem.state.Envs, path) }
 

@@ -60,13 +60,15 @@ func (m *Monitor) start(ctx context.Context) {
 }
 
 // discover lists the environments to watch, and says whether it looked
-// everywhere (pyenv.DiscoverAll).
+// everywhere (pyenv.Search); the State says what cut it short. A search
+// cut short still reads the environments remembered from earlier runs.
 func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
-	found, complete := pyenv.DiscoverAll(ctx, o)
-	m.view.update(func(s *monitor.State) { s.DiscoveryComplete = complete })
-	return slices.DeleteFunc(found, func(f pyenv.Found) bool { return m.envs.isForgotten(f.Path) }), complete
+	o.Remembered = m.memory.paths()
+	d := pyenv.Search(ctx, o)
+	m.view.update(func(s *monitor.State) { s.DiscoveryComplete, s.SearchStopped = d.Complete, d.Stopped })
+	return slices.DeleteFunc(d.Found, func(f pyenv.Found) bool { return m.envs.isForgotten(f.Path) }), d.Complete
 }
 
 // watchRoots watches the discovery roots and each environment's parent,

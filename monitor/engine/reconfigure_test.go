@@ -30,14 +30,15 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 		}
 	}
 	noEnv := func(string) string { return "" }
-	e := monitortest.Start(t, engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{rootA}, Getenv: noEnv}})
+	emptyHome := t.TempDir()
+	e := monitortest.Start(t, engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{rootA}, Home: emptyHome, System: []string{}, Getenv: noEnv}})
 	e.Wait(5*time.Second, kind(monitor.KindEnvAdded, inA))
 	if err := e.M.Add(byHand); err != nil {
 		t.Fatal(err)
 	}
 	mirror := "https://mirror.example.org/pytorch"
 	err := e.M.Reconfigure(engine.Settings{
-		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Getenv: noEnv},
+		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Home: emptyHome, System: []string{}, Getenv: noEnv},
 		Health:   health.Options{Reinstall: fix.Advice{IndexBase: mirror}.Reinstall, Getenv: noEnv},
 		Interval: time.Second,
 		Kinds:    []monitor.Kind{monitor.KindCUDAWheelReplaced},
@@ -84,7 +85,7 @@ func TestCutShortDiscovery(t *testing.T) {
 		}
 	}
 	opts := func(timeout time.Duration, roots ...string) pyenv.DiscoverOptions {
-		return pyenv.DiscoverOptions{Roots: roots, Home: home, Cwd: cwd, Getenv: func(string) string { return "" }, Timeout: timeout}
+		return pyenv.DiscoverOptions{Roots: roots, Home: home, Cwd: cwd, System: []string{}, Getenv: func(string) string { return "" }, Timeout: timeout}
 	}
 	e := monitortest.Start(t, engine.Options{Discover: opts(0, rootA, rootB)})
 	e.Wait(5*time.Second, kind(monitor.KindEnvAdded, inA))

@@ -59,6 +59,9 @@ const (
 	// CodeTorchNonNVIDIA: a ROCm or XPU build of torch on a machine with
 	// an NVIDIA GPU, which it cannot use.
 	CodeTorchNonNVIDIA = "TORCH_NON_NVIDIA_BUILD"
+	// CodeEnvNotCreated: a project folder (given as a path) whose
+	// manager has not created its environment yet.
+	CodeEnvNotCreated = "ENV_NOT_CREATED"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

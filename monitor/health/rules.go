@@ -45,6 +45,18 @@ func Unreadable(path string, err error) Finding {
 		Message: fmt.Sprintf("The environment at %s could not be read: %v.", path, err)}
 }
 
+// NotCreated is the finding for a project folder whose environment does
+// not exist yet: whose project it is (rule, "uv project") and the command
+// that creates it.
+func NotCreated(project, rule, create string) Finding {
+	what := project
+	if rule != "" {
+		what += " (" + rule + ")"
+	}
+	return Finding{Code: CodeEnvNotCreated, Severity: SeverityWarning, Env: project, Fix: create,
+		Message: fmt.Sprintf("%s has no environment yet, so there is no torch to check. Create it with `%s` in that folder, then check again.", what, create)}
+}
+
 // CheckEnv evaluates every rule on one environment.
 func CheckEnv(env *pyenv.Env, g gpu.State, o Options) []Finding {
 	c := envCheck{env: env, g: g, o: o}

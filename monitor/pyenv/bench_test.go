@@ -38,7 +38,7 @@ func BenchmarkDiscoverHome(b *testing.B) {
 			must(b, mkdirAll(filepath.Join(home, "code", fmt.Sprintf("p%02d", i), "src", fmt.Sprintf("m%d", j))))
 		}
 	}
-	o := pyenv.DiscoverOptions{Home: home, Cwd: home, Getenv: func(string) string { return "" }}
+	o := pyenv.DiscoverOptions{Home: home, Cwd: home, System: []string{}, Getenv: func(string) string { return "" }}
 	for b.Loop() {
 		if got := pyenv.Discover(context.Background(), o); len(got) != 40 {
 			b.Fatalf("found %d environments, want 40", len(got))

@@ -16,20 +16,37 @@ type Found struct {
 	Path string `json:"path"`
 	// Via is "argument", an active-environment variable ("VIRTUAL_ENV",
 	// "CONDA_PREFIX"), "cwd", "root", a manager's Name for its own places
-	// ("conda") or "home".
+	// ("conda", "poetry", "jupyter", "system"), "home" or "remembered".
 	Via string `json:"via"`
+	// From says what pointed there: the variable, config file or default
+	// a manager's place came from, the kernel.json of a Jupyter kernel,
+	// or for a path argument or the current folder the resolution
+	// ("./ → ./.venv (uv project)").
+	From string `json:"from,omitempty"`
+	// Create is set when Path is a project folder whose environment does
+	// not exist yet: how to create it ("uv sync"); From is then the
+	// project's rule ("uv project").
+	Create string `json:"create,omitempty"`
 }
 
 // DiscoverOptions bounds and feeds Discover. Zero values mean the process's
 // own environment and the default budgets.
 type DiscoverOptions struct {
-	Paths  []string            // command-line paths: when set, exactly these are returned
+	Paths  []string            // command-line paths: when set, exactly these are returned, resolved (Resolve)
 	Getenv func(string) string // nil: os.Getenv
 	Cwd    string              // "": os.Getwd
 	Home   string              // "": os.UserHomeDir
 	Roots  []string            // remembered roots (a setting), walked like home
-	// MaxDepth, MaxEntries and Timeout bound each walk (defaults 6, 200000
-	// and 2 s; Timeout covers the whole call).
+	// Remembered are environments earlier searches found (the engine's
+	// store): when a budget cuts this search short, each one it did not
+	// find that is still an environment is reported (via "remembered"),
+	// so what was watched before is still read.
+	Remembered []string
+	// System, when not nil, replaces the platform's system-wide places
+	// (Where.System): tests name their own, or none.
+	System []string
+	// MaxDepth, MaxEntries and Timeout bound each walk (defaults 12,
+	// 200000 and 2 s; Timeout covers the whole call).
 	MaxDepth   int
 	MaxEntries int
 	Timeout    time.Duration
@@ -38,66 +55,99 @@ type DiscoverOptions struct {
 
 // Defaults for DiscoverOptions' zero values.
 const (
-	DefaultMaxDepth   = 6
+	DefaultMaxDepth   = 12
 	DefaultMaxEntries = 200_000
 	DefaultTimeout    = 2 * time.Second
 )
 
-// Discover finds environments. With Paths set it returns exactly those
-// (absolute, cleaned, deduplicated). Otherwise it tries, in order, the
-// managers' active-environment variables (VIRTUAL_ENV, CONDA_PREFIX), the
-// current directory and its children, the remembered roots, each manager's
-// own places (conda's folders and environments.txt) and a bounded walk of
-// home.
-// Environments are deduplicated by real path (the first way found wins) and
-// the order is deterministic.
-func Discover(ctx context.Context, o DiscoverOptions) []Found {
-	found, _ := DiscoverAll(ctx, o)
-	return found
+// Discovery is one search's answer.
+type Discovery struct {
+	Found []Found
+	// Complete is false when a budget (time, entries, or ctx) ended a
+	// walk before it had looked everywhere: an environment missing from
+	// Found may still be there.
+	Complete bool
+	// Stopped says, when the search is not complete, what ended it and
+	// where.
+	Stopped string
 }
 
-// DiscoverAll is Discover that also reports whether it looked everywhere:
-// complete is false when the time budget or ctx ended a walk, so an
-// environment missing from found may still be there. (The entry and depth
-// budgets do not count: they stop a walk at the same place every time.)
+// Discover finds environments; see Search.
+func Discover(ctx context.Context, o DiscoverOptions) []Found {
+	return Search(ctx, o).Found
+}
+
+// DiscoverAll is Search's environments and whether it looked everywhere.
 func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complete bool) {
+	d := Search(ctx, o)
+	return d.Found, d.Complete
+}
+
+// Search finds environments. With Paths set it returns exactly those,
+// each resolved (Resolve: a project folder to its environment, an
+// interpreter to its prefix). Otherwise it tries, in order, the managers'
+// active-environment variables (VIRTUAL_ENV, CONDA_PREFIX), the current
+// folder (as an environment or a project) and its children, the
+// remembered roots, each manager's own places (conda's envs_dirs,
+// Poetry's virtualenvs, pyenv's versions, Jupyter's kernels, the system's
+// interpreters, ...), a walk of home that looks where environments are
+// likely first, and last, when a budget cut the search short, the
+// environments earlier searches remembered.
+// Environments are deduplicated by real path (the first way found wins)
+// and the order is deterministic.
+func Search(ctx context.Context, o DiscoverOptions) Discovery {
 	o = o.withDefaults()
 	d := &discovery{o: o, seen: map[string]bool{}}
+	w := o.where()
 	if len(o.Paths) > 0 {
 		for _, p := range o.Paths {
-			d.add(p, "argument", false)
+			r, err := Resolve(p, w)
+			switch {
+			case err != nil:
+				d.add(Found{Path: p, Via: "argument"}, false)
+			case r.Env == "":
+				d.add(Found{Path: r.Project, Via: "argument", From: r.Rule, Create: r.Create}, false)
+			default:
+				d.add(Found{Path: r.Env, Via: "argument", From: r.Line()}, false)
+			}
 		}
-		return d.found, true
+		return Discovery{Found: d.found, Complete: true}
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	for _, v := range activeVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
-			d.add(p, v, true)
+			d.add(Found{Path: p, Via: v}, true)
 		}
 	}
 	if o.Cwd != "" {
-		d.add(o.Cwd, "cwd", true)
+		if r, err := Resolve(o.Cwd, w); err == nil && r.Env != "" {
+			d.add(Found{Path: r.Env, Via: "cwd", From: r.Line()}, true)
+		}
 		d.children(o.Cwd, "cwd")
 	}
 	for _, r := range o.Roots {
 		d.walk(ctx, r, "root")
 	}
-	w := o.where()
 	for _, m := range managers {
 		if m.Places == nil {
 			continue
 		}
 		for _, pl := range m.Places(w) {
-			for _, p := range pl.envPaths() {
-				d.add(p, m.Name, true)
+			for _, c := range pl.candidates() {
+				d.add(Found{Path: c.path, Via: m.Name, From: c.from}, true)
 			}
 		}
 	}
 	if o.Home != "" {
 		d.walk(ctx, o.Home, "home")
 	}
-	return d.found, !d.cut
+	if d.stopped != "" {
+		for _, p := range o.Remembered {
+			d.add(Found{Path: p, Via: "remembered"}, true)
+		}
+	}
+	return Discovery{Found: d.found, Complete: d.stopped == "", Stopped: d.stopped}
 }
 
 // Places are the folders a search with these options looks in and under:
@@ -126,7 +176,7 @@ func (o DiscoverOptions) Places() []string {
 		}
 		for _, pl := range m.Places(w) {
 			for _, p := range pl.covers() {
-				if !slices.ContainsFunc(places, func(dir string) bool { return within(p, dir) }) {
+				if exists(p) && !slices.ContainsFunc(places, func(dir string) bool { return within(p, dir) }) {
 					places = append(places, p)
 				}
 			}
@@ -136,7 +186,9 @@ func (o DiscoverOptions) Places() []string {
 }
 
 // where is what the managers' places are worked out from.
-func (o DiscoverOptions) where() Where { return Where{Home: o.Home, Getenv: o.Getenv} }
+func (o DiscoverOptions) where() Where {
+	return Where{Home: o.Home, Getenv: o.Getenv, System: o.System}
+}
 
 func (o DiscoverOptions) withDefaults() DiscoverOptions {
 	if o.Getenv == nil {
@@ -164,15 +216,16 @@ func (o DiscoverOptions) withDefaults() DiscoverOptions {
 }
 
 type discovery struct {
-	o     DiscoverOptions
-	seen  map[string]bool // real paths already found
-	found []Found
-	cut   bool // a walk ran out of time
+	o       DiscoverOptions
+	seen    map[string]bool // real paths already found
+	found   []Found
+	stopped string // what cut a walk short, "" while none did
 }
 
-// add records path once by real path; with check it must be an environment.
-func (d *discovery) add(path, via string, check bool) {
-	abs, err := filepath.Abs(path)
+// add records f once by real path; with check its path must be an
+// environment.
+func (d *discovery) add(f Found, check bool) {
+	abs, err := filepath.Abs(f.Path)
 	if err != nil {
 		return
 	}
@@ -187,12 +240,13 @@ func (d *discovery) add(path, via string, check bool) {
 		return
 	}
 	d.seen[real] = true
-	d.found = append(d.found, Found{Path: abs, Via: via})
+	f.Path = abs
+	d.found = append(d.found, f)
 }
 
 // children adds the environments directly inside dir (.venv, .venv-gpu).
 func (d *discovery) children(dir, via string) {
-	for _, p := range (Place{Path: dir, Holds: HoldsEnvs}).envPaths() {
-		d.add(p, via, true)
+	for _, p := range envsUnder(dir, 1) {
+		d.add(Found{Path: p, Via: via}, true)
 	}
 }

@@ -29,7 +29,7 @@ func homeTree(t testing.TB) string {
 	venv("node_modules/pkg/.venv")                                                     // skipped
 	venv(".git/hooks/.venv")                                                           // skipped
 	venv(".cache/uv/builds-v0/x")                                                      // skipped
-	venv("d1/d2/d3/d4/d5/d6/d7/.venv")                                                 // deeper than the default depth
+	venv("d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/.venv")                           // deeper than the default depth
 	conda("miniconda3")                                                                // conda base
 	conda("miniconda3/envs/ml")                                                        // conda env
 	must(t, os.Symlink(home, filepath.Join(home, "loop")))                             // symlink loop
@@ -47,7 +47,7 @@ func paths(fs []pyenv.Found) map[string]string {
 
 func TestDiscoverHome(t *testing.T) {
 	home := homeTree(t)
-	o := pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
+	o := pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
 	got := pyenv.Discover(context.Background(), o)
 	want := map[string]string{
 		filepath.Join(home, "proj/.venv"):         "home",
@@ -80,7 +80,7 @@ func mapsEqual(a, b map[string]string) bool {
 func TestDiscoverBudgets(t *testing.T) {
 	home := homeTree(t)
 	none := func(string) string { return "" }
-	deep := filepath.Join(home, "d1/d2/d3/d4/d5/d6/d7/.venv")
+	deep := filepath.Join(home, "d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/.venv")
 	tests := []struct {
 		name   string
 		o      pyenv.DiscoverOptions
@@ -89,13 +89,13 @@ func TestDiscoverBudgets(t *testing.T) {
 		hasNot []string
 		cut    bool // DiscoverAll says it did not look everywhere
 	}{
-		{name: "default depth stops before d7", o: pyenv.DiscoverOptions{}, hasNot: []string{deep}},
-		{name: "a deeper walk finds it", o: pyenv.DiscoverOptions{MaxDepth: 9}, has: []string{deep}},
-		{name: "depth 1 finds only conda folders", o: pyenv.DiscoverOptions{MaxDepth: 1},
+		{name: "default depth stops before d13", o: pyenv.DiscoverOptions{System: []string{}}, hasNot: []string{deep}},
+		{name: "a deeper walk finds it", o: pyenv.DiscoverOptions{System: []string{}, MaxDepth: 15}, has: []string{deep}},
+		{name: "depth 1 finds only conda folders", o: pyenv.DiscoverOptions{System: []string{}, MaxDepth: 1},
 			has: []string{filepath.Join(home, "miniconda3")}, hasNot: []string{filepath.Join(home, "proj/.venv")}},
-		{name: "an entry budget of 5 stops the walk", o: pyenv.DiscoverOptions{MaxEntries: 5},
-			hasNot: []string{filepath.Join(home, "work/a/b/.venv")}},
-		{name: "a spent time budget stops the walk", o: pyenv.DiscoverOptions{},
+		{name: "an entry budget of 5 stops the walk, and says so", o: pyenv.DiscoverOptions{System: []string{}, MaxEntries: 5},
+			hasNot: []string{filepath.Join(home, "work/a/b/.venv")}, cut: true},
+		{name: "a spent time budget stops the walk", o: pyenv.DiscoverOptions{System: []string{}},
 			ctx:    func() context.Context { c, cancel := context.WithCancel(context.Background()); cancel(); return c },
 			has:    []string{filepath.Join(home, "miniconda3/envs/ml")},
 			hasNot: []string{filepath.Join(home, "proj/.venv")}, cut: true},
@@ -143,14 +143,14 @@ func TestDiscoverSources(t *testing.T) {
 	must(t, os.Symlink(dotVenv, filepath.Join(base, "alias")))
 	env := map[string]string{"VIRTUAL_ENV": active, "CONDA_PREFIX": condaPrefix}
 
-	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{
+	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
 		Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
 		Roots: []string{filepath.Join(base, "remembered"), base},
 	})
 	want := []pyenv.Found{
 		{Path: active, Via: "VIRTUAL_ENV"},
 		{Path: condaPrefix, Via: "CONDA_PREFIX"},
-		{Path: dotVenv, Via: "cwd"},
+		{Path: dotVenv, Via: "cwd", From: "./ → ./.venv (a venv in the project)"},
 		{Path: gpuVenv, Via: "cwd"},
 		{Path: rootEnv, Via: "root"},
 	}
@@ -159,7 +159,7 @@ func TestDiscoverSources(t *testing.T) {
 	}
 	// Places names where that search looked: every environment it found
 	// is in or under one of them.
-	places := pyenv.DiscoverOptions{Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
+	places := pyenv.DiscoverOptions{System: []string{}, Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
 		Roots: []string{filepath.Join(base, "remembered")}}.Places()
 	wantPlaces := []string{active, condaPrefix, cwd, filepath.Join(base, "remembered"), filepath.Join(base, "emptyhome")}
 	if !slices.Equal(places, wantPlaces) {
@@ -178,7 +178,7 @@ func TestDiscoverPaths(t *testing.T) {
 	must(t, pyenvtest.Write(env, pyenvtest.Spec{}))
 	must(t, os.Symlink(env, filepath.Join(base, "link")))
 	t.Chdir(base)
-	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{
+	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
 		Paths:  []string{"env/", filepath.Join(base, "link"), "not-an-env", "./env"},
 		Getenv: func(string) string { t.Error("Getenv called although paths were given"); return "" },
 	})

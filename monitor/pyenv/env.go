@@ -97,6 +97,9 @@ type Package struct {
 	DirectURL string `json:"direct_url,omitempty"`
 	// DistInfo is the dist-info (or conda-meta record) directory that was read.
 	DistInfo string `json:"dist_info,omitempty"`
+	// Site is the site folder it was read from: the first of the
+	// environment's Sites that holds it, the copy `import` loads.
+	Site string `json:"site,omitempty"`
 	// Libs lists the accelerator libraries the package ships, by file name
 	// (torch/lib/libtorch_cuda.so, libbitsandbytes_cuda124.so, libggml-cuda.so).
 	Libs []string `json:"libs,omitempty"`
@@ -112,7 +115,9 @@ type Package struct {
 type Env struct {
 	Path string `json:"path"` // absolute
 	// Kind is the Kind of the manager whose marker it has: KindVenv
-	// (pyvenv.cfg: venv, virtualenv, uv) or KindConda (conda-meta/).
+	// (pyvenv.cfg: venv, virtualenv, uv), KindConda (conda-meta/) or
+	// KindPrefix (an interpreter's own installation: /usr, a pyenv
+	// version, the user base ~/.local).
 	Kind   string `json:"kind"`
 	Python string `json:"python"` // "3.11"
 	Layout Layout `json:"layout"`
@@ -121,12 +126,31 @@ type Env struct {
 	Installer string `json:"installer"`
 	// SitePackages is the directory packages are installed into.
 	SitePackages string `json:"site_packages,omitempty"`
+	// Sites are the folders `import` searches for packages, in the order
+	// Python puts them on sys.path: the environment's own, then (where
+	// Python adds them) the user site and the base interpreter's. Each
+	// package is read from the first that holds it.
+	Sites []Site `json:"sites,omitempty"`
 	// Packages holds torch, its companions, llama-cpp-python, bitsandbytes
 	// and the nvidia-* runtime packages, by normalized distribution name.
 	Packages map[string]*Package `json:"packages"`
 	Evidence []Evidence          `json:"evidence,omitempty"`
 	Problems []Problem           `json:"problems,omitempty"`
 }
+
+// Site is one folder on an environment's import path.
+type Site struct {
+	Path string `json:"path"`
+	// From says whose it is: SiteOwn, SiteUser or SiteBase.
+	From string `json:"from"`
+}
+
+// Site.From values.
+const (
+	SiteOwn  = "own"  // the environment's own site-packages (or a prefix's dist-packages)
+	SiteUser = "user" // the user site (pip install --user): ~/.local/lib/pythonX.Y/site-packages
+	SiteBase = "base" // the base interpreter's, inherited through include-system-site-packages
+)
 
 // Torch returns the environment's torch, or nil when torch is not installed.
 func (e *Env) Torch() *Package { return e.Packages[Torch] }

@@ -36,7 +36,7 @@ func TestInspectGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			must(t, pyenvtest.Write(root, tt.spec))
-			env, err := pyenv.Inspect(root)
+			env, err := pyenv.InspectWith(root, pyenv.InspectOptions{Home: t.TempDir(), Getenv: func(string) string { return "" }})
 			must(t, err)
 			got, err := json.MarshalIndent(env, "", "  ")
 			must(t, err)

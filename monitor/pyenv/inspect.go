@@ -9,24 +9,31 @@ import (
 	"strings"
 )
 
-// ErrNotEnv is wrapped by Inspect's error when a directory has neither a
-// pyvenv.cfg nor a conda-meta folder.
-var ErrNotEnv = errors.New("not a python environment: no pyvenv.cfg or conda-meta")
+// ErrNotEnv is wrapped by Inspect's error when a directory is no Python
+// environment: no pyvenv.cfg, no conda-meta folder, no interpreter's
+// standard library (lib/pythonX.Y/os.py, Lib\os.py) and not the user base.
+var ErrNotEnv = errors.New("not a python environment: no pyvenv.cfg, conda-meta or lib/pythonX.Y")
 
 // inspector holds one Inspect call's readings.
 type inspector struct {
-	env   *Env
-	top   *dirIndex
-	cfg   map[string]string
-	conda *condaMeta
-	owner *Manager // the first manager whose marker the environment has
+	env      *Env
+	top      *dirIndex
+	cfg      map[string]string
+	conda    *condaMeta
+	owner    *Manager // the first manager whose marker the environment has
+	ownSites []string // the environment's own site folders, existing or not, in sys.path order
 }
 
-// Inspect reads the environment at root from disk. It returns an error only
-// when root is not an environment or cannot be listed; anything wrong inside
-// it is a Problem on the environment or on a package, so one broken file
-// never hides the rest.
-func Inspect(root string) (*Env, error) {
+// Inspect reads the environment at root from disk, with this process's
+// user site. It returns an error only when root is not an environment or
+// cannot be listed; anything wrong inside it is a Problem on the
+// environment or on a package, so one broken file never hides the rest.
+func Inspect(root string) (*Env, error) { return InspectWith(root, InspectOptions{}) }
+
+// InspectWith is Inspect with the user whose user site Python would add
+// named by o.
+func InspectWith(root string, o InspectOptions) (*Env, error) {
+	o = o.withDefaults()
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("inspect python environment %s: %w", root, err)
@@ -45,12 +52,12 @@ func Inspect(root string) (*Env, error) {
 			present[mk.Name] = name
 		}
 	}
-	if len(present) == 0 {
-		return nil, fmt.Errorf("inspect python environment %s: %w", abs, ErrNotEnv)
-	}
 	in := &inspector{
 		env: &Env{Path: abs, Layout: LayoutPOSIX, Installer: InstallerUnknown, Packages: map[string]*Package{}},
 		top: top,
+	}
+	if len(present) == 0 && !in.prefix(o) {
+		return nil, fmt.Errorf("inspect python environment %s: %w", abs, ErrNotEnv)
 	}
 	if name, ok := present["pyvenv.cfg"]; ok {
 		in.readCfg(filepath.Join(abs, name))
@@ -58,17 +65,13 @@ func Inspect(root string) (*Env, error) {
 	if name, ok := present["conda-meta"]; ok {
 		in.readConda(filepath.Join(abs, name))
 	}
-	in.findOwner(present)
-	in.findSitePackages()
-	in.pythonFallback()
-	if in.env.SitePackages != "" {
-		ix, err := listDir(in.env.SitePackages)
-		if err != nil {
-			in.env.Problems = append(in.env.Problems, problemFor(in.env.SitePackages, "site-packages", err))
-		} else {
-			in.readPackages(indexSitePackages(in.env.SitePackages, ix))
-		}
+	if len(present) > 0 {
+		in.findOwner(present)
+		in.findSitePackages()
+		in.pythonFallback()
 	}
+	in.importSites(o)
+	in.readSites()
 	in.installer()
 	return in.env, nil
 }
@@ -121,10 +124,12 @@ func (in *inspector) findSitePackages() {
 		if sp, ok := libIx.isDir(libPath, "site-packages"); ok {
 			in.env.Layout = LayoutWindows
 			in.env.SitePackages = filepath.Join(libPath, sp)
+			in.ownSites = []string{in.env.SitePackages}
 			return
 		}
 		if sp, dir := in.posixSitePackages(libPath, libIx); sp != "" {
 			in.env.SitePackages = sp
+			in.ownSites = []string{sp}
 			if in.env.Python == "" {
 				in.env.Python = majorMinor(strings.TrimPrefix(strings.ToLower(dir), "python"))
 				in.evidence(filepath.Join(libPath, dir), "interpreter folder "+dir)
@@ -178,31 +183,6 @@ func (in *inspector) pythonFallback() {
 	r := in.conda.python
 	in.env.Python = majorMinor(r.version)
 	in.evidence(r.file, "conda python "+r.version)
-}
-
-// readPackages reads every package GPU Canary cares about from one
-// site-packages listing.
-func (in *inspector) readPackages(sp *sitePackages) {
-	var condaTorch *condaRecord
-	if in.conda != nil {
-		condaTorch = in.conda.torch
-	}
-	add := func(name string, p *Package) {
-		if p != nil {
-			in.env.Packages[name] = p
-		}
-	}
-	add(Torch, readTorch(sp, condaTorch))
-	add(TorchVision, readCompanion(sp, TorchVision, "torchvision"))
-	add(TorchAudio, readCompanion(sp, TorchAudio, "torchaudio"))
-	add(LlamaCppPython, readLlama(sp))
-	add(BitsAndBytes, readBNB(sp))
-	for _, name := range sp.distNames() {
-		if strings.HasPrefix(name, "nvidia-") {
-			add(name, readNvidia(sp, name))
-		}
-	}
-	sp.stashProblems(in.env)
 }
 
 // findOwner picks the first manager in the table whose marker the

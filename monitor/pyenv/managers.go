@@ -22,14 +22,22 @@ type Manager struct {
 	// Targets are the environment variables that aim one of its running
 	// installers at an environment (the culprit search matches them).
 	Targets []string
-	// Places lists where its environments live, as its own config says;
-	// nil when they live wherever their user made them (a venv).
+	// Places lists where its environments live, as its own config says
+	// (its variables, then its config file, then its default); nil when
+	// they live wherever their user made them (a venv).
 	Places func(Where) []Place
+	// Project, when set, says which environment the manager uses for a
+	// project folder (uv: .venv or UV_PROJECT_ENVIRONMENT; Poetry: its
+	// hashed env name), or that the project has none yet and how to
+	// create it; false when the folder is not one of its projects.
+	// Resolve asks the managers in table order.
+	Project func(dir string, w Where) (Resolution, bool)
 	// Nested are folders inside one of its environments that hold more of
 	// them: a conda base install keeps envs/.
 	Nested []string
 	// Marker is the entry at an environment's top that makes it one of
-	// this manager's.
+	// this manager's; empty for the managers whose environments are
+	// plain venvs or prefixes, known by where they are (Poetry, pyenv).
 	Marker Marker
 	// ClaimsEnv is true when the marker alone names the manager: every
 	// package in a uv venv or a conda env is installed with uv or conda.
@@ -67,55 +75,102 @@ type Marker struct {
 const (
 	KindVenv  = "venv"  // pyvenv.cfg: venv, virtualenv, uv
 	KindConda = "conda" // conda-meta/: conda, mamba, micromamba
+	// KindPrefix is an interpreter's own installation (sys.prefix with no
+	// pyvenv.cfg): /usr, /usr/local, a pyenv version, a python.org or uv
+	// install, or a user base (~/.local) holding a user site.
+	KindPrefix = "prefix"
 )
 
-// managers is the table, most specific marker first: the first manager
-// whose marker an environment has owns it, so uv's pyvenv.cfg with a uv
-// line comes before the plain pyvenv.cfg of venv and virtualenv.
+// managers is the table. The managers with a Marker are in ownership
+// order, most specific marker first: the first manager whose marker an
+// environment has owns it, so uv's pyvenv.cfg with a uv line comes before
+// conda's conda-meta and, last of all, the plain pyvenv.cfg of venv and
+// virtualenv (pip). The managers between them own no marker: their
+// environments are venvs or interpreter prefixes known by where they are
+// (Places) and by the projects they serve (Project). Resolve asks the
+// Project rules in this order too, so a project's own tool answers
+// before the venv-in-the-folder fallback (pip's, last).
 //
 // Sources: pyvenv.cfg keys are written by CPython's venv (home, version,
 // include-system-site-packages), virtualenv (version_info) and uv (uv,
 // version_info); conda-meta/ and envs/ are conda's layout, shared by mamba
 // and micromamba; INSTALLER is PEP 376/the wheel spec's record of the
-// installing tool ("pip", "uv", "conda").
-var managers = []Manager{
-	{
-		Name:      InstallerUV,
-		Kind:      KindVenv,
-		Active:    []string{"VIRTUAL_ENV"},
-		Targets:   []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"},
-		Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
-		ClaimsEnv: true,
-		Installed: []string{"uv"},
-		Programs:  []string{"uv", "uvx"},
-		Modules:   []string{"uv"},
-		Reinstall: uvReinstall,
-	},
-	{
-		Name:      InstallerConda,
-		Kind:      KindConda,
-		Active:    []string{"CONDA_PREFIX"},
-		Targets:   []string{"CONDA_PREFIX"},
-		Places:    condaPlaces,
-		Nested:    []string{"envs"},
-		Marker:    Marker{Name: "conda-meta", Dir: true},
-		ClaimsEnv: true,
-		Installed: []string{"conda"},
-		Programs:  []string{"conda", "mamba", "micromamba"},
-		Modules:   []string{"conda"},
-		Refuse:    condaRefusal,
-	},
-	{
-		Name:      InstallerPip,
-		Kind:      KindVenv,
-		Active:    []string{"VIRTUAL_ENV"},
-		Targets:   []string{"VIRTUAL_ENV"},
-		Marker:    Marker{Name: "pyvenv.cfg"},
-		Installed: []string{"pip"},
-		Programs:  []string{"pip*"},
-		Modules:   []string{"pip"},
-		Reinstall: pipReinstall,
-	},
+// installing tool ("pip", "uv", "conda"). Each Places and Project function
+// cites the tool source it follows (managerplaces.go, projects.go).
+var managers []Manager
+
+// envMarkers are the distinct marker entries (name and type), in table
+// order: what makes a folder an environment at all.
+var envMarkers []Marker
+
+// The table is built in init: its Project rules read the table back
+// (IsEnv's markers), which a package-level initializer may not.
+func init() {
+	managers = table()
+	envMarkers = markers()
+}
+
+func table() []Manager {
+	return []Manager{
+		{
+			Name:      InstallerUV,
+			Kind:      KindVenv,
+			Active:    []string{"VIRTUAL_ENV"},
+			Targets:   []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"},
+			Places:    uvPlaces,
+			Project:   uvProject,
+			Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
+			ClaimsEnv: true,
+			Installed: []string{"uv"},
+			Programs:  []string{"uv", "uvx"},
+			Modules:   []string{"uv"},
+			Reinstall: uvReinstall,
+		},
+		{
+			Name:      InstallerConda,
+			Kind:      KindConda,
+			Active:    []string{"CONDA_PREFIX"},
+			Targets:   []string{"CONDA_PREFIX"},
+			Places:    condaPlaces,
+			Project:   condaProject,
+			Nested:    []string{"envs"},
+			Marker:    Marker{Name: "conda-meta", Dir: true},
+			ClaimsEnv: true,
+			Installed: []string{"conda"},
+			Programs:  []string{"conda", "mamba", "micromamba"},
+			Modules:   []string{"conda"},
+			Refuse:    condaRefusal,
+		},
+		// Poetry's envs are venvs (virtualenv) in its virtualenvs folder;
+		// its installs leave INSTALLER "Poetry X.Y.Z" (wheel_installer.py),
+		// which names no manager here, so pip reinstalls in them.
+		{Name: "poetry", Kind: KindVenv, Places: poetryPlaces, Project: poetryProject},
+		{Name: "pdm", Kind: KindVenv, Places: pdmPlaces, Project: pdmProject},
+		// WORKON_HOME is virtualenvwrapper's first: an env there is its
+		{Name: "virtualenvwrapper", Kind: KindVenv, Places: venvwrapperPlaces},
+		{Name: "pipenv", Kind: KindVenv, Places: pipenvPlaces, Project: pipenvProject},
+		{Name: "hatch", Kind: KindVenv, Places: hatchPlaces, Project: hatchProject},
+		// pyenv's versions are interpreter prefixes; pyenv-virtualenv's envs
+		// are venvs inside them.
+		{Name: "pyenv", Kind: KindPrefix, Places: pyenvPlaces, Project: pyenvProject},
+		{Name: "pipx", Kind: KindVenv, Places: pipxPlaces},
+		// Jupyter kernels run the interpreter their kernel.json names.
+		{Name: "jupyter", Kind: KindVenv, Places: jupyterPlaces},
+		{Name: "system", Kind: KindPrefix, Places: systemPlaces},
+		{Name: "user-site", Kind: KindPrefix, Places: userSitePlaces},
+		{
+			Name:      InstallerPip,
+			Kind:      KindVenv,
+			Active:    []string{"VIRTUAL_ENV"},
+			Targets:   []string{"VIRTUAL_ENV"},
+			Project:   venvProject,
+			Marker:    Marker{Name: "pyvenv.cfg"},
+			Installed: []string{"pip"},
+			Programs:  []string{"pip*"},
+			Modules:   []string{"pip"},
+			Reinstall: pipReinstall,
+		},
+	}
 }
 
 // Managers returns the table, in the order its readers consult it; its
@@ -164,13 +219,12 @@ func varsOf(of func(Manager) []string) []string {
 	return out
 }
 
-// envMarkers are the distinct marker entries (name and type), in table
-// order: what makes a folder an environment at all.
-var envMarkers = markers()
-
 func markers() []Marker {
 	var out []Marker
 	for _, m := range managers {
+		if m.Marker.Name == "" {
+			continue
+		}
 		k := Marker{Name: m.Marker.Name, Dir: m.Marker.Dir}
 		if !slices.Contains(out, k) {
 			out = append(out, k)

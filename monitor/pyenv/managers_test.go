@@ -169,11 +169,14 @@ var managerFixtures = map[string]func(t *testing.T, root string){
 func TestManagerMarkers(t *testing.T) {
 	names := map[string]bool{}
 	for _, m := range pyenv.Managers() {
+		if m.Name == "" || names[m.Name] {
+			t.Fatalf("manager name %q is empty or not unique", m.Name)
+		}
+		names[m.Name] = true
+		if m.Marker.Name == "" {
+			continue // known by its places (TestManagerDefaultPlaces), not by a marker
+		}
 		t.Run(m.Name, func(t *testing.T) {
-			if m.Name == "" || names[m.Name] {
-				t.Fatalf("manager name %q is empty or not unique", m.Name)
-			}
-			names[m.Name] = true
 			if m.Kind != pyenv.KindVenv && m.Kind != pyenv.KindConda {
 				t.Errorf("Kind = %q, want a Kind Inspect knows", m.Kind)
 			}
@@ -187,7 +190,7 @@ func TestManagerMarkers(t *testing.T) {
 			if !pyenv.IsEnv(root) {
 				t.Errorf("IsEnv = false for %s's environment", m.Name)
 			}
-			found := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
+			found := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
 			if !slices.Contains(found, pyenv.Found{Path: root, Via: "home"}) {
 				t.Errorf("Discover = %v, want %s via home", found, root)
 			}
@@ -255,20 +258,22 @@ func TestManagerPlaces(t *testing.T) {
 	// conda appends every env it creates to environments.txt, base included
 	writeFile(t, home, ".conda/environments.txt", forgeBase+"\n"+elsewhere+"\n\n"+listedInHome+"\nrelative/ignored\n"+filepath.Join(base, "gone")+"\n")
 
-	o := pyenv.DiscoverOptions{Home: home, Cwd: filepath.Join(base, "cwd"), Getenv: func(string) string { return "" }, MaxDepth: 1}
+	o := pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: filepath.Join(base, "cwd"), Getenv: func(string) string { return "" }, MaxDepth: 1}
 	got := pyenv.Discover(context.Background(), o)
+	usual := "conda's usual folder " + filepath.Join(home, "miniforge3")
 	want := []pyenv.Found{ // the folders in condaHomes' order, then the list sorted
-		{Path: forgeBase, Via: "conda"},
-		{Path: forgeEnv, Via: "conda"},
-		{Path: listedInHome, Via: "conda"},
-		{Path: elsewhere, Via: "conda"},
+		{Path: forgeBase, Via: "conda", From: usual},
+		{Path: forgeEnv, Via: "conda", From: usual},
+		{Path: listedInHome, Via: "conda", From: "~/.conda/environments.txt"},
+		{Path: elsewhere, Via: "conda", From: "~/.conda/environments.txt"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover =\n%v\nwant\n%v", got, want)
 	}
 	places := o.Places()
-	// the folders under home add nothing; what the list names outside it does
-	wantPlaces := []string{filepath.Join(base, "cwd"), home, filepath.Join(base, "gone"), elsewhere}
+	// the folders under home add nothing; what the list names outside it
+	// does, when it is there
+	wantPlaces := []string{filepath.Join(base, "cwd"), home, elsewhere}
 	if !slices.Equal(places, wantPlaces) {
 		t.Errorf("Places =\n%v\nwant\n%v", places, wantPlaces)
 	}
@@ -288,7 +293,7 @@ func TestWalkNested(t *testing.T) {
 	inVenv := filepath.Join(venv, "envs", "x")
 	must(t, pyenvtest.Write(inVenv, pyenvtest.Spec{}))
 
-	got := paths(pyenv.Discover(context.Background(), pyenv.DiscoverOptions{
+	got := paths(pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
 		Roots: []string{root}, Home: filepath.Join(root, "nohome"), Cwd: filepath.Join(root, "nocwd"), Getenv: func(string) string { return "" }}))
 	want := map[string]string{condaBase: "root", nested: "root", venv: "root"}
 	if !mapsEqual(got, want) {
@@ -303,7 +308,7 @@ func TestActiveVarsFromTable(t *testing.T) {
 	condaEnv := filepath.Join(base, "c")
 	must(t, pyenvtest.Write(condaEnv, pyenvtest.Spec{Manager: "conda"}))
 	env := map[string]string{"VIRTUAL_ENV": venv, "CONDA_PREFIX": condaEnv}
-	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{Cwd: filepath.Join(base, "nocwd"), Home: filepath.Join(base, "nohome"),
+	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{}, Cwd: filepath.Join(base, "nocwd"), Home: filepath.Join(base, "nohome"),
 		Getenv: func(k string) string { return env[k] }})
 	want := []pyenv.Found{{Path: venv, Via: "VIRTUAL_ENV"}, {Path: condaEnv, Via: "CONDA_PREFIX"}}
 	if !slices.Equal(got, want) {

@@ -18,55 +18,149 @@ import (
 type Where struct {
 	Home   string
 	Getenv func(string) string
+	// System, when not nil, replaces the platform's interpreter prefixes
+	// and system-wide folders (/usr, /usr/local, /opt/conda,
+	// /usr/share/jupyter; C:\Python311): tests name their own, or none.
+	System []string
+}
+
+func (w Where) withDefaults() Where {
+	if w.Getenv == nil {
+		w.Getenv = os.Getenv
+	}
+	if w.Home == "" {
+		w.Home, _ = os.UserHomeDir()
+	}
+	return w
+}
+
+// env reads a variable, trimmed.
+func (w Where) env(name string) string {
+	if w.Getenv == nil {
+		return ""
+	}
+	return strings.TrimSpace(w.Getenv(name))
+}
+
+// expand reads a path as the tools do: ~ is home, $VAR and ${VAR} are
+// variables (Python's os.path.expanduser and expandvars), relative to
+// nothing.
+func (w Where) expand(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+		if w.Home == "" {
+			return ""
+		}
+		p = filepath.Join(w.Home, p[1:])
+	}
+	p = os.Expand(p, func(k string) string { return w.env(k) })
+	return filepath.Clean(p)
 }
 
 // Place is somewhere a manager keeps environments.
 type Place struct {
 	Path  string
 	Holds Holds
+	// Depth is how many folders down a HoldsEnvs place keeps its
+	// environments: 1 (or 0) for its children, 3 for hatch's
+	// PROJECT/ID/ENV. An environment's own folders are not searched,
+	// but for an envs/ folder inside it (conda's base,
+	// pyenv-virtualenv's versions/3.11.7/envs).
+	Depth int
+	// From names what pointed there, for Found.From: the variable, the
+	// config file and key, or the tool's default.
+	From string
 }
 
 // Holds says what a Place's path is.
 type Holds int
 
 const (
-	// HoldsEnv: the path is one environment (conda's base install).
+	// HoldsEnv: the path is one environment (conda's base install, /usr).
 	HoldsEnv Holds = iota
-	// HoldsEnvs: each folder directly inside the path is one (conda's envs/).
+	// HoldsEnvs: the folders inside the path (Depth levels down) are
+	// environments (conda's envs/, Poetry's virtualenvs/).
 	HoldsEnvs
 	// HoldsList: the path is a text file that names one environment per
 	// line, absolute (conda's environments.txt).
 	HoldsList
+	// HoldsKernels: the path is a Jupyter kernels folder; each
+	// NAME/kernel.json names the interpreter the kernel runs, whose
+	// environment is found (Jupyter's kernelspec layout).
+	HoldsKernels
 )
 
-// envPaths returns the environments a place may hold, unchecked: itself,
-// its children or the paths its list names. A missing place holds none.
-func (p Place) envPaths() []string {
+// candidate is an environment a place may hold, unchecked, with what
+// named it.
+type candidate struct {
+	path, from string
+}
+
+// candidates returns the environments a place may hold, unchecked:
+// itself, the folders inside it, the paths its list names or the
+// environments its kernels run in. A missing place holds none.
+func (p Place) candidates() []candidate {
 	switch p.Holds {
 	case HoldsEnv:
-		return []string{p.Path}
+		return []candidate{{p.Path, p.From}}
 	case HoldsEnvs:
-		ents, err := safefs.ReadDir(p.Path)
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, e := range ents {
-			if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
-				out = append(out, filepath.Join(p.Path, e.Name()))
-			}
+		var out []candidate
+		for _, c := range envsUnder(p.Path, max(1, p.Depth)) {
+			out = append(out, candidate{c, p.From})
 		}
 		return out
 	case HoldsList:
-		return readEnvList(p.Path)
+		var out []candidate
+		for _, c := range readEnvList(p.Path) {
+			out = append(out, candidate{c, p.From})
+		}
+		return out
+	case HoldsKernels:
+		return kernelEnvs(p.Path)
 	}
 	return nil
 }
 
+// envsUnder lists the folders (and links to folders) depth levels under
+// dir that may be environments, sorted. A folder that is already an
+// environment is not entered, but for its envs/ folder.
+func envsUnder(dir string, depth int) []string {
+	ents, err := safefs.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case IsEnv(p):
+			out = append(out, p)
+			if isDir(filepath.Join(p, "envs")) {
+				out = append(out, envsUnder(filepath.Join(p, "envs"), 1)...)
+			}
+		case depth > 1 && e.IsDir():
+			out = append(out, envsUnder(p, depth-1)...)
+		case depth == 1:
+			out = append(out, p) // checked by the caller; keeps a broken env visible to it
+		}
+	}
+	return out
+}
+
 // covers returns the folders a search of this place looks in and under.
 func (p Place) covers() []string {
-	if p.Holds == HoldsList {
+	switch p.Holds {
+	case HoldsList:
 		return readEnvList(p.Path)
+	case HoldsKernels:
+		var out []string
+		for _, c := range kernelEnvs(p.Path) {
+			out = append(out, c.path)
+		}
+		return out
 	}
 	return []string{p.Path}
 }
@@ -89,30 +183,6 @@ func readEnvList(path string) []string {
 	}
 	slices.Sort(lines)
 	return lines
-}
-
-// condaHomes are the folders under home where conda, mamba and their
-// installers put the base environment (with envs/ inside).
-var condaHomes = []string{
-	"miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba", "miniconda", "anaconda",
-	".conda", ".mamba", filepath.Join("opt", "miniconda3"), filepath.Join("opt", "anaconda3"),
-	filepath.Join(".local", "share", "mamba"),
-}
-
-// condaPlaces are the base installs and envs/ of the usual conda folders
-// under home, then the environments conda lists in
-// ~/.conda/environments.txt (conda's envs_manager registers every
-// environment it creates or installs into there, one prefix a line).
-func condaPlaces(w Where) []Place {
-	if w.Home == "" {
-		return nil
-	}
-	var out []Place
-	for _, c := range condaHomes {
-		base := filepath.Join(w.Home, c)
-		out = append(out, Place{Path: base, Holds: HoldsEnv}, Place{Path: filepath.Join(base, "envs"), Holds: HoldsEnvs})
-	}
-	return append(out, Place{Path: filepath.Join(w.Home, ".conda", "environments.txt"), Holds: HoldsList})
 }
 
 // within reports whether path is dir or inside it.

@@ -59,6 +59,9 @@ func TestInstallerProgram(t *testing.T) {
 // is recognised as its manager's, so a new entry needs no edit here.
 func TestInstallerProgramCoversTable(t *testing.T) {
 	for _, m := range pyenv.Managers() {
+		if len(m.Installed) == 0 {
+			continue // not an installer: its environments are filled by one that is
+		}
 		t.Run(m.Name, func(t *testing.T) {
 			if len(m.Programs) == 0 {
 				t.Errorf("%s lists no installer programs", m.Name)

@@ -1,7 +1,10 @@
 package pyenv
 
 import (
+	"container/heap"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,26 +13,119 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
-// skipDirs are never descended into by the home walk: they are large, hold
-// no environments worth watching, or hold package caches whose own
-// environments are not the user's.
+// skipDirs are never entered by a walk: they are large, hold no
+// environments worth watching, or hold package caches whose own
+// environments are not the user's (Poetry's and uv's, under .cache, are
+// found through their managers' Places).
 var skipDirs = map[string]bool{
-	"node_modules": true, ".git": true, ".hg": true, ".svn": true, "__pycache__": true,
-	".cache": true, "caches": true, ".npm": true, ".yarn": true, ".pnpm-store": true,
-	".cargo": true, ".rustup": true, ".gradle": true, ".m2": true, ".trash": true,
+	"node_modules": true, ".git": true, ".hg": true, ".svn": true, ".bzr": true, "__pycache__": true,
+	".cache": true, "caches": true, ".npm": true, ".yarn": true, ".pnpm-store": true, ".bun": true,
+	".cargo": true, ".rustup": true, ".gradle": true, ".m2": true, ".ivy2": true, ".sbt": true, ".trash": true,
 	"site-packages": true, "dist-packages": true, "pkgs": true, ".ipynb_checkpoints": true,
+	".mozilla": true, ".thunderbird": true, "google-chrome": true, "chromium": true, "bravesoftware": true,
+	".vscode-server": true, ".vscode": true, ".cursor-server": true, ".docker": true, "snap": true, ".steam": true,
+	".local/share/trash": true, "appdata/local/packages": true, "appdata/local/temp": true, "appdata/local/microsoft": true,
+	"appdata/local/google": true, "appdata/roaming/mozilla": true, "appdata/local/mozilla": true,
 	"proc": true, "sys": true,
 }
 
-type walkItem struct {
-	path  string // as shown to the user (may pass through a symlink)
-	real  string // with symlinks resolved, for loop detection
-	depth int
+// skipped reports whether a folder is never entered, by its name or the
+// last two parts of its path (AppData/Local/Temp).
+func skipped(parent, name string) bool {
+	l := strings.ToLower(name)
+	if skipDirs[l] {
+		return true
+	}
+	p1 := strings.ToLower(filepath.Base(parent))
+	p2 := strings.ToLower(filepath.Base(filepath.Dir(parent)))
+	return skipDirs[p1+"/"+l] || skipDirs[p2+"/"+p1+"/"+l]
 }
 
-// walk is a breadth-first walk of root bounded by depth, entry count and
-// ctx. Symlinked directories are followed once: every directory is keyed by
-// its real path, so a link back to an ancestor ends there.
+// likelyEnv is true for the names people give environments: .venv,
+// venv, env, .venv-gpu, myenv, venv310, virtualenvs, envs.
+func likelyEnv(name string) bool {
+	l := strings.ToLower(name)
+	return slices.Contains(venvNames, l) || strings.Contains(l, "venv") || strings.HasSuffix(l, "env") ||
+		strings.HasPrefix(l, "env") || strings.Contains(l, "conda") || strings.Contains(l, "mamba")
+}
+
+// projectFiles mark a project folder, whose folders are searched first.
+var projectFiles = []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "poetry.lock",
+	"uv.lock", "pdm.lock", "environment.yml", "environment.yaml", "hatch.toml", ".python-version", ".git"}
+
+// codeNames are folders that usually hold projects.
+var codeNames = map[string]bool{"src": true, "code": true, "projects": true, "project": true, "repos": true, "repo": true,
+	"git": true, "work": true, "dev": true, "workspace": true, "workspaces": true, "github.com": true, "gitlab.com": true,
+	"bitbucket.org": true, "research": true, "ml": true, "notebooks": true, "services": true, "apps": true, "packages": true,
+	"documents": true, "desktop": true, "opt": true}
+
+// bulkNames are folders that usually hold data, not environments: they
+// are searched last.
+var bulkNames = map[string]bool{"data": true, "datasets": true, "dataset": true, "downloads": true, "pictures": true,
+	"music": true, "videos": true, "movies": true, "photos": true, "media": true, "logs": true, "checkpoints": true,
+	"models": true, "outputs": true, "output": true, "runs": true, "wandb": true, "mlruns": true, "lightning_logs": true,
+	"images": true, "cache": true, "tmp": true, "temp": true, "backup": true, "backups": true}
+
+// Content limits of the walk.
+const (
+	// listLimit is the most entries one folder's listing reads; a larger
+	// folder holds data (images, shards), and only its folders with an
+	// environment's name among those read are looked at.
+	listLimit = 4096
+	// dataFolder: a listing of at least dataMin entries of which at most
+	// one in twenty is a folder holds data; only its likely-named
+	// folders are looked at.
+	dataMin = 256
+	// sampleAfter: once this many folders of one parent turned out to hold
+	// only files (data shards, class folders of a dataset), the rest of
+	// that parent's folders are not entered.
+	sampleAfter = 3
+)
+
+type walkItem struct {
+	path  string // as shown to the user (may pass through a symlink root)
+	real  string // with symlinks resolved, for loop detection
+	depth int
+	base  int // the score its folders start from
+	score int // lower is searched sooner: base, less a bonus for an environment's name
+	seq   int // ties: the order queued
+	group *siblings
+}
+
+// siblings are the folders of one parent, for sampling.
+type siblings struct {
+	dataLeaves, others int
+}
+
+// queue is the walk's priority queue.
+type queue []*walkItem
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].score != q[j].score {
+		return q[i].score < q[j].score
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*walkItem)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+// walk searches root for environments, most likely places first: it
+// takes the queued folder with the lowest score (deeper is later; folders
+// named like environments at once; the folders of a project, or of
+// src/, code/, github.com/, sooner; hidden folders and data-like names
+// later), never enters what holds no environments (skipDirs; a folder
+// tagged CACHEDIR.TAG; a bare Git repository; a browser profile; a folder
+// of data files; the rest of a parent's folders once its first ones held
+// only files), follows a symbolic link only when it points at an
+// environment, and stops at MaxDepth. When its entry or time budget ends
+// it with folders still queued, it says so in d.stopped.
 func (d *discovery) walk(ctx context.Context, root, via string) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -41,55 +137,73 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 		return
 	}
 	visited := map[string]bool{real: true}
-	queue := []walkItem{{path: abs, real: real}}
-	entries := 0
-	for len(queue) > 0 {
+	q := &queue{{path: abs, real: real}}
+	seq, entries := 0, 0
+	for q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
-			d.o.Logger.Info("discover: walk stopped by its time budget", "root", abs, "entries", entries)
-			d.cut = true
+			d.stop(fmt.Sprintf("the search of %s ran out of time after %d entries (%d folders not searched)", abs, entries, q.Len()))
 			return
 		}
-		it := queue[0]
-		queue = queue[1:]
-		ents, err := safefs.ReadDir(it.path)
+		if entries > d.o.MaxEntries {
+			d.stop(fmt.Sprintf("the search of %s stopped at its budget of %d entries (%d folders not searched)", abs, d.o.MaxEntries, q.Len()))
+			return
+		}
+		it := heap.Pop(q).(*walkItem)
+		if g := it.group; g != nil && g.dataLeaves >= sampleAfter && g.others == 0 {
+			continue // its first siblings held only files: a dataset's shards
+		}
+		ents, truncated, err := readDirBounded(it.path, listLimit)
 		if err != nil {
 			continue
 		}
 		entries += len(ents)
-		if owners := listingOwners(ents); len(owners) > 0 {
-			d.add(it.path, via, false)
+		dirs := 0
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs++
+			}
+		}
+		if g := it.group; g != nil {
+			if dirs == 0 && len(ents) >= 32 {
+				g.dataLeaves++
+			} else if dirs > 0 {
+				g.others++
+			}
+		}
+		if owners := listingOwners(ents); len(owners) > 0 || d.prefixListing(it.path, ents) {
+			d.add(Found{Path: it.path, Via: via}, false)
 			for _, n := range nestedIn(owners) {
 				if e := findEntry(ents, n); e != nil && e.IsDir() && it.depth < d.o.MaxDepth {
-					queue = append(queue, walkItem{path: filepath.Join(it.path, n), real: filepath.Join(it.real, n), depth: it.depth + 1})
+					heap.Push(q, &walkItem{path: filepath.Join(it.path, n), real: filepath.Join(it.real, n), depth: it.depth + 1, base: it.base, score: it.score, seq: seq})
+					seq++
 				}
 			}
 			continue // an environment's own folders hold no others, but for its manager's Nested
 		}
-		if entries > d.o.MaxEntries {
-			d.o.Logger.Info("discover: walk stopped by its entry budget", "root", abs, "entries", entries)
-			return
-		}
-		if it.depth >= d.o.MaxDepth {
+		if it.depth >= d.o.MaxDepth || holdsNoEnvs(ents) {
 			continue
+		}
+		data := truncated || len(ents) >= dataMin && dirs*20 <= len(ents)
+		project := slices.ContainsFunc(projectFiles, func(n string) bool { return findEntry(ents, n) != nil })
+		var group *siblings
+		if dirs >= 32 && !project {
+			group = &siblings{}
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if skipDirs[strings.ToLower(name)] {
+			if skipped(it.path, name) || data && !likelyEnv(name) {
 				continue
 			}
-			child := walkItem{path: filepath.Join(it.path, name), real: filepath.Join(it.real, name), depth: it.depth + 1}
+			child := &walkItem{path: filepath.Join(it.path, name), real: filepath.Join(it.real, name), depth: it.depth + 1, group: group}
 			switch {
 			case e.IsDir():
 			case e.Type()&os.ModeSymlink != 0:
-				r, err := filepath.EvalSymlinks(child.path)
-				if err != nil {
-					continue
+				// a link is followed only to an environment, never into a tree
+				// (a link to / must not make the search walk the machine)
+				if IsEnv(child.path) {
+					d.add(Found{Path: child.path, Via: via}, false)
 				}
-				fi, err := os.Stat(r)
-				if err != nil || !fi.IsDir() {
-					continue
-				}
-				child.real = r
+				continue
 			default:
 				continue
 			}
@@ -97,8 +211,83 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 				continue
 			}
 			visited[child.real] = true
-			queue = append(queue, child)
+			child.base = it.base + score(name, project, dirs)
+			child.score, child.seq = child.base, seq
+			if likelyEnv(name) {
+				child.score -= 1000 // an environment's name: look at once
+			}
+			seq++
+			heap.Push(q, child)
 		}
+	}
+}
+
+// score is how much later a folder is searched than its parent.
+func score(name string, inProject bool, siblingDirs int) int {
+	l := strings.ToLower(name)
+	s := 10
+	switch {
+	case inProject:
+		s -= 5
+	case codeNames[l]:
+		s -= 5
+	case bulkNames[l]:
+		s += 60
+	case strings.HasPrefix(l, "."):
+		s += 30
+	}
+	if siblingDirs >= 64 {
+		s += 40 // one of many folders: a dataset's classes, a cache's shards
+	}
+	return s
+}
+
+// holdsNoEnvs recognizes a folder by what it holds: a cache (the Cache
+// Directory Tagging Specification's CACHEDIR.TAG, written by pip, uv,
+// cargo and others), a bare Git repository, a browser profile (Firefox's
+// prefs.js, Chromium's Preferences and Cookies), a Hugging Face dataset
+// (dataset_info.json).
+func holdsNoEnvs(ents []os.DirEntry) bool {
+	has := func(n string) bool { return findEntry(ents, n) != nil }
+	return has("CACHEDIR.TAG") || has("HEAD") && has("objects") && has("refs") || has("prefs.js") && has("times.json") ||
+		has("Preferences") && has("Cookies") || has("dataset_info.json") || has("dataset_dict.json")
+}
+
+// prefixListing recognizes an interpreter's installation from its
+// listing (a lib or Lib folder beside bin, include or python.exe) and
+// then from its standard library.
+func (d *discovery) prefixListing(path string, ents []os.DirEntry) bool {
+	hasLib := findEntry(ents, "lib") != nil || findEntry(ents, "Lib") != nil
+	if !hasLib || findEntry(ents, "bin") == nil && findEntry(ents, "include") == nil && findEntry(ents, "python.exe") == nil {
+		return false
+	}
+	return windowsStdlib(path) || len(stdlibVersions(path)) > 0 || isUserBase(path, InspectOptions{Home: d.o.Home, Getenv: d.o.Getenv})
+}
+
+// readDirBounded lists at most limit entries of dir, sorted by name;
+// truncated says there were more.
+func readDirBounded(dir string, limit int) (ents []os.DirEntry, truncated bool, err error) {
+	f, err := safefs.OpenDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	ents, err = f.ReadDir(limit + 1)
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
+	if len(ents) > limit {
+		ents, truncated = ents[:limit], true
+	}
+	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, truncated, nil
+}
+
+// stop records the first reason a walk was cut short.
+func (d *discovery) stop(why string) {
+	d.o.Logger.Info("discover: " + why)
+	if d.stopped == "" {
+		d.stopped = why
 	}
 }
 
@@ -120,7 +309,7 @@ func listingOwners(ents []os.DirEntry) []*Manager {
 	}
 	var out []*Manager
 	for i := range managers {
-		if slices.Contains(present, managers[i].Marker.Name) {
+		if managers[i].Marker.Name != "" && slices.Contains(present, managers[i].Marker.Name) {
 			out = append(out, &managers[i])
 		}
 	}
@@ -141,17 +330,18 @@ func nestedIn(ms []*Manager) []string {
 }
 
 func findEntry(ents []os.DirEntry, name string) os.DirEntry {
-	for _, e := range ents {
-		if e.Name() == name {
-			return e
-		}
+	i, ok := slices.BinarySearchFunc(ents, name, func(e os.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+	if ok {
+		return ents[i]
 	}
 	return nil
 }
 
 // IsEnv reports whether dir is a Python environment: it has some manager's
 // marker (a pyvenv.cfg file for venv, virtualenv and uv; a conda-meta
-// folder for conda and mamba).
+// folder for conda and mamba), or it is an interpreter's own installation
+// (a standard library at lib/pythonX.Y/os.py or Lib\os.py) or a user
+// base holding a user site.
 func IsEnv(dir string) bool {
 	for _, mk := range envMarkers {
 		fi, err := os.Stat(filepath.Join(dir, mk.Name))
@@ -159,5 +349,5 @@ func IsEnv(dir string) bool {
 			return true
 		}
 	}
-	return false
+	return windowsStdlib(dir) || len(stdlibVersions(dir)) > 0 || isUserBase(dir, InspectOptions{})
 }

@@ -25,6 +25,10 @@ var ErrNotRegular = errors.New("not a regular file")
 // Open opens path for reading if it is a regular file.
 func Open(path string) (*os.File, error) { return open(path, false) }
 
+// OpenDir opens path for listing if it is a directory (for a listing
+// read in parts, f.ReadDir(n)).
+func OpenDir(path string) (*os.File, error) { return open(path, true) }
+
 // ReadFile reads at most limit bytes of the regular file at path; a
 // longer file is an error wrapping ErrTooLarge, so a huge file planted
 // where a small one belongs is never read whole.

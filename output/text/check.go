@@ -20,12 +20,22 @@ func (p Printer) Check(r monitor.CheckResult) {
 	}
 	if len(r.Envs) == 0 {
 		p.printf("\nNo Python environments found. Pass a path: gpucanary check PATH\n")
-		return
+	} else {
+		for _, e := range r.Envs {
+			p.Env(e)
+		}
+		p.printf("\n%s\n", p.Summary(r))
 	}
-	for _, e := range r.Envs {
-		p.Env(e)
+	// A search cut short is never silent: what it did not reach is not
+	// listed, and says so.
+	if !r.Complete {
+		stopped := r.SearchStopped
+		if stopped == "" {
+			stopped = "the search was cut short"
+		}
+		p.printf("%s\n", p.paint(yellow, "Search incomplete: "+stopped+
+			". Environments it did not reach are not listed: pass a path (gpucanary check PATH) or add the folder as a root in the settings."))
 	}
-	p.printf("\n%s\n", p.Summary(r))
 }
 
 // GPU prints the driver and one line per device.
@@ -75,6 +85,9 @@ func (p Printer) Env(e monitor.EnvReport) {
 		meta = append(meta, "Windows layout")
 	}
 	p.printf("\n%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
+	if e.Via == "argument" && strings.Contains(e.From, "→") {
+		p.printf("  %s\n", p.paint(dim, "resolved: "+e.From))
+	}
 	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
 		if pkg := e.Packages[name]; pkg != nil {
 			p.printf("  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))

@@ -29,7 +29,7 @@ func TestCheck(t *testing.T) {
 	res := monitor.CheckResult{GPU: a100, Envs: []monitor.EnvReport{
 		{Env: env, Verdict: monitor.VerdictError, Findings: []health.Finding{cpuBuild}},
 		{Env: bare, Verdict: monitor.VerdictNoTorch, Findings: []health.Finding{}},
-	}}
+	}, Complete: true}
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ana"}.Check(res)
 	want := "GPU   driver 550.54.15 · CUDA 12.4 [simulated]\n" +
@@ -49,9 +49,16 @@ func TestCheck(t *testing.T) {
 	}
 
 	b.Reset()
-	Printer{W: &b}.Check(monitor.CheckResult{GPU: gpu.State{}})
+	Printer{W: &b}.Check(monitor.CheckResult{GPU: gpu.State{}, Complete: true})
 	if got := b.String(); got != "GPU   no NVIDIA driver\n\nNo Python environments found. Pass a path: gpucanary check PATH\n" {
 		t.Errorf("nothing found:\n%s", got)
+	}
+
+	// A search cut short says so, never "nothing found" alone.
+	b.Reset()
+	Printer{W: &b}.Check(monitor.CheckResult{GPU: gpu.State{}, SearchStopped: "the search of /home/ana stopped at its time budget of 2s"})
+	if got := b.String(); !strings.Contains(got, "Search incomplete: the search of /home/ana stopped at its time budget of 2s. Environments it did not reach are not listed") {
+		t.Errorf("cut short:\n%s", got)
 	}
 }
 

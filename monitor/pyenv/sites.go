@@ -1,0 +1,267 @@
+package pyenv
+
+import (
+	"github.com/gpucanary/gpucanary/monitor/safefs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// InspectOptions says whose user site an inspection reads: Python adds
+// the user site of the user running it, found from HOME and
+// PYTHONUSERBASE (APPDATA on Windows). Zero values mean this process's.
+type InspectOptions struct {
+	Home   string              // "": os.UserHomeDir
+	Getenv func(string) string // nil: os.Getenv
+}
+
+func (o InspectOptions) withDefaults() InspectOptions {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	return o
+}
+
+// userBase is the user base (site.USER_BASE) for an interpreter of this
+// layout: PYTHONUSERBASE, else ~/.local (POSIX) or %APPDATA%\Python
+// (Windows), as CPython's site._getuserbase computes it; "" when unknown.
+func (o InspectOptions) userBase(layout Layout) string {
+	if b := o.Getenv("PYTHONUSERBASE"); b != "" {
+		return b
+	}
+	if layout == LayoutWindows {
+		if ad := o.Getenv("APPDATA"); ad != "" {
+			return filepath.Join(ad, "Python")
+		}
+		return ""
+	}
+	if o.Home == "" {
+		return ""
+	}
+	return filepath.Join(o.Home, ".local")
+}
+
+// userSite is the user site for Python py (site.USER_SITE):
+// USER_BASE/lib/pythonX.Y/site-packages (posix_user scheme) or
+// USER_BASE\PythonXY\site-packages (nt_user); "" when PYTHONNOUSERSITE
+// turns it off or the user base is unknown.
+func (o InspectOptions) userSite(layout Layout, py string) string {
+	if py == "" || o.Getenv("PYTHONNOUSERSITE") != "" {
+		return ""
+	}
+	base := o.userBase(layout)
+	if base == "" {
+		return ""
+	}
+	if layout == LayoutWindows {
+		return filepath.Join(base, "Python"+strings.ReplaceAll(py, ".", ""), "site-packages")
+	}
+	return filepath.Join(base, "lib", "python"+py, "site-packages")
+}
+
+// stdlibVersions lists the X.Y of the standard libraries a POSIX prefix
+// holds (lib/pythonX.Y/os.py: the landmark CPython's getpath searches for
+// to find its prefix), highest first. A lib that is a link is another
+// prefix's.
+func stdlibVersions(prefix string) []string {
+	var out []string
+	for _, lib := range []string{"lib", "lib64"} {
+		if fi, err := os.Lstat(filepath.Join(prefix, lib)); err != nil || !fi.IsDir() {
+			continue // missing, or a link (usrmerge's /lib -> usr/lib: / is not a prefix)
+		}
+		ents, err := safefs.ReadDir(filepath.Join(prefix, lib))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			v := strings.TrimPrefix(e.Name(), "python")
+			if v == e.Name() || majorMinor(v) != v || slices.Contains(out, v) {
+				continue
+			}
+			if regularFile(filepath.Join(prefix, lib, e.Name(), "os.py")) {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.SortFunc(out, compareVersions)
+	slices.Reverse(out)
+	return out
+}
+
+// compareVersions orders "3.9" before "3.11".
+func compareVersions(a, b string) int {
+	pa, pb := strings.SplitN(a, ".", 2), strings.SplitN(b, ".", 2)
+	for i := range 2 {
+		x, y := atoiOr(pa, i), atoiOr(pb, i)
+		if x != y {
+			return x - y
+		}
+	}
+	return 0
+}
+
+func atoiOr(parts []string, i int) int {
+	if i >= len(parts) {
+		return 0
+	}
+	n := 0
+	for _, c := range parts[i] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// windowsStdlib reports whether prefix is a Windows interpreter's
+// installation (Lib\os.py, as python.org's installer and conda lay it).
+func windowsStdlib(prefix string) bool {
+	for _, lib := range []string{"Lib", "lib"} {
+		if regularFile(filepath.Join(prefix, lib, "os.py")) {
+			return true
+		}
+	}
+	return false
+}
+
+func regularFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// prefixPython picks the X.Y a POSIX prefix's python3 runs: the version
+// bin/python3 links to (Debian: python3 -> python3.11), else the highest
+// standard library present.
+func prefixPython(prefix string, versions []string) string {
+	if len(versions) == 0 {
+		return ""
+	}
+	for _, name := range []string{"python3", "python"} {
+		target, err := os.Readlink(filepath.Join(prefix, "bin", name))
+		if err != nil {
+			continue
+		}
+		if v := strings.TrimPrefix(filepath.Base(target), "python"); slices.Contains(versions, v) {
+			return v
+		}
+	}
+	return versions[0]
+}
+
+// prefixSites lists where a prefix's interpreter looks for packages, in
+// sys.path order, whether or not each exists: lib64 and lib
+// site-packages (CPython's posix_prefix scheme; Fedora puts platform
+// packages in lib64), then Debian's dist-packages (Debian's patched
+// site.getsitepackages: /usr/local/lib/pythonX.Y/dist-packages,
+// /usr/lib/python3/dist-packages, /usr/lib/pythonX.Y/dist-packages).
+// Windows: Lib\site-packages.
+func prefixSites(prefix string, layout Layout, py string) []string {
+	if layout == LayoutWindows {
+		return []string{filepath.Join(prefix, "Lib", "site-packages")}
+	}
+	ver := "python" + py
+	return []string{
+		filepath.Join(prefix, "lib64", ver, "site-packages"),
+		filepath.Join(prefix, "lib", ver, "site-packages"),
+		filepath.Join(prefix, "local", "lib", ver, "dist-packages"),
+		filepath.Join(prefix, "lib", "python3", "dist-packages"),
+		filepath.Join(prefix, "lib", ver, "dist-packages"),
+	}
+}
+
+// basePrefix finds the interpreter a venv was made from: pyvenv.cfg's
+// base-prefix (virtualenv writes it), else the folder above home
+// (home = /usr/bin, a pyenv version's bin) or home itself (Windows:
+// home = C:\Python311), whichever holds the standard library.
+func basePrefix(cfg map[string]string, layout Layout) (string, string) {
+	var cands []string
+	says := ""
+	if bp := cfg["base-prefix"]; bp != "" {
+		cands, says = append(cands, bp), "base-prefix = "+bp
+	}
+	if home := cfg["home"]; home != "" {
+		cands = append(cands, filepath.Dir(home), home)
+		if says == "" {
+			says = "home = " + home
+		}
+	}
+	for _, c := range cands {
+		if !filepath.IsAbs(c) {
+			continue
+		}
+		if layout == LayoutWindows && windowsStdlib(c) || layout != LayoutWindows && len(stdlibVersions(c)) > 0 {
+			return c, says
+		}
+	}
+	return "", says
+}
+
+// cfgTrue reads a pyvenv.cfg boolean as site.py does: "true",
+// case-insensitively.
+func cfgTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
+
+// importSites works out env.Sites: for a venv its own site-packages, and
+// with include-system-site-packages = true the user site and the base
+// interpreter's sites after it (CPython's site.venv adds the venv's
+// site-packages before the user site); for a conda env or an interpreter
+// prefix the user site first, then its own (site.main adds the user site
+// before site.getsitepackages). Only folders that exist are listed.
+func (in *inspector) importSites(o InspectOptions) {
+	env := in.env
+	var sites []Site
+	add := func(path, from string) {
+		if path == "" || !isDir(path) || slices.ContainsFunc(sites, func(s Site) bool { return s.Path == path }) {
+			return
+		}
+		sites = append(sites, Site{Path: path, From: from})
+	}
+	own := in.ownSites
+	switch env.Kind {
+	case KindVenv:
+		for _, p := range own {
+			add(p, SiteOwn)
+		}
+		if v, ok := in.cfg["include-system-site-packages"]; ok && cfgTrue(v) {
+			cfgPath := filepath.Join(env.Path, "pyvenv.cfg")
+			add(o.userSite(env.Layout, env.Python), SiteUser)
+			base, says := basePrefix(in.cfg, env.Layout)
+			if base == "" {
+				in.evidence(cfgPath, "include-system-site-packages = true, but the base interpreter ("+says+") was not found")
+				break
+			}
+			in.evidence(cfgPath, "include-system-site-packages = true: packages of "+base+" are importable too")
+			for _, p := range prefixSites(base, env.Layout, env.Python) {
+				add(p, SiteBase)
+			}
+		}
+	default:
+		if us := o.userSite(env.Layout, env.Python); us != "" && !slices.Contains(own, us) {
+			add(us, SiteUser)
+		}
+		for _, p := range own {
+			add(p, SiteOwn)
+		}
+	}
+	env.Sites = sites
+}
+
+// siteWords says whose a site is, for evidence.
+func siteWords(s Site) string {
+	switch s.From {
+	case SiteUser:
+		return "the user site"
+	case SiteBase:
+		return "the base interpreter's site"
+	}
+	return "the environment's own site-packages"
+}
