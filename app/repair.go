@@ -56,7 +56,7 @@ func (u *ui) reinstall(env string) {
 		// No build of the installed torch runs here: say what else changes.
 		title, verb = "Upgrade torch", "Upgrade"
 	}
-	msg := fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.\n\n%s", verb, present.ShortPath(env), strings.Join(pins, ", "), p.Index, p.Installer, wrap(strings.Join(p.Reasons, ". ")))
+	msg := fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.\n\n%s", verb, present.ShortPath(env), strings.Join(pins, ", "), p.ShownIndex(), p.Installer, wrap(strings.Join(p.Reasons, ". ")))
 	if len(p.Consequences) > 0 {
 		msg += "\n\nWhat else changes:"
 		for _, c := range p.Consequences {

@@ -230,7 +230,7 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 		fmt.Fprintf(std.out, "  packages:  %s\n", strings.Join(pins, ", "))
 	}
 	if p.Variant != "" {
-		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.Index)
+		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.ShownIndex())
 	}
 	if p.Upgrade {
 		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")

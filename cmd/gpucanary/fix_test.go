@@ -436,3 +436,37 @@ func TestWatchRecordsARepairFromTheCommandLine(t *testing.T) {
 	cancel()
 	<-code
 }
+
+// TestIndexPasswordIsNeverShown: a mirror URL with a password (given or
+// configured) is used by the installer, but the plan, the command, the
+// rollback, the finding's fix and the journal show it redacted.
+func TestIndexPasswordIsNeverShown(t *testing.T) {
+	c := newFixCase(t, "")
+	const secret = "s3cret-pw"
+	base := strings.Replace(c.base, "http://", "http://ada:"+secret+"@", 1)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("index_base = \""+base+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check, _, _ := runCLI(t, "--config", cfg, "--gpu-sim", simFile(t, simA100), "check", c.venv)
+	out, stderr, code := runCLI(t, "--config", cfg, "--gpu-sim", simFile(t, simA100), "fix", "--yes", c.venv)
+	if code != 0 {
+		t.Fatalf("the installer did not get the real URL: exit %d\n%s\n%s", code, out, stderr)
+	}
+	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("journals: %v", journals)
+	}
+	journal, err := os.ReadFile(journals[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"check": check, "fix": out + stderr, "journal": string(journal)} {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s shows the index password:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(check, "ada:***@") || !strings.Contains(out, "ada:***@") || !strings.Contains(out, "Fixed: torch 2.5.1+cu124") {
+		t.Errorf("the redacted URL is not shown:\ncheck:\n%s\nfix:\n%s", check, out)
+	}
+}

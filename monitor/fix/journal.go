@@ -74,7 +74,7 @@ func (j *Journal) begin(p Plan, before map[string]string, rollback string) {
 		return
 	}
 	j.f = f
-	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: &p, Before: before, Rollback: rollback})
+	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: ptr(p.shown()), Before: before, Rollback: rollback})
 }
 
 func (j *Journal) installer(pid int) {
@@ -252,3 +252,5 @@ func safeName(env string) string {
 		return '_'
 	}, s)
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
+	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/shell"
@@ -86,8 +87,22 @@ type Plan struct {
 	Cleanup []string `json:"cleanup,omitempty"`
 }
 
-// Command is Argv as one line a person can paste into their shell.
-func (p Plan) Command() string { return shell.Join(p.Argv) }
+// Command is Argv as one line a person can paste into their shell. Its
+// secrets are redacted as every command line GPU Canary shows is
+// (procs.Redact): a mirror's password in the index URL shows as
+// user:***@host, here, in findings, in the journal and in the tray. Argv,
+// which runs, keeps it.
+func (p Plan) Command() string { return shell.Join(procs.Redact(p.Argv)) }
+
+// ShownIndex is Index as it may be shown: a password in it redacted.
+func (p Plan) ShownIndex() string { return procs.Redact([]string{p.Index})[0] }
+
+// shown is p as it may be written down (the journal): its argv and index
+// redacted.
+func (p Plan) shown() Plan {
+	p.Argv, p.Index = procs.Redact(p.Argv), p.ShownIndex()
+	return p
+}
 
 // ErrNoTorch is returned when the environment has no torch to reinstall.
 var ErrNoTorch = errors.New("torch is not installed")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/kb"
+	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
@@ -401,7 +402,7 @@ func rollbackCommand(p Plan, env *pyenv.Env) string {
 	if tag != "" {
 		kept = append(kept, "--index-url", base+"/"+tag)
 	}
-	return shell.Join(kept)
+	return shell.Join(procs.Redact(kept))
 }
 
 // Progress turns one line of pip's or uv's output into a short status
