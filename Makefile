@@ -65,6 +65,12 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 
+.PHONY: test-loaded
+## test-loaded: make test RUNS times (5) in a row on a fresh clone of HEAD
+## while a busy loop per core loads the machine
+test-loaded:
+	@scripts/test-loaded.sh
+
 fuzz:
 	@FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
