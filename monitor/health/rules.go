@@ -298,6 +298,16 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 			"", t.Evidence)
 		return
 	}
+	if unknown := m.Unknown(); len(unknown) > 0 {
+		// No table row and no driver answer gives these GPUs' compute
+		// capability (an asleep GPU is not asked; its name is not in the
+		// table): the build is judged against the others only, so say so
+		// rather than let silence read as "fine on every GPU".
+		c.add(CodeTorchBuildUnchecked, SeverityWarning,
+			fmt.Sprintf("torch %s could not be checked against %s: the compute capability of %s is not known (the driver did not give it and the product name is not in GPU Canary's table). Whether torch has kernels for it is not known until it runs.",
+				t.Version, gpuLabels(unknown), pronoun(len(unknown))),
+			"", t.Evidence)
+	}
 	if bad := b.Unsupported(); len(bad) > 0 {
 		c.add(CodeGPUArchUnsupported, SeverityError,
 			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s; %s.%s",
@@ -311,6 +321,26 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
 			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
 	}
+}
+
+// gpuLabels names GPUs as kb labels them: "NVIDIA GeForce MX150
+// (compute capability not known, asleep)".
+func gpuLabels(gs []kb.GPU) string {
+	labels := make([]string, len(gs))
+	for i, g := range gs {
+		labels[i] = g.Label()
+	}
+	if len(labels) == 1 {
+		return labels[0]
+	}
+	return strings.Join(labels[:len(labels)-1], ", ") + " and " + labels[len(labels)-1]
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "that GPU"
+	}
+	return "those GPUs"
 }
 
 // archNames names GPUs with their architecture: "the NVIDIA GeForce RTX

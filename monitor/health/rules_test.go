@@ -224,6 +224,16 @@ func TestRules(t *testing.T) {
 			want: []want{{code: CodeTorchBuildUnchecked, severity: SeverityWarning, message: "are not in GPU Canary's table"}},
 		},
 		{
+			// An asleep GPU is not asked its compute capability, and this
+			// name is not in the table: 2.8.0+cu128 has no sm_61 code, so
+			// whether it runs there is unknown, and silence would read
+			// as OK.
+			name: "an asleep GPU whose compute capability is not known", gpu: gpu.State{Driver: "570.133.07", CUDADriver: "12.8",
+				Devices: []gpu.Device{{Name: "NVIDIA GeForce MX150", Asleep: true}}},
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.8.0+cu128", CUDA: "12.8", Installer: "pip"}},
+			want: []want{{code: CodeTorchBuildUnchecked, severity: SeverityWarning, message: "could not be checked against NVIDIA GeForce MX150 (compute capability not known, asleep)", nofix: true}},
+		},
+		{
 			name: "conda torch gets no pip fix", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Manager: "conda", Torch: &pyenvtest.Torch{DistVersion: "2.5.1", CUDA: ""}, CondaTorchBuild: "cpu_py311h0000000_0"},
 			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "CPU-only build"}},
