@@ -62,8 +62,11 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 		if d.Asleep {
 			state = " · asleep"
 		}
-		p.printf("  %d  %s (%ssm_%s) · %s%s\n", d.Index, d.Name, arch,
-			strings.ReplaceAll(d.ComputeCapability, ".", ""), human.Bytes(d.MemoryTotalBytes), state)
+		sm := "compute capability not known"
+		if d.ComputeCapability != "" {
+			sm = "sm_" + strings.ReplaceAll(d.ComputeCapability, ".", "")
+		}
+		p.printf("  %d  %s (%s%s) · %s%s\n", d.Index, d.Name, arch, sm, human.Bytes(d.MemoryTotalBytes), state)
 		if stats {
 			p.deviceStats(d)
 		}

@@ -48,6 +48,15 @@ func TestCheck(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 
+	// An asleep GPU the driver was not asked about has no compute
+	// capability: say so, not "sm_".
+	b.Reset()
+	asleep := gpu.State{Driver: "570.133.07", CUDADriver: "12.8", Devices: []gpu.Device{{Name: "NVIDIA GeForce MX150", Asleep: true}}}
+	Printer{W: &b}.Check(monitor.CheckResult{GPU: asleep, Complete: true})
+	if got := b.String(); !strings.Contains(got, "  0  NVIDIA GeForce MX150 (compute capability not known) · ") {
+		t.Errorf("asleep GPU:\n%s", got)
+	}
+
 	b.Reset()
 	Printer{W: &b}.Check(monitor.CheckResult{GPU: gpu.State{}, Complete: true})
 	if got := b.String(); got != "GPU   no NVIDIA driver\n\nNo Python environments found. Pass a path: gpucanary check PATH\n" {
