@@ -83,6 +83,11 @@ func TestPlanChoosesForEveryGPU(t *testing.T) {
 		{name: "a driver too old for any CUDA 12 variant", gpu: gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}},
 			spec:    pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cpu", Installer: "pip"}},
 			blocked: "cu126 needs a newer driver"},
+		// Debian's python3-torch is a pre-release version: pytorch.org
+		// has no 1.13.0a0 wheel, so the plan installs the release.
+		{name: "a source build's release is installed", gpu: a100D550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.0a0+gitunknown", Installer: "pip"}},
+			pins: []string{"torch==1.13.0+cu117"}, unwanted: "torch==1.13.0a0+cu117"},
 		{name: "a driver for CUDA 12.2 gets cu121 of 2.5", gpu: a100D535, spec: pyenvtest.Spec{Torch: cu124}, pins: []string{"torch==2.5.1+cu121"}},
 	}
 	for _, tt := range tests {

@@ -126,6 +126,12 @@ func NewPlan(r Request) (Plan, error) {
 	}
 	p := Plan{Env: r.Env.Path, Cleanup: stashes(r.Env)}
 	public := kb.PublicVersion(torch.Version)
+	if rel := kb.ReleaseVersion(torch.Version); rel != "" {
+		// A pre-release, nightly or source build ("1.13.0a0+gitunknown",
+		// Debian's) has no wheel of its own version on pytorch.org: the
+		// release it belongs to is what can be installed.
+		public = rel
+	}
 	if public == "" {
 		p.Blocked = fmt.Sprintf("the installed torch version %q cannot be read", torch.Version)
 		return p, nil

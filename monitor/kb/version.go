@@ -116,6 +116,19 @@ func smName(cc string) string {
 	return "sm_" + strings.ReplaceAll(strings.TrimSpace(cc), ".", "")
 }
 
+// ReleaseVersion is the release a torch version belongs to, the version
+// download.pytorch.org's stable indexes publish: "1.13.0a0+gitunknown"
+// (Debian's) -> "1.13.0", "2.6.0a0+ecf3bae40a.nv25.01" (NVIDIA's) ->
+// "2.6.0", "2.10.0.dev20251001+cu128" -> "2.10.0", "2.5.1+cu121" ->
+// "2.5.1". It is "" for a version that cannot be read.
+func ReleaseVersion(v string) string {
+	tv, ok := parseTorch(v)
+	if !ok {
+		return ""
+	}
+	return tv.patch
+}
+
 // PublicVersion drops the local tag ("2.5.1+cu121" -> "2.5.1"): indexes and
 // the tables are keyed by the public version. A version PEP 440 cannot read
 // loses whatever follows its first "+".
