@@ -55,7 +55,8 @@ run: build
 	fi; \
 	exec bin/gpucanary
 
-## test: install what is missing, vet, race tests, fuzz briefly, desktop end to end
+## test: install what is missing, vet, race tests, fuzz briefly, desktop end to end,
+## Windows under wine, Prometheus, install and packages
 test: deps deps-test vet unit cli fuzz e2e test-windows test-prom
 
 vet:
