@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,6 +86,36 @@ func TestOverwriteIsCaughtWithCulprit(t *testing.T) {
 	// Putting the CUDA build back clears the finding.
 	f.Install(t, venv, "2.5.1+cu121")
 	e.Wait(10*time.Second, monitortest.Finding(monitor.KindFindingCleared, health.CodeTorchCPUBuild))
+}
+
+// TestAStopDuringTheFirstReadForgetsNothing: a run stopped before its
+// first read finished (Ctrl-C while another environment's read hangs)
+// learned nothing, so it saves nothing over what was remembered: the next
+// run still tells the overwrite made while GPU Canary was not running.
+func TestAStopDuringTheFirstReadForgetsNothing(t *testing.T) {
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), ".venv"))
+	st := store.Open(t.TempDir())
+	opts := engine.Options{Paths: []string{venv}, Store: st, GPU: monitortest.SimGPU(t, monitortest.A100), Interval: time.Hour, Rediscover: -1}
+
+	first := monitortest.Start(t, opts)
+	first.Stop()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stopped before the read: every read ends with ctx's error
+	if err := engine.New(opts).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	f.Install(t, venv, "2.5.1+cpu")
+	third := monitortest.Start(t, opts)
+	ev := third.Wait(5*time.Second, kind(monitor.KindCUDAWheelReplaced, venv))
+	if !ev.Offline || !strings.Contains(ev.Message, "2.5.1+cu121") {
+		t.Errorf("offline event after an interrupted run = %+v", ev)
+	}
+	if n := third.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeEnvUnreadable)); n != 0 {
+		t.Errorf("the interrupted read became a finding:\n%s", third.Dump())
+	}
 }
 
 func TestChangeWhileStoppedIsReportedOnStart(t *testing.T) {

@@ -27,6 +27,13 @@ func (m *Monitor) start(ctx context.Context) {
 	readPast := sync.OnceValue(m.memory.history)
 	for _, f := range found {
 		rep := monitor.InspectOne(ctx, f, m.machine.gpu, m.o.Health)
+		if ctx.Err() != nil {
+			// Stopped while reading: what is not read is not known, so it
+			// is neither a finding nor a record that replaces the one
+			// remembered (its torch would be saved as unknown, and a change
+			// made while GPU Canary was not running never told).
+			break
+		}
 		e := m.envs.add(f.Path, f.Via)
 		e.report = rep
 		rec, known := m.memory.env(f.Path)
@@ -51,7 +58,9 @@ func (m *Monitor) start(ctx context.Context) {
 		events = append(events, envFindingEvents(f.Path, now, e.findings.update(rep.Findings))...)
 		m.w.watchEnv(rep.Env)
 	}
-	events = append(events, m.memory.deletedWhileStopped(&m.envs, now)...)
+	if ctx.Err() == nil {
+		events = append(events, m.memory.deletedWhileStopped(&m.envs, now)...)
+	}
 	m.watchRoots()
 	m.readDone(began)
 	m.publish(events)
@@ -109,6 +118,9 @@ func (m *Monitor) readEnv(ctx context.Context, path, via string) {
 		via = e.via
 	}
 	rep := monitor.InspectOne(ctx, pyenv.Found{Path: path, Via: via}, m.machine.gpu, m.o.Health)
+	if ctx.Err() != nil {
+		return // stopped while reading: nothing was learned (see start)
+	}
 	if rep.Env != nil && installInProgress(rep.Env) {
 		// Wait for the installer to finish, but not forever: a stash left
 		// behind by a crashed pip is a state to report.
