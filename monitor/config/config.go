@@ -11,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -90,8 +93,15 @@ func Load(path string) (Config, error) {
 		return c, fmt.Errorf("reading settings %s: %w", path, err)
 	}
 	read := c
-	dec := toml.NewDecoder(bytes.NewReader(data))
+	// A key the program does not know is most often a typo
+	// ("discover_hom"): ignored, the setting the user meant would silently
+	// be its default.
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&read); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) {
+			return c, fmt.Errorf("reading settings %s: %s", path, unknownKeys(strict))
+		}
 		return c, fmt.Errorf("reading settings %s: %w", path, err)
 	}
 	if err := read.validate(); err != nil {
@@ -104,14 +114,27 @@ func (c Config) validate() error {
 	switch {
 	case c.Refresh.Duration < 100*time.Millisecond:
 		return fmt.Errorf("refresh %s is shorter than 100ms", c.Refresh)
-	case c.CPUFallbackPercent <= 0:
-		return fmt.Errorf("cpu_fallback_percent %v must be above 0", c.CPUFallbackPercent)
+	case !(c.CPUFallbackPercent > 0) || math.IsInf(c.CPUFallbackPercent, 0):
+		// !(x > 0) is also true of NaN, which would turn JOB_ON_CPU off.
+		return fmt.Errorf("cpu_fallback_percent %v must be a number above 0", c.CPUFallbackPercent)
 	case c.CPUFallbackWindow.Duration < 0:
 		return fmt.Errorf("cpu_fallback_window %s is negative", c.CPUFallbackWindow)
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
 	}
+	if u, err := url.Parse(c.IndexBase); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") || (u.Host == "" && u.Scheme != "file") {
+		return fmt.Errorf("index_base %q is not an http(s) or file URL", c.IndexBase)
+	}
 	return nil
+}
+
+// unknownKeys names the keys of a settings file that no setting has.
+func unknownKeys(e *toml.StrictMissingError) string {
+	keys := make([]string, len(e.Errors))
+	for i, d := range e.Errors {
+		keys[i] = strings.Join(d.Key(), ".")
+	}
+	return fmt.Sprintf("unknown setting %s (a typo? the README lists the settings)", strings.Join(keys, ", "))
 }
 
 // Save writes c to path atomically (temp file + rename), creating the folder.
