@@ -175,6 +175,15 @@ func TestInspectIncidents(t *testing.T) {
 			want: want{build: pyenv.BuildXPU, xpu: "20250100", version: "2.8.0+xpu", distVersion: "2.8.0+xpu", installer: "pip", envInstaller: "pip", envKind: "venv"},
 		},
 		{
+			// torch 2.5's version.py has no xpu field: all its fields are
+			// None, and only the tag says XPU (not a CPU build).
+			name: "XPU build whose version.py predates the xpu field",
+			spec: func(l pyenv.Layout) pyenvtest.Spec {
+				return pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+xpu", Installer: "pip\n", Libs: []string{torchLib(l, "torch_cpu"), torchLib(l, "torch_xpu")}}}
+			},
+			want: want{build: pyenv.BuildXPU, version: "2.5.1+xpu", distVersion: "2.5.1+xpu", installer: "pip", envInstaller: "pip", envKind: "venv"},
+		},
+		{
 			name: "no torch",
 			spec: func(pyenv.Layout) pyenvtest.Spec { return pyenvtest.Spec{Manager: "uv"} },
 			want: want{noTorch: true, envInstaller: "uv", envKind: "venv"},

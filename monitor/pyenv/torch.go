@@ -122,6 +122,11 @@ func classifyTorch(p *Package, vp *VersionPy, vpPath string, conda *condaRecord,
 			p.Build, p.ROCm = BuildROCm, vp.HIP
 		case vp.XPU != "":
 			p.Build, p.XPU = BuildXPU, vp.XPU
+		case xpuTagged(p.DistVersion) || libs.xpu:
+			// torch 2.5's XPU wheels write no xpu field in version.py:
+			// cuda and hip None is not a CPU build there.
+			p.Build = BuildXPU
+			p.Evidence = append(p.Evidence, Evidence{File: vpPath, Says: "cuda and hip are None; the version's tag or torch/lib says XPU"})
 		default:
 			p.Build = BuildCPU
 			p.Evidence = append(p.Evidence, Evidence{File: vpPath, Says: "cuda, hip and xpu are None"})
@@ -231,4 +236,10 @@ func readCompanion(sp *sitePackages, key, folderName string) *Package {
 		tagBuild(p, p.DistVersion)
 	}
 	return p
+}
+
+// xpuTagged says whether version's local tag is an XPU build's ("+xpu").
+func xpuTagged(version string) bool {
+	b, _ := classifyLocalTag(version)
+	return b == BuildXPU
 }
