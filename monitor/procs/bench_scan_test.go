@@ -33,7 +33,15 @@ func sleepersTo(b *testing.B, n int) {
 // that learned every process: the steady state of a running engine.
 func BenchmarkScan100(b *testing.B) {
 	sleepersTo(b, 100)
-	s := NewSource(Options{})
+	benchRefresh(b, NewSource(Options{}))
+}
+
+// benchRefresh times one refresh of s (scan + verdicts) after a first scan
+// that learned every process, and reports the CPU time this process spent
+// a refresh (cpu-ms/op) and how many processes each listed (procs).
+func benchRefresh(b *testing.B, s interface {
+	Scan(context.Context) ([]Proc, error)
+}) {
 	ctx := context.Background()
 	if _, err := s.Scan(ctx); err != nil {
 		b.Fatal(err)

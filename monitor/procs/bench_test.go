@@ -48,24 +48,7 @@ func cpuTime() time.Duration {
 // psutil peer (BenchmarkPsutilScan1000).
 func BenchmarkScan1000(b *testing.B) {
 	startSleepers(b, 1000)
-	s := newScanner(Options{})
-	ctx := context.Background()
-	if _, err := s.Scan(ctx); err != nil {
-		b.Fatal(err)
-	}
-	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Name: "A100", ComputeCapability: "8.0"}}}
-	b.ReportAllocs()
-	start := cpuTime()
-	n := 0
-	for b.Loop() {
-		ps, err := s.Scan(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		Classify(ps, g, nil, DefaultBusyRule, nil, time.Now())
-		n++
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(n), "cpu-ms/op")
+	benchRefresh(b, newScanner(Options{}))
 }
 
 // BenchmarkPsutilScan1000 runs the psutil peer (testdata/psutil_scan.py,
