@@ -74,7 +74,8 @@ func (j *Journal) begin(p Plan, before map[string]string, rollback string) {
 		return
 	}
 	j.f = f
-	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: ptr(p.shown()), Before: before, Rollback: rollback})
+	shown := p.shown()
+	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: &shown, Before: before, Rollback: rollback})
 }
 
 func (j *Journal) installer(pid int) {
@@ -252,5 +253,3 @@ func safeName(env string) string {
 		return '_'
 	}, s)
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -125,12 +125,12 @@ func NewPlan(r Request) (Plan, error) {
 		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
 	}
 	p := Plan{Env: r.Env.Path, Cleanup: stashes(r.Env)}
-	public := kb.PublicVersion(torch.Version)
-	if rel := kb.ReleaseVersion(torch.Version); rel != "" {
-		// A pre-release, nightly or source build ("1.13.0a0+gitunknown",
-		// Debian's) has no wheel of its own version on pytorch.org: the
-		// release it belongs to is what can be installed.
-		public = rel
+	// A pre-release, nightly or source build ("1.13.0a0+gitunknown",
+	// Debian's) has no wheel of its own version on pytorch.org: the
+	// release it belongs to is what can be installed.
+	public := kb.ReleaseVersion(torch.Version)
+	if public == "" {
+		public = kb.PublicVersion(torch.Version)
 	}
 	if public == "" {
 		p.Blocked = fmt.Sprintf("the installed torch version %q cannot be read", torch.Version)
