@@ -41,7 +41,13 @@ type Windows interface {
 type Deps struct {
 	// Monitor is the engine; the caller runs Monitor.Run.
 	Monitor *engine.Monitor
-	Log     *slog.Logger
+	// Events is the engine's subscription, taken by the caller before it
+	// started the engine, so that the first read's findings are told
+	// whichever comes first, the engine's first read or the tray's loop
+	// (which waits for the tray host). Nil: the loop subscribes when it
+	// starts, and is told only what happens from then on.
+	Events <-chan monitor.Event
+	Log    *slog.Logger
 	// WindowsCommand builds the command that starts the windows process
 	// (`gpucanary ui --link`); Windows replaces the whole process in tests.
 	// CanRepair says whether it can reinstall a CUDA torch (then the menu
@@ -205,8 +211,12 @@ func (t *tray) do(f func()) {
 // loop renders, notifies and answers clicks until Quit or ctx ends.
 func (t *tray) loop(ctx context.Context) {
 	d := t.d
-	events, unsubscribe := d.Monitor.Subscribe()
-	defer unsubscribe()
+	events := d.Events
+	if events == nil {
+		var unsubscribe func()
+		events, unsubscribe = d.Monitor.Subscribe()
+		defer unsubscribe()
+	}
 	go t.copies.serve(t.quit, t.copyNow)
 	go t.notes.serve(t.quit, t.notifyNow)
 	settings := t.watchSettings(ctx)

@@ -106,6 +106,10 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 	defer releaseState()
 	m, release := g.newMonitor(nil, st)
 	defer release()
+	// Subscribed before the engine runs: the first read's findings are
+	// told even when the read ends before the tray host is up.
+	events, unsubscribe := m.Subscribe()
+	defer unsubscribe()
 	stop := runEngine(ctx, g, m)
 	defer stop()
 	exe, err := os.Executable()
@@ -114,7 +118,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		return exitUsage
 	}
 	err = tray.Run(ctx, tray.Deps{
-		Monitor: m, Log: g.log.With("component", "tray"), CanRepair: true,
+		Monitor: m, Events: events, Log: g.log.With("component", "tray"), CanRepair: true,
 		WindowsCommand: func() *exec.Cmd {
 			cmd := nowindow.Command(exe, append(g.flags(), "ui", "--link")...)
 			cmd.Stderr = os.Stderr
