@@ -25,7 +25,7 @@ func pickDist(p *Package, sp *sitePackages, name string, dists []distInfo, vp *V
 	for i, d := range dists {
 		dirs[i] = d.dir
 	}
-	p.Problems = append(p.Problems, Problem{Kind: ProblemDuplicateDistInfo, Path: sp.file(dists[0].dir),
+	p.Problems = append(p.Problems, Problem{Kind: ProblemDuplicateDistInfo, Path: sp.distPath(dists[0]),
 		Message: fmt.Sprintf("%d %s metadata folders (%s): pip and uv see only one, and uninstalling leaves the other's files; reinstall %s", len(dists), name, strings.Join(dirs, ", "), name)})
 	if vp != nil {
 		public, _, _ := strings.Cut(vp.Version, "+")
@@ -41,7 +41,7 @@ func pickDist(p *Package, sp *sitePackages, name string, dists []distInfo, vp *V
 // readDist reads a dist-info's METADATA header, INSTALLER and
 // direct_url.json into p.
 func readDist(p *Package, sp *sitePackages, d distInfo) {
-	dir := sp.file(d.dir)
+	dir := sp.distPath(d)
 	p.DistInfo = dir
 	p.DistVersion = d.version
 	if kind := fileKind(dir); kind != "" && kind != "a folder" {

@@ -187,6 +187,32 @@ func TestFIFOsAreNamed(t *testing.T) {
 	}
 }
 
+// TestFIFOPth: a .pth file that is a FIFO (Python blocks at start-up
+// opening it) and an editable finder module that is one are problems
+// said as such; the rest of the environment is read.
+func TestFIFOPth(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".venv")
+	must(t, pyenvtest.Write(root, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}}))
+	site := filepath.Join(root, "lib", "python3.11", "site-packages")
+	pth := filepath.Join(site, "evil.pth")
+	mkfifo(t, pth)
+	finder := filepath.Join(site, "__editable___x_1_0_finder.py")
+	writeFile(t, site, "__editable__.x-1.0.pth", "import __editable___x_1_0_finder; __editable___x_1_0_finder.install()\n")
+	mkfifo(t, finder)
+	env := inspectInTime(t, root)
+	var pthSaid, finderSaid bool
+	for _, p := range env.Problems {
+		pthSaid = pthSaid || p.Path == pth && p.Kind == pyenv.ProblemUnreadable && strings.Contains(p.Message, "evil.pth is a FIFO, not a regular file: GPU Canary did not read it") && strings.Contains(p.Message, "waits there for a writer")
+		finderSaid = finderSaid || p.Path == finder && strings.Contains(p.Message, "is a FIFO, not a regular file")
+	}
+	if !pthSaid || !finderSaid {
+		t.Errorf("the FIFO .pth (%v) or finder (%v) is not said: %+v", pthSaid, finderSaid, env.Problems)
+	}
+	if tor := env.Torch(); tor == nil || tor.Version != "2.5.1+cu121" || len(tor.Problems) > 0 {
+		t.Errorf("torch = %+v", tor)
+	}
+}
+
 // TestFIFOReinstall checks the fixes the FIFO messages give with real
 // pip: `pip install --force-reinstall --no-deps torch==V`, the command a
 // reinstall plan runs, replaces a FIFO torch/version.py; over a FIFO

@@ -22,8 +22,10 @@ type inspector struct {
 	top      *dirIndex
 	cfg      map[string]string
 	conda    *condaMeta
-	owner    *Manager // the first manager whose marker the environment has
-	ownSites []string // the environment's own site folders, existing or not, in sys.path order
+	owner    *Manager           // the first manager whose marker the environment has
+	ownSites []string           // the environment's own site folders, existing or not, in sys.path order
+	unread   []pthLine          // .pth import lines GPU Canary did not follow
+	listed   map[string]listing // site folders listed, by path
 }
 
 // Inspect reads the environment at root from disk, with this process's
