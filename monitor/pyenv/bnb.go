@@ -89,7 +89,7 @@ func readNvidia(sp *sitePackages, name string) *Package {
 	if d == nil {
 		return nil
 	}
-	p.Version, p.DistVersion, p.DistInfo = d.version, d.version, sp.file(d.dir)
+	p.Version, p.DistVersion, p.DistInfo = d.version, d.version, sp.distPath(*d)
 	p.Evidence = append(p.Evidence, Evidence{File: p.DistInfo, Says: "dist-info " + d.dir})
 	if strings.HasPrefix(name, "nvidia-cuda-") {
 		p.CUDA = majorMinor(d.version) // nvidia-cuda-runtime-cu12 12.4.127 is CUDA 12.4

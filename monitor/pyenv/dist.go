@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // pickDist chooses the dist-info to read. Two or more are a problem: pip
@@ -23,7 +25,7 @@ func pickDist(p *Package, sp *sitePackages, name string, dists []distInfo, vp *V
 	for i, d := range dists {
 		dirs[i] = d.dir
 	}
-	p.Problems = append(p.Problems, Problem{Kind: ProblemDuplicateDistInfo, Path: sp.file(dists[0].dir),
+	p.Problems = append(p.Problems, Problem{Kind: ProblemDuplicateDistInfo, Path: sp.distPath(dists[0]),
 		Message: fmt.Sprintf("%d %s metadata folders (%s): pip and uv see only one, and uninstalling leaves the other's files; reinstall %s", len(dists), name, strings.Join(dirs, ", "), name)})
 	if vp != nil {
 		public, _, _ := strings.Cut(vp.Version, "+")
@@ -39,9 +41,14 @@ func pickDist(p *Package, sp *sitePackages, name string, dists []distInfo, vp *V
 // readDist reads a dist-info's METADATA header, INSTALLER and
 // direct_url.json into p.
 func readDist(p *Package, sp *sitePackages, d distInfo) {
-	dir := sp.file(d.dir)
+	dir := sp.distPath(d)
 	p.DistInfo = dir
 	p.DistVersion = d.version
+	if kind := fileKind(dir); kind != "" && kind != "a folder" {
+		p.Problems = append(p.Problems, Problem{Kind: ProblemUnreadable, Path: dir,
+			Message: dir + " is " + kind + ", not a folder: GPU Canary did not read it"})
+		return
+	}
 	metaName := "METADATA"
 	if d.egg {
 		metaName = "PKG-INFO"
@@ -93,7 +100,14 @@ func readVersionPy(p *Package, path, pkg string) *VersionPy {
 	}
 	data, err := readSmall(path, smallFileLimit)
 	if err != nil {
-		p.Problems = append(p.Problems, problemFor(path, pkg+"/version.py", err))
+		pr := problemFor(path, pkg+"/version.py", err)
+		if errors.Is(err, safefs.ErrNotRegular) {
+			// Checked with Python 3.11 and pip 23: import fails with
+			// "No module named 'torch.version'", and pip install
+			// --force-reinstall replaces a FIFO or a socket version.py.
+			pr.Message += fmt.Sprintf(", and Python does not load it either (import %s fails: No module named '%s.version'); reinstalling %s replaces it with the real file", pkg, pkg, pkg)
+		}
+		p.Problems = append(p.Problems, pr)
 		return nil
 	}
 	vp, err := ParseVersionPy(data)

@@ -141,8 +141,17 @@ type Env struct {
 // Site is one folder on an environment's import path.
 type Site struct {
 	Path string `json:"path"`
-	// From says whose it is: SiteOwn, SiteUser or SiteBase.
+	// From says whose it is: SiteOwn, SiteUser, SiteBase, or SitePth and
+	// SiteEditable for the folders a .pth file adds.
 	From string `json:"from"`
+	// Pth and Line are the .pth file and its line (from 1) that put the
+	// folder on the import path (SitePth) or installed the editable
+	// finder that maps Package to it (SiteEditable).
+	Pth  string `json:"pth,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Package is the import name an editable finder maps to Path, the
+	// package's own folder (SiteEditable only).
+	Package string `json:"package,omitempty"`
 }
 
 // Site.From values.
@@ -150,6 +159,14 @@ const (
 	SiteOwn  = "own"  // the environment's own site-packages (or a prefix's dist-packages)
 	SiteUser = "user" // the user site (pip install --user): ~/.local/lib/pythonX.Y/site-packages
 	SiteBase = "base" // the base interpreter's, inherited through include-system-site-packages
+	// SitePth is a folder a path line of a .pth file in an earlier site
+	// appends to sys.path (an editable install, a shared site).
+	SitePth = "pth"
+	// SiteEditable is a package folder that setuptools' editable finder
+	// (a .pth import line and its __editable___*_finder.py MAPPING)
+	// serves. The finder is appended to sys.meta_path, after the path
+	// finder, so it is searched after every folder on sys.path.
+	SiteEditable = "editable"
 )
 
 // Torch returns the environment's torch, or nil when torch is not installed.

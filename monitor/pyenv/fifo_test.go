@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
 
 // TestFIFOsNeverBlock: FIFOs planted where version.py, METADATA,
@@ -88,4 +89,179 @@ func TestFIFOsNeverBlock(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Inspect blocked on a FIFO pyvenv.cfg or a FIFO path")
 	}
+}
+
+// inspectInTime inspects root, failing if a read blocks.
+func inspectInTime(t *testing.T, root string) *pyenv.Env {
+	t.Helper()
+	type result struct {
+		env *pyenv.Env
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		env, err := pyenv.InspectWith(root, noUser(t.TempDir()))
+		done <- result{env, err}
+	}()
+	select {
+	case r := <-done:
+		must(t, r.err)
+		return r.env
+	case <-time.After(time.Minute):
+		t.Fatal("Inspect blocked on a FIFO")
+	}
+	return nil
+}
+
+// allProblems lists the problems of the environment and its packages.
+func allProblems(env *pyenv.Env) []pyenv.Problem {
+	out := append([]pyenv.Problem(nil), env.Problems...)
+	for _, p := range env.Packages {
+		out = append(out, p.Problems...)
+	}
+	return out
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	must(t, os.RemoveAll(path))
+	must(t, syscall.Mkfifo(path, 0o644))
+}
+
+// TestFIFOsAreNamed: a FIFO where a file or a folder of an environment
+// belongs is reported as a FIFO that GPU Canary did not read, with what
+// that means and what repairs it, never as missing.
+func TestFIFOsAreNamed(t *testing.T) {
+	site := func(root string) string { return filepath.Join(root, "lib", "python3.11", "site-packages") }
+	dist := func(root string) string { return filepath.Join(site(root), "torch-2.5.1+cu121.dist-info") }
+	for _, tt := range []struct {
+		name string
+		fifo func(root string) string
+		want []string // in one problem's message, with the path
+		not  string   // in none
+	}{
+		{"pyvenv.cfg", func(root string) string { return filepath.Join(root, "pyvenv.cfg") },
+			[]string{"pyvenv.cfg is a FIFO, not a regular file: GPU Canary did not read it", "blocks at start-up", "python3 -m venv"}, "no pyvenv.cfg"},
+		{"torch/version.py", func(root string) string { return filepath.Join(site(root), "torch", "version.py") },
+			[]string{"version.py is a FIFO, not a regular file: GPU Canary did not read it", "No module named 'torch.version'", "reinstalling torch replaces it"}, "missing"},
+		{"the torch folder", func(root string) string { return filepath.Join(site(root), "torch") },
+			[]string{"torch is a FIFO, not a folder", "delete it, then reinstall torch"}, "gone"},
+		{"torch/lib", func(root string) string { return filepath.Join(site(root), "torch", "lib") },
+			[]string{"lib is a FIFO, not a folder: GPU Canary did not read it"}, "missing"},
+		{"the dist-info", dist,
+			[]string{"dist-info is a FIFO, not a folder: GPU Canary did not read it"}, "has no METADATA"},
+		{"METADATA", func(root string) string { return filepath.Join(dist(root), "METADATA") },
+			[]string{"METADATA is a FIFO, not a regular file: GPU Canary did not read it"}, "has no METADATA"},
+		{"site-packages", site,
+			[]string{"site-packages is a FIFO, not a folder: GPU Canary did not read it"}, "no site-packages folder"},
+		{"lib", func(root string) string { return filepath.Join(root, "lib") },
+			[]string{"lib is a FIFO, not a folder: GPU Canary did not read it"}, "no site-packages folder"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), ".venv")
+			must(t, pyenvtest.Write(root, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}}))
+			fifo := tt.fifo(root)
+			mkfifo(t, fifo)
+			if !pyenv.IsEnv(root) {
+				t.Fatal("IsEnv: false")
+			}
+			if r, err := pyenv.Resolve(root, pyenv.Where{}); err != nil || r.Env != root {
+				t.Fatalf("Resolve = %+v, %v", r, err)
+			}
+			env := inspectInTime(t, root)
+			found := false
+			for _, p := range allProblems(env) {
+				if tt.not != "" && strings.Contains(p.Message, tt.not) {
+					t.Errorf("reported as %q: %s", tt.not, p.Message)
+				}
+				all := p.Path == fifo && strings.Contains(p.Message, fifo)
+				for _, w := range tt.want {
+					all = all && strings.Contains(p.Message, w)
+				}
+				found = found || all
+			}
+			if !found {
+				t.Errorf("no problem on %s says %q: %+v", fifo, tt.want, allProblems(env))
+			}
+		})
+	}
+}
+
+// TestFIFOPth: a .pth file that is a FIFO (Python blocks at start-up
+// opening it) and an editable finder module that is one are problems
+// said as such; the rest of the environment is read.
+func TestFIFOPth(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".venv")
+	must(t, pyenvtest.Write(root, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}}))
+	site := filepath.Join(root, "lib", "python3.11", "site-packages")
+	pth := filepath.Join(site, "evil.pth")
+	mkfifo(t, pth)
+	finder := filepath.Join(site, "__editable___x_1_0_finder.py")
+	writeFile(t, site, "__editable__.x-1.0.pth", "import __editable___x_1_0_finder; __editable___x_1_0_finder.install()\n")
+	mkfifo(t, finder)
+	env := inspectInTime(t, root)
+	var pthSaid, finderSaid bool
+	for _, p := range env.Problems {
+		pthSaid = pthSaid || p.Path == pth && p.Kind == pyenv.ProblemUnreadable && strings.Contains(p.Message, "evil.pth is a FIFO, not a regular file: GPU Canary did not read it") && strings.Contains(p.Message, "waits there for a writer")
+		finderSaid = finderSaid || p.Path == finder && strings.Contains(p.Message, "is a FIFO, not a regular file")
+	}
+	if !pthSaid || !finderSaid {
+		t.Errorf("the FIFO .pth (%v) or finder (%v) is not said: %+v", pthSaid, finderSaid, env.Problems)
+	}
+	if tor := env.Torch(); tor == nil || tor.Version != "2.5.1+cu121" || len(tor.Problems) > 0 {
+		t.Errorf("torch = %+v", tor)
+	}
+}
+
+// TestFIFOReinstall checks the fixes the FIFO messages give with real
+// pip: `pip install --force-reinstall --no-deps torch==V`, the command a
+// reinstall plan runs, replaces a FIFO torch/version.py; over a FIFO
+// where the torch folder belongs it fails, and after deleting the FIFO
+// it succeeds.
+func TestFIFOReinstall(t *testing.T) {
+	py := wheeltest.Python(t)
+	links := t.TempDir()
+	if _, err := wheeltest.Write(links, wheeltest.Torch("2.5.1", "cu121")); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(t.TempDir(), "venv")
+	wheeltest.NewVenv(t, py, venv)
+	reinstall := func() ([]byte, error) {
+		return wheeltest.PipCommand(py, venv, "install", "--no-index", "--find-links", links, "--force-reinstall", "--no-deps", "torch==2.5.1+cu121").CombinedOutput()
+	}
+	if out, err := reinstall(); err != nil {
+		t.Fatalf("pip: %v\n%s", err, out)
+	}
+	site := wheeltest.SitePackages(t, venv)
+	healthy := func() {
+		t.Helper()
+		env := inspectInTime(t, venv)
+		if tor := env.Torch(); tor == nil || tor.Version != "2.5.1+cu121" || len(allProblems(env)) > 0 {
+			t.Fatalf("after the reinstall: torch %+v, problems %+v", tor, allProblems(env))
+		}
+	}
+
+	version := filepath.Join(site, "torch", "version.py")
+	mkfifo(t, version)
+	if ps := allProblems(inspectInTime(t, venv)); len(ps) != 1 || !strings.Contains(ps[0].Message, "reinstalling torch replaces it") {
+		t.Fatalf("problems %+v", ps)
+	}
+	if out, err := reinstall(); err != nil {
+		t.Fatalf("the reinstall over a FIFO version.py failed: %v\n%s", err, out)
+	}
+	healthy()
+
+	folder := filepath.Join(site, "torch")
+	mkfifo(t, folder)
+	if ps := allProblems(inspectInTime(t, venv)); len(ps) != 1 || !strings.Contains(ps[0].Message, "delete it, then reinstall torch") {
+		t.Fatalf("problems %+v", ps)
+	}
+	if out, err := reinstall(); err == nil {
+		t.Fatalf("pip reinstalled over a FIFO torch folder: the message says it fails\n%s", out)
+	}
+	must(t, os.Remove(folder))
+	if out, err := reinstall(); err != nil {
+		t.Fatalf("the reinstall after deleting the FIFO failed: %v\n%s", err, out)
+	}
+	healthy()
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // ErrNotEnv is wrapped by Inspect's error when a directory is no Python
@@ -20,8 +22,10 @@ type inspector struct {
 	top      *dirIndex
 	cfg      map[string]string
 	conda    *condaMeta
-	owner    *Manager // the first manager whose marker the environment has
-	ownSites []string // the environment's own site folders, existing or not, in sys.path order
+	owner    *Manager           // the first manager whose marker the environment has
+	ownSites []string           // the environment's own site folders, existing or not, in sys.path order
+	unread   []pthLine          // .pth import lines GPU Canary did not follow
+	listed   map[string]listing // site folders listed, by path
 }
 
 // Inspect reads the environment at root from disk, with this process's
@@ -83,7 +87,11 @@ func (in *inspector) evidence(file, says string) {
 func (in *inspector) readCfg(path string) {
 	data, err := readSmall(path, smallFileLimit)
 	if err != nil {
-		in.env.Problems = append(in.env.Problems, problemFor(path, "pyvenv.cfg", err))
+		pr := problemFor(path, "pyvenv.cfg", err)
+		if errors.Is(err, safefs.ErrNotRegular) {
+			pr.Message += cfgNotRegular(fileKind(path), in.env.Path)
+		}
+		in.env.Problems = append(in.env.Problems, pr)
 		return
 	}
 	in.cfg = ParsePyvenvCfg(data)
@@ -94,6 +102,19 @@ func (in *inspector) readCfg(path string) {
 	if uv := in.cfg["uv"]; uv != "" {
 		in.evidence(path, "uv = "+uv)
 	}
+}
+
+// cfgNotRegular says, after "pyvenv.cfg is a FIFO, not a regular file:
+// GPU Canary did not read it", what that means and what repairs it.
+// Checked with Debian's Python 3.11: its interpreter blocks at start-up
+// on a FIFO pyvenv.cfg; `python3 -m venv ENV` over the environment
+// writes a new one and keeps site-packages.
+func cfgNotRegular(kind, env string) string {
+	s := ", so the environment's Python version and whether it sees the system's packages are not known"
+	if kind == "a FIFO" {
+		s += "; the environment's Python blocks at start-up opening it"
+	}
+	return s + "; delete it, then run `python3 -m venv " + env + "` with the Python that made the environment: it writes a new pyvenv.cfg and keeps the installed packages"
 }
 
 func (in *inspector) readConda(dir string) {
@@ -140,10 +161,52 @@ func (in *inspector) findSitePackages() {
 	if _, ok := in.top.isDir(root, "Scripts"); ok {
 		in.env.Layout = LayoutWindows
 	}
-	if in.env.Kind == KindVenv {
-		in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemMalformed, Path: root,
-			Message: "no site-packages folder (neither lib/pythonX.Y/site-packages nor Lib/site-packages)"})
+	if in.env.Kind != KindVenv {
+		return
 	}
+	if path, kind := in.siteNotFolder(); path != "" {
+		in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemUnreadable, Path: path,
+			Message: path + " is " + kind + ", not a folder: GPU Canary did not read it, and Python finds no packages there"})
+		return
+	}
+	in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemMalformed, Path: root,
+		Message: "no site-packages folder (neither lib/pythonX.Y/site-packages nor Lib/site-packages)"})
+}
+
+// siteNotFolder finds where site-packages should be something that is
+// not a folder (a FIFO lib, lib/python3.11/site-packages or
+// Lib\site-packages), so that it is named as what it is, not as missing.
+func (in *inspector) siteNotFolder() (string, string) {
+	root := in.env.Path
+	for _, libName := range []string{"lib", "lib64"} {
+		lib, ok := in.top.get(libName)
+		if !ok {
+			continue
+		}
+		libPath := filepath.Join(root, lib)
+		if kind := fileKind(libPath); kind != "a folder" {
+			if kind != "" {
+				return libPath, kind
+			}
+			continue
+		}
+		libIx, err := listDir(libPath)
+		if err != nil {
+			continue
+		}
+		cands := []string{"site-packages"}
+		for _, e := range libIx.entries {
+			if strings.HasPrefix(strings.ToLower(e.Name()), "python") {
+				cands = append(cands, filepath.Join(e.Name(), "site-packages"))
+			}
+		}
+		for _, c := range cands {
+			if kind := fileKind(filepath.Join(libPath, c)); kind != "" && kind != "a folder" {
+				return filepath.Join(libPath, c), kind
+			}
+		}
+	}
+	return "", ""
 }
 
 // posixSitePackages picks lib/pythonX.Y/site-packages, preferring the

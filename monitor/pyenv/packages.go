@@ -13,34 +13,40 @@ func (in *inspector) readSites() {
 	var sites []*sitePackages
 	var from []Site
 	for _, s := range env.Sites {
-		ix, err := listDir(s.Path)
+		sp, err := in.indexSite(s)
 		if err != nil {
 			env.Problems = append(env.Problems, problemFor(s.Path, "site-packages", err))
 			continue
 		}
-		sites = append(sites, indexSitePackages(s.Path, ix))
+		sites = append(sites, sp)
 		from = append(from, s)
 	}
+	lendDists(sites, from)
 	var condaTorch *condaRecord
 	if in.conda != nil {
 		condaTorch = in.conda.torch
 	}
 	first := func(name string, read func(sp *sitePackages, own bool) *Package) {
 		for i, sp := range sites {
+			if servedLater(name, sp, sites[i+1:], from[i+1:]) {
+				continue // an editable install's metadata: its code is further on
+			}
 			p := read(sp, from[i].From == SiteOwn)
 			if p == nil {
 				continue
 			}
-			p.Site = sp.path
+			p.Site = from[i].Path
 			if from[i].From != SiteOwn {
-				p.Evidence = append(p.Evidence, Evidence{File: sp.path,
-					Says: "import " + importName(name) + " loads this copy: " + siteWords(from[i]) + " is the first folder on the import path that holds it"})
+				p.Evidence = append(p.Evidence, loadsEvidence(name, from[i]))
 			}
 			for j := i + 1; j < len(sites); j++ {
 				if sites[j].holds(name) {
-					p.Evidence = append(p.Evidence, Evidence{File: sites[j].path,
+					p.Evidence = append(p.Evidence, Evidence{File: from[j].Path,
 						Says: "another " + name + " here (" + siteWords(from[j]) + ") is shadowed by the one " + siteWords(from[i]) + " holds"})
 				}
+			}
+			if !strings.HasPrefix(name, "nvidia-") && !sp.holdsImport(name) {
+				in.sayUnreadIn(p, sp.path)
 			}
 			env.Packages[name] = p
 			return
@@ -77,6 +83,9 @@ func (in *inspector) readSites() {
 		if from[i].From == SiteOwn && sp.path == env.SitePackages {
 			sp.stashProblems(env)
 		}
+	}
+	if env.Torch() == nil {
+		in.sayUnread()
 	}
 }
 

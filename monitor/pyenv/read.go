@@ -3,6 +3,7 @@ package pyenv
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -85,11 +86,45 @@ func (ix *dirIndex) isDir(parent, name string) (string, bool) {
 	return actual, false
 }
 
-// problemFor describes a failed read of path as a Problem.
+// problemFor describes a failed read of path as a Problem. Something
+// other than what was expected there (a FIFO where a file or a folder
+// belongs) is named as what it is, never as missing.
 func problemFor(path, what string, err error) Problem {
 	kind := ProblemUnreadable
 	if errors.Is(err, safefs.ErrTooLarge) {
 		kind = ProblemTruncated
 	}
-	return Problem{Kind: kind, Path: path, Message: fmt.Sprintf("cannot read %s: %v", what, err)}
+	msg := fmt.Sprintf("cannot read %s: %v", what, err)
+	if k := fileKind(path); k != "" && (errors.Is(err, safefs.ErrNotRegular) || k != "a folder") {
+		want := "a folder"
+		if errors.Is(err, safefs.ErrNotRegular) {
+			want = "a regular file"
+		}
+		msg = fmt.Sprintf("%s is %s, not %s: GPU Canary did not read it", path, k, want)
+	}
+	return Problem{Kind: kind, Path: path, Message: msg}
+}
+
+// fileKind names what is at path when it is not a regular file: "a
+// FIFO", "a socket", "a device", "a folder", "a special file"; "" for a
+// regular file or nothing at all. It follows links, as opening does.
+func fileKind(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return ""
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "a special file"
 }

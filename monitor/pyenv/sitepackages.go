@@ -11,6 +11,9 @@ type distInfo struct {
 	dir     string // folder name as on disk
 	version string // version from the folder name
 	egg     bool
+	// site is the folder holding it when not the site it is listed in:
+	// the site of the .pth file that added an editable install's code.
+	site string
 }
 
 // sitePackages is one listing of site-packages, indexed once so every
@@ -85,6 +88,14 @@ func NormalizeName(name string) string {
 		b.WriteByte('-')
 	}
 	return b.String()
+}
+
+// distPath is the dist-info folder d, absolute.
+func (sp *sitePackages) distPath(d distInfo) string {
+	if d.site != "" {
+		return filepath.Join(d.site, d.dir)
+	}
+	return sp.file(d.dir)
 }
 
 // file is an absolute path inside site-packages.

@@ -1,6 +1,7 @@
 package pyenv
 
 import (
+	"fmt"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 	"os"
 	"path/filepath"
@@ -252,7 +253,7 @@ func (in *inspector) importSites(o InspectOptions) {
 			add(p, SiteOwn)
 		}
 	}
-	env.Sites = sites
+	env.Sites = in.withPth(sites)
 }
 
 // siteWords says whose a site is, for evidence.
@@ -262,6 +263,10 @@ func siteWords(s Site) string {
 		return "the user site"
 	case SiteBase:
 		return "the base interpreter's site"
+	case SitePth:
+		return fmt.Sprintf("the folder that line %d of %s adds to the import path", s.Line, s.Pth)
+	case SiteEditable:
+		return fmt.Sprintf("the folder the editable finder installed by line %d of %s maps %s to, searched after every folder on the import path", s.Line, s.Pth, s.Package)
 	}
 	return "the environment's own site-packages"
 }

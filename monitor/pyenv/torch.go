@@ -97,8 +97,7 @@ func readTorch(sp *sitePackages, conda *condaRecord) *Package {
 		p.Problems = append(p.Problems, Problem{Kind: ProblemMissingDistInfo, Path: sp.file(folder),
 			Message: "a torch folder with no torch dist-info: pip and uv think torch is not installed and will not remove these files; delete the folder and reinstall torch"})
 	case !hasFolder:
-		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: sp.path,
-			Message: "torch's metadata is installed but the torch folder is gone; reinstall torch"})
+		p.Problems = append(p.Problems, torchNotFolder(sp))
 	}
 	p.Version = p.DistVersion
 	if vp != nil {
@@ -106,6 +105,22 @@ func readTorch(sp *sitePackages, conda *condaRecord) *Package {
 	}
 	classifyTorch(p, vp, vpPath, conda, libs)
 	return p
+}
+
+// torchNotFolder is the problem of torch's metadata without its folder:
+// gone (half deleted), or something else in its place. Checked with pip
+// 23: a reinstall over a FIFO named torch fails ("Not a directory"), so
+// that one has to be deleted first.
+func torchNotFolder(sp *sitePackages) Problem {
+	if name, ok := sp.ix.get("torch"); ok {
+		path := sp.file(name)
+		if kind := fileKind(path); kind != "" && kind != "a folder" {
+			return Problem{Kind: ProblemUnreadable, Path: path,
+				Message: path + " is " + kind + ", not a folder: import torch fails (No module named 'torch'), and a reinstall fails on it too (Not a directory); delete it, then reinstall torch"}
+		}
+	}
+	return Problem{Kind: ProblemHalfDeleted, Path: sp.path,
+		Message: "torch's metadata is installed but the torch folder is gone; reinstall torch"}
 }
 
 // classifyTorch decides torch's build: version.py first (cuda -> CUDA X.Y,

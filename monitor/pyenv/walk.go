@@ -341,11 +341,14 @@ func findEntry(ents []os.DirEntry, name string) os.DirEntry {
 // marker (a pyvenv.cfg file for venv, virtualenv and uv; a conda-meta
 // folder for conda and mamba), or it is an interpreter's own installation
 // (a standard library at lib/pythonX.Y/os.py or Lib\os.py) or a user
-// base holding a user site.
+// base holding a user site. A file marker that is there but is no
+// regular file (a FIFO pyvenv.cfg) still makes an environment, as it
+// does for the walk (listingOwners): Inspect then says what it is,
+// instead of the environment being reported as none.
 func IsEnv(dir string) bool {
 	for _, mk := range envMarkers {
 		fi, err := os.Stat(filepath.Join(dir, mk.Name))
-		if err == nil && (mk.Dir && fi.IsDir() || !mk.Dir && fi.Mode().IsRegular()) {
+		if err == nil && mk.Dir == fi.IsDir() {
 			return true
 		}
 	}
