@@ -2,11 +2,12 @@ package pyenv
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // InspectOptions says whose user site an inspection reads: Python adds
