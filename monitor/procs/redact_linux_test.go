@@ -49,3 +49,52 @@ func TestScannedCommandLinesAreRedacted(t *testing.T) {
 	}
 	t.Fatal("the process was not scanned")
 }
+
+// TestScannedShellStringsAreRedacted: a real shell whose -c string holds
+// a password option, and a real python whose -c program holds a
+// password, are scanned with the secret hidden and the rest readable.
+func TestScannedShellStringsAreRedacted(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed (make test installs it)")
+	}
+	sh := exec.Command("sh", "-c", "redis-cli -a shell-secret ping 2>/dev/null; cat")
+	code := exec.Command(py, "-c", "import sys; password='code-secret'; sys.stdin.read()")
+	want := map[*exec.Cmd]string{
+		sh:   "sh -c redis-cli -a *** ping 2>/dev/null; cat",
+		code: "-c import sys; password='***'; sys.stdin.read()",
+	}
+	for cmd := range want {
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { in.Close(); cmd.Wait() })
+	}
+	ps, err := NewSource(Options{}).Scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, w := range want {
+		found := false
+		for _, p := range ps {
+			if p.PID != cmd.Process.Pid {
+				continue
+			}
+			found = true
+			line := strings.Join(p.Cmdline, " ")
+			if !strings.Contains(line, w) {
+				t.Errorf("command line %q, want it to hold %q", line, w)
+			}
+			if strings.Contains(line, "shell-secret") || strings.Contains(line, "code-secret") {
+				t.Errorf("%q shows a secret", line)
+			}
+		}
+		if !found {
+			t.Errorf("%s was not scanned", cmd)
+		}
+	}
+}
