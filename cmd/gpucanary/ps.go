@@ -37,13 +37,7 @@ func psFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON: the host, the time, the GPU and the processes")
 	watch := fs.Bool("watch", false, "refresh in place every 2 s, as top does; q quits")
 	g.simFlag(fs)
-	return func(ctx context.Context, std stdio) int {
-		if fs.NArg() > 0 {
-			fmt.Fprintln(std.err, "gpucanary ps: takes no arguments")
-			return exitUsage
-		}
-		return cmdPs(ctx, g, *asJSON, *watch, std)
-	}
+	return func(ctx context.Context, std stdio) int { return cmdPs(ctx, g, *asJSON, *watch, std) }
 }
 
 // cmdPs shows per-process GPU use and verdicts; with watch, as a live
