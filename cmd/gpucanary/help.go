@@ -47,7 +47,8 @@ say). On a terminal the table fits its width.
 
 Flags:
   --json               print JSON: hostname, query_time, the GPU and the
-                       processes
+                       processes; with --watch, one such object a line at
+                       each refresh (JSON lines)
   --watch              refresh every 2 s, as top does; on a terminal q quits
                        (Ctrl-C always does)
 ` + simFlagHelp + `
@@ -56,6 +57,7 @@ Examples:
   gpucanary ps
   gpucanary ps --watch
   gpucanary ps --json | jq '.processes[] | select(.verdict == "cpu") | .pid'
+  gpucanary ps --watch --json >>gpucanary-ps.jsonl
 
 Exit status: 0, or 2 on usage or when processes cannot be read.
 `

@@ -96,7 +96,11 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, now)
 		sortRows(rows)
 		if asJSON {
-			if err := jsonout.Processes(std.out, host, now, st, rows); err != nil {
+			write := jsonout.Processes
+			if watch {
+				write = jsonout.ProcessesLine // a refresh a line
+			}
+			if err := write(std.out, host, now, st, rows); err != nil {
 				fmt.Fprintf(std.err, "gpucanary ps: writing JSON: %v\n", err)
 				return exitUsage
 			}

@@ -170,3 +170,35 @@ func TestPsCommand(t *testing.T) {
 		t.Errorf("%d of the 2 jobs listed:\n%s", seen, out)
 	}
 }
+
+// TestPsWatchJSONIsOneObjectALine runs `ps --watch --json` as a script
+// would, its output a pipe: each refresh is one line holding one whole
+// JSON object (JSON lines, as watch --json writes), never an indented
+// document spread over many lines.
+func TestPsWatchJSONIsOneObjectALine(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	cmd := programCommand(t, "--gpu-sim", simFile(t, simA100), "ps", "--watch", "--json")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewReader(out)
+	for i := range 2 { // the first refresh and the next
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("refresh %d: %v after %q", i, err, line)
+		}
+		var refresh struct {
+			Hostname  string            `json:"hostname"`
+			Processes []json.RawMessage `json:"processes"`
+		}
+		if err := json.Unmarshal([]byte(line), &refresh); err != nil || refresh.Processes == nil {
+			t.Fatalf("refresh %d is not one JSON object on its line (%v): %q", i, err, line)
+		}
+	}
+}
