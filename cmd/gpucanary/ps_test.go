@@ -37,6 +37,16 @@ func startJob(t *testing.T, py, venv string, env ...string) int {
 		return strings.HasPrefix(kv, "VIRTUAL_ENV=") || strings.HasPrefix(kv, "CONDA_PREFIX=") || strings.HasPrefix(kv, "CUDA_VISIBLE_DEVICES=")
 	})
 	cmd.Env = append(append(cmd.Env, "VIRTUAL_ENV="+venv), env...)
+	if line, _ := startReading(t, cmd).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("job said %q, not ready", line)
+	}
+	return cmd.Process.Pid
+}
+
+// startReading starts cmd, its stderr the test's, and returns its
+// standard output; it is killed when the test ends.
+func startReading(t *testing.T, cmd *exec.Cmd) *bufio.Reader {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -46,10 +56,7 @@ func startJob(t *testing.T, py, venv string, env ...string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("job said %q, not ready", line)
-	}
-	return cmd.Process.Pid
+	return bufio.NewReader(out)
 }
 
 // TestPsCommand runs `gpucanary ps` over two real python jobs of one CUDA
@@ -177,17 +184,7 @@ func TestPsCommand(t *testing.T) {
 // document spread over many lines.
 func TestPsWatchJSONIsOneObjectALine(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	cmd := programCommand(t, "--gpu-sim", simFile(t, simA100), "ps", "--watch", "--json")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := bufio.NewReader(out)
+	lines := startReading(t, programCommand(t, "--gpu-sim", simFile(t, simA100), "ps", "--watch", "--json"))
 	for i := range 2 { // the first refresh and the next
 		line, err := lines.ReadString('\n')
 		if err != nil {

@@ -20,34 +20,16 @@ func TestScannedCommandLinesAreRedacted(t *testing.T) {
 	secrets := []string{"hunter2", "pg-secret", "hf_abcdefghijklmnopqrstuv", "s3cret"}
 	cmd := exec.Command(py, "-c", "import sys; sys.stdin.read()",
 		"--pass", "hunter2", "PGPASSWORD=pg-secret", "--hf-token=hf_abcdefghijklmnopqrstuv", "--index-url", "https://ada:s3cret@mirror.example/simple")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	p := scanStarted(t, cmd)[cmd]
+	line := strings.Join(p.Cmdline, " ")
+	if !strings.Contains(line, "--pass ***") || !strings.Contains(line, "https://ada:***@mirror.example/simple") {
+		t.Errorf("command line not redacted as expected: %q", line)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	ps, err := NewSource(Options{}).Scan(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range ps {
-		if p.PID != cmd.Process.Pid {
-			continue
+	for _, s := range secrets {
+		if strings.Contains(line, s) || strings.Contains(p.Command(), s) {
+			t.Errorf("%q shows the secret %q", line, s)
 		}
-		line := strings.Join(p.Cmdline, " ")
-		if !strings.Contains(line, "--pass ***") || !strings.Contains(line, "https://ada:***@mirror.example/simple") {
-			t.Errorf("command line not redacted as expected: %q", line)
-		}
-		for _, s := range secrets {
-			if strings.Contains(line, s) || strings.Contains(p.Command(), s) {
-				t.Errorf("%q shows the secret %q", line, s)
-			}
-		}
-		return
 	}
-	t.Fatal("the process was not scanned")
 }
 
 // TestScannedShellStringsAreRedacted: a real shell whose -c string holds
@@ -64,7 +46,22 @@ func TestScannedShellStringsAreRedacted(t *testing.T) {
 		sh:   "sh -c redis-cli -a *** ping 2>/dev/null; cat",
 		code: "-c import sys; password='***'; sys.stdin.read()",
 	}
-	for cmd := range want {
+	for cmd, p := range scanStarted(t, sh, code) {
+		line := strings.Join(p.Cmdline, " ")
+		if !strings.Contains(line, want[cmd]) {
+			t.Errorf("command line %q, want it to hold %q", line, want[cmd])
+		}
+		if strings.Contains(line, "shell-secret") || strings.Contains(line, "code-secret") {
+			t.Errorf("%q shows a secret", line)
+		}
+	}
+}
+
+// scanStarted starts each command, waiting on its standard input until
+// the test ends, and returns what one scan of every process saw of each.
+func scanStarted(t *testing.T, cmds ...*exec.Cmd) map[*exec.Cmd]Proc {
+	t.Helper()
+	for _, cmd := range cmds {
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -78,23 +75,16 @@ func TestScannedShellStringsAreRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for cmd, w := range want {
-		found := false
+	seen := map[*exec.Cmd]Proc{}
+	for _, cmd := range cmds {
 		for _, p := range ps {
-			if p.PID != cmd.Process.Pid {
-				continue
-			}
-			found = true
-			line := strings.Join(p.Cmdline, " ")
-			if !strings.Contains(line, w) {
-				t.Errorf("command line %q, want it to hold %q", line, w)
-			}
-			if strings.Contains(line, "shell-secret") || strings.Contains(line, "code-secret") {
-				t.Errorf("%q shows a secret", line)
+			if p.PID == cmd.Process.Pid {
+				seen[cmd] = p
 			}
 		}
-		if !found {
-			t.Errorf("%s was not scanned", cmd)
+		if _, ok := seen[cmd]; !ok {
+			t.Fatalf("%s was not scanned", cmd)
 		}
 	}
+	return seen
 }
