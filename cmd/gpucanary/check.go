@@ -18,6 +18,10 @@ func checkFlags(fs *flag.FlagSet, g *globals) runFunc {
 	textfile := fs.String("textfile", "", "with --format prom: write the metrics to this file atomically, for node_exporter's textfile collector")
 	g.simFlag(fs)
 	return func(ctx context.Context, std stdio) int {
+		if *asJSON && formatGiven(fs) && *format != "json" {
+			fmt.Fprintf(std.err, "gpucanary check: --json and --format %s ask for two outputs: give one of them\n", *format)
+			return exitUsage
+		}
 		switch *format {
 		case "json":
 			*asJSON = true
@@ -46,6 +50,14 @@ func checkFlags(fs *flag.FlagSet, g *globals) runFunc {
 		}
 		return cmdCheck(ctx, g, fs.Args(), out, std)
 	}
+}
+
+// formatGiven reports whether --format was given on the command line
+// (its default, text, is not a choice that --json contradicts).
+func formatGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "format" })
+	return given
 }
 
 // checkOutput writes a check's result (text, JSON or metrics).

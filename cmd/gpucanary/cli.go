@@ -58,8 +58,8 @@ func run(ctx context.Context, args []string, std stdio) int {
 	}
 	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
-	fs.SetOutput(std.err)
-	fs.Usage = func() {} // printed below: on stdout when asked for
+	fs.SetOutput(io.Discard) // its errors are printed below, naming flags as the usage does
+	fs.Usage = func() {}     // printed below: on stdout when asked for
 	fs.StringVar(&g.gpuSim, "gpu-sim", "", "simulated GPU scenario file")
 	fs.StringVar(&g.config, "config", "", "settings file")
 	fs.StringVar(&g.logLevel, "log-level", "warn", "log level")
@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, std stdio) int {
 			fmt.Fprint(std.out, usageText())
 			return exitOK
 		}
-		fmt.Fprint(std.err, usageText())
+		fmt.Fprintf(std.err, "gpucanary: %s\n%s", flagError(err), usageText())
 		return exitUsage
 	}
 	if g.gpuSim == "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/human"
@@ -15,21 +16,23 @@ import (
 // file that implements it.
 func commands() []command {
 	return append([]command{
-		{name: "check", args: "[--json] [--format prom [--textfile PATH]] [PATH...]", setup: checkFlags, help: checkHelp,
+		{name: "check", args: "[--json] [--format prom [--textfile PATH]] [PATH...]", operands: anyPaths, setup: checkFlags, help: checkHelp,
 			summary: "inspect environments and the GPU; exit 1 on error findings"},
 		{name: "ps", args: "[--json] [--watch]", setup: psFlags, help: psHelp,
 			summary: "per-process GPU use and verdicts"},
-		{name: "watch", args: "[--json] [PATH...]", setup: watchFlags, help: watchHelp,
+		{name: "watch", args: "[--json] [PATH...]", operands: anyPaths, setup: watchFlags, help: watchHelp,
 			summary: "run the engine headless and print each event"},
-		{name: "fix", args: "PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]", setup: fixFlags, help: fixHelp,
+		{name: "fix", args: "PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]", operands: operands{min: 1, max: 1, what: "environment path"},
+			setup: fixFlags, help: fixHelp,
 			summary: "reinstall a CUDA torch in the environment at PATH"},
-		{name: "report", args: "[-o DIR]", setup: reportFlags, help: reportHelp,
+		{name: "report", args: "[-o DIR]", operands: anyPaths, setup: reportFlags, help: reportHelp,
 			summary: "write the evidence bundle"},
-		{name: "agent", args: "[--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]", setup: agentFlags, help: agentUsage,
+		{name: "agent", args: "[--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]", operands: anyPaths, setup: agentFlags, help: agentUsage,
 			summary: "run the engine headless and serve Prometheus metrics"},
-		{name: "version", rawArgs: true, setup: versionFlags, help: versionHelp,
+		{name: "version", readsNoInput: true, setup: versionFlags, help: versionHelp,
 			summary: "print the version"},
-		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, setup: helpFlags, help: helpHelp,
+		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, readsNoInput: true, operands: operands{max: 1, what: "command name"},
+			setup: helpFlags, help: helpHelp,
 			summary: "print this usage, or a command's help"},
 	}, guiCommands()...)
 }
@@ -54,14 +57,20 @@ type command struct {
 	// tray starts).
 	hidden bool
 	// rawArgs hands the arguments over unparsed, as positional arguments
-	// (help takes a command's name; version ignores them), except a
+	// (help takes a command's name, which may look like a flag), except a
 	// first argument asking for help.
 	rawArgs bool
+	// operands is how many arguments besides flags it takes; run refuses
+	// another count before the body runs.
+	operands operands
 	// showsBadInput runs the command even when a file a global flag names
 	// is missing or malformed (globals.badInput): it shows that itself
 	// (ui, the windows: a dialog). Every other command stops with exit
 	// status 2.
 	showsBadInput bool
+	// readsNoInput runs the command whatever those files hold: it reads
+	// none of them (help, version).
+	readsNoInput bool
 	// setup declares the command's flags on fs and returns its body, which
 	// reads the positional arguments from fs.Args().
 	setup func(fs *flag.FlagSet, g *globals) runFunc
@@ -84,42 +93,51 @@ func lookup(name string) (command, bool) {
 
 // run parses the command's flags, interspersed with its arguments, and
 // runs it. Asked for help (-h, --help), it prints the command's help on
-// stdout and exits 0; on a wrong flag, the flag package's complaint and
-// the help go to stderr (exit 2).
+// stdout and exits 0; on a wrong flag or a wrong number of operands, one
+// line saying what is wrong and the help go to stderr (exit 2).
 func (c command) run(ctx context.Context, g *globals, args []string, std stdio) int {
 	// Error messages name paths from the command line and the disk: they
 	// reach the terminal as text (human.NewWriter), like everything
 	// output/text prints.
 	std.err = human.NewWriter(std.err)
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(std.err)
-	fs.Usage = func() {} // while parsing: the help is printed below, where it belongs
+	fs.SetOutput(io.Discard) // its errors are printed below, naming flags as the help does
+	fs.Usage = func() {}     // while parsing: the help is printed below, where it belongs
 	body := c.setup(fs, g)
+	parse := parseInterspersed
 	if c.rawArgs {
 		if len(args) > 0 && isHelpFlag(args[0]) {
 			fmt.Fprint(std.out, c.helpText())
 			return exitOK
 		}
-		if err := fs.Parse(append([]string{"--"}, args...)); err != nil {
-			return exitUsage
-		}
-		return c.runParsed(ctx, g, fs, body, std)
+		parse = func(fs *flag.FlagSet, args []string) error { return fs.Parse(append([]string{"--"}, args...)) }
 	}
-	if err := parseInterspersed(fs, args); err != nil {
+	if err := parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(std.out, c.helpText())
 			return exitOK
 		}
-		fmt.Fprint(std.err, c.helpText())
-		return exitUsage
+		return c.usageError(std, flagError(err))
 	}
-	if errs := g.badInput(); len(errs) > 0 && !c.showsBadInput {
-		for _, err := range errs {
-			fmt.Fprintf(std.err, "gpucanary %s: %v\n", c.name, err)
+	if msg := c.operands.check(fs.Args()); msg != "" {
+		return c.usageError(std, msg)
+	}
+	if !c.readsNoInput && !c.showsBadInput {
+		if errs := g.badInput(); len(errs) > 0 {
+			for _, err := range errs {
+				fmt.Fprintf(std.err, "gpucanary %s: %v\n", c.name, err)
+			}
+			return exitUsage
 		}
-		return exitUsage
 	}
 	return c.runParsed(ctx, g, fs, body, std)
+}
+
+// usageError says on stderr what is wrong with the command line, in one
+// line, then the command's help; the exit status is 2.
+func (c command) usageError(std stdio, msg string) int {
+	fmt.Fprintf(std.err, "gpucanary %s: %s\n%s", c.name, msg, c.helpText())
+	return exitUsage
 }
 
 // runParsed runs the body; a body that finds its arguments wrong calls

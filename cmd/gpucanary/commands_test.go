@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,14 +85,28 @@ func TestDispatch(t *testing.T) {
 		{"version --help", []string{"version", "--help"}, 0, versionHelp, ""},
 		{"help help", []string{"help", "help"}, 0, helpHelp, ""},
 		{"help of no command", []string{"help", "frobnicate"}, 2, "", "gpucanary help: no command \"frobnicate\"\n\n" + usageBefore},
-		{"a wrong global flag", []string{"--nope"}, 2, "", "flag provided but not defined: -nope\n" + usageBefore},
+		{"a wrong global flag", []string{"--nope"}, 2, "", "gpucanary: flag provided but not defined: --nope\n" + usageBefore},
 		{"version", []string{"version"}, 0, versionLine(), ""},
 		{"--version", []string{"--version"}, 0, versionLine(), ""},
-		{"version ignores what follows", []string{"version", "--short", "x"}, 0, versionLine(), ""},
+		{"version takes no arguments", []string{"version", "extra"}, 2, "", "gpucanary version: takes no arguments, got 1: extra\n" + versionHelp},
+		{"version takes no flags", []string{"version", "--short"}, 2, "", "gpucanary version: flag provided but not defined: --short\n" + versionHelp},
 		{"unknown", []string{"frobnicate"}, 2, "", "gpucanary: unknown command \"frobnicate\"\n\n" + usageBefore},
-		{"a command's own usage", []string{"watch", "--nope"}, 2, "", "flag provided but not defined: -nope\n" + watchHelp},
-		{"fix's two-line usage", []string{"fix"}, 2, "", "Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]\n       gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]\n"},
-		{"ps takes no arguments", []string{"ps", "extra"}, 2, "", "gpucanary ps: takes no arguments\n"},
+		{"a command's own usage", []string{"watch", "--nope"}, 2, "", "gpucanary watch: flag provided but not defined: --nope\n" + watchHelp},
+		{"fix without a path", []string{"fix"}, 2, "", "gpucanary fix: needs exactly one environment path, got none\n" + fixHelp},
+		{"fix with two paths", []string{"fix", "A", "B", "--dry-run"}, 2, "", "gpucanary fix: needs exactly one environment path, got 2: A B\n" + fixHelp},
+		{"a path as it was typed", []string{"fix", "my env", "B"}, 2, "", "gpucanary fix: needs exactly one environment path, got 2: 'my env' B\n"},
+		{"ps takes no arguments", []string{"ps", "extra"}, 2, "", "gpucanary ps: takes no arguments, got 1: extra\n" + psHelp},
+		{"help takes one command", []string{"help", "fix", "extra"}, 2, "", "gpucanary help: takes at most one command name, got 2: fix extra\n" + helpHelp},
+		{"--timeout 0s", []string{"fix", "--timeout", "0s", "/x"}, 2, "", "gpucanary fix: invalid value \"0s\" for flag --timeout: want a duration above zero, such as 45m or 2h\n" + fixHelp},
+		{"--timeout -5m", []string{"fix", "/x", "--timeout", "-5m"}, 2, "", "gpucanary fix: invalid value \"-5m\" for flag --timeout: want a duration above zero, such as 45m or 2h\n"},
+		{"--timeout=-1s", []string{"fix", "--timeout=-1s", "/x"}, 2, "", "gpucanary fix: invalid value \"-1s\" for flag --timeout: want a duration above zero"},
+		{"--timeout not a duration", []string{"fix", "--timeout", "soon", "/x"}, 2, "", "gpucanary fix: invalid value \"soon\" for flag --timeout: not a duration: want one such as 45m or 2h\n"},
+		{"--json and --format prom", []string{"check", "--json", "--format", "prom"}, 2, "", "gpucanary check: --json and --format prom ask for two outputs: give one of them\n"},
+		{"--format text and --json", []string{"check", "--format=text", "--json"}, 2, "", "gpucanary check: --json and --format text ask for two outputs"},
+		{"a flag without its value", []string{"check", "--format"}, 2, "", "gpucanary check: flag needs an argument: --format\n" + checkHelp},
+		{"a bad boolean", []string{"ps", "--json=maybe"}, 2, "", "gpucanary ps: invalid boolean value \"maybe\" for --json: parse error\n"},
+		{"a one-letter flag keeps one dash", []string{"report", "-o"}, 2, "", "gpucanary report: flag needs an argument: -o\n"},
+		{"a dotted flag", []string{"agent", "--web.listen-address"}, 2, "", "gpucanary agent: flag needs an argument: --web.listen-address\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, stderr, code := runCLI(t, tc.args...)
@@ -126,9 +142,10 @@ func TestCommandWithItsOwnHelp(t *testing.T) {
 		stdout, stderr string
 	}{
 		{"own help, --help", helped, []string{"--help"}, exitOK, helped.help, ""},
-		{"own help, a wrong flag", helped, []string{"--nope"}, exitUsage, "", "flag provided but not defined: -nope\n" + helped.help},
+		{"own help, a wrong flag", helped, []string{"--nope"}, exitUsage, "", "gpucanary demo: flag provided but not defined: --nope\n" + helped.help},
 		{"usage line, --help", plain, []string{"--help"}, exitOK, "Usage: gpucanary demo [-x]\n", ""},
-		{"usage line, a wrong flag", plain, []string{"--nope"}, exitUsage, "", "flag provided but not defined: -nope\nUsage: gpucanary demo [-x]\n"},
+		{"usage line, a wrong flag", plain, []string{"--nope"}, exitUsage, "", "gpucanary demo: flag provided but not defined: --nope\nUsage: gpucanary demo [-x]\n"},
+		{"an argument it does not take", plain, []string{"-x", "extra"}, exitUsage, "", "gpucanary demo: takes no arguments, got 1: extra\nUsage: gpucanary demo [-x]\n"},
 		{"runs", plain, []string{"-x"}, exitOK, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,10 +155,47 @@ func TestCommandWithItsOwnHelp(t *testing.T) {
 			if code != tc.code || out.String() != tc.stdout || errb.String() != tc.stderr {
 				t.Errorf("exit %d (want %d), stdout %q (want %q), stderr %q (want %q)", code, tc.code, out.String(), tc.stdout, errb.String(), tc.stderr)
 			}
-			if ran != (tc.code == exitOK && tc.args[0] == "-x") {
+			if ran != (tc.code == exitOK && tc.args[0] == "-x" && len(tc.args) == 1) {
 				t.Errorf("body ran: %v", ran)
 			}
 		})
+	}
+}
+
+// TestEveryCommandCountsItsArguments walks the registry: a command given
+// one argument more than it takes (or, for fix, none) says so in one line
+// naming them, then shows its help on stderr, and exits 2 without
+// running.
+func TestEveryCommandCountsItsArguments(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, c := range commands() {
+		o := c.operands
+		var tries [][]string
+		if o.max >= 0 {
+			tries = append(tries, slices.Repeat([]string{"extra"}, o.max+1))
+		}
+		if o.min > 0 {
+			tries = append(tries, slices.Repeat([]string{"extra"}, o.min-1))
+		}
+		if len(tries) == 0 {
+			continue // takes any number of PATHs
+		}
+		for _, args := range tries {
+			t.Run(c.name+" "+strings.Join(args, " "), func(t *testing.T) {
+				_, stderr, code := runCLI(t, append([]string{c.name}, args...)...)
+				line, help, _ := strings.Cut(stderr, "\n")
+				if code != exitUsage || help != c.helpText() {
+					t.Errorf("exit %d, stderr:\n%s", code, stderr)
+				}
+				want := "got none"
+				if len(args) > 0 {
+					want = fmt.Sprintf("got %d: %s", len(args), strings.Join(args, " "))
+				}
+				if !strings.HasPrefix(line, "gpucanary "+c.name+": ") || !strings.HasSuffix(line, want) {
+					t.Errorf("the error line %q does not say %q", line, want)
+				}
+			})
+		}
 	}
 }
 

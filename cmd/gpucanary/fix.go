@@ -35,16 +35,12 @@ func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
 	fs.StringVar(&o.variant, "variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
 	fs.StringVar(&o.indexBase, "index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
 	fs.BoolVar(&o.force, "force", false, "reinstall even while processes of the environment run")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "stop the installer after this long")
+	o.timeout = 30 * time.Minute
+	fs.Var((*positiveDuration)(&o.timeout), "timeout", "stop the installer after this long (above zero)")
 	fs.BoolVar(&o.pin, "pin-index", false, "pin torch to the CUDA index in the uv project's pyproject.toml instead")
 	g.simFlag(fs)
-	return func(ctx context.Context, std stdio) int {
-		if fs.NArg() != 1 {
-			fs.Usage()
-			return exitUsage
-		}
-		return cmdFix(ctx, g, fs.Arg(0), o, std)
-	}
+	// run has checked that there is one PATH (the registry's operands).
+	return func(ctx context.Context, std stdio) int { return cmdFix(ctx, g, fs.Arg(0), o, std) }
 }
 
 // cmdFix reinstalls a CUDA torch in the environment at arg.

@@ -16,7 +16,8 @@ the active one, the current folder, your home folder and the configured
 roots.
 
 Flags:
-  --json               print JSON (the same as --format json)
+  --json               print JSON (the same as --format json; another
+                       --format with it is an error)
   --format FORMAT      text (the default), json, or prom: Prometheus metrics,
                        as the agent serves them
   --textfile PATH      with --format prom: write the metrics to PATH
@@ -46,7 +47,8 @@ say). On a terminal the table fits its width.
 
 Flags:
   --json               print JSON: hostname, query_time, the GPU and the
-                       processes
+                       processes; with --watch, one such object a line at
+                       each refresh (JSON lines)
   --watch              refresh every 2 s, as top does; on a terminal q quits
                        (Ctrl-C always does)
 ` + simFlagHelp + `
@@ -55,8 +57,9 @@ Examples:
   gpucanary ps
   gpucanary ps --watch
   gpucanary ps --json | jq '.processes[] | select(.verdict == "cpu") | .pid'
+  gpucanary ps --watch --json >>gpucanary-ps.jsonl
 
-Exit status: 0, or 2 when processes cannot be read.
+Exit status: 0, or 2 on usage or when processes cannot be read.
 `
 
 const watchHelp = `Usage: gpucanary watch [--json] [--all] [PATH...]
@@ -103,8 +106,8 @@ Flags:
                        https://download.pytorch.org/whl)
   --force              reinstall even while processes of the environment
                        run (by default fix refuses)
-  --timeout D          stop the installer after D, a duration such as 45m
-                       or 2h (default 30m)
+  --timeout D          stop the installer after D, a duration above zero
+                       such as 45m or 2h (default 30m)
   --pin-index          instead of reinstalling, pin torch to its CUDA index
                        in the uv project's pyproject.toml, so that the next
                        uv run cannot undo the fix
@@ -118,7 +121,7 @@ Examples:
   gpucanary fix --pin-index ~/llm/.venv
 
 Exit status: 0 fixed and verified, 1 not fixed (refused, declined, or the
-installer failed), 2 usage.
+installer failed), 2 usage (not exactly one PATH, a bad flag or value).
 `
 
 const reportHelp = `Usage: gpucanary report [-o DIR] [PATH...]
@@ -139,20 +142,21 @@ Examples:
   gpucanary report
   gpucanary report -o /tmp/evidence ~/llm/.venv ~/sd/.venv
 
-Exit status: 0 written; 2 when DIR holds files or cannot be written.
+Exit status: 0 written; 2 when DIR holds files or cannot be written, or on
+usage.
 `
 
 const versionHelp = `Usage: gpucanary version
        gpucanary --version
 
 Prints the version of this binary, the commit it was built from and when.
-It takes no flags.
+It takes no flags and no arguments.
 
 Examples:
   gpucanary version
   gpucanary --version
 
-Exit status: 0.
+Exit status: 0; 2 when given arguments or flags.
 `
 
 const helpHelp = `Usage: gpucanary help [COMMAND]
@@ -164,5 +168,5 @@ Examples:
   gpucanary help
   gpucanary help fix
 
-Exit status: 0; 2 for a command that does not exist.
+Exit status: 0; 2 for a command that does not exist, or more than one.
 `

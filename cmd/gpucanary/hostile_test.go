@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,6 +113,30 @@ func TestHostileNamesReachNoTerminal(t *testing.T) {
 			}
 		}
 	}
+	// The commands shown are text and paste back: bash reads the
+	// environment's exact path out of check's fix and fix's plan.
+	for name, tc := range map[string]struct{ out, prefix string }{
+		"check's fix":             {check, "fix: "},
+		"fix --dry-run's command": {plan, "command: "},
+	} {
+		_, line, ok := strings.Cut(tc.out, tc.prefix)
+		line, _, _ = strings.Cut(line, "\n")
+		inVenv := func(w string) bool { return w == venv || strings.HasPrefix(w, venv+"/") }
+		if !ok || !slices.ContainsFunc(bashWords(t, line), inVenv) {
+			t.Errorf("%s %q does not paste back to the path %q or one in it", name, line, venv)
+		}
+	}
+}
+
+// bashWords are the words real bash reads from the command line line,
+// which it does not run.
+func bashWords(t *testing.T, line string) []string {
+	t.Helper()
+	out, err := exec.Command("bash", "-c", "set -- "+line+`; printf '%s\0' "$@"`).Output()
+	if err != nil {
+		t.Fatalf("bash reading %q: %v", line, err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 }
 
 // TestPathNotUTF8NamesItsFolderInJSON (issue 15, point 4): a real

@@ -37,13 +37,7 @@ func psFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON: the host, the time, the GPU and the processes")
 	watch := fs.Bool("watch", false, "refresh in place every 2 s, as top does; q quits")
 	g.simFlag(fs)
-	return func(ctx context.Context, std stdio) int {
-		if fs.NArg() > 0 {
-			fmt.Fprintln(std.err, "gpucanary ps: takes no arguments")
-			return exitUsage
-		}
-		return cmdPs(ctx, g, *asJSON, *watch, std)
-	}
+	return func(ctx context.Context, std stdio) int { return cmdPs(ctx, g, *asJSON, *watch, std) }
 }
 
 // cmdPs shows per-process GPU use and verdicts; with watch, as a live
@@ -102,7 +96,11 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, now)
 		sortRows(rows)
 		if asJSON {
-			if err := jsonout.Processes(std.out, host, now, st, rows); err != nil {
+			write := jsonout.Processes
+			if watch {
+				write = jsonout.ProcessesLine // a refresh a line
+			}
+			if err := write(std.out, host, now, st, rows); err != nil {
 				fmt.Fprintf(std.err, "gpucanary ps: writing JSON: %v\n", err)
 				return exitUsage
 			}

@@ -37,6 +37,16 @@ func startJob(t *testing.T, py, venv string, env ...string) int {
 		return strings.HasPrefix(kv, "VIRTUAL_ENV=") || strings.HasPrefix(kv, "CONDA_PREFIX=") || strings.HasPrefix(kv, "CUDA_VISIBLE_DEVICES=")
 	})
 	cmd.Env = append(append(cmd.Env, "VIRTUAL_ENV="+venv), env...)
+	if line, _ := startReading(t, cmd).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("job said %q, not ready", line)
+	}
+	return cmd.Process.Pid
+}
+
+// startReading starts cmd, its stderr the test's, and returns its
+// standard output; it is killed when the test ends.
+func startReading(t *testing.T, cmd *exec.Cmd) *bufio.Reader {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -46,10 +56,7 @@ func startJob(t *testing.T, py, venv string, env ...string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("job said %q, not ready", line)
-	}
-	return cmd.Process.Pid
+	return bufio.NewReader(out)
 }
 
 // TestPsCommand runs `gpucanary ps` over two real python jobs of one CUDA
@@ -168,5 +175,27 @@ func TestPsCommand(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Errorf("%d of the 2 jobs listed:\n%s", seen, out)
+	}
+}
+
+// TestPsWatchJSONIsOneObjectALine runs `ps --watch --json` as a script
+// would, its output a pipe: each refresh is one line holding one whole
+// JSON object (JSON lines, as watch --json writes), never an indented
+// document spread over many lines.
+func TestPsWatchJSONIsOneObjectALine(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	lines := startReading(t, programCommand(t, "--gpu-sim", simFile(t, simA100), "ps", "--watch", "--json"))
+	for i := range 2 { // the first refresh and the next
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("refresh %d: %v after %q", i, err, line)
+		}
+		var refresh struct {
+			Hostname  string            `json:"hostname"`
+			Processes []json.RawMessage `json:"processes"`
+		}
+		if err := json.Unmarshal([]byte(line), &refresh); err != nil || refresh.Processes == nil {
+			t.Fatalf("refresh %d is not one JSON object on its line (%v): %q", i, err, line)
+		}
 	}
 }

@@ -50,7 +50,8 @@ Examples:
   gpucanary ui
   gpucanary --gpu-sim a100.json ui --show gpus
 
-Exit status: 0 when the last window is closed; 2 without a desktop.
+Exit status: 0 when the last window is closed; 2 without a desktop or on
+usage (it takes no arguments).
 `
 
 // runEngine runs m in a goroutine; the returned function stops it and

@@ -85,29 +85,51 @@ var (
 	tokenShape = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
 	// authScheme matches "Bearer X" and "Basic X" wherever they stand.
 	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}`)
+	// secretPair matches name=value and name: value inside free text (a
+	// python -c program, a libpq connection string "host=db password=x",
+	// JSON's "api_key": "x"): the name, what joins it to its value (a
+	// closing quote, blanks, = or :), and the value, quoted (with
+	// backslash escapes) or up to a blank or a delimiter.
+	secretPair = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)(["']?\s*[=:]\s*)("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^\s"',;&)}\]]+)`)
 )
 
 // Redact hides secrets in a command line before it is shown or written.
 // Forms covered: --token=X and --token X (any option or variable whose
 // name says secret, see secretName), HF_TOKEN=X and MYSQL_PWD=X
 // assignments, a program's own password options (mysql -pX, sshpass -p X,
-// redis-cli -a X, curl -u user:X), headers ("Authorization: Bearer X"),
-// "Bearer X" on its own, passwords in URLs (https://user:***@host) and
-// secret query parameters (?token=***), and tokens whose shape gives them
-// away (hf_…, ghp_…, sk-…). The argument count is kept; an option named
-// like a secret with no value of its own hides the argument after it.
-func Redact(args []string) []string {
+// redis-cli -a X, curl -u user:X) past any wrappers and their options
+// (sudo -u bob mysql -pX: redact_program.go), headers ("Authorization:
+// Bearer X"), "Bearer X" on its own, passwords in URLs
+// (https://user:***@host) and secret query parameters (?token=***),
+// name=value and "name": "value" inside free text (python -c '…', a libpq
+// connection string "host=db password=X"), tokens whose shape gives them
+// away (hf_…, ghp_…, sk-…), and all of these inside an argument that is a
+// shell command line (bash -c "mysql -pX": redact_script.go). The argument
+// count is kept; an option named like a secret with no value of its own
+// (--password X, or --password= X) hides the argument after it, unless
+// that is --, which ends the options.
+func Redact(args []string) []string { return redact(args, 0) }
+
+// redact is Redact inside depth shell strings.
+func redact(args []string, depth int) []string {
 	out := make([]string, len(args))
 	prog, at := programOf(args)
 	short, userPass := shortSecretFlags[prog], userPassFlags[prog]
+	script, scriptFrom := scriptArg(args, prog, at)
 	hideNext, userNext := false, false
 	for i, a := range args {
 		switch {
+		case (hideNext || userNext) && a == "--":
+			out[i], hideNext, userNext = a, false, false // the options end here: no value came
+			continue
 		case hideNext:
 			out[i], hideNext = "***", false
 			continue
 		case userNext:
 			out[i], userNext = hidePassword(a), false
+			continue
+		case i == script && depth < maxScriptDepth:
+			out[i] = a[:scriptFrom] + redactScript(a[scriptFrom:], depth+1)
 			continue
 		}
 		if i > at && slices.Contains(userPass, a) {
@@ -124,14 +146,17 @@ func Redact(args []string) []string {
 				continue
 			}
 		}
-		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
-			if secretName(a) {
+		if strings.HasPrefix(a, "-") {
+			// --password X, and --password= X: an empty value, then maybe
+			// the password as a word of its own (the safe side).
+			if name, v, _ := strings.Cut(a, "="); v == "" && secretName(name) {
 				hideNext = true
 			}
-			out[i] = redactValue(a)
-			continue
 		}
 		out[i] = redactValue(a)
+		if depth < maxScriptDepth && strings.ContainsAny(out[i], " \t\n") {
+			out[i] = redactScript(out[i], depth+1)
+		}
 	}
 	return out
 }
@@ -150,19 +175,50 @@ func redactValue(a string) string {
 		}
 		return k + sep + "***"
 	}
-	a = urlCreds.ReplaceAllString(a, "$1:***@")
-	a = queryParam.ReplaceAllStringFunc(a, func(m string) string {
-		sub := queryParam.FindStringSubmatch(m)
-		if secretName(sub[2]) && sub[3] != "" {
-			return sub[1] + sub[2] + "=***"
-		}
+	// Each pattern runs only where what it needs is there: most arguments
+	// hold none of it, and a process's first scan redacts every one.
+	if strings.Contains(a, "://") && strings.Contains(a, "@") {
+		a = urlCreds.ReplaceAllString(a, "$1:***@")
+	}
+	if strings.Contains(a, "=") && strings.ContainsAny(a, "?&#;") {
+		a = queryParam.ReplaceAllStringFunc(a, func(m string) string {
+			sub := queryParam.FindStringSubmatch(m)
+			if secretName(sub[2]) && sub[3] != "" {
+				return sub[1] + sub[2] + "=***"
+			}
+			return m
+		})
+	}
+	if strings.ContainsAny(a, " \t\n") {
+		a = authScheme.ReplaceAllStringFunc(a, func(m string) string {
+			scheme, _, _ := strings.Cut(m, " ")
+			return scheme + " ***"
+		})
+	}
+	if strings.ContainsAny(a, "=:") {
+		a = secretPair.ReplaceAllStringFunc(a, hidePairValue)
+	}
+	if slices.ContainsFunc(tokenPrefixes, func(p string) bool { return strings.Contains(a, p) }) {
+		a = tokenShape.ReplaceAllString(a, "***")
+	}
+	return a
+}
+
+// tokenPrefixes are how tokenShape's tokens begin.
+var tokenPrefixes = []string{"hf_", "gh", "github_pat_", "sk-", "xox", "AKIA", "eyJ"}
+
+// hidePairValue hides the value of a secretPair match whose name is a
+// secret's, in the quotes it stood in.
+func hidePairValue(m string) string {
+	sub := secretPair.FindStringSubmatch(m)
+	if !secretName(sub[1]) {
 		return m
-	})
-	a = authScheme.ReplaceAllStringFunc(a, func(m string) string {
-		scheme, _, _ := strings.Cut(m, " ")
-		return scheme + " ***"
-	})
-	return tokenShape.ReplaceAllString(a, "***")
+	}
+	hidden := "***"
+	if q := sub[3][0]; q == '"' || q == '\'' {
+		hidden = string(q) + hidden + string(q)
+	}
+	return sub[1] + sub[2] + hidden
 }
 
 // shortFlagOf returns which of flags a is (-p, or -pVALUE attached).
@@ -181,28 +237,4 @@ func hidePassword(a string) string {
 		return user + ":***"
 	}
 	return a
-}
-
-// wrappers run the program named after their own options and
-// assignments: `sudo mysql -pX`, `env MYSQL_PWD=X mysqldump`.
-var wrappers = []string{"env", "sudo", "doas", "nohup", "nice", "ionice", "time", "timeout", "stdbuf", "setsid", "exec", "chrt", "taskset"}
-
-// programOf returns the program whose options args holds (past any
-// wrappers) and its index; "" and -1 when there is none.
-func programOf(args []string) (string, int) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if i > 0 && (strings.HasPrefix(a, "-") || strings.Contains(a, "=") || isNumber(a)) {
-			continue // a wrapper's option, an assignment, timeout's duration
-		}
-		name := strings.ToLower(programName(a))
-		if !slices.Contains(wrappers, name) {
-			return name, i
-		}
-	}
-	return "", -1
-}
-
-func isNumber(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789.smhd") == ""
 }

@@ -20,32 +20,71 @@ func TestScannedCommandLinesAreRedacted(t *testing.T) {
 	secrets := []string{"hunter2", "pg-secret", "hf_abcdefghijklmnopqrstuv", "s3cret"}
 	cmd := exec.Command(py, "-c", "import sys; sys.stdin.read()",
 		"--pass", "hunter2", "PGPASSWORD=pg-secret", "--hf-token=hf_abcdefghijklmnopqrstuv", "--index-url", "https://ada:s3cret@mirror.example/simple")
-	in, err := cmd.StdinPipe()
+	p := scanStarted(t, cmd)[cmd]
+	line := strings.Join(p.Cmdline, " ")
+	if !strings.Contains(line, "--pass ***") || !strings.Contains(line, "https://ada:***@mirror.example/simple") {
+		t.Errorf("command line not redacted as expected: %q", line)
+	}
+	for _, s := range secrets {
+		if strings.Contains(line, s) || strings.Contains(p.Command(), s) {
+			t.Errorf("%q shows the secret %q", line, s)
+		}
+	}
+}
+
+// TestScannedShellStringsAreRedacted: a real shell whose -c string holds
+// a password option, and a real python whose -c program holds a
+// password, are scanned with the secret hidden and the rest readable.
+func TestScannedShellStringsAreRedacted(t *testing.T) {
+	py, err := exec.LookPath("python3")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip("python3 is not installed (make test installs it)")
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	sh := exec.Command("sh", "-c", "redis-cli -a shell-secret ping 2>/dev/null; cat")
+	code := exec.Command(py, "-c", "import sys; password='code-secret'; sys.stdin.read()")
+	want := map[*exec.Cmd]string{
+		sh:   "sh -c redis-cli -a *** ping 2>/dev/null; cat",
+		code: "-c import sys; password='***'; sys.stdin.read()",
 	}
-	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	for cmd, p := range scanStarted(t, sh, code) {
+		line := strings.Join(p.Cmdline, " ")
+		if !strings.Contains(line, want[cmd]) {
+			t.Errorf("command line %q, want it to hold %q", line, want[cmd])
+		}
+		if strings.Contains(line, "shell-secret") || strings.Contains(line, "code-secret") {
+			t.Errorf("%q shows a secret", line)
+		}
+	}
+}
+
+// scanStarted starts each command, waiting on its standard input until
+// the test ends, and returns what one scan of every process saw of each.
+func scanStarted(t *testing.T, cmds ...*exec.Cmd) map[*exec.Cmd]Proc {
+	t.Helper()
+	for _, cmd := range cmds {
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { in.Close(); cmd.Wait() })
+	}
 	ps, err := NewSource(Options{}).Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range ps {
-		if p.PID != cmd.Process.Pid {
-			continue
-		}
-		line := strings.Join(p.Cmdline, " ")
-		if !strings.Contains(line, "--pass ***") || !strings.Contains(line, "https://ada:***@mirror.example/simple") {
-			t.Errorf("command line not redacted as expected: %q", line)
-		}
-		for _, s := range secrets {
-			if strings.Contains(line, s) || strings.Contains(p.Command(), s) {
-				t.Errorf("%q shows the secret %q", line, s)
+	seen := map[*exec.Cmd]Proc{}
+	for _, cmd := range cmds {
+		for _, p := range ps {
+			if p.PID == cmd.Process.Pid {
+				seen[cmd] = p
 			}
 		}
-		return
+		if _, ok := seen[cmd]; !ok {
+			t.Fatalf("%s was not scanned", cmd)
+		}
 	}
-	t.Fatal("the process was not scanned")
+	return seen
 }

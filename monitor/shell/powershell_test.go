@@ -1,7 +1,9 @@
 package shell
 
 import (
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -42,7 +44,22 @@ func TestPowerShellQuote(t *testing.T) {
 		{"--%", `"--%"`},
 		{"--", `"--"`},
 		{`.\x.ps1`, `".\x.ps1"`},
-		{"tab\there", "\"tab\there\""},
+		// Characters a terminal acts on: backtick escapes PowerShell 5.1
+		// has, else $([char]0x…) (`e is PowerShell 6+).
+		{"tab\there", "\"tab`there\""},
+		{"line\nbreak\r", "\"line`nbreak`r\""},
+		{"nul\x00bell\x07bs\bff\fvt\v", "\"nul`0bell`abs`bff`fvt`v\""},
+		{"C:\\evil\x1b[2J\\.venv", "\"C:\\evil$([char]0x1b)[2J\\.venv\""},
+		{"del\x7f", "\"del$([char]0x7f)\""},
+		{"csi\u009b2J", "\"csi$([char]0x9b)2J\""},
+		{"evil\u202egnp.exe", "\"evil$([char]0x202e)gnp.exe\""},
+		{"sep\u2028x", "\"sep$([char]0x2028)x\""},
+		{"$x\x1b`", "\"`$x$([char]0x1b)``\""},
+		{"\"\x1b\"", "\"`\"$([char]0x1b)`\"\""},
+		// An unpaired surrogate from a Windows name (Go reads it as WTF-8).
+		{"lone\xed\xa0\x80", "\"lone$([char]0xd800)\""},
+		// A byte that is not UTF-8 (no Windows name holds one).
+		{"caf\xe9", "\"caf$([char]0xe9)\""},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			if got := PowerShell.Quote(tc.in); got != tc.want {
@@ -143,11 +160,29 @@ func psParse(t *testing.T, line string) []string {
 			switch {
 			case r == '`':
 				r2, n2 := utf8.DecodeRuneInString(line[i+n:])
+				if r2 == 'e' || r2 == 'u' {
+					t.Fatalf("`%c in %q is PowerShell 6 and later", r2, line)
+				}
+				if c, ok := psBacktick[r2]; ok {
+					r2 = c
+				}
 				b.WriteRune(r2)
 				i += n + n2
 				continue
 			case r == '$':
-				t.Fatalf("unescaped $ in %q would expand", line)
+				m := psChar.FindStringSubmatch(line[i:])
+				if m == nil {
+					t.Fatalf("unescaped $ in %q would expand", line)
+				}
+				c, _ := strconv.ParseUint(m[1], 16, 16)
+				if c >= 0xd800 && c <= 0xdfff {
+					// A surrogate alone: the WTF-8 Go reads it as on Windows.
+					b.Write([]byte{0xed, byte(0x80 | c>>6&0x3f), byte(0x80 | c&0x3f)})
+				} else {
+					b.WriteRune(rune(c))
+				}
+				i += len(m[0])
+				continue
 			case strings.ContainsRune(dquotes, r):
 				if i+n < len(line) && line[i+n] == line[i] && r == '"' {
 					t.Fatalf("a doubled quote in %q is left to PowerShell's rule for \"\"", line)
@@ -170,6 +205,32 @@ func psParse(t *testing.T, line string) []string {
 		}
 	}
 	return words
+}
+
+// psBacktick are the backtick escapes of PowerShell 5.1's double-quoted
+// strings (about_Special_Characters); any other character after a
+// backtick is itself.
+var psBacktick = map[rune]rune{'0': 0, 'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}
+
+// psChar is the one subexpression Quote writes: $([char]0x1b).
+var psChar = regexp.MustCompile(`^\$\(\[char\]0x([0-9a-f]+)\)`)
+
+// TestPowerShellReadsBackHostileWords: each hostile word (those a Windows
+// name can hold), quoted, is text with no character a terminal acts on,
+// and PowerShell's reading of it gives the word back.
+func TestPowerShellReadsBackHostileWords(t *testing.T) {
+	for _, w := range hostileWords {
+		if !utf8.ValidString(w) && w != "\xed\xa0\x80" {
+			continue // a byte no Windows name holds: its text is in TestPowerShellQuote
+		}
+		line := PowerShell.Join([]string{"prog", w})
+		if needsEscapes(line) {
+			t.Errorf("%q is written as %q, which holds characters a terminal acts on", w, line)
+		}
+		if got := psParse(t, line); len(got) != 2 || got[1] != w {
+			t.Errorf("PowerShell reads %q back from %s, want [prog %q]", got, line, w)
+		}
+	}
 }
 
 // FuzzPowerShellQuote: whatever the argument, PowerShell reads back

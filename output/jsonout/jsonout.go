@@ -1,7 +1,8 @@
 // Package jsonout writes what commands print for scripts: the JSON shapes
 // of DESIGN.md's command-line contract. `check --json` and `ps --json`
-// write one indented document; `watch --json` writes one object a line as
-// events happen. The shapes are the shared types' own JSON (monitor,
+// write one indented document; `watch --json` and `ps --watch --json`
+// write one object a line as events happen or the table refreshes (JSON
+// lines, which a script reads a line at a time). The shapes are the shared types' own JSON (monitor,
 // gpu), including the exact bytes of a path that is not UTF-8 (monitor's
 // path_bytes and env_bytes): this package decides only how they are
 // framed, and adds what only the output needs (`ps --json`'s time and
@@ -38,10 +39,20 @@ type processList struct {
 // and the rows in the order given, indented; no rows is an empty list,
 // never null.
 func Processes(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process) error {
+	return indented(w, newProcessList(host, at, st, rows))
+}
+
+// ProcessesLine writes one refresh of `ps --watch --json`: Processes'
+// object on one line.
+func ProcessesLine(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process) error {
+	return json.NewEncoder(w).Encode(newProcessList(host, at, st, rows))
+}
+
+func newProcessList(host string, at time.Time, st gpu.State, rows []monitor.Process) processList {
 	if rows == nil {
 		rows = []monitor.Process{}
 	}
-	return indented(w, processList{Hostname: host, QueryTime: at, GPU: st, Processes: rows})
+	return processList{Hostname: host, QueryTime: at, GPU: st, Processes: rows}
 }
 
 // Event writes one event of `watch --json` as one line.

@@ -73,3 +73,27 @@ func TestEventsOneALine(t *testing.T) {
 		t.Errorf("lines read back as %v", kinds)
 	}
 }
+
+// TestProcessesLineIsProcessesOnOneLine: a refresh of ps --watch --json
+// is ps --json's object, whole, on one line.
+func TestProcessesLineIsProcessesOnOneLine(t *testing.T) {
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	var line, doc bytes.Buffer
+	for _, w := range []func() error{
+		func() error { return ProcessesLine(&line, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil) },
+		func() error { return ProcessesLine(&line, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil) },
+		func() error { return Processes(&doc, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil) },
+	} {
+		if err := w(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(line.String(), "\n"), "\n")
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, doc.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || lines[0] != compact.String() || lines[1] != lines[0] {
+		t.Errorf("two refreshes wrote %q, want two lines of %s", line.String(), compact.String())
+	}
+}

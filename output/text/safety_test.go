@@ -10,8 +10,10 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // colourCode is the only escape this package may write itself.
@@ -216,5 +218,37 @@ func TestWatching(t *testing.T) {
 	Printer{W: &b}.Watching(monitor.State{GPU: gpu.State{}, DiscoveryComplete: true})
 	if b.String() != "GPU   no NVIDIA driver\nWatching no environment yet: none was found. Pass a path: gpucanary watch PATH\n" {
 		t.Errorf("none:\n%s", b.String())
+	}
+}
+
+// TestFixCommandsAreShownAsWritten: shell writes every character that
+// human.Visible escapes (and only those) with escapes of its own, in both
+// dialects, so a fix command passes through this package's printers
+// unchanged: what is shown is what pastes. shell cannot import human;
+// this holds their two sets to one.
+func TestFixCommandsAreShownAsWritten(t *testing.T) {
+	words := []string{"\xe9", "\xff", "\xed\xa0\x80"}
+	for r := rune(0); r < 0x3000; r++ {
+		words = append(words, string(r))
+	}
+	for _, w := range words {
+		s := "/a" + w + "b"
+		escaped := human.Visible(s) != s
+		for name, d := range map[string]shell.Dialect{"POSIX": shell.POSIX, "PowerShell": shell.PowerShell} {
+			q := d.Join([]string{"python", s})
+			if human.Visible(q) != q {
+				t.Errorf("%s writes %q as %q, which the printers would change to %q", name, s, q, human.Visible(q))
+			}
+			if name == "POSIX" && escaped != strings.Contains(q, "$'") {
+				t.Errorf("human.Visible escapes %q: %v; POSIX writes %s", s, escaped, q)
+			}
+		}
+	}
+	// Through a printer: the fix line is the command, byte for byte.
+	fix := shell.POSIX.Join([]string{"/home/ana/evil\x1b[2J\u202e/.venv/bin/python", "-m", "pip", "install", "torch"})
+	var b bytes.Buffer
+	Printer{W: &b}.Event(monitor.Event{Time: time.Now(), Kind: monitor.KindFindingRaised, Message: "m", Fix: fix})
+	if !strings.Contains(b.String(), "    fix: "+fix+"\n") {
+		t.Errorf("the fix line is not the command %s:\n%s", fix, b.String())
 	}
 }
