@@ -227,7 +227,9 @@ func (m *Monitor) Run(ctx context.Context) error {
 	var watching sync.WaitGroup
 	defer func() { w.close(); watching.Wait() }()
 
-	m.memory.load()
+	if err := m.memory.load(); err != nil {
+		m.storeUnreadable("state", err)
+	}
 	m.pollGPU(ctx, true)
 	m.polled()
 	if watchErr != nil {
@@ -323,7 +325,10 @@ func (m *Monitor) publish(events []monitor.Event) {
 	if len(events) == 0 {
 		return
 	}
-	m.memory.append(events)
+	unsaved := m.memory.append(events)
 	m.memory.save(&m.envs, now)
 	m.hub.send(events)
+	if unsaved != nil {
+		m.storeUnreadable("history", unsaved) // publishes: after these events
+	}
 }

@@ -38,6 +38,12 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// A file that says it is too long is refused before it is read: a
+	// 300 MB file is not read whole to learn what its size already says.
+	// (Files that say 0, as procfs does, are still read up to the limit.)
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, fmt.Errorf("reading %s: %w (%d bytes; it has %d)", path, ErrTooLarge, limit, fi.Size())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
