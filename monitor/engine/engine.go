@@ -103,9 +103,12 @@ type Monitor struct {
 	tick    Ticker // the polling ticker, reset by Reconfigure
 
 	// Test hooks (export_test.go): newFS replaces the kernel's file
-	// watcher, addWatch adding one watch (to simulate an inotify limit).
+	// watcher, addWatch adding one watch (to simulate an inotify limit),
+	// inspect reading one environment (monitor.InspectOne; to simulate
+	// a read that hangs).
 	newFS    func() (*fsnotify.Watcher, error)
 	addWatch func(fsw *fsnotify.Watcher, path string) error
+	inspect  func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport
 }
 
 // New makes a monitor; Run starts it.
