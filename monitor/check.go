@@ -169,8 +169,12 @@ func SortFindings(fs []health.Finding) {
 }
 
 // AnnotateGPU fills in what kb knows about each device (its
-// architecture), on a copy of g's devices.
+// architecture), on a copy of g's devices, and the CUDA version derived
+// from the driver's version when the driver did not give its own.
 func AnnotateGPU(g gpu.State) gpu.State {
+	if m := kb.MachineOf(g); m.DriverCUDAFrom != "" {
+		g.CUDADriverDerived = m.DriverCUDA
+	}
 	g.Devices = slices.Clone(g.Devices)
 	for i := range g.Devices {
 		if a, ok := kb.Architecture(g.Devices[i].ComputeCapability); ok {
