@@ -113,6 +113,19 @@ func waitReads(t *testing.T, entered, read <-chan string, hung, good []string) {
 	}
 }
 
+// await is Check's result from done, or a failure saying late when none
+// came within a minute.
+func await(t *testing.T, done <-chan CheckResult, late string) CheckResult {
+	t.Helper()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(time.Minute):
+		t.Fatal(late)
+	}
+	return CheckResult{}
+}
+
 // TestHungReadsHoldOnlyTheirWorkers: while the reads of all but one of
 // Check's workers hang in the kernel (a dead mount), the other
 // environments are all read by the one worker left, before any hung read
@@ -129,12 +142,7 @@ func TestHungReadsHoldOnlyTheirWorkers(t *testing.T) {
 	default:
 	}
 	release()
-	var res CheckResult
-	select {
-	case res = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("Check did not return once the hung reads could")
-	}
+	res := await(t, done, "Check did not return once the hung reads could")
 	for i, r := range res.Envs {
 		if r.Path != found[i].Path {
 			t.Errorf("report %d is %s, want %s: not in the order given", i, r.Path, found[i].Path)
@@ -156,12 +164,7 @@ func TestAStopWaitsForNoHungRead(t *testing.T) {
 	go func() { done <- Check(ctx, gpu.State{}, found, health.Options{}) }()
 	waitReads(t, entered, read, hung, good)
 	cancel()
-	var res CheckResult
-	select {
-	case res = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("Check waited for the hung reads after its context ended")
-	}
+	res := await(t, done, "Check waited for the hung reads after its context ended")
 	for i, r := range res.Envs {
 		if r.Path != found[i].Path {
 			t.Errorf("report %d is %s, want %s: not in the order given", i, r.Path, found[i].Path)

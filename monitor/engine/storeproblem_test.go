@@ -5,7 +5,6 @@ package engine_test
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -23,14 +22,7 @@ import (
 // for byte as it was: the user's history is never replaced by this run's
 // few events.
 func TestAnUnreadableHistoryIsKept(t *testing.T) {
-	for name, plant := range map[string]func(t *testing.T, path string){
-		"fifo": func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		},
-		"over the limit": func(t *testing.T, path string) { monitortest.SparseFile(t, path, store.FileLimit+1) },
-	} {
+	for name, plant := range monitortest.UnreadableFiles(store.FileLimit) {
 		t.Run(name, func(t *testing.T) {
 			venv := filepath.Join(t.TempDir(), ".venv")
 			if err := pyenvtest.Write(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1"}}); err != nil { // TORCH_CPU_BUILD on an A100

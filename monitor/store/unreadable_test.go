@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
@@ -21,14 +20,7 @@ import (
 // files are byte for byte what they were. (Tests run as root, so a
 // chmod 000 file would still be read: it is not one of the cases.)
 func TestUnreadableFilesAreLeftAlone(t *testing.T) {
-	for name, plant := range map[string]func(t *testing.T, path string){
-		"fifo": func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		},
-		"over the limit": func(t *testing.T, path string) { monitortest.SparseFile(t, path, store.FileLimit+1) },
-	} {
+	for name, plant := range monitortest.UnreadableFiles(store.FileLimit) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			var before []monitortest.FileState
