@@ -9,10 +9,8 @@ package monitor
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -75,28 +73,21 @@ func (r CheckResult) HasErrors() bool {
 }
 
 // Check inspects every environment in found against the GPU state g and
-// evaluates the rules. Environments are read in parallel; the result is in
-// the order of found. The result says the search was complete; a caller
-// whose search was cut short (pyenv.Discovery) sets Complete and
-// SearchStopped.
+// evaluates the rules. Environments are read concurrently (InspectEach),
+// each under its deadline; the result is in the order of found. The
+// result says the search was complete; a caller whose search was cut
+// short (pyenv.Discovery) sets Complete and SearchStopped.
 func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Options) CheckResult {
 	g = AnnotateGPU(g)
 	res := CheckResult{GPU: g, Envs: make([]EnvReport, len(found)), Findings: health.CheckGPU(g), Complete: true}
 	if res.Findings == nil {
 		res.Findings = []health.Finding{}
 	}
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	var wg sync.WaitGroup
-	for i, f := range found {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			res.Envs[i] = InspectOne(ctx, f, g, o)
-		}()
-	}
-	wg.Wait()
+	read := func(ctx context.Context, f pyenv.Found) EnvReport { return InspectOne(ctx, f, g, o) }
+	InspectEach(ctx, found, read, func(i int, rep EnvReport) bool {
+		res.Envs[i] = rep
+		return true
+	})
 	return res
 }
 
@@ -178,8 +169,12 @@ func SortFindings(fs []health.Finding) {
 }
 
 // AnnotateGPU fills in what kb knows about each device (its
-// architecture), on a copy of g's devices.
+// architecture), on a copy of g's devices, and the CUDA version derived
+// from the driver's version when the driver did not give its own.
 func AnnotateGPU(g gpu.State) gpu.State {
+	if m := kb.MachineOf(g); m.DriverCUDAFrom != "" {
+		g.CUDADriverDerived = m.DriverCUDA
+	}
 	g.Devices = slices.Clone(g.Devices)
 	for i := range g.Devices {
 		if a, ok := kb.Architecture(g.Devices[i].ComputeCapability); ok {

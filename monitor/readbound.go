@@ -44,7 +44,7 @@ func inspectBounded(ctx context.Context, path string) (*pyenv.Env, error) {
 	}
 	done := make(chan result, 1)
 	started := time.Now()
-	read := inspect
+	read, timeout := inspect, ReadTimeout // read before the read starts: tests put them back once it has
 	go func() {
 		env, err := read(path)
 		done <- result{env, err}
@@ -52,7 +52,7 @@ func inspectBounded(ctx context.Context, path string) (*pyenv.Env, error) {
 		delete(stuck.paths, path)
 		stuck.Unlock()
 	}()
-	timer := time.NewTimer(ReadTimeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case r := <-done:
@@ -69,6 +69,6 @@ func inspectBounded(ctx context.Context, path string) (*pyenv.Env, error) {
 		}
 		stuck.paths[path] = started
 		stuck.Unlock()
-		return nil, fmt.Errorf("reading it took longer than %s: its file system is not answering", ReadTimeout)
+		return nil, fmt.Errorf("reading it took longer than %s: its file system is not answering", timeout)
 	}
 }

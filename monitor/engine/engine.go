@@ -103,9 +103,12 @@ type Monitor struct {
 	tick    Ticker // the polling ticker, reset by Reconfigure
 
 	// Test hooks (export_test.go): newFS replaces the kernel's file
-	// watcher, addWatch adding one watch (to simulate an inotify limit).
+	// watcher, addWatch adding one watch (to simulate an inotify limit),
+	// inspect reading one environment (monitor.InspectOne; to simulate
+	// a read that hangs).
 	newFS    func() (*fsnotify.Watcher, error)
 	addWatch func(fsw *fsnotify.Watcher, path string) error
+	inspect  func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport
 }
 
 // New makes a monitor; Run starts it.
@@ -227,7 +230,9 @@ func (m *Monitor) Run(ctx context.Context) error {
 	var watching sync.WaitGroup
 	defer func() { w.close(); watching.Wait() }()
 
-	m.memory.load()
+	if err := m.memory.load(); err != nil {
+		m.storeUnreadable("state", err)
+	}
 	m.pollGPU(ctx, true)
 	m.polled()
 	if watchErr != nil {
@@ -323,7 +328,10 @@ func (m *Monitor) publish(events []monitor.Event) {
 	if len(events) == 0 {
 		return
 	}
-	m.memory.append(events)
+	unsaved := m.memory.append(events)
 	m.memory.save(&m.envs, now)
 	m.hub.send(events)
+	if unsaved != nil {
+		m.storeUnreadable("history", unsaved) // publishes: after these events
+	}
 }

@@ -5,6 +5,11 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // Hooks for the engine's tests (package engine_test), which run it through
@@ -64,3 +69,9 @@ func NewDebouncer(c Clock, d time.Duration, fire func(string)) *Debouncer {
 // Touch and Stop expose the debouncer's methods.
 func (b *debouncer) Touch(key string) bool { return b.touch(key) }
 func (b *debouncer) Stop()                 { b.stop() }
+
+// SetInspect replaces how one environment is read (monitor.InspectOne),
+// before Run: a test's read can hang for real.
+func SetInspect(m *Monitor, inspect func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport) {
+	m.inspect = inspect
+}

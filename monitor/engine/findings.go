@@ -110,21 +110,21 @@ func jobEvents(at time.Time, c findingChange) []monitor.Event {
 
 // machineState is the GPU as last read and the findings about the
 // machine: the GPU's (NO_GPU_DRIVER, raised and cleared as the GPU
-// changes) and the file watching's (WATCH_DEGRADED, raised once per
-// reason, never cleared while the engine runs).
+// changes) and the engine's own (WATCH_DEGRADED once per reason,
+// STORE_UNREADABLE once per file, never cleared while the engine runs).
 type machineState struct {
 	gpu      gpu.State
 	gpuFinds findingSet
-	degraded map[string]health.Finding
+	engine   map[string]health.Finding
 }
 
 func newMachineState() machineState {
-	return machineState{gpuFinds: findingSet{}, degraded: map[string]health.Finding{}}
+	return machineState{gpuFinds: findingSet{}, engine: map[string]health.Finding{}}
 }
 
 // findings are the machine's findings in key order.
 func (ms *machineState) findings() []health.Finding {
-	all := maps.Clone(ms.degraded)
+	all := maps.Clone(ms.engine)
 	maps.Copy(all, ms.gpuFinds)
 	out := make([]health.Finding, 0, len(all))
 	for _, k := range slices.Sorted(maps.Keys(all)) {
@@ -135,11 +135,28 @@ func (ms *machineState) findings() []health.Finding {
 
 // degrade raises WATCH_DEGRADED once per reason.
 func (m *Monitor) degrade(reason, msg string) {
-	f := health.Finding{Code: health.CodeWatchDegraded, Severity: health.SeverityWarning, Env: "watch:" + reason,
-		Message: "File watching is degraded: " + msg + "."}
-	if _, ok := m.machine.degraded[f.Key()]; ok {
+	m.raiseOnce(health.Finding{Code: health.CodeWatchDegraded, Severity: health.SeverityWarning, Env: "watch:" + reason,
+		Message: "File watching is degraded: " + msg + "."})
+}
+
+// storeUnreadable raises STORE_UNREADABLE once per file (what: "state",
+// "history") that the store could not read and leaves alone (err says
+// why), and logs it once: the user learns that GPU Canary is not
+// remembering, and why, instead of losing the file to the next save.
+func (m *Monitor) storeUnreadable(what string, err error) {
+	f := health.Finding{Code: health.CodeStoreUnreadable, Severity: health.SeverityWarning, Env: "store:" + what,
+		Message: fmt.Sprintf("GPU Canary cannot keep its %s: %v.", what, err)}
+	if _, ok := m.machine.engine[f.Key()]; !ok {
+		m.log.Warn("a file of GPU Canary's state is left alone", "what", what, "err", err)
+	}
+	m.raiseOnce(f)
+}
+
+// raiseOnce raises a finding about the engine itself, once.
+func (m *Monitor) raiseOnce(f health.Finding) {
+	if _, ok := m.machine.engine[f.Key()]; ok {
 		return
 	}
-	m.machine.degraded[f.Key()] = f
+	m.machine.engine[f.Key()] = f
 	m.publish([]monitor.Event{{Time: m.clock.Now(), Kind: monitor.KindFindingRaised, Finding: &f, Message: f.Message}})
 }

@@ -28,16 +28,22 @@ func newMemory(st *store.Store, log *slog.Logger) memory {
 	return memory{store: st, log: log, state: store.State{Envs: map[string]store.EnvRecord{}}}
 }
 
-// load reads what the last run saved.
-func (mem *memory) load() {
+// load reads what the last run saved. The error is a state file the
+// store could not read and leaves alone (store.ErrUnreadable): nothing is
+// remembered, and nothing will be saved over it this run.
+func (mem *memory) load() error {
 	if mem.store == nil {
-		return
+		return nil
 	}
 	st, warn := mem.store.LoadState()
 	if warn != nil {
 		mem.log.Warn("reading saved state", "err", warn)
 	}
 	mem.state = st
+	if errors.Is(warn, store.ErrUnreadable) {
+		return warn
+	}
+	return nil
 }
 
 // env is what was remembered of the environment at path.
@@ -104,23 +110,32 @@ func (mem *memory) save(envs *envSet, now time.Time) {
 			TorchChanged: e.torch.Changed, TorchReplaced: e.torch.Replaced}
 	}
 	mem.state.Saved = now
-	if err := mem.store.SaveState(mem.state); err != nil {
+	// A state file left alone was told at load (and logged): not again
+	// at every save.
+	if err := mem.store.SaveState(mem.state); err != nil && !errors.Is(err, store.ErrUnreadable) {
 		mem.log.Warn("saving state", "err", err)
 	}
 }
 
-// append adds events to the history.
-func (mem *memory) append(events []monitor.Event) {
+// append adds events to the history. The error is a history file the
+// store could not read and leaves alone (store.ErrUnreadable), for the
+// engine to tell; other errors are logged here.
+func (mem *memory) append(events []monitor.Event) error {
 	if mem.store == nil {
-		return
+		return nil
 	}
 	anys := make([]any, len(events))
 	for i := range events {
 		anys[i] = events[i]
 	}
-	if err := mem.store.Append(anys...); err != nil {
+	err := mem.store.Append(anys...)
+	if errors.Is(err, store.ErrUnreadable) {
+		return err
+	}
+	if err != nil {
 		mem.log.Warn("saving event history", "err", err)
 	}
+	return nil
 }
 
 // history is the remembered events, newest first.

@@ -133,9 +133,7 @@ func (m *Monitor) gpuBusy() bool {
 // pollUnwatched rereads environments that could not be watched (an
 // inotify limit) when their site-packages changed.
 func (m *Monitor) pollUnwatched(ctx context.Context) {
-	for _, p := range m.w.changedUnwatched() {
-		m.refreshEnv(ctx, p)
-	}
+	m.readEnvs(ctx, viaWatch, m.w.changedUnwatched()...)
 	if n := m.w.unwatchedCount(); n > 0 && m.w.fs != nil {
 		m.degrade("inotify-limit", fmt.Sprintf("%d environment(s) could not be watched (the inotify watch limit was reached, see fs.inotify.max_user_watches) and are polled every %s instead", n, m.o.Interval))
 	}

@@ -25,15 +25,15 @@ func (m *Monitor) start(ctx context.Context) {
 	var events []monitor.Event
 	// The history is read only if a remembered finding needs it.
 	readPast := sync.OnceValue(m.memory.history)
-	for _, f := range found {
-		rep := monitor.InspectOne(ctx, f, m.machine.gpu, m.o.Health)
+	monitor.InspectEach(ctx, found, m.reader(), func(i int, rep monitor.EnvReport) bool {
 		if ctx.Err() != nil {
 			// Stopped while reading: what is not read is not known, so it
 			// is neither a finding nor a record that replaces the one
 			// remembered (its torch would be saved as unknown, and a change
 			// made while GPU Canary was not running never told).
-			break
+			return false
 		}
+		f := found[i]
 		e := m.envs.add(f.Path, f.Via)
 		e.report = rep
 		rec, known := m.memory.env(f.Path)
@@ -57,7 +57,8 @@ func (m *Monitor) start(ctx context.Context) {
 		}
 		events = append(events, envFindingEvents(f.Path, now, e.findings.update(rep.Findings))...)
 		m.w.watchEnv(rep.Env)
-	}
+		return true
+	})
 	if ctx.Err() == nil {
 		events = append(events, m.memory.deletedWhileStopped(&m.envs, now)...)
 	}
@@ -101,26 +102,73 @@ func (m *Monitor) watchRoots() {
 }
 
 // refreshEnv reads one environment again after its files settled.
-func (m *Monitor) refreshEnv(ctx context.Context, path string) { m.readEnv(ctx, path, "watch") }
+func (m *Monitor) refreshEnv(ctx context.Context, path string) { m.readEnvs(ctx, viaWatch, path) }
 
 // readEnv reads one environment; via says how it was found when it is new.
-func (m *Monitor) readEnv(ctx context.Context, path, via string) {
+func (m *Monitor) readEnv(ctx context.Context, path, via string) { m.readEnvs(ctx, via, path) }
+
+// viaWatch is how an environment found by a watch or a rescan was found.
+const viaWatch = "watch"
+
+// reader reads one environment for monitor.InspectEach against the GPU
+// and options as they are now (read here, on the Run goroutine, not by
+// the readers).
+func (m *Monitor) reader() func(context.Context, pyenv.Found) monitor.EnvReport {
+	inspect := m.inspect
+	if inspect == nil {
+		inspect = monitor.InspectOne
+	}
+	g, o := m.machine.gpu, m.o.Health
+	return func(ctx context.Context, f pyenv.Found) monitor.EnvReport { return inspect(ctx, f, g, o) }
+}
+
+// readEnvs reads the environments at paths again (via says how a new one
+// was found): one that is gone is removed, a folder that is not (or no
+// longer) an environment is left, the others are read concurrently
+// (monitor.InspectEach, so one whose file system hangs holds only its own
+// read, until its deadline) and what each read found is applied and
+// published in paths' order.
+func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 	now := m.clock.Now()
-	e := m.envs.get(path)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		m.removeEnv(path, removedDeleted)
-		return
+	found := make([]pyenv.Found, len(paths))
+	gone := make([]bool, len(paths))
+	skip := map[string]bool{} // not to read: gone, or not an environment
+	for i, path := range paths {
+		found[i] = pyenv.Found{Path: path, Via: via}
+		if e := m.envs.get(path); e != nil && e.via != "" {
+			found[i].Via = e.via
+		}
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			gone[i], skip[path] = true, true
+		} else if !pyenv.IsEnv(path) {
+			skip[path] = true
+		}
 	}
-	if !pyenv.IsEnv(path) {
-		return
-	}
-	if e != nil && e.via != "" {
-		via = e.via
-	}
-	rep := monitor.InspectOne(ctx, pyenv.Found{Path: path, Via: via}, m.machine.gpu, m.o.Health)
-	if ctx.Err() != nil {
-		return // stopped while reading: nothing was learned (see start)
-	}
+	readOne := m.reader()
+	monitor.InspectEach(ctx, found, func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
+		if skip[f.Path] {
+			return monitor.EnvReport{}
+		}
+		return readOne(ctx, f)
+	}, func(i int, rep monitor.EnvReport) bool {
+		switch {
+		case gone[i]:
+			m.removeEnv(paths[i], removedDeleted)
+		case skip[paths[i]]:
+		case ctx.Err() != nil:
+			return false // stopped while reading: nothing was learned (see start)
+		default:
+			m.applyRead(found[i], now, rep)
+		}
+		return true
+	})
+}
+
+// applyRead takes in what a read of the environment f found: a new
+// environment, a torch that changed, findings raised and cleared. A read
+// during an install is put off until the installer is done.
+func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport) {
+	path, e := f.Path, m.envs.get(f.Path)
 	if rep.Env != nil && installInProgress(rep.Env) {
 		// Wait for the installer to finish, but not forever: a stash left
 		// behind by a crashed pip is a state to report.
@@ -132,7 +180,7 @@ func (m *Monitor) readEnv(ctx context.Context, path, via string) {
 	m.envs.installDone(path)
 	var events []monitor.Event
 	if e == nil {
-		e = m.envs.add(path, via)
+		e = m.envs.add(path, f.Via)
 		events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvAdded, Env: path, After: rep.Torch(),
 			Message: fmt.Sprintf("New environment %s (torch %s).", path, describeTorch(rep.Torch()))})
 		m.w.watchRoot(filepath.Dir(path))
@@ -185,34 +233,38 @@ func installInProgress(env *pyenv.Env) bool {
 // candidate checks a new folder in a watched root: it may be a new
 // environment (pyvenv.cfg or conda-meta appearing).
 func (m *Monitor) candidate(ctx context.Context, dir string) {
-	if m.envs.isForgotten(dir) {
-		return
-	}
-	if m.envs.get(dir) != nil || pyenv.IsEnv(dir) {
+	if m.isCandidate(dir) {
 		m.refreshEnv(ctx, dir)
 	}
 }
 
+// isCandidate is true for a folder to read: one watched, or a new
+// environment not forgotten by hand.
+func (m *Monitor) isCandidate(dir string) bool {
+	return !m.envs.isForgotten(dir) && (m.envs.get(dir) != nil || pyenv.IsEnv(dir))
+}
+
 // rescan rediscovers and rereads everything (after an overflow, or
-// periodically); changes come out as ordinary events.
+// periodically), concurrently (readEnvs); changes come out as ordinary
+// events.
 func (m *Monitor) rescan(ctx context.Context) {
 	defer m.readDone(m.clock.Now())
 	found, complete := m.discover(ctx)
 	m.dropUncovered(ctx, found, complete)
 	seen := map[string]bool{}
+	var paths []string
 	for _, f := range found {
 		seen[f.Path] = true
-		if m.envs.get(f.Path) == nil {
-			m.candidate(ctx, f.Path)
-		} else {
-			m.refreshEnv(ctx, f.Path)
+		if m.isCandidate(f.Path) {
+			paths = append(paths, f.Path)
 		}
 	}
 	for _, p := range m.envs.paths() {
 		if !seen[p] {
-			m.refreshEnv(ctx, p)
+			paths = append(paths, p)
 		}
 	}
+	m.readEnvs(ctx, viaWatch, paths...)
 	m.watchRoots()
 }
 

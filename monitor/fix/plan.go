@@ -203,9 +203,9 @@ func askedVariant(p *Plan, r Request, public string) error {
 	b := kb.CheckBuild(public+"+"+r.Variant, cuda, m)
 	switch {
 	case b.Driver.Support == kb.SupportNo:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s will not run here: the driver %s supports CUDA %s, and %s", r.Variant, r.GPU.Driver, r.GPU.CUDADriver, b.Driver.Reason))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s will not run here: the driver %s supports %s, and %s", r.Variant, r.GPU.Driver, m.DriverCUDALabel(), b.Driver.Reason))
 	case b.Driver.MinorCompat:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is newer than the driver's CUDA %s: it runs through minor-version compatibility, and kernels compiled just in time will fail (%s)", r.Variant, r.GPU.CUDADriver, b.Driver.Reason))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is newer than the driver's %s: it runs through minor-version compatibility, and kernels compiled just in time will fail (%s)", r.Variant, m.DriverCUDALabel(), b.Driver.Reason))
 	}
 	if b.Unchecked != "" && offered == kb.SupportYes {
 		p.Warnings = append(p.Warnings, "it could not be checked against this machine's GPUs: "+b.Unchecked)

@@ -38,8 +38,13 @@ type State struct {
 	Driver string `json:"driver"`
 	// CUDADriver is the newest CUDA version the driver supports, major.minor
 	// ("12.4"), from SystemGetCudaDriverVersion.
-	CUDADriver string   `json:"cuda_driver"`
-	Devices    []Device `json:"devices"`
+	CUDADriver string `json:"cuda_driver"`
+	// CUDADriverDerived is filled by the engine from kb when the driver
+	// gave its version but not CUDADriver: the newest CUDA version whose
+	// driver floor that version meets ("12.2" for 535.104.05), a lower
+	// bound. CUDADriver stays as the driver gave it.
+	CUDADriverDerived string   `json:"cuda_driver_derived,omitempty"`
+	Devices           []Device `json:"devices"`
 	// Error says why the backend could not be read ("NVML not found: ...").
 	// Empty when everything was read.
 	Error string `json:"error"`

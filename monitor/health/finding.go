@@ -62,6 +62,11 @@ const (
 	// CodeEnvNotCreated: a project folder (given as a path) whose
 	// manager has not created its environment yet.
 	CodeEnvNotCreated = "ENV_NOT_CREATED"
+	// CodeStoreUnreadable: a file of GPU Canary's own memory (the saved
+	// state, the event history) is there but could not be read (a FIFO,
+	// too large, not readable), so it is left as it is and what this run
+	// learns is not saved over it.
+	CodeStoreUnreadable = "STORE_UNREADABLE"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

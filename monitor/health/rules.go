@@ -243,8 +243,13 @@ func (c *envCheck) upgradeNote(t *pyenv.Package) string {
 	r, ok := c.repair(t)
 	switch {
 	case !ok:
-		return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (CUDA %s), so no command is proposed.",
-			kb.MachineOf(c.g).Describe(), c.g.CUDADriver)
+		m := kb.MachineOf(c.g)
+		driver := m.DriverCUDALabel()
+		if driver == "" {
+			driver = "CUDA version not known"
+		}
+		return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (%s), so no command is proposed.",
+			m.Describe(), driver)
 	case r.Upgrade:
 		return fmt.Sprintf(" No CUDA build of torch %s runs on every GPU here with this driver; the oldest release that does is torch %s (%s), so the fix upgrades torch%s.",
 			kb.PublicVersion(t.Version), r.Torch, r.Tag, c.companionNote(r.Choice))
@@ -278,15 +283,26 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	b := kb.CheckBuild(t.Version, t.CUDA, m)
 	switch {
 	case b.Driver.Support == kb.SupportNo:
+		supports := m.DriverCUDALabel()
+		if m.DriverCUDAFrom == "" {
+			supports += " at most" // as the driver said; a derived version is only a lower bound
+		}
 		c.add(CodeDriverTooOld, SeverityError,
-			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports CUDA %s at most: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
-				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
+			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports %s: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
+				t.Version, t.CUDA, c.g.Driver, supports, b.Driver.Reason),
 			c.fixFor(CodeDriverTooOld, SeverityError, t), t.Evidence)
 	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat:
 		c.add(CodeDriverTooOld, SeverityWarning,
-			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports CUDA %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
-				t.Version, t.CUDA, c.g.Driver, c.g.CUDADriver, b.Driver.Reason),
+			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
+				t.Version, t.CUDA, c.g.Driver, m.DriverCUDALabel(), b.Driver.Reason),
 			c.fixFor(CodeDriverTooOld, SeverityWarning, t), t.Evidence)
+	}
+	// What could not be checked is said, in one finding: the driver
+	// (whose CUDA version neither it nor its version told), then the GPUs.
+	driverNote := ""
+	if m.DriverCUDA == "" {
+		driverNote = fmt.Sprintf(" Nor could it be checked against %s: %s, so whether the driver runs CUDA %s builds is not known.",
+			driverName(c.g), m.DriverCUDAUnknown, t.CUDA)
 	}
 	if b.Unchecked != "" {
 		code := CodeTorchBuildUnchecked
@@ -294,18 +310,24 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 			code = CodeTorchUnknownRelease
 		}
 		c.add(code, SeverityWarning,
-			fmt.Sprintf("torch %s could not be checked against this machine's GPUs (%s): %s. Whether it has kernels for them is not known until it runs.", t.Version, m.Describe(), b.Unchecked),
+			fmt.Sprintf("torch %s could not be checked against this machine's GPUs (%s): %s. Whether it has kernels for them is not known until it runs.%s", t.Version, m.Describe(), b.Unchecked, driverNote),
 			"", t.Evidence)
 		return
 	}
-	if unknown := m.Unknown(); len(unknown) > 0 {
+	switch unknown := m.Unknown(); {
+	case len(unknown) > 0:
 		// No table row and no driver answer gives these GPUs' compute
 		// capability (an asleep GPU is not asked; its name is not in the
 		// table): the build is judged against the others only, so say so
 		// rather than let silence read as "fine on every GPU".
 		c.add(CodeTorchBuildUnchecked, SeverityWarning,
-			fmt.Sprintf("torch %s could not be checked against %s: the compute capability of %s is not known (the driver did not give it and the product name is not in GPU Canary's table). Whether torch has kernels for it is not known until it runs.",
-				t.Version, gpuLabels(unknown), pronoun(len(unknown))),
+			fmt.Sprintf("torch %s could not be checked against %s: the compute capability of %s is not known (the driver did not give it and the product name is not in GPU Canary's table). Whether torch has kernels for it is not known until it runs.%s",
+				t.Version, gpuLabels(unknown), pronoun(len(unknown)), driverNote),
+			"", t.Evidence)
+	case driverNote != "":
+		c.add(CodeTorchBuildUnchecked, SeverityWarning,
+			fmt.Sprintf("torch %s could not be checked against %s: %s. Whether the driver runs CUDA %s builds is not known until torch runs.",
+				t.Version, driverName(c.g), m.DriverCUDAUnknown, t.CUDA),
 			"", t.Evidence)
 	}
 	if bad := b.Unsupported(); len(bad) > 0 {
@@ -321,6 +343,15 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
 			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
 	}
+}
+
+// driverName names the driver for a message: "the NVIDIA driver
+// 550.54.15", or "the NVIDIA driver" when it did not give its version.
+func driverName(g gpu.State) string {
+	if g.Driver == "" {
+		return "the NVIDIA driver"
+	}
+	return "the NVIDIA driver " + g.Driver
 }
 
 // gpuLabels names GPUs as kb labels them: "NVIDIA GeForce MX150

@@ -90,6 +90,9 @@ func choiceNotes(c BuildCheck, m Machine) string {
 	var notes []string
 	if m.DriverCUDA == "" {
 		notes = append(notes, "the driver's CUDA version is not known, so it was not checked")
+		if m.DriverCUDAUnknown != "" {
+			notes[len(notes)-1] += " (" + m.DriverCUDAUnknown + ")"
+		}
 	}
 	for _, g := range m.Unknown() {
 		notes = append(notes, fmt.Sprintf("%s was not checked: its compute capability is not known", g.Label()))
@@ -116,7 +119,7 @@ func describeDriver(m Machine) string {
 	if m.DriverCUDA == "" {
 		return "a driver whose CUDA version is not known"
 	}
-	return "a driver for CUDA " + m.DriverCUDA
+	return "a driver for " + m.DriverCUDALabel()
 }
 
 // Repair is the build a repair installs on a machine, and how it stands

@@ -191,12 +191,28 @@ func (t *tables) index() error {
 			t.archOf[key] = a
 		}
 	}
-	for _, d := range t.drivers {
+	for i, d := range t.drivers {
 		if d.Source == "" || d.LinuxMinor == "" || d.LinuxFull == "" || d.WindowsMinor == "" || d.WindowsFull == "" {
 			return fmt.Errorf("checking data/drivers.json row %q: missing source or floor", d.CUDA)
 		}
 		if _, _, ok := cudaParts(d.CUDA); !ok {
 			return fmt.Errorf("checking data/drivers.json: bad CUDA version %q", d.CUDA)
+		}
+		for _, f := range []string{d.LinuxMinor, d.LinuxFull, d.WindowsMinor, d.WindowsFull} {
+			if _, ok := parseDriver(f); !ok {
+				return fmt.Errorf("checking data/drivers.json row %q: bad driver version %q", d.CUDA, f)
+			}
+		}
+		// Oldest first, each full floor above the last: CUDAForDriver
+		// reads a driver's CUDA version off this order.
+		if i > 0 {
+			prev := t.drivers[i-1]
+			c, _ := compareCUDA(prev.CUDA, d.CUDA)
+			l, _ := compareDriver(prev.LinuxFull, d.LinuxFull)
+			w, _ := compareDriver(prev.WindowsFull, d.WindowsFull)
+			if c >= 0 || l >= 0 || w >= 0 {
+				return fmt.Errorf("checking data/drivers.json: %s is not after %s, or its full floors are not above its", d.CUDA, prev.CUDA)
+			}
 		}
 	}
 	for i := range t.gpus {

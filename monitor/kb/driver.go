@@ -51,6 +51,12 @@ type DriverVerdict struct {
 // and newer run on an older driver of the same major through minor-version
 // compatibility; older builds do not.
 func DriverRuns(buildCUDA, driverCUDA string) DriverVerdict {
+	return driverRuns(buildCUDA, driverCUDA, "CUDA "+driverCUDA)
+}
+
+// driverRuns is DriverRuns with the driver's CUDA version named in the
+// reasons as label (Machine.DriverCUDALabel: a derived one says so).
+func driverRuns(buildCUDA, driverCUDA, label string) DriverVerdict {
 	c, ok := compareCUDA(driverCUDA, buildCUDA)
 	if !ok {
 		return DriverVerdict{Reason: fmt.Sprintf("the CUDA versions %q (torch) and %q (driver) cannot be compared", buildCUDA, driverCUDA)}
@@ -60,21 +66,21 @@ func DriverRuns(buildCUDA, driverCUDA string) DriverVerdict {
 	switch {
 	case c >= 0:
 		return DriverVerdict{Support: SupportYes,
-			Reason: fmt.Sprintf("the driver supports CUDA %s, at least the %s torch was built with", driverCUDA, buildCUDA)}
+			Reason: fmt.Sprintf("the driver supports %s, at least the %s torch was built with", label, buildCUDA)}
 	case dm == bm && bm >= 11:
 		return DriverVerdict{Support: SupportYes, MinorCompat: true,
-			Reason: fmt.Sprintf("a driver for CUDA %s runs CUDA %d.x builds through minor-version compatibility, but kernels compiled just in time from PTX may fail; a driver for CUDA %s or newer%s gives every feature",
-				driverCUDA, bm, buildCUDA, floorHint(buildCUDA, func(f DriverFloor) string { return f.Full }))}
+			Reason: fmt.Sprintf("a driver for %s runs CUDA %d.x builds through minor-version compatibility, but kernels compiled just in time from PTX may fail; a driver for CUDA %s or newer%s gives every feature",
+				label, bm, buildCUDA, floorHint(buildCUDA, func(f DriverFloor) string { return f.Full }))}
 	case bm < 11:
 		// Minor-version compatibility came with CUDA 11: older builds
 		// need a driver for their own CUDA version.
 		return DriverVerdict{Support: SupportNo,
-			Reason: fmt.Sprintf("CUDA %s builds need a driver for CUDA %s or newer%s; this driver supports CUDA %s",
-				buildCUDA, buildCUDA, floorHint(buildCUDA, func(f DriverFloor) string { return f.Full }), driverCUDA)}
+			Reason: fmt.Sprintf("CUDA %s builds need a driver for CUDA %s or newer%s; this driver supports %s",
+				buildCUDA, buildCUDA, floorHint(buildCUDA, func(f DriverFloor) string { return f.Full }), label)}
 	default:
 		return DriverVerdict{Support: SupportNo,
-			Reason: fmt.Sprintf("CUDA %d builds need a driver for CUDA %d.x%s; this driver supports CUDA %s",
-				bm, bm, floorHint(buildCUDA, func(f DriverFloor) string { return f.MinorCompat }), driverCUDA)}
+			Reason: fmt.Sprintf("CUDA %d builds need a driver for CUDA %d.x%s; this driver supports %s",
+				bm, bm, floorHint(buildCUDA, func(f DriverFloor) string { return f.MinorCompat }), label)}
 	}
 }
 

@@ -21,7 +21,7 @@ type BuildCheck struct {
 	Torch string // the version judged, as given
 	Tag   string // its index tag ("cu124"); "" when its CUDA cannot be read
 	// Driver is whether the driver runs the build; SupportUnknown when the
-	// driver's CUDA version is not known.
+	// driver's CUDA version is not known (Machine.DriverCUDAUnknown).
 	Driver DriverVerdict
 	// GPUs are the verdicts for every GPU whose compute capability is
 	// known, in the machine's order; empty when Unchecked is set.
@@ -42,7 +42,7 @@ type BuildCheck struct {
 func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
 	c := BuildCheck{Torch: torchVersion, Tag: TagForCUDA(cuda)}
 	if m.DriverCUDA != "" {
-		c.Driver = DriverRuns(cuda, m.DriverCUDA)
+		c.Driver = driverRuns(cuda, m.DriverCUDA, m.DriverCUDALabel())
 	}
 	_, v, known := releaseOf(torchVersion)
 	c.ReleaseKnown = known

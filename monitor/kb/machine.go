@@ -23,9 +23,17 @@ type GPU struct {
 // Machine is what a torch build is judged against: the newest CUDA the
 // driver supports and the GPUs.
 type Machine struct {
-	// DriverCUDA is "12.8"; "" when the driver did not say.
+	// DriverCUDA is "12.8"; "" when the driver did not say and it could
+	// not be derived from the driver's version.
 	DriverCUDA string
-	GPUs       []GPU
+	// DriverCUDAFrom is the driver version DriverCUDA was derived from
+	// (CUDAForDriver, a lower bound) because the driver did not say it;
+	// "" when the driver said it.
+	DriverCUDAFrom string
+	// DriverCUDAUnknown says why DriverCUDA is "" on a machine with a
+	// driver, so a rule that needs it can say what it could not check.
+	DriverCUDAUnknown string
+	GPUs              []GPU
 }
 
 // GPUsCounted says which GPUs a build is judged against, for the messages
@@ -37,9 +45,22 @@ const GPUsCounted = "every GPU on this machine counts, asleep ones included, bec
 // and GPU Canary cannot know which one the next job will use, so a build
 // that fails on one of them is not fine for the machine. An asleep GPU's
 // compute capability comes from its product name when the driver did not
-// give it.
+// give it, and the driver's CUDA version from the driver's version
+// (CUDAForDriver, on this platform's floors) when it did not give that.
 func MachineOf(g gpu.State) Machine {
 	m := Machine{DriverCUDA: g.CUDADriver}
+	switch {
+	case m.DriverCUDA != "" || !g.HasDriver():
+	case g.Driver == "":
+		m.DriverCUDAUnknown = "the driver gave neither its CUDA version nor its own version"
+	default:
+		cuda, err := CUDAForDriver(g.Driver, hostPlatform)
+		if err != nil {
+			m.DriverCUDAUnknown = "the driver did not give its CUDA version, and " + err.Error()
+		} else {
+			m.DriverCUDA, m.DriverCUDAFrom = cuda, g.Driver
+		}
+	}
 	for _, d := range g.Devices {
 		x := GPU{Name: d.Name, CC: d.ComputeCapability, Asleep: d.Asleep}
 		if x.CC == "" {
@@ -87,6 +108,19 @@ func (g GPU) Label() string {
 		notes = append(notes, "asleep")
 	}
 	return fmt.Sprintf("%s (%s)", g.Name, strings.Join(notes, ", "))
+}
+
+// DriverCUDALabel names the driver's CUDA version for a message: "CUDA
+// 12.4", or, when it was derived, "CUDA 12.2 (derived from driver
+// 535.104.05, a lower bound)"; "" when it is not known.
+func (m Machine) DriverCUDALabel() string {
+	switch {
+	case m.DriverCUDA == "":
+		return ""
+	case m.DriverCUDAFrom != "":
+		return fmt.Sprintf("CUDA %s (derived from driver %s, a lower bound)", m.DriverCUDA, m.DriverCUDAFrom)
+	}
+	return "CUDA " + m.DriverCUDA
 }
 
 // Describe lists the GPUs for a message: "NVIDIA A100 (sm_80) and NVIDIA

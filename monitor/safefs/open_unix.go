@@ -11,7 +11,8 @@ import (
 )
 
 // open opens path with O_NONBLOCK, so that a FIFO does not wait for a
-// writer in open() itself, then checks what it opened; a regular file or
+// writer in open() itself, then checks what it opened (checkMode, and for
+// a file checkFS: not on a kernel pseudo file system); a regular file or
 // a directory reads as usual (O_NONBLOCK does not apply to them).
 func open(path string, dir bool) (*os.File, error) {
 	flags := syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NONBLOCK
@@ -31,6 +32,14 @@ func open(path string, dir bool) (*os.File, error) {
 	if err := checkMode(path, fi.Mode(), dir); err != nil {
 		f.Close()
 		return nil, err
+	}
+	if !dir {
+		// Listing a pseudo file system's folder does not block; reading
+		// its files can.
+		if err := checkFS(path, fd); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	return f, nil
 }

@@ -3,7 +3,9 @@
 // belongs blocks a plain open() until someone writes to it, forever, and
 // with it every environment read after it and the shutdown. Here an
 // open never waits: anything but a regular file (or, for ReadDir, a
-// directory) is refused before it is read, with ErrNotRegular.
+// directory) is refused before it is read, with ErrNotRegular, and on
+// Linux so is a file on a kernel pseudo file system (a symlink to /proc/
+// kmsg, whose read waits for the next kernel message), with ErrPseudoFS.
 //
 // Reads on a hung filesystem (a dead NFS mount) can still block in the
 // kernel; callers that must stay responsive give each read a deadline
@@ -22,6 +24,11 @@ import (
 // device where a file (or a folder) was expected.
 var ErrNotRegular = errors.New("not a regular file")
 
+// ErrPseudoFS is returned on Linux for a file on a kernel pseudo file
+// system (procfs, sysfs, debugfs, tracefs, cgroup, ...): a regular file by
+// its mode whose reads the kernel answers, and can hold forever.
+var ErrPseudoFS = errors.New("on a kernel pseudo file system")
+
 // Open opens path for reading if it is a regular file.
 func Open(path string) (*os.File, error) { return open(path, false) }
 
@@ -38,6 +45,12 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// A file that says it is too long is refused before it is read: a
+	// 300 MB file is not read whole to learn what its size already says.
+	// (Files that say 0, as procfs does, are still read up to the limit.)
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, fmt.Errorf("reading %s: %w (%d bytes; it has %d)", path, ErrTooLarge, limit, fi.Size())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)

@@ -3,7 +3,10 @@
 // a person can read in the user's state directory.
 //
 // Every write is atomic (temp file + rename). A corrupt or foreign file is
-// set aside with a warning and replaced, never a reason to stop.
+// set aside with a warning and replaced, never a reason to stop. A file
+// that cannot be read at all (a FIFO, one over the size limit, one the
+// user may not read) is not GPU Canary's to replace: it is left as it is,
+// and nothing is written over it while this Store lives (ErrUnreadable).
 package store
 
 import (
@@ -69,6 +72,11 @@ type history struct {
 	Events []json.RawMessage `json:"events"`
 }
 
+// ErrUnreadable is wrapped by the errors about a state or history file
+// that exists but could not be read and was not set aside: the Store
+// leaves it untouched, so saving to it fails with this error too.
+var ErrUnreadable = errors.New("left as it is and not written over")
+
 // Store reads and writes the files in one directory.
 type Store struct {
 	dir string
@@ -76,6 +84,10 @@ type Store struct {
 	// events is the history in memory, oldest first.
 	events []json.RawMessage
 	loaded bool
+	// historyBlocked and stateBlocked are why the history or the state
+	// file is not written (ErrUnreadable); nil when it may be.
+	historyBlocked error
+	stateBlocked   error
 	// private makes the folder the user's alone, once, before the first
 	// write: it holds command lines of the user's processes.
 	private sync.Once
@@ -104,15 +116,18 @@ func (s *Store) historyPath() string { return filepath.Join(s.dir, "events.json"
 
 // LoadState reads the last saved state. A missing file is an empty state.
 // A corrupt or foreign file is renamed aside (state.json.corrupt-TIME) and
-// reported as warning; the returned state is then empty.
+// reported as warning; the returned state is then empty. A file that
+// cannot be read (a FIFO, EACCES, over the size limit) is reported as a
+// warning wrapping ErrUnreadable, the returned state is empty, and
+// SaveState refuses to write over the file from then on.
 func (s *Store) LoadState() (st State, warning error) {
 	st = State{Format: format, Envs: map[string]EnvRecord{}}
-	data, err := safefs.ReadFile(s.statePath(), maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := s.read(s.statePath(), "saved state")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return st, nil
-	}
-	if err != nil {
-		return st, fmt.Errorf("reading saved state %s: %w", s.statePath(), err)
+	case err != nil:
+		return st, s.blockState(err)
 	}
 	var read State
 	if err := json.Unmarshal(data, &read); err != nil || read.Format != format {
@@ -120,7 +135,7 @@ func (s *Store) LoadState() (st State, warning error) {
 		if err != nil {
 			why = err.Error()
 		}
-		return st, s.setAside(s.statePath(), why)
+		return st, s.blockState(s.setAside(s.statePath(), why))
 	}
 	if read.Envs == nil {
 		read.Envs = map[string]EnvRecord{}
@@ -128,8 +143,26 @@ func (s *Store) LoadState() (st State, warning error) {
 	return read, nil
 }
 
-// SaveState writes st atomically.
+// blockState makes SaveState refuse to write when err says the state
+// file is to be left as it is (ErrUnreadable); it returns err.
+func (s *Store) blockState(err error) error {
+	if errors.Is(err, ErrUnreadable) {
+		s.mu.Lock()
+		s.stateBlocked = err
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// SaveState writes st atomically, unless LoadState found a file it could
+// not read (ErrUnreadable).
 func (s *Store) SaveState(st State) error {
+	s.mu.Lock()
+	blocked := s.stateBlocked
+	s.mu.Unlock()
+	if blocked != nil {
+		return blocked
+	}
 	st.Format = format
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
@@ -139,7 +172,8 @@ func (s *Store) SaveState(st State) error {
 }
 
 // History returns the saved events, oldest first, decoded into T.
-// Undecodable entries are skipped.
+// Undecodable entries are skipped. When the history file could not be
+// read, the events are this run's only and the error says why.
 func History[T any](s *Store) ([]T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -155,7 +189,9 @@ func History[T any](s *Store) ([]T, error) {
 }
 
 // Append adds events to the history, keeps the last HistoryLimit and
-// writes the file atomically.
+// writes the file atomically. When the history file exists but could not
+// be read, the events are kept in memory only (History shows them) and
+// the error, wrapping ErrUnreadable, says the file was left as it is.
 func (s *Store) Append(events ...any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,6 +206,9 @@ func (s *Store) Append(events ...any) error {
 	if n := len(s.events) - HistoryLimit; n > 0 {
 		s.events = append([]json.RawMessage(nil), s.events[n:]...)
 	}
+	if s.historyBlocked != nil {
+		return s.historyBlocked
+	}
 	data, err := json.MarshalIndent(history{Format: format, Events: s.events}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("saving event history: %w", err)
@@ -180,18 +219,22 @@ func (s *Store) Append(events ...any) error {
 	return warn
 }
 
-// loadHistory reads the history file once; s.mu is held.
+// loadHistory reads the history file once; s.mu is held. Only an absent
+// file, or a corrupt one set aside, starts an empty history on disk; a
+// file that could not be read blocks writing it (historyBlocked), so the
+// user's history is never replaced by this run's few events.
 func (s *Store) loadHistory() error {
 	if s.loaded {
-		return nil
+		return s.historyBlocked
 	}
 	s.loaded = true
-	data, err := safefs.ReadFile(s.historyPath(), maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := s.read(s.historyPath(), "event history")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading event history %s: %w", s.historyPath(), err)
+	case err != nil:
+		s.historyBlocked = err
+		return err
 	}
 	var h history
 	if err := json.Unmarshal(data, &h); err != nil || h.Format != format {
@@ -199,21 +242,38 @@ func (s *Store) loadHistory() error {
 		if err != nil {
 			why = err.Error()
 		}
-		return s.setAside(s.historyPath(), why)
+		err := s.setAside(s.historyPath(), why)
+		if errors.Is(err, ErrUnreadable) {
+			s.historyBlocked = err
+		}
+		return err
 	}
 	s.events = h.Events
 	return nil
 }
 
-// setAside renames a bad file out of the way and says so.
+// read reads one of the store's files (what names it in messages). A
+// file that is there and is GPU Canary's to parse comes back as data; one
+// that is absent as fs.ErrNotExist; one that cannot be read as an error
+// wrapping ErrUnreadable.
+func (s *Store) read(path, what string) ([]byte, error) {
+	data, err := safefs.ReadFile(path, FileLimit)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return data, err
+	}
+	return nil, fmt.Errorf("reading %s %s: %w; it is %w until it can be read and GPU Canary restarts", what, path, err, ErrUnreadable)
+}
+
+// setAside renames a bad file out of the way and says so. A file that
+// cannot be moved is ErrUnreadable: left where it is, never replaced.
 func (s *Store) setAside(path, why string) error {
 	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
 	if err := os.Rename(path, aside); err != nil {
-		return fmt.Errorf("%s is unreadable (%s) and could not be set aside: %w", path, why, err)
+		return fmt.Errorf("%s is unreadable (%s) and could not be set aside (%w), so it is %w", path, why, err, ErrUnreadable)
 	}
 	return fmt.Errorf("%s was unreadable (%s); it was moved to %s and a new one started", path, why, aside)
 }
 
-// maxFile bounds a read of the state or the history (1000 events are a
-// few megabytes).
-const maxFile = 256 << 20
+// FileLimit bounds a read of the state or the history (1000 events are a
+// few megabytes): a longer file is not read, and not written over either.
+const FileLimit = 256 << 20

@@ -1,0 +1,56 @@
+//go:build !windows
+
+package engine_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+	"github.com/gpucanary/gpucanary/monitor/store"
+)
+
+// TestAnUnreadableHistoryIsKept: the event history file is there but
+// cannot be read (a FIFO; a file over the store's read limit). The engine
+// publishes its events as usual, tells STORE_UNREADABLE (an event and a
+// finding in the state) naming the file and why, and leaves the file byte
+// for byte as it was: the user's history is never replaced by this run's
+// few events.
+func TestAnUnreadableHistoryIsKept(t *testing.T) {
+	for name, plant := range monitortest.UnreadableFiles(store.FileLimit) {
+		t.Run(name, func(t *testing.T) {
+			venv := filepath.Join(t.TempDir(), ".venv")
+			if err := pyenvtest.Write(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1"}}); err != nil { // TORCH_CPU_BUILD on an A100
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			history := filepath.Join(dir, "events.json")
+			plant(t, history)
+			before := monitortest.StateOf(t, history)
+
+			e := monitortest.Start(t, engine.Options{Paths: []string{venv}, Store: store.Open(dir)})
+			e.Stop() // the first read is published (and appended), the state saved on the way out
+			if after := monitortest.StateOf(t, history); after != before {
+				t.Errorf("the history file changed: %+v, was %+v", after, before)
+			}
+			if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeTorchCPUBuild)); n != 1 {
+				t.Errorf("the environment's finding was not published:\n%s", e.Dump())
+			}
+			raised := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeStoreUnreadable))
+			var told health.Finding
+			for _, f := range e.M.State().Findings {
+				if f.Code == health.CodeStoreUnreadable {
+					told = f
+				}
+			}
+			if raised != 1 || !strings.Contains(told.Message, history) || !strings.Contains(told.Message, "left as it is") {
+				t.Errorf("STORE_UNREADABLE raised %d times, in the state as %+v:\n%s", raised, told, e.Dump())
+			}
+		})
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !linux && !windows
+
+package safefs
+
+// checkFS accepts every file: the pseudo file systems it guards against
+// on Linux (pseudo_linux.go) are Linux's.
+func checkFS(path string, fd int) error { return nil }
