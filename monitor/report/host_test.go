@@ -49,3 +49,14 @@ func TestEnvInfoOnWindows(t *testing.T) {
 		t.Errorf("env_info.md of a Windows machine speaks of Linux:\n%s", got)
 	}
 }
+
+// TestEnvInfoDerivedCUDA: a CUDA version the driver did not give is
+// written as what it is, a lower bound derived from the driver version.
+func TestEnvInfoDerivedCUDA(t *testing.T) {
+	b := bundle()
+	b.Check.GPU.Driver, b.Check.GPU.CUDADriver, b.Check.GPU.CUDADriverDerived = "535.104.05", "", "12.2"
+	want := "- CUDA driver version: not given by the driver; at least 12.2, derived from the driver version\n"
+	if got := envInfo(b); !strings.Contains(got, want) {
+		t.Errorf("env_info.md lacks %q:\n%s", want, got)
+	}
+}

@@ -164,7 +164,11 @@ func envInfo(b Bundle) string {
 		if g.Library != "" {
 			driver += " (read from " + g.Library + ")"
 		}
-		writef(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", driver, orUnknown(g.CUDADriver))
+		cuda := orUnknown(g.CUDADriver)
+		if g.CUDADriver == "" && g.CUDADriverDerived != "" {
+			cuda = "not given by the driver; at least " + g.CUDADriverDerived + ", derived from the driver version"
+		}
+		writef(&s, "- NVIDIA driver: %s\n- CUDA driver version: %s\n", driver, cuda)
 	} else {
 		writef(&s, "- NVIDIA driver: none (%s)\n", orUnknown(g.Error))
 	}

@@ -52,7 +52,12 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 		p.printf("GPU   no NVIDIA driver%s\n", sim)
 		return
 	}
-	p.printf("GPU   driver %s · CUDA %s%s\n", g.Driver, orDash(g.CUDADriver), sim)
+	cuda := g.CUDADriver
+	if cuda == "" && g.CUDADriverDerived != "" {
+		// the driver did not say; its version's floor does
+		cuda = "≥ " + g.CUDADriverDerived + " (derived from the driver version)"
+	}
+	p.printf("GPU   driver %s · CUDA %s%s\n", g.Driver, orDash(cuda), sim)
 	for _, d := range g.Devices {
 		arch := d.Architecture
 		if arch != "" {

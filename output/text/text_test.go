@@ -48,6 +48,15 @@ func TestCheck(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 
+	// A CUDA version the driver did not give is shown as derived, a
+	// lower bound, never as unknown when it was derived.
+	b.Reset()
+	derived := gpu.State{Driver: "535.104.05", CUDADriverDerived: "12.2", Devices: []gpu.Device{}}
+	Printer{W: &b}.Check(monitor.CheckResult{GPU: derived, Complete: true})
+	if got := b.String(); !strings.HasPrefix(got, "GPU   driver 535.104.05 · CUDA ≥ 12.2 (derived from the driver version)\n") {
+		t.Errorf("derived CUDA version:\n%s", got)
+	}
+
 	// An asleep GPU the driver was not asked about has no compute
 	// capability: say so, not "sm_".
 	b.Reset()
