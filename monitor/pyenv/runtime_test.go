@@ -1,7 +1,6 @@
 package pyenv_test
 
 import (
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -22,32 +21,6 @@ func onX86(t *testing.T) {
 	}
 }
 
-// setTorchRequires replaces the Requires-Dist lines of torch's METADATA
-// in the environment at root.
-func setTorchRequires(t *testing.T, root string, requires ...string) {
-	t.Helper()
-	metas, _ := filepath.Glob(filepath.Join(root, "lib", "python*", "site-packages", "torch-*.dist-info", "METADATA"))
-	if len(metas) != 1 {
-		t.Fatalf("torch METADATA in %s: %v", root, metas)
-	}
-	data, err := os.ReadFile(metas[0])
-	must(t, err)
-	var kept []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if !strings.HasPrefix(l, "Requires-Dist:") {
-			kept = append(kept, l)
-		}
-	}
-	var head []string
-	for _, r := range requires {
-		head = append(head, "Requires-Dist: "+r)
-	}
-	// Requires-Dist lines belong in the header: before its first blank line.
-	i := slices.Index(kept, "")
-	kept = slices.Insert(kept, i, head...)
-	must(t, os.WriteFile(metas[0], []byte(strings.Join(kept, "\n")), 0o644))
-}
-
 // TestRuntimeWheels: a CUDA torch whose METADATA requires nvidia-* wheels
 // on this platform is broken without them (missing-runtime, naming each
 // one and the library import fails on) and questionable with other
@@ -65,7 +38,7 @@ func TestRuntimeWheels(t *testing.T) {
 	tests := []struct {
 		name     string
 		spec     pyenvtest.Spec
-		requires []string // replace torch's Requires-Dist when set
+		requires []string // torch's Requires-Dist instead of the release's, when set
 		kinds    []string // torch problem kinds
 		says     []string // in the problem's message
 		arch     bool     // the finding depends on an x86_64 host
@@ -113,10 +86,12 @@ func TestRuntimeWheels(t *testing.T) {
 				onX86(t)
 			}
 			root := t.TempDir()
-			must(t, pyenvtest.Write(root, tt.spec))
 			if tt.requires != nil {
-				setTorchRequires(t, root, tt.requires...)
+				tw := *tt.spec.Torch // the cases share their Torch
+				tw.Requires = tt.requires
+				tt.spec.Torch = &tw
 			}
+			must(t, pyenvtest.Write(root, tt.spec))
 			env, err := pyenv.Inspect(root)
 			must(t, err)
 			torch := env.Torch()

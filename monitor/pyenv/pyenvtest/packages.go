@@ -46,6 +46,9 @@ func torchVersionPy(t *Torch) string {
 // torchRequires lists Requires-Dist as torch wheels do: from 2.5 every
 // wheel names the nvidia-* runtime behind a Linux x86_64 marker.
 func torchRequires(t *Torch) []string {
+	if t.Requires != nil {
+		return t.Requires
+	}
 	req := []string{"filelock", "typing-extensions>=4.8.0", "networkx", "jinja2", "fsspec"}
 	marker := `; platform_system == "Linux" and platform_machine == "x86_64"`
 	for _, r := range torchRuntime(t) {

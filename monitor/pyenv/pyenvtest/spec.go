@@ -29,6 +29,10 @@ type Torch struct {
 	// OmitRuntime are runtime wheels Write leaves out
 	// ("nvidia-cublas-cu12"), as if deleted after the install.
 	OmitRuntime []string
+	// Requires, when set, are METADATA's Requires-Dist lines instead of
+	// the ones the release's wheels write (the runtime installed stays
+	// the release's).
+	Requires []string
 }
 
 // Companion is torchvision or torchaudio.
