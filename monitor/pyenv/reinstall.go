@@ -117,8 +117,8 @@ type ReinstallChoice struct {
 // environment's own or the host's aimed at it.
 const lastResort = InstallerPip
 
-// ReinstallCommand decides, from the table, who force-reinstalls pkg's
-// pins in r.Env: the manager whose INSTALLER pkg carries may refuse (conda
+// ReinstallCommand decides, from the table, who reinstalls pkg's pins in
+// r.Env, in r.Form: the manager whose INSTALLER pkg carries may refuse (conda
 // keeps records pip would leave wrong); otherwise the environment's manager
 // builds the command (uv), and pip is the last resort.
 func ReinstallCommand(pkg *Package, r ReinstallRequest) ReinstallChoice {
