@@ -26,7 +26,7 @@ func TestCheckFixCommands(t *testing.T) {
 		o    health.Options
 		want string
 	}{
-		{"default: fix's plan from the official index", health.Options{}, "uv pip install --python " + env + " --reinstall --no-deps torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"},
+		{"default: fix's plan from the official index", health.Options{}, "uv pip install --python " + env + " torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"},
 		{"the caller's builder", health.Options{Reinstall: own}, "my-fixer " + env},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestWithFixCommands(t *testing.T) {
 	if o.Reinstall == nil || o.Getenv == nil || o.Getenv("") != "x" {
 		t.Fatalf("defaults: %+v", o)
 	}
-	if cmd := o.Reinstall(e, g); cmd != e.Interpreter()+" -m pip install --force-reinstall --no-deps torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124" {
+	if cmd := o.Reinstall(e, g); cmd != e.Interpreter()+" -m pip install torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124" {
 		t.Errorf("default command %q", cmd)
 	}
 	own := WithFixCommands(health.Options{Reinstall: func(*pyenv.Env, gpu.State) string { return "mine" }})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,9 @@ func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
 	if torch != "2.5.1+cu124" || vision != "0.20.1+cu124" {
 		t.Fatalf("after fix: torch %s, torchvision %s; want the cu124 builds kb picks for an A100 on driver 550\n%s", torch, vision, out)
 	}
+	if env, err := pyenv.Inspect(venv); err != nil || env.Packages["nvidia-cublas-cu12"] == nil {
+		t.Errorf("after fix: the CUDA torch's runtime wheels are not installed (%v)", err)
+	}
 	for _, want := range []string{"variant:   cu124", "Fixed: torch 2.5.1+cu124", "Journal: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -114,6 +118,37 @@ func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
 	}
 	if j.Before["torch"] != "2.5.1+cpu" || j.Result == nil || !j.Result.Fixed || !strings.Contains(j.Rollback, "torch==2.5.1+cpu") || len(j.Output) == 0 || j.Env != venv {
 		t.Errorf("journal: %+v", j)
+	}
+}
+
+// TestCheckAndFixAMissingRuntime is the defect's own scenario: a CUDA
+// torch installed by real pip with --no-deps has none of its NVIDIA
+// runtime wheels, so `import torch` fails. check says so (exit 1,
+// TORCH_INSTALL_BROKEN naming the library), fix installs them, and check
+// is then clean (exit 0).
+func TestCheckAndFixAMissingRuntime(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("torch's nvidia-* requirements apply on x86_64 only")
+	}
+	fixEnvSetup(t)
+	py := wheeltest.Python(t)
+	_, base := pytorchIndex(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	wheeltest.NewVenv(t, py, venv)
+	wheeltest.Pip(t, py, venv, "install", "--no-deps", "--index-url", base+"/cu124", "torch==2.5.1+cu124")
+	sim := simFile(t, simA100)
+
+	out, _, code := runCLI(t, "--gpu-sim", sim, "check", venv)
+	if code != exitFound || !strings.Contains(out, "TORCH_INSTALL_BROKEN") || !strings.Contains(out, "libcublas.so.12: cannot open shared object file") {
+		t.Fatalf("check before the fix: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", sim, "fix", "--yes", "--index-base", base, venv)
+	if code != exitOK || !strings.Contains(out, "Fixed: torch 2.5.1+cu124") {
+		t.Fatalf("fix: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", sim, "check", venv)
+	if code != exitOK || strings.Contains(out, "TORCH_INSTALL_BROKEN") {
+		t.Errorf("check after the fix: exit %d\n%s", code, out)
 	}
 }
 

@@ -34,10 +34,18 @@ type source struct {
 	// uv makes the environment uv's (pyvenv.cfg's uv line, INSTALLER uv):
 	// its plans go through uv.
 	uv bool
+	// noDeps installs with --no-deps: a CUDA torch without the NVIDIA
+	// runtime wheels it requires.
+	noDeps bool
 	// spoil changes the installed files (a half-deleted torch, a stash).
 	spoil func(t *testing.T, site string)
 	// oldDrivers judges it on the machines with older drivers too.
 	oldDrivers bool
+	// firstOnly judges it on the first machine only (an A100 on a driver
+	// for CUDA 12.4), where its repair keeps the build: the other
+	// machines' upgrades are the CPU torch's, with a runtime to install
+	// all the same.
+	firstOnly bool
 }
 
 // matrixMachines are the machines the matrix judges on: single GPUs with
@@ -75,7 +83,12 @@ var matrixSources = []source{
 		spoil: func(t *testing.T, site string) { removeAll(t, filepath.Join(site, "torch", "lib", "libtorch_cuda.so")) }},
 	{name: "cu124 torch with pip's stash left", installs: []install{{"cu124", []string{"torch==2.5.1+cu124"}}},
 		spoil: func(t *testing.T, site string) { writeFile(t, filepath.Join(site, "~orch", "__init__.py"), "") }},
+	{name: "cu124 torch installed with --no-deps", noDeps: true, firstOnly: true, installs: []install{{"cu124", []string{"torch==2.5.1+cu124"}}}},
+	{name: "cu124 torch with another cuDNN", firstOnly: true, installs: []install{{"cu124", []string{"torch==2.5.1+cu124"}}, {"cu124", []string{"nvidia-cudnn-cu12==9.5.1.17"}}}},
+	{name: "half-deleted cu124 torch installed with --no-deps", noDeps: true, firstOnly: true, installs: []install{{"cu124", []string{"torch==2.5.1+cu124"}}},
+		spoil: func(t *testing.T, site string) { removeAll(t, filepath.Join(site, "torch", "lib", "libtorch_cuda.so")) }},
 	{name: "uv: CPU torch", uv: true, installs: []install{{"cpu", []string{"torch==2.5.1+cpu"}}}},
+	{name: "uv: cu124 torch installed with --no-deps", uv: true, noDeps: true, firstOnly: true, installs: []install{{"cu124", []string{"torch==2.5.1+cu124"}}}},
 	{name: "uv: cu124 torch", uv: true, oldDrivers: true, installs: []install{{"cu124", []string{"torch==2.5.1+cu124", "torchvision==0.20.1+cu124"}}}},
 }
 
@@ -124,8 +137,8 @@ func TestPlansClearTheirFindings(t *testing.T) {
 				dir := buildSource(t, py, srv.URL, filepath.Join(t.TempDir(), "env"), s)
 				// applied maps a plan to the copy it was carried out on.
 				applied := map[string]string{}
-				for _, m := range matrixMachines {
-					if m.oldDriver && !s.oldDrivers {
+				for i, m := range matrixMachines {
+					if m.oldDriver && !s.oldDrivers || s.firstOnly && i > 0 {
 						continue
 					}
 					env := inspectPath(t, dir)
@@ -178,7 +191,13 @@ func TestPlansClearTheirFindings(t *testing.T) {
 							cover("upgrade")
 						}
 						cover("route/" + p.Installer)
+						cover("form/" + form(p.Argv))
 						cover(f.Code + "/" + string(f.Severity))
+						for _, e := range f.Evidence {
+							if e.Says == pyenv.ProblemMissingRuntime || e.Says == pyenv.ProblemRuntimeMismatch {
+								cover("runtime/" + e.Says + "/" + p.Installer)
+							}
+						}
 						cover(fmt.Sprintf("mixed=%v", m.mixed))
 					}
 				}
@@ -194,12 +213,26 @@ func TestPlansClearTheirFindings(t *testing.T) {
 		health.CodeTorchInstallBroken + "/error", health.CodeTorchInstallBroken + "/warning", health.CodeTorchNonNVIDIA + "/error",
 		"no fix/" + health.CodeGPUArchUnsupported, "no fix/" + health.CodeTorchCPUBuild, "withheld/" + health.CodeDriverTooOld,
 		"route/pip", "route/uv", "mixed=true", "mixed=false", "upgrade", "fix with warnings",
+		"form/install", "form/repair", "form/repair-all",
+		"runtime/" + pyenv.ProblemMissingRuntime + "/pip", "runtime/" + pyenv.ProblemMissingRuntime + "/uv", "runtime/" + pyenv.ProblemRuntimeMismatch + "/pip",
 	} {
 		if !covered[want] {
 			t.Errorf("the matrix never covered %s", want)
 		}
 	}
 	t.Logf("%d plans carried out, covering %d cases", carried, len(covered))
+}
+
+// form names a plan's install form by its flags.
+func form(argv []string) string {
+	forced := slices.Contains(argv, "--force-reinstall") || slices.Contains(argv, "--reinstall")
+	switch {
+	case forced && slices.Contains(argv, "--no-deps"):
+		return "repair"
+	case forced:
+		return "repair-all"
+	}
+	return "install"
 }
 
 // rulesOptions are the health options the matrix judges with: fix
@@ -238,12 +271,17 @@ func applyToCopy(t *testing.T, env *pyenv.Env, g gpu.State, index string, look f
 }
 
 // buildSource makes a real venv at dir and installs s into it with real
-// pip from the index.
+// pip from the index, with the requirements the wheels name (the NVIDIA
+// runtime of a CUDA torch) unless s.noDeps.
 func buildSource(t *testing.T, py, index, dir string, s source) string {
 	t.Helper()
 	wheeltest.NewVenv(t, py, dir)
 	for _, in := range s.installs {
-		wheeltest.Pip(t, py, dir, append([]string{"install", "--no-deps", "--index-url", index + "/" + in.tag}, in.pins...)...)
+		args := []string{"install", "--index-url", index + "/" + in.tag}
+		if s.noDeps {
+			args = append(args, "--no-deps")
+		}
+		wheeltest.Pip(t, py, dir, append(args, in.pins...)...)
 	}
 	site := wheeltest.SitePackages(t, dir)
 	if s.uv {
@@ -285,6 +323,7 @@ func matrixIndex(t *testing.T) *wheeltest.Index {
 		}
 	}
 	add("cu121", wheeltest.Companion("torchvision", "0.19.1", "cu121"))
+	add("cu124", wheeltest.Spec{Name: "nvidia-cudnn-cu12", Version: "9.5.1.17", Libs: []string{"libcudnn.so.9"}})
 	add("cu101", wheeltest.Spec{Name: "torch", Version: "1.4.0", CUDA: "10.1"})
 	return idx
 }

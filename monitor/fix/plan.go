@@ -1,7 +1,10 @@
 // Package fix plans and runs the repair of an environment whose torch is not
-// the CUDA build it should be: a forced reinstall of torch and its installed
-// companions from the right download.pytorch.org index, without touching
-// other dependencies.
+// the CUDA build it should be: an install of torch and its installed
+// companions, pinned exactly, from the right download.pytorch.org index,
+// which brings the NVIDIA runtime wheels a CUDA torch requires and leaves
+// every other package that is satisfied alone; or, for the very builds
+// that are installed, a forced reinstall that repairs their files
+// (installForm).
 //
 // A Plan is data a person can read before anything runs: the installer, the
 // exact argv (never a shell string), the packages and why each choice was
@@ -159,9 +162,11 @@ func NewPlan(r Request) (Plan, error) {
 	p.Index = base + "/" + p.Variant
 
 	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
-		p.Reasons = append(p.Reasons, "this reinstalls the very builds that are installed: it repairs their files, and changes nothing about how they fit the driver and GPUs")
+		p.Reasons = append(p.Reasons, "this installs the very builds that are installed: it repairs the install, and changes nothing about how they fit the driver and GPUs")
 	}
-	installer(&p, r, torch)
+	form, why := installForm(r.Env, p)
+	p.Reasons = append(p.Reasons, why)
+	installer(&p, r, torch, form)
 	if p.Upgrade {
 		p.Consequences = upgradeConsequences(r.Env, torch, p)
 	}
@@ -267,7 +272,7 @@ func upgradeConsequences(env *pyenv.Env, torch *pyenv.Package, p Plan) []string 
 			out = append(out, fmt.Sprintf("%s changes with it, %s → %s (each torchvision and torchaudio release works with one torch release)", pin.Name, kb.PublicVersion(old.Version), kb.PublicVersion(pin.Version)))
 		}
 	}
-	out = append(out, fmt.Sprintf("packages built against torch %s (extensions such as xformers, flash-attn, torch-scatter) may fail to load and need their own upgrade; the reinstall uses --no-deps, so pip does not check them", from))
+	out = append(out, fmt.Sprintf("packages built against torch %s (extensions such as xformers, flash-attn, torch-scatter) may fail to load and need their own upgrade; the installer checks what torch requires, not what requires torch, so it does not stop for them", from))
 	if proj, ok := uvproject.FindProject(env.Path); ok {
 		out = append(out, fmt.Sprintf("this environment belongs to the uv project in %s: `uv sync` and `uv run` would put back the torch its lock pins. Require torch==%s in %s, pin torch to the %s index (`gpucanary fix --pin-index %s --variant %s`), then run `uv lock`",
 			proj.Dir, to, proj.Pyproject, p.Variant, shell.Quote(env.Path), p.Variant))
@@ -328,13 +333,13 @@ func upgradePins(env *pyenv.Env, c kb.Choice) []Pin {
 // with which argv: the manager that installed torch may refuse (conda),
 // the environment's manager builds the command (uv), pip is the last
 // resort. A refusal blocks the plan with its advice.
-func installer(p *Plan, r Request, torch *pyenv.Package) {
+func installer(p *Plan, r Request, torch *pyenv.Package, form pyenv.InstallForm) {
 	specs := make([]string, len(p.Packages))
 	for i, pin := range p.Packages {
 		specs[i] = pin.Name + "==" + pin.Version
 	}
 	c := pyenv.ReinstallCommand(torch, pyenv.ReinstallRequest{
-		Env: r.Env, Python: r.Env.Interpreter(), Specs: specs, Index: p.Index, CUDA: p.CUDA,
+		Env: r.Env, Python: r.Env.Interpreter(), Specs: specs, Index: p.Index, CUDA: p.CUDA, Form: form,
 		LookPath: r.LookPath, HostPython: r.HostPython, Quote: shell.Quote,
 	})
 	p.Installer, p.Argv, p.Blocked = c.Manager, c.Argv, c.Blocked

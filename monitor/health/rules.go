@@ -140,6 +140,15 @@ func (c *envCheck) problems() {
 				code = CodeEnvUnreadable
 			case p.Kind == pyenv.ProblemPipStash:
 				sev = SeverityWarning
+			case p.Kind == pyenv.ProblemRuntimeMismatch:
+				// The library's soname is there, so import usually works:
+				// a warning, not an error. An older library than torch
+				// was built against can still fail ("undefined symbol"),
+				// and a newer one may be what the user installed on
+				// purpose for another framework; the fix puts torch's
+				// own versions back. A missing one (ProblemMissingRuntime)
+				// stays an error: import fails.
+				sev = SeverityWarning
 			case name != pyenv.Torch:
 				sev = SeverityWarning
 			}

@@ -54,7 +54,7 @@ func TestRules(t *testing.T) {
 			// Incident 1: uv replaced the CUDA build with a CPU one.
 			name: "uv put a CPU torch in place", spec: pyenvtest.Spec{Manager: "uv", Torch: cpu}, gpu: a100Driver550,
 			want: []want{{code: CodeTorchCPUBuild, severity: SeverityError, message: "CPU-only build, but this machine has an NVIDIA A100",
-				fix: "uv pip install --python ENV --reinstall --no-deps torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"}},
+				fix: "uv pip install --python ENV torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"}},
 		},
 		{
 			name: "CPU torch with no GPU is fine", spec: pyenvtest.Spec{Torch: cpu}, gpu: noDriver,

@@ -68,7 +68,7 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 	case err != nil:
 		p.Problems = append(p.Problems, problemFor(metaPath, metaName, err))
 	default:
-		p.DistVersion = m.Version
+		p.DistVersion, p.requires = m.Version, m.RequiresDist
 		p.Evidence = append(p.Evidence, Evidence{File: metaPath, Says: "Version: " + m.Version})
 	}
 	instPath := dir + string(os.PathSeparator) + "INSTALLER"

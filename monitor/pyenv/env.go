@@ -58,6 +58,8 @@ const (
 	ProblemMalformed         = "malformed"           // a file that was read but says nothing usable
 	ProblemHalfDeleted       = "half-deleted"        // files a build needs are gone (version.py says cuda, no libtorch_cuda)
 	ProblemLeftoverFiles     = "leftover-files"      // files of another build survive an overwrite (libtorch_cuda beside a CPU version.py)
+	ProblemMissingRuntime    = "missing-runtime"     // NVIDIA runtime wheels a CUDA torch requires are not installed: import fails (runtime.go)
+	ProblemRuntimeMismatch   = "runtime-mismatch"    // NVIDIA runtime wheels a CUDA torch requires are installed at versions it does not allow
 )
 
 // Evidence records which file said what, so a finding can show its source.
@@ -109,6 +111,10 @@ type Package struct {
 	Backends []string   `json:"backends,omitempty"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 	Problems []Problem  `json:"problems,omitempty"`
+
+	// requires are the dist-info METADATA's Requires-Dist lines, which
+	// the runtime check reads (runtime.go); not part of the JSON.
+	requires []string
 }
 
 // Env is one Python environment as read from disk.

@@ -23,7 +23,6 @@ func TestInspectGolden(t *testing.T) {
 	}{
 		{"uv-cuda121-posix", func() pyenvtest.Spec {
 			s := cuda121()
-			s.Nvidia = map[string]string{"nvidia-cuda-runtime-cu12": "12.1.105", "nvidia-cudnn-cu12": "9.1.0.70"}
 			s.BNB = &pyenvtest.BNB{Version: "0.45.0", CUDALibs: []string{"121", "124"}}
 			return s
 		}()},

@@ -76,6 +76,7 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 	}
 	in.importSites(o)
 	in.readSites()
+	in.checkRuntime()
 	in.installer()
 	return in.env, nil
 }

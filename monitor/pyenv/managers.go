@@ -53,8 +53,8 @@ type Manager struct {
 	// Modules are its `python -m MODULE` names.
 	Programs []string
 	Modules  []string
-	// Reinstall builds the command that force-reinstalls packages in one
-	// of its environments without touching the rest; nil leaves it to pip.
+	// Reinstall builds the command that reinstalls packages in one of its
+	// environments in the request's InstallForm; nil leaves it to pip.
 	Reinstall func(ReinstallRequest) Reinstall
 	// Refuse, when set, says why packages it installed must not be
 	// reinstalled by pip or uv, with the command that would do it right.

@@ -19,6 +19,9 @@ type ReinstallRequest struct {
 	// version of its variant ("12.4"), for a refusal's advice.
 	Index string
 	CUDA  string
+	// Form says what the installer does with what is installed: the
+	// zero value, FormRepair, rewrites the pins and moves nothing else.
+	Form InstallForm
 	// LookPath finds executables (uv, python3); nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// HostPython is the interpreter whose pip installs into an environment
@@ -30,6 +33,51 @@ type ReinstallRequest struct {
 	// Quote renders one word of a command in advice a person pastes into
 	// a POSIX shell; nil leaves words as they are.
 	Quote func(string) string
+}
+
+// InstallForm is how a reinstall treats what is installed: the flags pip
+// and uv get. The fix planner chooses it (monitor/fix).
+type InstallForm int
+
+const (
+	// FormRepair rewrites the pins' files and touches nothing else (pip
+	// --force-reinstall --no-deps, uv --reinstall --no-deps): a repair of
+	// the very builds that are installed, which must move no dependency.
+	FormRepair InstallForm = iota
+	// FormInstall installs the pins and whatever they require that is
+	// missing or at a version they do not allow, and leaves what is
+	// satisfied alone (no flags, as pytorch.org's own install commands):
+	// the exact pins make the installer replace a torch of another build
+	// or release, and the index serves the NVIDIA runtime wheels a CUDA
+	// torch requires (runtime.go).
+	FormInstall
+	// FormRepairAll rewrites the pins' files and installs their
+	// requirements, reinstalling those already there (pip
+	// --force-reinstall, uv --reinstall): a repair of broken files when
+	// runtime wheels are missing too.
+	FormRepairAll
+)
+
+// flags are the installer's flags for the form: pip's force, or uv's.
+func (f InstallForm) flags(force string) []string {
+	switch f {
+	case FormInstall:
+		return nil
+	case FormRepairAll:
+		return []string{force}
+	}
+	return []string{force, "--no-deps"}
+}
+
+// why says what the form's flags do, for a plan's reasons.
+func (f InstallForm) why(force string) string {
+	switch f {
+	case FormInstall:
+		return "no --no-deps: it installs what the pins require that is missing and leaves the rest as it is"
+	case FormRepairAll:
+		return force + " without --no-deps rewrites the pins and reinstalls what they require"
+	}
+	return force + " --no-deps keeps every other package as it is"
 }
 
 func (r ReinstallRequest) lookPath(name string) (string, error) {
@@ -69,8 +117,8 @@ type ReinstallChoice struct {
 // environment's own or the host's aimed at it.
 const lastResort = InstallerPip
 
-// ReinstallCommand decides, from the table, who force-reinstalls pkg's
-// pins in r.Env: the manager whose INSTALLER pkg carries may refuse (conda
+// ReinstallCommand decides, from the table, who reinstalls pkg's pins in
+// r.Env, in r.Form: the manager whose INSTALLER pkg carries may refuse (conda
 // keeps records pip would leave wrong); otherwise the environment's manager
 // builds the command (uv), and pip is the last resort.
 func ReinstallCommand(pkg *Package, r ReinstallRequest) ReinstallChoice {
@@ -97,27 +145,30 @@ func ReinstallCommand(pkg *Package, r ReinstallRequest) ReinstallChoice {
 	return c
 }
 
-// uvReinstall: uv pip install --python ENV --reinstall --no-deps PINS.
+// uvReinstall: uv pip install --python ENV [FLAGS] PINS --index-url URL,
+// the flags by r.Form (--reinstall --no-deps for a repair).
 func uvReinstall(r ReinstallRequest) Reinstall {
 	uv, err := r.lookPath("uv")
 	if err != nil {
 		return Reinstall{Reason: "uv manages this environment but uv is not on PATH, so pip is used"}
 	}
-	argv := append([]string{uv, "pip", "install", "--python", r.Env.Path, "--reinstall", "--no-deps"}, r.Specs...)
+	argv := slices.Concat([]string{uv, "pip", "install", "--python", r.Env.Path}, r.Form.flags("--reinstall"), r.Specs)
 	return Reinstall{Argv: append(argv, "--index-url", r.Index),
-		Reason: "uv manages this environment, so uv reinstalls torch (--reinstall --no-deps keeps every other package as it is)"}
+		Reason: "uv manages this environment, so uv reinstalls torch (" + r.Form.why("--reinstall") + ")"}
 }
 
-// pipReinstall: the environment's own pip with --force-reinstall
-// --no-deps, or the host's pip aimed at it with --python.
+// pipReinstall: the environment's own pip, or the host's pip aimed at it
+// with --python, the flags by r.Form (--force-reinstall --no-deps for a
+// repair).
 func pipReinstall(r ReinstallRequest) Reinstall {
+	flags := r.Form.flags("--force-reinstall")
 	if hasPip(r.Env) {
-		argv := append([]string{r.Python, "-m", "pip", "install", "--force-reinstall", "--no-deps"}, r.Specs...)
+		argv := slices.Concat([]string{r.Python, "-m", "pip", "install"}, flags, r.Specs)
 		return Reinstall{Argv: append(argv, "--index-url", r.Index),
-			Reason: "the environment's own pip reinstalls torch (--force-reinstall --no-deps keeps every other package as it is)"}
+			Reason: "the environment's own pip reinstalls torch (" + r.Form.why("--force-reinstall") + ")"}
 	}
 	host, which := r.hostPython()
-	argv := append(append(host, "-m", "pip", "--python", r.Python, "install", "--force-reinstall", "--no-deps"), r.Specs...)
+	argv := slices.Concat(host, []string{"-m", "pip", "--python", r.Python, "install"}, flags, r.Specs)
 	return Reinstall{Argv: append(argv, "--index-url", r.Index),
 		Reason: "the environment has no pip of its own, so " + which + " installs into it with --python (pip 22.3 or newer)"}
 }

@@ -137,3 +137,50 @@ func TestReinstallRealLookPath(t *testing.T) {
 		t.Errorf("ReinstallCommand = %+v, want uv at %s", got, uv)
 	}
 }
+
+// TestReinstallForms: each install form gives pip and uv their own flags
+// (a repair forced without dependencies, an install that adds what is
+// missing with no flags, a forced repair with dependencies) and says so
+// in the reason.
+func TestReinstallForms(t *testing.T) {
+	const index = "https://download.pytorch.org/whl/cu124"
+	specs := []string{"torch==2.5.1+cu124"}
+	tests := []struct {
+		form          pyenv.InstallForm
+		pip, uv       []string // the flags between "install" (uv: ENV) and the pins
+		pipWhy, uvWhy string
+	}{
+		{pyenv.FormRepair, []string{"--force-reinstall", "--no-deps"}, []string{"--reinstall", "--no-deps"},
+			"(--force-reinstall --no-deps keeps every other package as it is)", "(--reinstall --no-deps keeps every other package as it is)"},
+		{pyenv.FormInstall, nil, nil,
+			"(no --no-deps: it installs what the pins require that is missing and leaves the rest as it is)", "(no --no-deps: it installs what the pins require that is missing and leaves the rest as it is)"},
+		{pyenv.FormRepairAll, []string{"--force-reinstall"}, []string{"--reinstall"},
+			"(--force-reinstall without --no-deps rewrites the pins and reinstalls what they require)", "(--reinstall without --no-deps rewrites the pins and reinstalls what they require)"},
+	}
+	for _, tt := range tests {
+		for _, uv := range []bool{false, true} {
+			spec := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip\n"}}
+			if uv {
+				spec = pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "uv"}}
+			}
+			root := filepath.Join(t.TempDir(), "env")
+			must(t, pyenvtest.Write(root, spec))
+			env, err := pyenv.Inspect(root)
+			must(t, err)
+			py := filepath.Join(root, "bin", "python")
+			got := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{Env: env, Python: py, Specs: specs, Index: index, Form: tt.form,
+				LookPath: func(name string) (string, error) { return "/opt/bin/" + name, nil }})
+			head, flags, why := []string{py, "-m", "pip", "install"}, tt.pip, tt.pipWhy
+			if uv {
+				head, flags, why = []string{"/opt/bin/uv", "pip", "install", "--python", root}, tt.uv, tt.uvWhy
+			}
+			want := slices.Concat(head, flags, specs, []string{"--index-url", index})
+			if !slices.Equal(got.Argv, want) {
+				t.Errorf("form %d, uv %v: Argv =\n%q\nwant\n%q", tt.form, uv, got.Argv, want)
+			}
+			if len(got.Reasons) != 1 || !strings.HasSuffix(got.Reasons[0], why) {
+				t.Errorf("form %d, uv %v: Reasons = %q, want one ending %q", tt.form, uv, got.Reasons, why)
+			}
+		}
+	}
+}

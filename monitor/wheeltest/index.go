@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,7 +45,9 @@ func NewIndex(dir string) *Index {
 	return &Index{dir: dir, wheels: map[string]map[string][]string{}}
 }
 
-// Add builds s and publishes it under tag.
+// Add builds s and publishes it under tag, with the NVIDIA runtime wheels
+// it requires (Spec.Runtime), as download.pytorch.org's cuNNN indexes
+// serve them beside torch.
 func (x *Index) Add(tag string, s Spec) error {
 	d := filepath.Join(x.dir, tag)
 	if err := os.MkdirAll(d, 0o755); err != nil {
@@ -58,7 +61,12 @@ func (x *Index) Add(tag string, s Spec) error {
 	if x.wheels[tag] == nil {
 		x.wheels[tag] = map[string][]string{}
 	}
-	x.wheels[tag][s.Name] = append(x.wheels[tag][s.Name], s.Filename())
+	for _, w := range append(slices.Clone(s.Runtime), s) {
+		project := normalize(w.Name)
+		if !slices.Contains(x.wheels[tag][project], w.Filename()) {
+			x.wheels[tag][project] = append(x.wheels[tag][project], w.Filename())
+		}
+	}
 	return nil
 }
 

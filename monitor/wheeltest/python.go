@@ -67,28 +67,40 @@ func SitePackages(t testing.TB, venv string) string {
 
 // UV is a uv for tests: the real one when it is on PATH, else a stand-in
 // written into dir. uv cannot be installed on the machines the tests run
-// on (PyPI is not reachable), so the stand-in accepts only the command a
+// on (PyPI is not reachable), so the stand-in accepts only the commands a
 // repair plan builds for a uv environment,
 //
-//	uv pip install --python ENV --reinstall --no-deps SPEC... --index-url URL
+//	uv pip install --python ENV [--reinstall] [--no-deps] SPEC... --index-url URL
 //
-// and carries it out with real pip (--force-reinstall --no-deps, the same
-// pins and index), refusing anything else: the plan's pins and index are
-// what gets tested, not uv.
+// and carries them out with real pip (--reinstall as --force-reinstall,
+// the same pins, dependencies and index), refusing anything else: the
+// plan's pins, flags and index are what gets tested, not uv.
 func UV(t testing.TB, python, dir string) string {
 	t.Helper()
 	if path, err := exec.LookPath("uv"); err == nil {
 		return path
 	}
 	script := `#!/bin/sh
-# Stand-in for uv (see wheeltest.UV): only the repair plan's reinstall.
-if [ "$1" != pip ] || [ "$2" != install ] || [ "$3" != --python ] || [ "$5" != --reinstall ] || [ "$6" != --no-deps ]; then
+# Stand-in for uv (see wheeltest.UV): only the repair plan's install.
+if [ "$1" != pip ] || [ "$2" != install ] || [ "$3" != --python ]; then
 	echo "uv stand-in: not a command it carries out: $*" >&2
 	exit 2
 fi
 env="$4"
-shift 6
-exec "` + python + `" -m pip --python "$env/bin/python" --disable-pip-version-check --no-input install --force-reinstall --no-deps "$@"
+shift 4
+for a in "$@"; do
+	case "$a" in
+	--reinstall) a=--force-reinstall ;;
+	--no-deps | --index-url) ;;
+	-*)
+		echo "uv stand-in: not a flag it carries out: $a" >&2
+		exit 2
+		;;
+	esac
+	set -- "$@" "$a"
+	shift
+done
+exec "` + python + `" -m pip --python "$env/bin/python" --disable-pip-version-check --no-input install "$@"
 `
 	path := filepath.Join(dir, "uv")
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {

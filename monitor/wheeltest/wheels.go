@@ -34,6 +34,11 @@ type Spec struct {
 	// Size pads the wheel with an incompressible file of about this many
 	// bytes, so an install takes long enough to be interrupted.
 	Size int
+	// Runtime are the NVIDIA runtime wheels it requires (Torch fills a
+	// CUDA build's: runtime.go): its METADATA names each, pinned, with
+	// the marker real torch wheels carry, and Write and Index.Add put
+	// them beside it.
+	Runtime []Spec
 	// Block names a file (relative to site-packages, outside NAME/) that
 	// the wheel installs after NAME's files and before its dist-info: an
 	// installer run under HoldInstall stops when it opens it, after it
@@ -43,16 +48,22 @@ type Spec struct {
 	Block string
 }
 
-// Filename is the wheel's file name (py3-none-any: it installs anywhere).
+// Filename is the wheel's file name (py3-none-any: it installs anywhere),
+// its name escaped as the wheel spec asks (nvidia_cublas_cu12-…).
 func (s Spec) Filename() string {
-	return fmt.Sprintf("%s-%s-py3-none-any.whl", s.Name, strings.ReplaceAll(s.Version, "-", "_"))
+	return fmt.Sprintf("%s-%s-py3-none-any.whl", s.escapedName(), strings.ReplaceAll(s.Version, "-", "_"))
 }
 
+// escapedName is the name as wheel and dist-info names write it.
+func (s Spec) escapedName() string { return strings.ReplaceAll(s.Name, "-", "_") }
+
 // Torch is a torch wheel for an index tag: "cu121" gives 2.5.1+cu121 with
-// cuda '12.1' and libtorch_cuda.so; "rocm6.2" a ROCm build (hip set,
+// cuda '12.1' and libtorch_cuda.so, requiring its NVIDIA runtime wheels
+// from 2.2 on (Spec.Runtime); "rocm6.2" a ROCm build (hip set,
 // libtorch_hip.so), "xpu" an XPU build, "cpu" a CPU build.
 func Torch(version, tag string) Spec {
 	s := Spec{Name: "torch", Version: version + "+" + tag, CUDA: cudaOf(tag)}
+	s.Runtime = runtimeOf(version, s.CUDA)
 	switch {
 	case strings.HasPrefix(tag, "rocm"):
 		s.HIP = strings.TrimPrefix(tag, "rocm") + ".00000-0000000"
@@ -75,8 +86,23 @@ func cudaOf(tag string) string {
 	return d[:len(d)-1] + "." + d[len(d)-1:]
 }
 
-// Write builds the wheel into dir and returns its path.
+// Write builds the wheel into dir, with the stub wheels of the NVIDIA
+// runtime it requires beside it (Spec.Runtime) as download.pytorch.org's
+// index holds them beside torch, so that a --find-links folder of them
+// satisfies real pip; it returns the wheel's path.
 func Write(dir string, s Spec) (string, error) {
+	for _, r := range s.Runtime {
+		if _, err := os.Stat(filepath.Join(dir, r.Filename())); err == nil {
+			continue
+		}
+		if _, err := writeOne(dir, r); err != nil {
+			return "", err
+		}
+	}
+	return writeOne(dir, s)
+}
+
+func writeOne(dir string, s Spec) (string, error) {
 	data, err := Build(s)
 	if err != nil {
 		return "", err
@@ -97,10 +123,16 @@ type file struct {
 // Build returns the wheel's bytes.
 func Build(s Spec) ([]byte, error) {
 	pkg := s.Name
-	distInfo := fmt.Sprintf("%s-%s.dist-info", s.Name, s.Version)
+	distInfo := fmt.Sprintf("%s-%s.dist-info", s.escapedName(), s.Version)
 	files := []file{
 		{pkg + "/__init__.py", []byte("from .version import __version__\n")},
 		{pkg + "/version.py", versionPy(s)},
+	}
+	if short, ok := strings.CutPrefix(s.Name, "nvidia-"); ok {
+		// A runtime stub: nvidia/<lib>/lib holds its library, as NVIDIA's
+		// wheels lay it out.
+		pkg = "nvidia/" + stubDir(short)
+		files = []file{{pkg + "/__init__.py", nil}}
 	}
 	libs := s.Libs
 	if s.Name == "torch" {
@@ -132,7 +164,7 @@ func Build(s Spec) ([]byte, error) {
 	files = append(files,
 		file{distInfo + "/METADATA", metadata(s)},
 		file{distInfo + "/WHEEL", []byte("Wheel-Version: 1.0\nGenerator: gpucanary-tests\nRoot-Is-Purelib: false\nTag: py3-none-any\n")},
-		file{distInfo + "/top_level.txt", []byte(pkg + "\n")},
+		file{distInfo + "/top_level.txt", []byte(strings.SplitN(pkg, "/", 2)[0] + "\n")},
 	)
 	var record strings.Builder
 	var buf bytes.Buffer
@@ -189,10 +221,14 @@ xpu: Optional[str] = %s
 func metadata(s Spec) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: test fixture of %s\nRequires-Python: >=3.8\n", s.Name, s.Version, s.Name)
-	// Only dependencies the test index can satisfy: real torch's nvidia-*
-	// requirements would send pip to PyPI.
-	if s.Name != "torch" {
+	// Only dependencies the test index can satisfy (it serves the runtime
+	// stubs beside torch): real torch's filelock, sympy, … would send pip
+	// to PyPI.
+	if s.Name == "torchvision" || s.Name == "torchaudio" {
 		b.WriteString("Requires-Dist: torch\n")
+	}
+	for _, r := range s.Runtime {
+		b.WriteString("Requires-Dist: " + r.Name + "==" + r.Version + runtimeMarker + "\n")
 	}
 	b.WriteString("\n")
 	return []byte(b.String())

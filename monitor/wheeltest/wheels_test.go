@@ -13,7 +13,8 @@ import (
 )
 
 // TestRealPipInstallsFromIndex proves the wheels and the index are good
-// enough for real pip: the other tests depend on it.
+// enough for real pip: the other tests depend on it. A CUDA torch brings
+// its NVIDIA runtime stubs from the same index, as pytorch.org's does.
 func TestRealPipInstallsFromIndex(t *testing.T) {
 	py := Python(t)
 	idx := NewIndex(t.TempDir())
@@ -30,7 +31,8 @@ func TestRealPipInstallsFromIndex(t *testing.T) {
 	Pip(t, py, venv, "install", "--index-url", srv.URL+"/cu121", "torch==2.5.1+cu121", "torchvision")
 
 	site := SitePackages(t, venv)
-	for _, f := range []string{"torch/lib/libtorch_cuda.so", "torch/version.py", "torch-2.5.1+cu121.dist-info/METADATA", "torch-2.5.1+cu121.dist-info/INSTALLER", "torchvision/version.py"} {
+	for _, f := range []string{"torch/lib/libtorch_cuda.so", "torch/version.py", "torch-2.5.1+cu121.dist-info/METADATA", "torch-2.5.1+cu121.dist-info/INSTALLER", "torchvision/version.py",
+		"nvidia/cublas/lib/libcublas.so.12", "nvidia_cublas_cu12-12.1.4.1.dist-info/METADATA", "nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cuda_runtime/lib/libcudart.so.12", "nvidia/nccl/lib/libnccl.so.2"} {
 		if _, err := os.Stat(filepath.Join(site, f)); err != nil {
 			t.Errorf("after pip install: %v", err)
 		}
@@ -39,8 +41,8 @@ func TestRealPipInstallsFromIndex(t *testing.T) {
 	if !strings.Contains(string(v), "cuda: Optional[str] = '12.1'") {
 		t.Errorf("torch/version.py:\n%s", v)
 	}
-	if idx.Requests() != 2 {
-		t.Errorf("index served %d files, want 2", idx.Requests())
+	if idx.Requests() != 6 {
+		t.Errorf("index served %d files, want 6 (torch, torchvision and four runtime wheels)", idx.Requests())
 	}
 }
 
@@ -91,4 +93,78 @@ func TestTorchOfEveryBuild(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTorchRequiresItsRuntime: a CUDA torch wheel from 2.2 on names its
+// NVIDIA runtime in METADATA as real ones do (pinned, behind the Linux
+// x86_64 marker; CUDA 13's mostly unsuffixed), and Write puts the stubs
+// beside it; CPU builds and older CUDA builds require none.
+func TestTorchRequiresItsRuntime(t *testing.T) {
+	tests := []struct {
+		version, tag string
+		requires     []string
+	}{
+		{"2.5.1", "cu124", []string{
+			`nvidia-cuda-runtime-cu12==12.4.77; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-cublas-cu12==12.4.4.1; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-cudnn-cu12==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-nccl-cu12==2.21.5; platform_system == "Linux" and platform_machine == "x86_64"`}},
+		{"2.7.1", "cu118", []string{
+			`nvidia-cuda-runtime-cu11==11.8.77; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-cublas-cu11==11.8.4.1; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-cudnn-cu11==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-nccl-cu11==2.21.5; platform_system == "Linux" and platform_machine == "x86_64"`}},
+		{"2.9.1", "cu130", []string{
+			`nvidia-cuda-runtime==13.0.77; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-cublas==13.0.4.1; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-cudnn-cu13==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"`,
+			`nvidia-nccl-cu13==2.21.5; platform_system == "Linux" and platform_machine == "x86_64"`}},
+		{"2.5.1", "cpu", nil},
+		{"2.1.2", "cu121", nil},
+		{"1.13.1", "cu117", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version+"+"+tt.tag, func(t *testing.T) {
+			dir := t.TempDir()
+			s := Torch(tt.version, tt.tag)
+			path, err := Write(dir, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta := readMember(t, path, "torch-"+s.Version+".dist-info/METADATA")
+			var got []string
+			for _, l := range strings.Split(meta, "\n") {
+				if r, ok := strings.CutPrefix(l, "Requires-Dist: "); ok {
+					got = append(got, r)
+				}
+			}
+			if !slices.Equal(got, tt.requires) {
+				t.Errorf("Requires-Dist =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.requires, "\n"))
+			}
+			wheels, _ := filepath.Glob(filepath.Join(dir, "*.whl"))
+			if len(wheels) != 1+len(tt.requires) {
+				t.Errorf("Write left %d wheels, want torch and %d runtime stubs: %v", len(wheels), len(tt.requires), wheels)
+			}
+		})
+	}
+}
+
+// readMember is one file of a wheel.
+func readMember(t *testing.T, wheel, name string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(wheel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if f.Name == name {
+			r, _ := f.Open()
+			b, _ := io.ReadAll(r)
+			r.Close()
+			return string(b)
+		}
+	}
+	t.Fatalf("%s has no %s", wheel, name)
+	return ""
 }

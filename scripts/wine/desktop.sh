@@ -84,7 +84,7 @@ desktop_checks() {
   cp "$work/stub/nvml.dll" "$system32/nvml.dll"
   local code=0 want
   NVMLSTUB_SCENARIO=rtx4090-wddm NO_COLOR=1 "$wine" "$work/exes/gpucanary.exe" check "$(winpath "$hostile")" >"$out" 2>&1 || code=$?
-  want="fix: & \"$(winpath "$hostile" | sed 's/\$/`$/g')\\Scripts\\python.exe\" -m pip install --force-reinstall --no-deps torch=="
+  want="fix: & \"$(winpath "$hostile" | sed 's/\$/`$/g')\\Scripts\\python.exe\" -m pip install torch=="
   if [ "$code" != 1 ] || ! grep -qF -- "$want" "$out"; then
     echo "want: $want"
     desktop_fail "check does not print the fix command quoted for PowerShell" "$out"

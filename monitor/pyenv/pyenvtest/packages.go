@@ -46,21 +46,51 @@ func torchVersionPy(t *Torch) string {
 // torchRequires lists Requires-Dist as torch wheels do: from 2.5 every
 // wheel names the nvidia-* runtime behind a Linux x86_64 marker.
 func torchRequires(t *Torch) []string {
+	if t.Requires != nil {
+		return t.Requires
+	}
 	req := []string{"filelock", "typing-extensions>=4.8.0", "networkx", "jinja2", "fsspec"}
+	marker := `; platform_system == "Linux" and platform_machine == "x86_64"`
+	for _, r := range torchRuntime(t) {
+		req = append(req, r.name+"=="+r.version+marker)
+	}
+	if atLeast(t.DistVersion, 2, 5) {
+		req = append(req, "sympy==1.13.1; python_version >= \"3.9\"")
+	}
+	return req
+}
+
+// runtimeWheel is one nvidia-* wheel a torch requires.
+type runtimeWheel struct{ name, version string }
+
+// torchRuntime is the nvidia-* runtime torchRequires names (from 2.5 on;
+// for CUDA 12.4 when torch is no CUDA build, as PyPI's wheels for every
+// platform name it), with versions shaped like the real ones.
+func torchRuntime(t *Torch) []runtimeWheel {
 	if !atLeast(t.DistVersion, 2, 5) {
-		return req
+		return nil
 	}
 	cuda := t.CUDA
 	if cuda == "" {
 		cuda = "12.4"
 	}
-	marker := `; platform_system == "Linux" and platform_machine == "x86_64"`
 	suffix := "-cu" + strings.SplitN(cuda, ".", 2)[0]
+	var out []runtimeWheel
 	for _, n := range []string{"nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "nvidia-cuda-cupti", "nvidia-cublas", "nvidia-cufft", "nvidia-curand"} {
-		req = append(req, fmt.Sprintf("%s%s==%s.127%s", n, suffix, cuda, marker))
+		out = append(out, runtimeWheel{n + suffix, cuda + ".127"})
 	}
-	req = append(req, "nvidia-cudnn-cu12==9.1.0.70"+marker, "sympy==1.13.1; python_version >= \"3.9\"")
-	return req
+	return append(out, runtimeWheel{"nvidia-cudnn" + suffix, "9.1.0.70"})
+}
+
+// RuntimeOf lists the nvidia-* runtime wheels Write installs beside a
+// CUDA torch t on Linux, by distribution name, for tests that omit or
+// replace some (Torch.OmitRuntime, Spec.Nvidia).
+func RuntimeOf(t *Torch) []string {
+	var names []string
+	for _, r := range torchRuntime(t) {
+		names = append(names, r.name)
+	}
+	return names
 }
 
 func (w *writer) torch() error {
@@ -219,9 +249,26 @@ func (w *writer) bnb() error {
 	return w.dist("bitsandbytes", b.Version, "pip\n", []string{"torch<3,>=2.0", "numpy>=1.17"}, files)
 }
 
+// nvidia writes Spec.Nvidia, and the nvidia-* runtime wheels a CUDA
+// torch requires as pip installs them on Linux: every one, at the version
+// torch pins (Spec.Nvidia's version where it names one), unless the torch
+// was installed with --no-deps or leaves some out, or conda installed it
+// (its runtime is conda packages, not wheels). Their INSTALLER is torch's.
 func (w *writer) nvidia() error {
-	names := make([]string, 0, len(w.s.Nvidia))
-	for n := range w.s.Nvidia {
+	versions := map[string]string{}
+	installer := map[string]string{}
+	if t := w.s.Torch; t != nil && t.CUDA != "" && !w.win && w.s.CondaTorchBuild == "" && !t.NoDeps {
+		for _, r := range torchRuntime(t) {
+			if !slices.Contains(t.OmitRuntime, r.name) {
+				versions[r.name], installer[r.name] = r.version, t.Installer
+			}
+		}
+	}
+	for n, v := range w.s.Nvidia {
+		versions[n], installer[n] = v, "pip\n"
+	}
+	names := make([]string, 0, len(versions))
+	for n := range versions {
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -230,7 +277,7 @@ func (w *writer) nvidia() error {
 		short = strings.SplitN(short, "-cu", 2)[0]
 		short = strings.ReplaceAll(short, "-", "_")
 		files := map[string]string{"nvidia/" + short + "/__init__.py": ""}
-		if err := w.dist(n, w.s.Nvidia[n], "pip\n", nil, files); err != nil {
+		if err := w.dist(n, versions[n], installer[n], nil, files); err != nil {
 			return err
 		}
 	}

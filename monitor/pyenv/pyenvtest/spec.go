@@ -22,6 +22,17 @@ type Torch struct {
 	Installer string // INSTALLER content, written as is ("uv" has no newline); "" writes no file
 	// LegacyVersionPy writes the old unannotated version.py (`cuda = '11.7'`).
 	LegacyVersionPy bool
+	// NoDeps installs a CUDA torch as `pip install --no-deps` does: none
+	// of the nvidia-* runtime wheels it requires (RuntimeOf), which Write
+	// otherwise installs beside it on a POSIX layout.
+	NoDeps bool
+	// OmitRuntime are runtime wheels Write leaves out
+	// ("nvidia-cublas-cu12"), as if deleted after the install.
+	OmitRuntime []string
+	// Requires, when set, are METADATA's Requires-Dist lines instead of
+	// the ones the release's wheels write (the runtime installed stays
+	// the release's).
+	Requires []string
 }
 
 // Companion is torchvision or torchaudio.
@@ -55,7 +66,10 @@ type Spec struct {
 	Audio   *Companion
 	Llama   *Llama
 	BNB     *BNB
-	Nvidia  map[string]string // dist name ("nvidia-cublas-cu12") -> version
+	// Nvidia are nvidia-* dists to install, name ("nvidia-cublas-cu12")
+	// -> version; a name of torch's runtime (RuntimeOf) is installed at
+	// this version instead of the one torch requires.
+	Nvidia map[string]string
 	// CondaTorchBuild, when set, makes torch a conda package: a
 	// conda-meta/pytorch-VERSION-BUILD.json record (e.g. build
 	// "py3.11_cuda12.1_cudnn8.9.2_0") beside its site-packages files, whose
