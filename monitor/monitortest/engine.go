@@ -53,6 +53,9 @@ type Engine struct {
 	mu     sync.Mutex
 	events []monitor.Event
 	notify chan struct{}
+	// drain asks the collector to take in every event already published
+	// and close the channel it is handed when it has.
+	drain chan chan struct{}
 }
 
 // Start runs engine.New(o) until the test ends and returns once its first
@@ -73,23 +76,40 @@ func Start(t testing.TB, o engine.Options) *Engine {
 }
 
 // Run runs m (made by the test, hooks set) until the test ends, collecting
-// its events, and returns once its first full read is published.
+// its events, and returns once its first full read is published and
+// collected: Events holds it.
 func Run(t testing.TB, m *engine.Monitor) *Engine {
 	t.Helper()
-	e := &Engine{M: m, t: t, done: make(chan struct{}), notify: make(chan struct{}, 1)}
+	e := &Engine{M: m, t: t, done: make(chan struct{}), notify: make(chan struct{}, 1), drain: make(chan chan struct{})}
 	ch, _ := m.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
-		for ev := range ch {
-			e.mu.Lock()
-			e.events = append(e.events, ev)
-			e.mu.Unlock()
+		for {
 			select {
-			case e.notify <- struct{}{}:
-			default:
+			case ev, ok := <-ch:
+				if !ok {
+					return
+				}
+				e.add(ev)
+			case drained := <-e.drain:
+				// Everything published so far is in ch's buffer (the hub
+				// hands events over before publish returns).
+				for more := true; more; {
+					select {
+					case ev, ok := <-ch:
+						if !ok {
+							close(drained)
+							return
+						}
+						e.add(ev)
+					default:
+						more = false
+					}
+				}
+				close(drained)
 			}
 		}
 	}()
@@ -108,7 +128,24 @@ func Run(t testing.TB, m *engine.Monitor) *Engine {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the engine did not start in 30s")
 	}
+	drained := make(chan struct{})
+	select {
+	case e.drain <- drained:
+		<-drained
+	case <-collected: // the engine stopped: every event is collected
+	}
 	return e
+}
+
+// add records one collected event and wakes a Wait.
+func (e *Engine) add(ev monitor.Event) {
+	e.mu.Lock()
+	e.events = append(e.events, ev)
+	e.mu.Unlock()
+	select {
+	case e.notify <- struct{}{}:
+	default:
+	}
 }
 
 // Stop ends the engine and waits until Run has returned and every event
