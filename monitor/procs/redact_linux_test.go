@@ -4,9 +4,12 @@ package procs
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestScannedCommandLinesAreRedacted: what `ps --json`, the report's
@@ -71,6 +74,9 @@ func scanStarted(t *testing.T, cmds ...*exec.Cmd) map[*exec.Cmd]Proc {
 		}
 		t.Cleanup(func() { in.Close(); cmd.Wait() })
 	}
+	for _, cmd := range cmds {
+		waitExeced(t, cmd.Process.Pid)
+	}
 	ps, err := NewSource(Options{}).Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -87,4 +93,26 @@ func scanStarted(t *testing.T, cmds ...*exec.Cmd) map[*exec.Cmd]Proc {
 		}
 	}
 	return seen
+}
+
+// waitExeced waits until the child pid runs its own program with its
+// command line: between fork and exec it is a copy of this test binary,
+// with this binary's command line in /proc, and during the exec its
+// command line is empty; a scan then sees no secret to hide.
+func waitExeced(t *testing.T, pid int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, cmdline := fmt.Sprintf("/proc/%d/exe", pid), fmt.Sprintf("/proc/%d/cmdline", pid)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		p, err := os.Readlink(exe)
+		if args, _ := os.ReadFile(cmdline); err == nil && p != self && len(args) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not exec its program within a minute", pid)
+		}
+	}
 }

@@ -20,7 +20,14 @@ import (
 
 // entry is what is kept about a process between scans.
 type entry struct {
-	start     uint64 // start time in clock ticks: identifies the process across PID reuse
+	start uint64 // start time in clock ticks: identifies the process across PID reuse
+	// comm is the name stat gave when the process was identified: exec
+	// changes it (and the command line, the program, the environment)
+	// within one life, so a new one means identify again.
+	comm string
+	// partial is set when the command line read empty: a process in the
+	// middle of an exec has none yet. It is identified again next scan.
+	partial   bool
 	proc      Proc
 	lastTicks uint64
 	lastAt    time.Time
@@ -109,13 +116,19 @@ func (s *scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 		return Proc{}, false // kernel threads
 	}
 	e := s.seen[pid]
-	if e == nil || e.start != st.start {
+	if e == nil || e.start != st.start || e.comm != st.comm || e.partial {
+		prev := e
 		if e, err = s.identify(pid, st); err != nil {
 			delete(s.seen, pid)
 			return Proc{}, false
 		}
 		s.seen[pid] = e
-		e.lastTicks, e.lastAt = st.ticks, now
+		if prev != nil && prev.start == st.start {
+			// the same process after an exec: its CPU time goes on
+			e.lastTicks, e.lastAt = prev.lastTicks, prev.lastAt
+		} else {
+			e.lastTicks, e.lastAt = st.ticks, now
+		}
 	}
 	p := &e.proc
 	p.PPID = st.ppid
@@ -138,10 +151,10 @@ func (s *scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 	return *p, true
 }
 
-// identify reads what does not change in a process's life. err is set
-// only when the process is gone.
+// identify reads what does not change in a process's life but at an
+// exec. err is set only when the process is gone.
 func (s *scanner) identify(pid int32, st stat) (*entry, error) {
-	e := &entry{start: st.start}
+	e := &entry{start: st.start, comm: st.comm}
 	p := &e.proc
 	p.PID, p.HostPID, p.PPID = int(pid), int(pid), st.ppid
 	p.StartTime = s.startTime(st)
@@ -166,6 +179,7 @@ func (s *scanner) identify(pid int32, st stat) (*entry, error) {
 	gp := &process.Process{Pid: pid}
 	if args, err := gp.CmdlineSliceWithContext(s.ctx); err == nil {
 		p.Cmdline = Redact(args)
+		e.partial = len(args) == 0 // a zombie has none either: reading it again is cheap
 	} else if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	} else {
