@@ -63,8 +63,12 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags nogui ./...
 
+# -timeout is a guard against a hang, not a budget: the packages that run
+# real pip (fix, engine, cmd) take about 2 minutes on a loaded 2-core
+# machine, and Go's default 10 minutes per package is too near on a
+# machine loaded far beyond that.
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 
 .PHONY: test-loaded
 ## test-loaded: make test RUNS times (5) in a row on a fresh clone of HEAD
