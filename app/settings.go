@@ -168,7 +168,7 @@ func parseSettings(base config.Config, roots, envs, refresh, percent, window, in
 	if len(kinds) < len(notifyKinds) {
 		c.Notify = slices.Clone(kinds)
 		if len(c.Notify) == 0 {
-			c.Notify = []string{"NONE"}
+			c.Notify = []string{config.NotifyNone}
 		}
 	}
 	return c, nil

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -70,5 +71,54 @@ func TestPlainJSONUnchanged(t *testing.T) {
 	want, _ := json.Marshal(plain(e))
 	if string(got) != string(want) {
 		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// TestFindingsKeepTheirEnvBytes: a finding's env that is not UTF-8 gets
+// its env_bytes sibling wherever the finding is written (an
+// environment's findings, the machine's, a process's, an event's) and is
+// read back exact, so its Key matches its environment's again.
+func TestFindingsKeepTheirEnvBytes(t *testing.T) {
+	const path = "/srv/caf\xe9/.venv"
+	f := health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError, Message: "m", Env: path}
+	st := State{
+		Envs:      []EnvReport{{Env: &pyenv.Env{Path: path}, Verdict: VerdictError, Findings: []health.Finding{f}}},
+		Findings:  []health.Finding{f},
+		Processes: []Process{{Row: procs.Row{Proc: procs.Proc{PID: 7, EnvPath: path}}, Findings: []health.Finding{f}}},
+	}
+	ev := Event{Kind: KindFindingRaised, Env: path, Message: "m", Finding: &f}
+	var doc struct {
+		Envs []struct {
+			Findings []map[string]any `json:"findings"`
+		} `json:"envs"`
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Envs[0].Findings[0]["env_bytes"]; got != base64.StdEncoding.EncodeToString([]byte(path)) {
+		t.Errorf("envs[].findings[].env_bytes = %v in %s", got, b)
+	}
+	var back State
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []health.Finding{back.Envs[0].Findings[0], back.Findings[0], back.Processes[0].Findings[0]} {
+		if got.Env != path || got.Key() != f.Key() || got.Code != f.Code {
+			t.Errorf("finding read back as %+v (%q)", got, got.Env)
+		}
+	}
+	b, _ = json.Marshal(ev)
+	var evBack Event
+	if err := json.Unmarshal(b, &evBack); err != nil || evBack.Finding == nil || evBack.Finding.Env != path {
+		t.Errorf("event's finding read back as %+v, %v: %s", evBack.Finding, err, b)
+	}
+	plain := f
+	plain.Env = "/srv/café/.venv"
+	if b, _ := json.Marshal(plain); strings.Contains(string(b), "env_bytes") {
+		t.Errorf("a UTF-8 env got env_bytes: %s", b)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/pathjson"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -28,7 +29,7 @@ func (p Process) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	return withExactBytes(b, "env_bytes", p.EnvPath), nil
+	return pathjson.WithExactBytes(b, "env_bytes", p.EnvPath), nil
 }
 
 func (p Process) marshalMeasured() ([]byte, error) {

@@ -16,18 +16,18 @@ import (
 // file that implements it.
 func commands() []command {
 	return append([]command{
-		{name: "check", args: "[--json] [--format prom [--textfile PATH]] [PATH...]", operands: anyPaths, setup: checkFlags, help: checkHelp,
+		{name: "check", operands: anyPaths, setup: checkFlags, help: checkHelp,
 			summary: "inspect environments and the GPU; exit 1 on error findings"},
-		{name: "ps", args: "[--json] [--watch]", setup: psFlags, help: psHelp,
+		{name: "ps", setup: psFlags, help: psHelp,
 			summary: "per-process GPU use and verdicts"},
-		{name: "watch", args: "[--json] [PATH...]", operands: anyPaths, setup: watchFlags, help: watchHelp,
+		{name: "watch", operands: anyPaths, setup: watchFlags, help: watchHelp,
 			summary: "run the engine headless and print each event"},
-		{name: "fix", args: "PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]", operands: operands{min: 1, max: 1, what: "environment path"},
+		{name: "fix", operands: operands{min: 1, max: 1, what: "environment path"},
 			setup: fixFlags, help: fixHelp,
-			summary: "reinstall a CUDA torch in the environment at PATH"},
-		{name: "report", args: "[-o DIR]", operands: anyPaths, setup: reportFlags, help: reportHelp,
+			summary: "reinstall a CUDA torch in the environment at PATH, or pin its CUDA index"},
+		{name: "report", operands: anyPaths, setup: reportFlags, help: reportHelp,
 			summary: "write the evidence bundle"},
-		{name: "agent", args: "[--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]", operands: anyPaths, setup: agentFlags, help: agentUsage,
+		{name: "agent", operands: anyPaths, setup: agentFlags, help: agentUsage,
 			summary: "run the engine headless and serve Prometheus metrics"},
 		{name: "version", readsNoInput: true, setup: versionFlags, help: versionHelp,
 			summary: "print the version"},
@@ -44,7 +44,9 @@ type runFunc func(ctx context.Context, std stdio) int
 type command struct {
 	name    string
 	aliases []string
-	// args are the command's arguments as the top-level usage lists them.
+	// args are the arguments of a command without a help, for its usage
+	// line. A command with a help is listed as the help's usage lines say
+	// (synopses), which name every flag (TestUsageNamesEveryFlag).
 	args string
 	// summary is its one line in the top-level usage.
 	summary string
@@ -157,12 +159,39 @@ func (c command) helpText() string {
 
 func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
-// synopsis is the name and arguments, as the top-level usage lists them.
+// synopsis is the name and args: the usage line of a command without a
+// help.
 func (c command) synopsis() string {
 	if c.args == "" {
 		return c.name
 	}
 	return c.name + " " + c.args
+}
+
+// synopses are the command's forms as the top-level usage lists them: its
+// help's usage lines ("Usage: gpucanary fix PATH [--dry-run] ...", then
+// "       gpucanary fix --pin-index PATH ..."), less "gpucanary ", so the
+// list says what the help says and cannot fall behind it. A form that is
+// not of this command (version's "gpucanary --version", a global flag)
+// is left out. Without a help, the synopsis.
+func (c command) synopses() []string {
+	if c.help == "" {
+		return []string{c.synopsis()}
+	}
+	var forms []string
+	for i, line := range strings.Split(c.help, "\n") {
+		switch {
+		case i == 0:
+			line = strings.TrimPrefix(line, "Usage:")
+		case !strings.HasPrefix(line, "       gpucanary "):
+			return forms
+		}
+		form := strings.TrimPrefix(strings.TrimSpace(line), "gpucanary ")
+		if form == c.name || strings.HasPrefix(form, c.name+" ") {
+			forms = append(forms, form)
+		}
+	}
+	return forms
 }
 
 // usageText is the top-level usage, its list of commands made from the
@@ -173,7 +202,11 @@ func usageText() string {
 		if c.hidden {
 			continue
 		}
-		if s := c.synopsis(); len(s) > 28 {
+		forms := c.synopses()
+		for _, s := range forms[:len(forms)-1] {
+			fmt.Fprintf(&list, "  %s\n", s)
+		}
+		if s := forms[len(forms)-1]; len(s) > 28 {
 			fmt.Fprintf(&list, "  %s\n  %28s %s\n", s, "", c.summary)
 		} else {
 			fmt.Fprintf(&list, "  %-28s %s\n", s, c.summary)

@@ -11,22 +11,23 @@ import (
 	"testing"
 )
 
-// usageBefore is the top-level usage as it was written by hand before the
-// registry made it (with the agent and check's --format prom added since):
-// the generated text must stay the same.
-const usageBefore = `Usage: gpucanary [--gpu-sim FILE] [--config FILE] [COMMAND] [ARGS]
+// usageWant is the top-level usage the registry makes: each command's
+// forms as its help's usage lines write them, then its summary.
+const usageWant = `Usage: gpucanary [--gpu-sim FILE] [--config FILE] [COMMAND] [ARGS]
 
 Without a command, GPU Canary starts in the system tray.
 
 Commands:
-  check [--json] [--format prom [--textfile PATH]] [PATH...]
+  check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]
                                inspect environments and the GPU; exit 1 on error findings
   ps [--json] [--watch]        per-process GPU use and verdicts
-  watch [--json] [PATH...]     run the engine headless and print each event
-  fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL]
-                               reinstall a CUDA torch in the environment at PATH
-  report [-o DIR]              write the evidence bundle
-  agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH]
+  watch [--json] [--all] [PATH...]
+                               run the engine headless and print each event
+  fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]
+  fix --pin-index PATH [--variant cuNNN] [--index-base URL]
+                               reinstall a CUDA torch in the environment at PATH, or pin its CUDA index
+  report [-o DIR] [PATH...]    write the evidence bundle
+  agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
                                run the engine headless and serve Prometheus metrics
   version                      print the version
 
@@ -40,9 +41,48 @@ Run 'gpucanary help COMMAND' (or 'gpucanary COMMAND --help') for a
 command's flags and examples.
 `
 
+// TestUsageNamesEveryFlag: the top-level usage lists, for each command,
+// every flag it declares (but --gpu-sim, a global flag listed below the
+// commands) and its operands: PATH... for any number, PATH for one.
+func TestUsageNamesEveryFlag(t *testing.T) {
+	usage := usageText()
+	for _, c := range commands() {
+		if c.hidden {
+			continue
+		}
+		forms := c.synopses()
+		listed := strings.Join(forms, "\n")
+		for _, f := range forms {
+			if !strings.Contains(usage, "\n  "+f) {
+				t.Errorf("%s: %q is not in the usage", c.name, f)
+			}
+		}
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		c.setup(fs, &globals{})
+		fs.VisitAll(func(f *flag.Flag) {
+			if f.Name == "gpu-sim" {
+				return
+			}
+			name := "--" + f.Name
+			if len(f.Name) == 1 {
+				name = "-" + f.Name
+			}
+			if !regexp.MustCompile(`\[?` + regexp.QuoteMeta(name) + `[ \]\n]`).MatchString(listed + "\n") {
+				t.Errorf("%s: the usage does not name %s: %q", c.name, name, listed)
+			}
+		})
+		switch {
+		case c.operands.max < 0 && !strings.Contains(listed, "PATH..."):
+			t.Errorf("%s takes any number of paths; the usage says %q", c.name, listed)
+		case c.operands.min > 0 && !strings.Contains(listed, "PATH"):
+			t.Errorf("%s needs a path; the usage says %q", c.name, listed)
+		}
+	}
+}
+
 func TestUsageIsMadeFromTheRegistry(t *testing.T) {
-	if got := usageText(); got != usageBefore {
-		t.Errorf("usage:\n%s\nwant:\n%s", got, usageBefore)
+	if got := usageText(); got != usageWant {
+		t.Errorf("usage:\n%s\nwant:\n%s", got, usageWant)
 	}
 	seen := map[string]bool{}
 	for _, c := range commands() {
@@ -58,7 +98,7 @@ func TestUsageIsMadeFromTheRegistry(t *testing.T) {
 				t.Errorf("lookup(%q) = %q, %v", n, got.name, ok)
 			}
 		}
-		if !c.hidden && !strings.Contains(usageText(), "\n  "+c.synopsis()) {
+		if !c.hidden && !strings.Contains(usageText(), "\n  "+c.synopses()[0]) {
 			t.Errorf("%s is not listed", c.name)
 		}
 	}
@@ -75,22 +115,22 @@ func TestDispatch(t *testing.T) {
 		stdout       string // the whole of it, when set
 		stderrPrefix string
 	}{
-		{"help", []string{"help"}, 0, usageBefore, ""},
-		{"--help after --", []string{"--", "--help"}, 0, usageBefore, ""},
-		{"-h as a global flag", []string{"-h"}, 0, usageBefore, ""},
-		{"--help as a global flag", []string{"--help"}, 0, usageBefore, ""},
+		{"help", []string{"help"}, 0, usageWant, ""},
+		{"--help after --", []string{"--", "--help"}, 0, usageWant, ""},
+		{"-h as a global flag", []string{"-h"}, 0, usageWant, ""},
+		{"--help as a global flag", []string{"--help"}, 0, usageWant, ""},
 		{"help COMMAND", []string{"help", "watch"}, 0, watchHelp, ""},
 		{"COMMAND --help", []string{"fix", "--help"}, 0, fixHelp, ""},
 		{"COMMAND -h after an argument", []string{"check", "./venv", "-h"}, 0, checkHelp, ""},
 		{"version --help", []string{"version", "--help"}, 0, versionHelp, ""},
 		{"help help", []string{"help", "help"}, 0, helpHelp, ""},
-		{"help of no command", []string{"help", "frobnicate"}, 2, "", "gpucanary help: no command \"frobnicate\"\n\n" + usageBefore},
-		{"a wrong global flag", []string{"--nope"}, 2, "", "gpucanary: flag provided but not defined: --nope\n" + usageBefore},
+		{"help of no command", []string{"help", "frobnicate"}, 2, "", "gpucanary help: no command \"frobnicate\"\n\n" + usageWant},
+		{"a wrong global flag", []string{"--nope"}, 2, "", "gpucanary: flag provided but not defined: --nope\n" + usageWant},
 		{"version", []string{"version"}, 0, versionLine(), ""},
 		{"--version", []string{"--version"}, 0, versionLine(), ""},
 		{"version takes no arguments", []string{"version", "extra"}, 2, "", "gpucanary version: takes no arguments, got 1: extra\n" + versionHelp},
 		{"version takes no flags", []string{"version", "--short"}, 2, "", "gpucanary version: flag provided but not defined: --short\n" + versionHelp},
-		{"unknown", []string{"frobnicate"}, 2, "", "gpucanary: unknown command \"frobnicate\"\n\n" + usageBefore},
+		{"unknown", []string{"frobnicate"}, 2, "", "gpucanary: unknown command \"frobnicate\"\n\n" + usageWant},
 		{"a command's own usage", []string{"watch", "--nope"}, 2, "", "gpucanary watch: flag provided but not defined: --nope\n" + watchHelp},
 		{"fix without a path", []string{"fix"}, 2, "", "gpucanary fix: needs exactly one environment path, got none\n" + fixHelp},
 		{"fix with two paths", []string{"fix", "A", "B", "--dry-run"}, 2, "", "gpucanary fix: needs exactly one environment path, got 2: A B\n" + fixHelp},

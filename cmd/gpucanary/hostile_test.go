@@ -191,6 +191,42 @@ func TestPathNotUTF8NamesItsFolderInJSON(t *testing.T) {
 	}
 }
 
+// TestFindingEnvNotUTF8InJSON: a finding about an environment in a
+// folder whose name is not UTF-8 carries env_bytes beside its env in
+// check --json (envs[].findings[]), as path_bytes is beside the
+// environment's path.
+func TestFindingEnvNotUTF8InJSON(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a file name that is not UTF-8 needs a Linux file system")
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	venv := filepath.Join(t.TempDir(), "caf\xe9", ".venv")
+	if err := pyenvtest.Write(venv, incidentsSpec("uv-cpu-overwrite")); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "check", "--json", venv)
+	if code != exitFound {
+		t.Fatalf("check --json: exit %d: %s\n%s", code, stderr, out)
+	}
+	var res struct {
+		Envs []struct {
+			Findings []struct {
+				Code     string `json:"code"`
+				Env      string `json:"env"`
+				EnvBytes []byte `json:"env_bytes"`
+			} `json:"findings"`
+		} `json:"envs"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Envs) != 1 || len(res.Envs[0].Findings) == 0 {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	for _, f := range res.Envs[0].Findings {
+		if string(f.EnvBytes) != venv {
+			t.Errorf("%s: env_bytes = %q, want %q (env %q)", f.Code, f.EnvBytes, venv, f.Env)
+		}
+	}
+}
+
 // watchJSONUntil runs `watch --json path` until it prints an event of
 // kind, and returns that line.
 func watchJSONUntil(t *testing.T, sim, path, kind string) string {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -29,17 +30,58 @@ var (
 // project folder or an interpreter (absolute; the search resolves each
 // again and records the rule, pyenv.Search) and, for each that names
 // none, a report whose one finding, ENV_UNREADABLE, says what is wrong
-// with it.
-func envArgs(args []string, getenv func(string) string) (envs []string, bad []monitor.EnvReport) {
+// with it. resolved maps each environment a path was resolved to to the
+// line that says so with the path as typed (resolvedLine).
+func envArgs(args []string, getenv func(string) string) (envs []string, bad []monitor.EnvReport, resolved map[string]string) {
+	resolved = map[string]string{}
 	for _, a := range args {
-		path, _, err := resolveArg(a, getenv)
+		path, r, err := resolveArg(a, getenv)
 		if err != nil {
 			bad = append(bad, monitor.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
 			continue
 		}
 		envs = append(envs, path)
+		if line := resolvedLine(a, r); line != "" {
+			if _, ok := resolved[r.Env]; !ok {
+				resolved[r.Env] = line // the first path wins, as in the search
+			}
+		}
 	}
-	return envs, bad
+	return envs, bad, resolved
+}
+
+// sayResolved replaces what the search says about each environment a
+// path given was resolved to with the line that names that path as typed.
+func sayResolved(found []pyenv.Found, resolved map[string]string) {
+	for i, f := range found {
+		if line, ok := resolved[f.Path]; ok && f.Via == viaArgument {
+			found[i].From = line
+		}
+	}
+}
+
+// resolvedLine says what the path arg resolved to, with arg as it was
+// typed: "proj → proj/.venv (uv project)", ". → ./.venv (uv project)",
+// "venv/bin/python → /abs/venv (the environment of this interpreter)";
+// "" when arg was the environment itself. (pyenv's Resolution.Line
+// writes a project's paths relative to the project, "./ → ./.venv",
+// which says nothing of which path was given.)
+func resolvedLine(arg string, r pyenv.Resolution) string {
+	if r.Rule == "" || r.Env == "" {
+		return ""
+	}
+	env := r.Env
+	if rel, err := filepath.Rel(r.Project, r.Env); r.Project != "" && err == nil && filepath.IsLocal(rel) {
+		typed := arg // the project folder, as typed
+		if abs, err := filepath.Abs(arg); err != nil || abs != r.Project {
+			typed = filepath.Dir(arg) // a file in it: pyproject.toml
+		}
+		dot := "." + string(filepath.Separator)
+		if env = filepath.Join(typed, rel); filepath.Clean(typed) == "." || strings.HasPrefix(typed, dot) {
+			env = dot + env // as typed: ./proj → ./proj/.venv
+		}
+	}
+	return fmt.Sprintf("%s → %s (%s)", arg, env, r.Rule)
 }
 
 // viaArgument is how a path given on the command line was found
@@ -81,8 +123,8 @@ func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolutio
 }
 
 // envArg is the environment the path arg names for a command that needs
-// one to exist (fix): resolved, with the line saying how ("./ → ./.venv
-// (uv project)"); a project without its environment yet is an error that
+// one to exist (fix): resolved, with the line saying how ("proj →
+// proj/.venv (uv project)", resolvedLine); a project without its environment yet is an error that
 // says how to create it.
 func envArg(arg string, getenv func(string) string) (env, resolved string, err error) {
 	path, r, err := resolveArg(arg, getenv)
@@ -92,5 +134,5 @@ func envArg(arg string, getenv func(string) string) (env, resolved string, err e
 	case r.Env == "":
 		return path, "", fmt.Errorf("it is a project folder (%s) with no environment yet: create it with `%s` in that folder, then run this again", r.Rule, r.Create)
 	}
-	return r.Env, r.Line(), nil
+	return r.Env, resolvedLine(arg, r), nil
 }

@@ -42,7 +42,7 @@ func TestPathsAsTyped(t *testing.T) {
 	sim := simFile(t, simA100)
 
 	out, stderr, code := runCLI(t, "--gpu-sim", sim, "check", ".")
-	if code != exitFound || !strings.Contains(out, "resolved: ./ → ./.venv (uv project)") || !strings.Contains(out, "TORCH_CPU_BUILD") ||
+	if code != exitFound || !strings.Contains(out, "resolved: . → ./.venv (uv project)") || !strings.Contains(out, "TORCH_CPU_BUILD") ||
 		strings.Contains(out, "ENV_UNREADABLE") {
 		t.Errorf("check . exit %d:\n%s%s", code, out, stderr)
 	}
@@ -52,7 +52,7 @@ func TestPathsAsTyped(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("check --json .: %v\n%s", err, out)
 	}
-	if len(res.Envs) != 1 || res.Envs[0].Path != filepath.Join(root, ".venv") || res.Envs[0].From != "./ → ./.venv (uv project)" || !res.Complete {
+	if len(res.Envs) != 1 || res.Envs[0].Path != filepath.Join(root, ".venv") || res.Envs[0].From != ". → ./.venv (uv project)" || !res.Complete {
 		t.Errorf("check --json . = %+v", res)
 	}
 
@@ -62,12 +62,49 @@ func TestPathsAsTyped(t *testing.T) {
 	}
 
 	out, stderr, code = runCLI(t, "--gpu-sim", sim, "fix", "--pin-index", ".")
-	if code != exitOK || !strings.Contains(out, "Resolved ./ → ./.venv (uv project)") || !strings.Contains(out, "uv lock") {
+	if code != exitOK || !strings.Contains(out, "Resolved . → ./.venv (uv project)") || !strings.Contains(out, "uv lock") {
 		t.Fatalf("fix --pin-index . exit %d:\n%s%s", code, out, stderr)
 	}
 	b, _ := os.ReadFile(filepath.Join(root, "pyproject.toml"))
 	if !strings.Contains(string(b), `torch = [{ index = "pytorch-cu124"`) {
 		t.Errorf("pyproject.toml after fix --pin-index .:\n%s", b)
+	}
+}
+
+// TestResolvedNamesThePathGiven: check's "resolved:" line (and its JSON's
+// found_from) and fix's "Resolved" name the path as it was typed and
+// what it resolved to, whichever path names the project: not "./ →
+// ./.venv" for every one of them.
+func TestResolvedNamesThePathGiven(t *testing.T) {
+	fixEnvSetup(t)
+	root := uvProjectDir(t, true)
+	t.Chdir(filepath.Dir(root))
+	sim := simFile(t, simA100)
+	name := filepath.Base(root)
+	for arg, want := range map[string]string{
+		name:                                    name + " → " + filepath.Join(name, ".venv") + " (uv project)",
+		"./" + name:                             "./" + name + " → ./" + filepath.Join(name, ".venv") + " (uv project)",
+		filepath.Join(name, "pyproject.toml"):   filepath.Join(name, "pyproject.toml") + " → " + filepath.Join(name, ".venv") + " (uv project)",
+		root:                                    root + " → " + filepath.Join(root, ".venv") + " (uv project)",
+		filepath.Join(name, ".venv/bin/python"): filepath.Join(name, ".venv/bin/python") + " → " + filepath.Join(root, ".venv") + " (the environment of this interpreter)",
+	} {
+		out, stderr, _ := runCLI(t, "--gpu-sim", sim, "check", arg)
+		if !strings.Contains(out, "resolved: "+want+"\n") {
+			t.Errorf("check %s: want the line %q:\n%s%s", arg, "resolved: "+want, out, stderr)
+		}
+		out, _, _ = runCLI(t, "--gpu-sim", sim, "check", "--json", arg)
+		var res monitor.CheckResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Envs) != 1 || res.Envs[0].From != want {
+			t.Errorf("check --json %s: want found_from %q (%v):\n%s", arg, want, err, out)
+		}
+		out, _, _ = runCLI(t, "--gpu-sim", sim, "fix", "--dry-run", arg)
+		if !strings.Contains(out, "Resolved "+want+"\n") {
+			t.Errorf("fix --dry-run %s: want %q:\n%s", arg, "Resolved "+want, out)
+		}
+	}
+	out, _, _ := runCLI(t, "--gpu-sim", sim, "check", filepath.Join(name, ".venv"))
+	if strings.Contains(out, "resolved:") {
+		t.Errorf("check of the environment itself says it was resolved:\n%s", out)
 	}
 }
 

@@ -31,7 +31,7 @@ func init() { localeenv.Restore() }
 
 // guiCommands are the commands only the GUI build has: ui, the windows.
 func guiCommands() []command {
-	return []command{{name: "ui", args: "[--show WINDOW]", hidden: true, setup: uiFlags, showsBadInput: true, help: uiHelp,
+	return []command{{name: "ui", hidden: true, setup: uiFlags, showsBadInput: true, help: uiHelp,
 		summary: "the windows, on their own (the tray starts them with --link)"}}
 }
 

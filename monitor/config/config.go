@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -37,7 +38,8 @@ type Config struct {
 	// on the CPU becomes JOB_ON_CPU.
 	CPUFallbackPercent float64  `toml:"cpu_fallback_percent"`
 	CPUFallbackWindow  Duration `toml:"cpu_fallback_window"`
-	// Notify lists the event kinds that become notifications; empty = all.
+	// Notify lists the event kinds that become notifications (NotifyKinds);
+	// empty = all, ["NONE"] = none.
 	Notify []string `toml:"notify"`
 	// DiscoverHome turns the walk of the home directory on or off.
 	DiscoverHome bool `toml:"discover_home"`
@@ -125,7 +127,7 @@ func (c Config) validate() error {
 	if u, err := url.Parse(c.IndexBase); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") || (u.Host == "" && u.Scheme != "file") {
 		return fmt.Errorf("index_base %q is not an http(s) or file URL", c.IndexBase)
 	}
-	return nil
+	return checkNotify(c.Notify)
 }
 
 // unknownKeys names the keys of a settings file that no setting has.
@@ -134,7 +136,21 @@ func unknownKeys(e *toml.StrictMissingError) string {
 	for i, d := range e.Errors {
 		keys[i] = strings.Join(d.Key(), ".")
 	}
-	return fmt.Sprintf("unknown setting %s (a typo? the README lists the settings)", strings.Join(keys, ", "))
+	return fmt.Sprintf("unknown setting %s (a typo? the settings are %s; the README's Settings section says what each does)",
+		strings.Join(keys, ", "), strings.Join(Keys(), ", "))
+}
+
+// Keys are the settings' names as the file writes them, in Config's
+// order.
+func Keys() []string {
+	t := reflect.TypeFor[Config]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Save writes c to path atomically (temp file + rename), creating the folder.
@@ -172,40 +188,6 @@ func PrivateDir(dir string) error {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("making %s private: %w", dir, err)
 		}
-	}
-	return nil
-}
-
-// WriteAtomic replaces path with data so that a reader sees the old file or
-// the new one, never a half-written one. A missing folder is created
-// private (0700); an existing one is left as it is.
-func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	return nil
 }

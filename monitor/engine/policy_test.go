@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
@@ -132,5 +134,20 @@ func TestPolicyPausedAndSnoozed(t *testing.T) {
 	p.Pause(time.Time{})
 	if !p.Paused(time0).IsZero() {
 		t.Error("resuming did not end the pause")
+	}
+}
+
+// TestSettingsNameTheKindsThatNotify: the settings file refuses a notify
+// kind outside config.NotifyKinds, so that list must be exactly the kinds
+// the policy can tell.
+func TestSettingsNameTheKindsThatNotify(t *testing.T) {
+	var policy []string
+	for k := range notifies {
+		policy = append(policy, string(k))
+	}
+	slices.Sort(policy)
+	settings := slices.Sorted(slices.Values(config.NotifyKinds))
+	if !slices.Equal(policy, settings) {
+		t.Errorf("the policy notifies %v; the settings take %v", policy, settings)
 	}
 }

@@ -67,6 +67,12 @@ const (
 	// too large, not readable), so it is left as it is and what this run
 	// learns is not saved over it.
 	CodeStoreUnreadable = "STORE_UNREADABLE"
+	// CodePackageInstallBroken: the files of a package other than torch
+	// (torchvision, torchaudio, bitsandbytes, llama-cpp-python) are
+	// damaged or incomplete: files it loads are gone (an error: import
+	// fails), or its metadata is missing, doubled or left behind by pip
+	// (a warning). TORCH_INSTALL_BROKEN is torch's own.
+	CodePackageInstallBroken = "PACKAGE_INSTALL_BROKEN"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

@@ -130,6 +130,10 @@ func (c *envCheck) problems() {
 	}
 	for _, name := range sortedKeys(c.env.Packages) {
 		for _, p := range c.env.Packages[name].Problems {
+			if name != pyenv.Torch {
+				c.packageProblem(name, p)
+				continue
+			}
 			code, sev := CodeTorchInstallBroken, SeverityError
 			fixCmd := ""
 			if name == pyenv.Torch {
@@ -149,12 +153,31 @@ func (c *envCheck) problems() {
 				// own versions back. A missing one (ProblemMissingRuntime)
 				// stays an error: import fails.
 				sev = SeverityWarning
-			case name != pyenv.Torch:
-				sev = SeverityWarning
 			}
 			c.add(code, sev, fmt.Sprintf("%s: %s", name, p.Message), fixCmd, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 		}
 	}
+}
+
+// packageProblem reports a fault in the files of a package other than
+// torch (torchvision, bitsandbytes, llama-cpp-python) as
+// PACKAGE_INSTALL_BROKEN, not TORCH_INSTALL_BROKEN: a script that filters
+// on torch's code must not see it, and reinstalling torch is not its fix.
+// It is an error when files the package loads are gone (import fails), a
+// warning otherwise (metadata, a stash: it still loads); a file that
+// cannot be read stays ENV_UNREADABLE.
+func (c *envCheck) packageProblem(name string, p pyenv.Problem) {
+	code, sev, fix := CodePackageInstallBroken, SeverityWarning, ""
+	switch p.Kind {
+	case pyenv.ProblemUnreadable:
+		code, sev = CodeEnvUnreadable, SeverityError
+	case pyenv.ProblemHalfDeleted:
+		sev = SeverityError
+		if l := c.env.Packages[name]; name == pyenv.LlamaCppPython && c.hasGPU() && l.Version != "" {
+			fix = llamaFix(c.env, l.Version) // a reinstall that also brings the CUDA backend
+		}
+	}
+	c.add(code, sev, fmt.Sprintf("%s: %s", name, p.Message), fix, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 }
 
 func (c *envCheck) torch(t *pyenv.Package) {
@@ -507,10 +530,12 @@ func bestBNB(shipped []string, want string) string {
 	return strconv.Itoa(best)
 }
 
-// llama reports a llama-cpp-python without a GPU backend.
+// llama reports a llama-cpp-python without a GPU backend. One whose
+// libraries are all gone is no CPU build: it does not load at all, which
+// packageProblem reports.
 func (c *envCheck) llama() {
 	l := c.env.Packages[pyenv.LlamaCppPython]
-	if l == nil {
+	if l == nil || slices.ContainsFunc(l.Problems, func(p pyenv.Problem) bool { return p.Kind == pyenv.ProblemHalfDeleted }) {
 		return
 	}
 	for _, b := range l.Backends {

@@ -324,7 +324,10 @@ func cudaIdleReason(p *Proc, devices []gpu.Device) string {
 // every device (CUDA C++ Programming Guide, "CUDA Environment Variables":
 // https://docs.nvidia.com/cuda/cuda-c-programming-guide/#cuda-environment-variables).
 // Entries are indexes or GPU UUIDs (a unique prefix is enough); MIG
-// instances are not judged.
+// instances are not judged. A first entry that is neither, such as the
+// NoDevFiles Slurm may set, names no device and hides them all; one that
+// starts like a number but is none ("1.5"), or like a UUID in lower case,
+// is not judged.
 func hiddenGPUs(cvd *string, devices []gpu.Device) string {
 	if cvd == nil {
 		return ""
@@ -340,8 +343,13 @@ func hiddenGPUs(cvd *string, devices []gpu.Device) string {
 		}
 		return ""
 	}
-	if !strings.HasPrefix(first, "GPU-") {
+	upper := strings.ToUpper(first)
+	switch {
+	case strings.HasPrefix(upper, "MIG-"), strings.HasPrefix(upper, "GPU-") && !strings.HasPrefix(first, "GPU-"),
+		first != "" && strings.ContainsRune("0123456789+-", rune(first[0])):
 		return ""
+	case !strings.HasPrefix(first, "GPU-"):
+		return fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s names no GPU (its first entry is neither an index nor a GPU UUID), which hides every GPU", list)
 	}
 	for _, d := range devices {
 		if d.UUID == "" || strings.HasPrefix(d.UUID, first) {

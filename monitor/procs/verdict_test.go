@@ -149,6 +149,14 @@ func TestCUDAVisibleDevices(t *testing.T) {
 		{"a UUID prefix of a GPU here", str("GPU-8932f937"), ""},
 		{"a UUID of no GPU here", str("GPU-ffffffff"), "CUDA_VISIBLE_DEVICES=GPU-ffffffff names no GPU here"},
 		{"MIG is not judged", str("MIG-0e7a6c1f-0000-5000-8000-000000000000"), ""},
+		// A value Slurm may set: neither an index nor a UUID, so CUDA
+		// sees no device.
+		{"NoDevFiles", str("NoDevFiles"), "CUDA_VISIBLE_DEVICES=NoDevFiles names no GPU (its first entry is neither an index nor a GPU UUID)"},
+		{"a word first hides the rest", str("none,0"), "CUDA_VISIBLE_DEVICES=none,0 names no GPU"},
+		{"an empty first entry", str(",0"), "CUDA_VISIBLE_DEVICES=,0 names no GPU"},
+		{"minus one first", str("-1,0"), "CUDA_VISIBLE_DEVICES=-1,0 names no GPU here"},
+		{"a number that is no index is not judged", str("1.5"), ""},
+		{"a lower-case UUID is not judged", str("gpu-ffffffff"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

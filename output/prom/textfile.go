@@ -1,16 +1,20 @@
 package prom
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
 // WriteText writes g's metrics in the text exposition format, for a
@@ -29,12 +33,24 @@ func WriteText(w io.Writer, g prometheus.Gatherer) error {
 }
 
 // WriteTextfile writes g's metrics to path for node_exporter's textfile
-// collector, atomically: a temporary file in the same folder (whose name
-// does not end in .prom, so the collector never reads it half written),
-// renamed over path.
+// collector, atomically (config.ReplaceFile): a temporary file in the
+// same folder, whose name does not end in .prom so the collector never
+// reads it half written, renamed over path. A path that is a symbolic
+// link, as node_exporter setups often have, is written through to its
+// target, and the link stays. The file keeps the mode it had (0644, which
+// node_exporter can read, when it is new), so a file made readable by
+// one group alone stays so.
 func WriteTextfile(path string, g prometheus.Gatherer) error {
-	if err := prometheus.WriteToTextfile(path, g); err != nil {
+	var b bytes.Buffer
+	if err := WriteText(&b, g); err != nil {
 		return fmt.Errorf("writing metrics to %s: %w", path, err)
+	}
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	if err := config.ReplaceFile(path, b.Bytes(), perm); err != nil {
+		return fmt.Errorf("writing metrics: %w", err)
 	}
 	return nil
 }

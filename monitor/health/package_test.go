@@ -1,0 +1,78 @@
+package health
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+)
+
+// TestPackageInstallBroken: the damaged files of a package other than
+// torch are PACKAGE_INSTALL_BROKEN, never torch's TORCH_INSTALL_BROKEN,
+// which scripts filter on: an error when files it loads are gone, a
+// warning when only its metadata is. A llama-cpp-python with no library
+// at all is that, not LLAMA_CPP_CPU_BUILD: it is no CPU build, it does
+// not load.
+func TestPackageInstallBroken(t *testing.T) {
+	cuda := &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}
+	llama := &pyenvtest.Llama{Version: "0.3.8", Backends: []string{"cpu"}}
+	sitePackages := func(root string) string { return filepath.Join(root, "lib", "python3.11", "site-packages") }
+	for _, tc := range []struct {
+		name   string
+		spec   pyenvtest.Spec
+		gpu    gpu.State
+		damage func(sp string) error
+		want   want
+	}{
+		{name: "llama-cpp-python without its libraries", spec: pyenvtest.Spec{Llama: llama}, gpu: a100Driver550,
+			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp", "lib")) },
+			want: want{code: CodePackageInstallBroken, severity: SeverityError, message: "llama-cpp-python: llama_cpp holds no libllama or ggml library",
+				fix: `CMAKE_ARGS="-DGGML_CUDA=on" ENV/bin/python -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.8`}},
+		{name: "llama-cpp-python without its libraries, no GPU", spec: pyenvtest.Spec{Llama: llama}, gpu: noDriver,
+			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp", "lib")) },
+			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "reinstall llama-cpp-python", nofix: true}},
+		{name: "torchvision without its version.py", spec: pyenvtest.Spec{Torch: cuda, Vision: &pyenvtest.Companion{Version: "0.20.1+cu121", CUDA: "12.1"}}, gpu: a100Driver550,
+			damage: func(sp string) error { return os.Remove(filepath.Join(sp, "torchvision", "version.py")) },
+			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "torchvision: torchvision/version.py is missing", nofix: true}},
+		{name: "bitsandbytes without its dist-info", spec: pyenvtest.Spec{Torch: cuda, BNB: &pyenvtest.BNB{Version: "0.45.0", CUDALibs: []string{"121"}}}, gpu: a100Driver550,
+			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "bitsandbytes-0.45.0.dist-info")) },
+			want:   want{code: CodePackageInstallBroken, severity: SeverityWarning, message: "bitsandbytes: ", nofix: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "env")
+			if err := pyenvtest.Write(root, tc.spec); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.damage(sitePackages(root)); err != nil {
+				t.Fatal(err)
+			}
+			env, err := pyenv.Inspect(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Finding
+			for _, f := range CheckEnv(env, tc.gpu, Options{}) {
+				switch f.Code {
+				case CodeTorchInstallBroken, CodeLlamaCPPCPUBuild:
+					t.Errorf("%s raised for another package's files: %s", f.Code, f.Message)
+				case tc.want.code:
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 {
+				t.Fatalf("%d %s findings, want 1:\n%s", len(got), tc.want.code, dump(CheckEnv(env, tc.gpu, Options{})))
+			}
+			f, w := got[0], tc.want
+			if f.Severity != w.severity || !strings.Contains(f.Message, w.message) {
+				t.Errorf("%s/%s %q, want %s holding %q", f.Code, f.Severity, f.Message, w.severity, w.message)
+			}
+			if wantFix := strings.ReplaceAll(w.fix, "ENV", env.Path); f.Fix != wantFix {
+				t.Errorf("fix %q, want %q", f.Fix, wantFix)
+			}
+		})
+	}
+}
