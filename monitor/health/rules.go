@@ -62,7 +62,10 @@ func CheckEnv(env *pyenv.Env, g gpu.State, o Options) []Finding {
 	c := envCheck{env: env, g: g, o: o}
 	c.problems()
 	if t := env.Torch(); t != nil {
+		start := len(c.out)
 		c.torch(t)
+		c.origin(t, c.out[start:])
+		c.pathCode(t)
 		c.family(t)
 		c.bitsandbytes(t)
 	}
