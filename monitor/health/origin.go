@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -24,6 +25,27 @@ func (c *envCheck) origin(t *pyenv.Package, about []Finding) {
 	for i := range about {
 		about[i].Message += note + "."
 	}
+}
+
+// raisedWithout is the rank of the severity at which the rules would
+// raise code about this environment were t gone from where it is: the
+// torch it shadows is then what import loads (none when it shadows
+// none).
+func (c *envCheck) raisedWithout(t *pyenv.Package, code string) int {
+	after := *c.env
+	after.Packages = maps.Clone(c.env.Packages)
+	if t.Shadows != nil {
+		after.Packages[pyenv.Torch] = t.Shadows
+	} else {
+		delete(after.Packages, pyenv.Torch)
+	}
+	rank := 0
+	for _, f := range CheckEnv(&after, c.g, Options{Getenv: c.o.Getenv}) {
+		if f.Code == code {
+			rank = max(rank, f.Severity.Rank())
+		}
+	}
+	return rank
 }
 
 // pathCode warns that code GPU Canary does not run changes the import

@@ -245,6 +245,14 @@ func (c *envCheck) fixFor(code string, sev Severity, t *pyenv.Package) string {
 	if cmd == "" {
 		return ""
 	}
+	if c.env.AheadOfOwn(t) {
+		// The repair removes this copy (monitor/fix): the one it hides
+		// is judged then, not a build the repair chooses.
+		if c.raisedWithout(t, code) >= sev.Rank() {
+			return ""
+		}
+		return cmd
+	}
 	if r, ok := c.repair(t); ok && stillRaised(code, r.Check) >= sev.Rank() {
 		return ""
 	}

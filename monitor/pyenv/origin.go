@@ -20,6 +20,15 @@ func (e *Env) ownIndex() int {
 	return slices.IndexFunc(e.Sites, func(s Site) bool { return s.From == SiteOwn })
 }
 
+// SiteOf is the folder on the import path p was read from; ok is false
+// when p was read from none of e.Sites.
+func (e *Env) SiteOf(p *Package) (Site, bool) {
+	if i := e.siteIndex(p); i >= 0 {
+		return e.Sites[i], true
+	}
+	return Site{}, false
+}
+
 // Borrowed reports whether p is read from a folder that is not one of
 // the environment's own site folders: the user site, the base
 // interpreter's, a folder a .pth file adds.
