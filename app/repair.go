@@ -57,6 +57,16 @@ func (u *ui) reinstall(env string) {
 		title, verb = "Upgrade torch", "Upgrade"
 	}
 	msg := fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.\n\n%s", verb, present.ShortPath(env), strings.Join(pins, ", "), p.ShownIndex(), p.Installer, wrap(strings.Join(p.Reasons, ". ")))
+	if len(p.Removes) > 0 {
+		// A copy ahead of the environment's own is taken away, not
+		// reinstalled (fix's removalPlan).
+		var gone []string
+		for _, pin := range p.Removes {
+			gone = append(gone, pin.Name+" "+pin.Version)
+		}
+		title = "Remove the torch that hides this environment's"
+		msg = fmt.Sprintf("Remove %s\nfrom %s, with %s.\n\n%s", strings.Join(gone, ", "), present.ShortPath(p.RemoveFrom), p.Installer, wrap(strings.Join(p.Reasons, ". ")))
+	}
 	if len(p.Consequences) > 0 {
 		msg += "\n\nWhat else changes:"
 		for _, c := range p.Consequences {

@@ -106,7 +106,11 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 			return exitFound
 		}
 	}
-	if !o.yes && !confirm(std, "\nReinstall now? [y/N] ") {
+	question := "\nReinstall now? [y/N] "
+	if len(plan.Removes) > 0 {
+		question = "\nRemove it now? [y/N] "
+	}
+	if !o.yes && !confirm(std, question) {
 		fmt.Fprintln(std.out, "Nothing was changed.")
 		return exitFound
 	}
@@ -218,12 +222,14 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	if p.Installer != "" {
 		fmt.Fprintf(std.out, "  installer: %s\n", p.Installer)
 	}
-	if len(p.Packages) > 0 {
-		var pins []string
-		for _, pin := range p.Packages {
-			pins = append(pins, pin.Name+" "+pin.Version)
+	switch {
+	case len(p.Removes) > 0:
+		fmt.Fprintf(std.out, "  removes:   %s from %s\n", pinList(p.Removes), p.RemoveFrom)
+		if len(p.Packages) > 0 {
+			fmt.Fprintf(std.out, "  imports:   %s (CUDA %s) once it is gone\n", pinList(p.Packages), p.CUDA)
 		}
-		fmt.Fprintf(std.out, "  packages:  %s\n", strings.Join(pins, ", "))
+	case len(p.Packages) > 0:
+		fmt.Fprintf(std.out, "  packages:  %s\n", pinList(p.Packages))
 	}
 	if p.Variant != "" {
 		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.ShownIndex())
@@ -249,6 +255,15 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	for _, c := range p.Cleanup {
 		fmt.Fprintf(std.out, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", c)
 	}
+}
+
+// pinList names pins as the plan shows them: "torch 2.5.1+cu124, torchvision 0.20.1+cu124".
+func pinList(pins []fix.Pin) string {
+	names := make([]string, len(pins))
+	for i, pin := range pins {
+		names[i] = pin.Name + " " + pin.Version
+	}
+	return strings.Join(names, ", ")
 }
 
 func describeVersions(v map[string]string) string {

@@ -52,12 +52,14 @@ type source struct {
 // drivers of several ages, and mixed machines (issue 16's A100 beside an
 // RTX 5090, awake or asleep; a Kepler beside a Blackwell, which no torch
 // runs on).
-var matrixMachines = []struct {
+type matrixMachine struct {
 	name      string
 	mixed     bool
 	oldDriver bool // only for sources with oldDrivers
 	g         gpu.State
-}{
+}
+
+var matrixMachines = []matrixMachine{
 	{"A100, driver CUDA 12.4", false, false, a100D550},
 	{"A100, driver CUDA 12.2", false, true, a100D535},
 	{"A100, driver CUDA 11.8", false, true, gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}}},
@@ -130,77 +132,23 @@ func TestPlansClearTheirFindings(t *testing.T) {
 		covered[what] = true
 	}
 	carried := 0
+	judge := matrixJudge{index: srv.URL, look: look, opts: opts, cover: cover,
+		inspect: inspectPath,
+		apply: func(t *testing.T, env *pyenv.Env, g gpu.State, p fix.Plan) string {
+			return applyToCopy(t, env, g, srv.URL, look, runEnv, filepath.Join(t.TempDir(), "copy"), p, opts)
+		}}
 	t.Run("matrix", func(t *testing.T) {
 		for _, s := range matrixSources {
 			t.Run(s.name, func(t *testing.T) {
 				t.Parallel()
 				dir := buildSource(t, py, srv.URL, filepath.Join(t.TempDir(), "env"), s)
-				// applied maps a plan to the copy it was carried out on.
-				applied := map[string]string{}
+				var machines []matrixMachine
 				for i, m := range matrixMachines {
-					if m.oldDriver && !s.oldDrivers || s.firstOnly && i > 0 {
-						continue
-					}
-					env := inspectPath(t, dir)
-					for _, f := range health.CheckEnv(env, m.g, opts) {
-						if !health.FixedByReinstall(f.Code) {
-							continue
-						}
-						p, err := fix.NewPlan(fix.Request{Env: env, GPU: m.g, IndexBase: srv.URL, LookPath: look})
-						if err != nil {
-							t.Fatalf("%s: %s: NewPlan: %v", m.name, f.Code, err)
-						}
-						if f.Fix == "" && p.Blocked != "" {
-							cover("no fix/" + f.Code)
-							continue
-						}
-						if f.Fix != "" && f.Fix != p.Command() {
-							t.Fatalf("%s: %s: the finding's fix\n  %s\nis not the plan's command\n  %s", m.name, f.Code, f.Fix, p.Command())
-						}
-						after, ok := applied[p.Command()]
-						if !ok {
-							after = applyToCopy(t, env, m.g, srv.URL, look, runEnv, filepath.Join(t.TempDir(), "copy"), p, opts)
-							applied[p.Command()] = after
-						}
-						still := false
-						for _, r := range health.CheckEnv(inspectPath(t, after), m.g, opts) {
-							switch {
-							case r.Code == f.Code && r.Severity.Rank() >= f.Severity.Rank():
-								still = true
-							case r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityError,
-								r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityWarning && len(p.Warnings) == 0:
-								t.Errorf("%s: the plan for %s left %s %s, which it did not warn of: %s", m.name, f.Code, r.Code, r.Severity, r.Message)
-							}
-						}
-						if f.Fix == "" {
-							// The command was withheld: rightly, if the plan
-							// made for the environment leaves this finding.
-							if !still {
-								t.Errorf("%s: %s %s (%s) shows no fix, but the plan\n  %s\nclears it", m.name, f.Code, f.Severity, f.Message, p.Command())
-							}
-							cover("withheld/" + f.Code)
-							continue
-						}
-						if still {
-							t.Errorf("%s: %s %s (%s) is not cleared by its fix\n  %s", m.name, f.Code, f.Severity, f.Message, f.Fix)
-						}
-						if len(p.Warnings) > 0 {
-							cover("fix with warnings")
-						}
-						if p.Upgrade {
-							cover("upgrade")
-						}
-						cover("route/" + p.Installer)
-						cover("form/" + form(p.Argv))
-						cover(f.Code + "/" + string(f.Severity))
-						for _, e := range f.Evidence {
-							if e.Says == pyenv.ProblemMissingRuntime || e.Says == pyenv.ProblemRuntimeMismatch {
-								cover("runtime/" + e.Says + "/" + p.Installer)
-							}
-						}
-						cover(fmt.Sprintf("mixed=%v", m.mixed))
+					if !(m.oldDriver && !s.oldDrivers || s.firstOnly && i > 0) {
+						machines = append(machines, m)
 					}
 				}
+				applied := judge.run(t, dir, machines)
 				mu.Lock()
 				carried += len(applied)
 				mu.Unlock()
@@ -221,6 +169,93 @@ func TestPlansClearTheirFindings(t *testing.T) {
 		}
 	}
 	t.Logf("%d plans carried out, covering %d cases", carried, len(covered))
+}
+
+// matrixJudge checks issue 16's property on one environment.
+type matrixJudge struct {
+	index string
+	look  func(string) (string, error)
+	opts  health.Options
+	cover func(what string)
+	// inspect reads an environment as the rules see it; apply carries out
+	// plan p of env on a copy and returns the copy.
+	inspect func(t *testing.T, dir string) *pyenv.Env
+	apply   func(t *testing.T, env *pyenv.Env, g gpu.State, p fix.Plan) string
+}
+
+// run judges the environment at dir on each machine in turn: every
+// finding a reinstall fixes comes with the command of the plan, which
+// carried out clears it and leaves nothing it did not warn of, or with
+// no command, when the plan is blocked or would leave it. It returns the
+// plans carried out, by command, each once.
+func (j matrixJudge) run(t *testing.T, dir string, machines []matrixMachine) map[string]string {
+	t.Helper()
+	applied := map[string]string{}
+	for _, m := range machines {
+		env := j.inspect(t, dir)
+		for _, f := range health.CheckEnv(env, m.g, j.opts) {
+			if !health.FixedByReinstall(f.Code) {
+				continue
+			}
+			p, err := fix.NewPlan(fix.Request{Env: env, GPU: m.g, IndexBase: j.index, LookPath: j.look})
+			if err != nil {
+				t.Fatalf("%s: %s: NewPlan: %v", m.name, f.Code, err)
+			}
+			if f.Fix == "" && p.Blocked != "" {
+				j.cover("no fix/" + f.Code)
+				continue
+			}
+			if f.Fix != "" && f.Fix != p.Command() {
+				t.Fatalf("%s: %s: the finding's fix\n  %s\nis not the plan's command\n  %s", m.name, f.Code, f.Fix, p.Command())
+			}
+			after, ok := applied[p.Command()]
+			if !ok {
+				after = j.apply(t, env, m.g, p)
+				applied[p.Command()] = after
+			}
+			still := false
+			for _, r := range health.CheckEnv(j.inspect(t, after), m.g, j.opts) {
+				switch {
+				case r.Code == f.Code && r.Severity.Rank() >= f.Severity.Rank():
+					still = true
+				case r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityError,
+					r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityWarning && len(p.Warnings) == 0:
+					t.Errorf("%s: the plan for %s left %s %s, which it did not warn of: %s", m.name, f.Code, r.Code, r.Severity, r.Message)
+				}
+			}
+			if f.Fix == "" {
+				// The command was withheld: rightly, if the plan
+				// made for the environment leaves this finding.
+				if !still {
+					t.Errorf("%s: %s %s (%s) shows no fix, but the plan\n  %s\nclears it", m.name, f.Code, f.Severity, f.Message, p.Command())
+				}
+				j.cover("withheld/" + f.Code)
+				continue
+			}
+			if still {
+				t.Errorf("%s: %s %s (%s) is not cleared by its fix\n  %s", m.name, f.Code, f.Severity, f.Message, f.Fix)
+			}
+			if len(p.Warnings) > 0 {
+				j.cover("fix with warnings")
+			}
+			if p.Upgrade {
+				j.cover("upgrade")
+			}
+			if len(p.Removes) > 0 {
+				j.cover("removal")
+			}
+			j.cover("route/" + p.Installer)
+			j.cover("form/" + form(p.Argv))
+			j.cover(f.Code + "/" + string(f.Severity))
+			for _, e := range f.Evidence {
+				if e.Says == pyenv.ProblemMissingRuntime || e.Says == pyenv.ProblemRuntimeMismatch {
+					j.cover("runtime/" + e.Says + "/" + p.Installer)
+				}
+			}
+			j.cover(fmt.Sprintf("mixed=%v", m.mixed))
+		}
+	}
+	return applied
 }
 
 // form names a plan's install form by its flags.

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -65,7 +64,14 @@ type Plan struct {
 	// Variant is the index tag ("cu124") and CUDA its CUDA version.
 	Variant string `json:"variant"`
 	CUDA    string `json:"cuda"`
-	Index   string `json:"index"`
+	// Index is where the pins come from; for a removal, where the
+	// removed build comes from, which its rollback installs it from.
+	Index string `json:"index"`
+	// Removes are the copies the plan uninstalls from RemoveFrom, a
+	// folder import searches before the environment's own site-packages
+	// (shadow.go); Packages is then what import loads once they are gone.
+	Removes    []Pin  `json:"removes,omitempty"`
+	RemoveFrom string `json:"remove_from,omitempty"`
 	// Upgrade is true when no build of the installed torch runs on this
 	// machine's GPUs and driver and the plan proposes a newer release
 	// instead; it is never done silently: Consequences say what else
@@ -127,6 +133,9 @@ func NewPlan(r Request) (Plan, error) {
 	if torch == nil {
 		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
 	}
+	if r.Env.AheadOfOwn(torch) {
+		return removalPlan(r, torch), nil
+	}
 	p := Plan{Env: r.Env.Path, Cleanup: stashes(r.Env)}
 	// A pre-release, nightly or source build ("1.13.0a0+gitunknown",
 	// Debian's) has no wheel of its own version on pytorch.org: the
@@ -155,11 +164,7 @@ func NewPlan(r Request) (Plan, error) {
 		p.Packages = companions(r.Env, target, p.Variant)
 	}
 
-	base := strings.TrimRight(r.IndexBase, "/")
-	if base == "" {
-		base = DefaultIndexBase
-	}
-	p.Index = base + "/" + p.Variant
+	p.Index = indexBase(r) + "/" + p.Variant
 
 	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
 		p.Reasons = append(p.Reasons, "this installs the very builds that are installed: it repairs the install, and changes nothing about how they fit the driver and GPUs")

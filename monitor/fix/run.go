@@ -367,6 +367,9 @@ func versions(env *pyenv.Env) map[string]string {
 // rollbackCommand reinstalls what was there before: from the index of its
 // local tag (+cpu, +cu121), or from the default index when it had none.
 func rollbackCommand(p Plan, env *pyenv.Env) string {
+	if len(p.Removes) > 0 {
+		return restoreCommand(p)
+	}
 	before := versions(env)
 	if len(before) == 0 {
 		return ""

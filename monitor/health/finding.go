@@ -73,6 +73,10 @@ const (
 	// fails), or its metadata is missing, doubled or left behind by pip
 	// (a warning). TORCH_INSTALL_BROKEN is torch's own.
 	CodePackageInstallBroken = "PACKAGE_INSTALL_BROKEN"
+	// CodeImportPathCode: a .pth import line changes the import path by
+	// code GPU Canary does not run, so the torch import loads may not be
+	// the one judged.
+	CodeImportPathCode = "IMPORT_PATH_CODE"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

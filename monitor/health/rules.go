@@ -62,7 +62,10 @@ func CheckEnv(env *pyenv.Env, g gpu.State, o Options) []Finding {
 	c := envCheck{env: env, g: g, o: o}
 	c.problems()
 	if t := env.Torch(); t != nil {
+		start := len(c.out)
 		c.torch(t)
+		c.origin(t, c.out[start:])
+		c.pathCode(t)
 		c.family(t)
 		c.bitsandbytes(t)
 	}
@@ -241,6 +244,14 @@ func (c *envCheck) fixFor(code string, sev Severity, t *pyenv.Package) string {
 	cmd := c.reinstall()
 	if cmd == "" {
 		return ""
+	}
+	if c.env.AheadOfOwn(t) {
+		// The repair removes this copy (monitor/fix): the one it hides
+		// is judged then, not a build the repair chooses.
+		if c.raisedWithout(t, code) >= sev.Rank() {
+			return ""
+		}
+		return cmd
 	}
 	if r, ok := c.repair(t); ok && stillRaised(code, r.Check) >= sev.Rank() {
 		return ""

@@ -29,12 +29,15 @@ import (
 var readImportNames = []string{"torch", "torchvision", "torchaudio", "llama_cpp", "bitsandbytes"}
 
 // pthCode reads an import line of a .pth file: an editable finder's
-// MAPPING gives the package folders it serves; any other line is
-// remembered unread, to be said where it matters.
-func (in *inspector) pthCode(l pthLine) []Site {
+// MAPPING gives the package folders it serves; a line that moves folders
+// on sys.path in a way GPU Canary can read is carried out on ip; any
+// other line is remembered unread, to be said where it matters.
+func (in *inspector) pthCode(l pthLine, ip *importPath) []Site {
 	mod, ok := editableFinder(l.code)
 	if !ok {
-		in.unread = append(in.unread, l)
+		if !in.followCode(l, ip, true) {
+			in.unread = append(in.unread, l)
+		}
 		return nil
 	}
 	file := filepath.Join(filepath.Dir(l.file), mod+".py")

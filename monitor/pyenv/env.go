@@ -111,6 +111,10 @@ type Package struct {
 	Backends []string   `json:"backends,omitempty"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 	Problems []Problem  `json:"problems,omitempty"`
+	// Shadows is the next copy import would load were this one gone, read
+	// where a later folder on the import path holds one (torch only): a
+	// user-site torch hides the environment's own.
+	Shadows *Package `json:"shadows,omitempty"`
 
 	// requires are the dist-info METADATA's Requires-Dist lines, which
 	// the runtime check reads (runtime.go); not part of the JSON.
@@ -142,6 +146,10 @@ type Env struct {
 	Packages map[string]*Package `json:"packages"`
 	Evidence []Evidence          `json:"evidence,omitempty"`
 	Problems []Problem           `json:"problems,omitempty"`
+	// PathCode names the .pth import lines that change the import path
+	// by code GPU Canary does not run (pthcode.go): where import finds
+	// torch may then differ from where it was read.
+	PathCode []Evidence `json:"path_code,omitempty"`
 }
 
 // Site is one folder on an environment's import path.

@@ -40,9 +40,16 @@ func (in *inspector) readSites() {
 				p.Evidence = append(p.Evidence, loadsEvidence(name, from[i]))
 			}
 			for j := i + 1; j < len(sites); j++ {
-				if sites[j].holds(name) {
-					p.Evidence = append(p.Evidence, Evidence{File: from[j].Path,
-						Says: "another " + name + " here (" + siteWords(from[j]) + ") is shadowed by the one " + siteWords(from[i]) + " holds"})
+				if !sites[j].holds(name) {
+					continue
+				}
+				p.Evidence = append(p.Evidence, Evidence{File: from[j].Path,
+					Says: "another " + name + " here (" + siteWords(from[j]) + ") is shadowed by the one " + siteWords(from[i]) + " holds"})
+				if name == Torch && p.Shadows == nil && !servedLater(name, sites[j], sites[j+1:], from[j+1:]) {
+					if q := read(sites[j], from[j].From == SiteOwn); q != nil {
+						q.Site = from[j].Path
+						p.Shadows = q
+					}
 				}
 			}
 			if !strings.HasPrefix(name, "nvidia-") && !sp.holdsImport(name) {

@@ -45,43 +45,92 @@ func (in *inspector) siteKey(p string) string {
 // CPython's site.addsitedir does for each site in turn: the site is
 // appended unless already there, then each of its .pth files, in name
 // order, appends every path line's folder that exists and is not on the
-// path yet. So a .pth file's folders come right after its site and
-// before the next site; a site a .pth file already added keeps that
-// place, and its own .pth files are still read when its turn comes. The
-// packages setuptools' editable finders map come last: the finder is
+// path yet, and runs its import lines, of which GPU Canary follows those
+// it can read (followCode: sys.path.insert and append of a literal
+// folder, setuptools' easy_install block, which moves its eggs to the
+// front). So a .pth file's folders come right after its site and before
+// the next site unless an import line moves them; a site a .pth file
+// already added keeps that place, and its own .pth files are still read
+// when its turn comes. A venv's own site is added twice (site.venv, then
+// site.main's addsitepackages, before the base interpreter's sites): its
+// path lines are known the second time, but its import lines run again.
+// The packages setuptools' editable finders map come last: the finder is
 // appended to sys.meta_path, after the finder that searches sys.path.
 func (in *inspector) withPth(calls []Site) []Site {
-	known := map[string]bool{}
-	var out, editable []Site
-	added := 0
+	w := &pthWalk{in: in, ip: newImportPath(in.env.Layout), known: map[string]bool{}, lines: map[string][]pthLine{}}
+	again := in.env.Kind == KindVenv
 	for _, c := range calls {
-		if k := in.siteKey(c.Path); !known[k] {
-			known[k] = true
-			out = append(out, c)
+		if again && c.From == SiteBase {
+			w.again(calls)
+			again = false
 		}
-		if added > maxPthFolders {
-			continue
-		}
-		for _, l := range in.readPthFiles(c.Path) {
-			if l.code != "" {
-				editable = append(editable, in.pthCode(l)...)
-				continue
-			}
-			k := in.siteKey(l.path)
-			if known[k] || !isDir(l.path) {
-				continue // Python skips a path that does not exist, silently
-			}
-			if added == maxPthFolders {
-				in.evidence(l.file, fmt.Sprintf("line %d and any later .pth file not followed: %d folders added by .pth files already", l.n, maxPthFolders))
-				added++
-				break
-			}
-			known[k] = true
-			added++
-			out = append(out, Site{Path: l.path, From: SitePth, Pth: l.file, Line: l.n})
+		w.site(c, false)
+	}
+	if again {
+		w.again(calls)
+	}
+	return append(in.sites(w.ip), w.editable...)
+}
+
+// pthWalk is one walk of the sites' .pth files.
+type pthWalk struct {
+	in       *inspector
+	ip       *importPath
+	known    map[string]bool      // site.py's known_paths
+	added    int                  // folders path lines added
+	editable []Site               // packages editable finders map
+	lines    map[string][]pthLine // each site's lines, read once
+}
+
+// again is site.main's second addsitedir of a venv's own sites.
+func (w *pthWalk) again(calls []Site) {
+	for _, c := range calls {
+		if c.From == SiteOwn {
+			w.site(c, true)
 		}
 	}
-	return append(out, editable...)
+}
+
+// site adds one site and carries out its .pth files; again is true for
+// a second pass, which says nothing it said already.
+func (w *pthWalk) site(c Site, again bool) {
+	in := w.in
+	if k := in.siteKey(c.Path); !w.known[k] {
+		w.known[k] = true
+		w.ip.append(c)
+	}
+	if w.added > maxPthFolders {
+		return
+	}
+	lines, ok := w.lines[c.Path]
+	if !ok {
+		lines = in.readPthFiles(c.Path)
+		w.lines[c.Path] = lines
+	}
+	for _, l := range lines {
+		switch {
+		case l.code != "" && again:
+			if _, finder := editableFinder(l.code); !finder {
+				in.followCode(l, w.ip, false)
+			}
+			continue
+		case l.code != "":
+			w.editable = append(w.editable, in.pthCode(l, w.ip)...)
+			continue
+		}
+		k := in.siteKey(l.path)
+		if w.known[k] || !isDir(l.path) {
+			continue // Python skips a path that does not exist, silently
+		}
+		if w.added == maxPthFolders {
+			in.evidence(l.file, fmt.Sprintf("line %d and any later .pth file not followed: %d folders added by .pth files already", l.n, maxPthFolders))
+			w.added++
+			return
+		}
+		w.known[k] = true
+		w.added++
+		w.ip.append(Site{Path: l.path, From: SitePth, Pth: l.file, Line: l.n})
+	}
 }
 
 // readPthFiles returns the path and import lines of site's .pth files,

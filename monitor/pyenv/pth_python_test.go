@@ -62,30 +62,12 @@ func TestPthOrderMatchesPython(t *testing.T) {
 			userSite := filepath.Join(home, ".local", "lib", filepath.Base(filepath.Dir(site)), "site-packages")
 			writeFile(t, userSite, "user.pth", u+"\n"+a+"\n")
 
-			cmd := exec.Command(filepath.Join(venv, "bin", "python"), "-c",
-				"import sys, json, importlib.util as u; s = u.find_spec('torch'); print(json.dumps([sys.path, s.origin if s else '']))")
-			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-			cmd.Dir = dir
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("the venv's python: %v", err)
-			}
-			var got []any
-			must(t, json.Unmarshal(out, &got))
-			var pyPath []string
-			for _, p := range got[0].([]any) {
-				pyPath = append(pyPath, p.(string))
-			}
-			i := slices.Index(pyPath, site)
+			want, origin := pythonImportPath(t, venv, home, dir)
+			i := slices.Index(want, site)
 			if i < 0 {
-				t.Fatalf("%s not on sys.path %v", site, pyPath)
+				t.Fatalf("%s not on sys.path %v", site, want)
 			}
-			var want []string
-			for _, p := range pyPath[i:] {
-				if isDir(p) { // GPU Canary reads folders; Python lists a file too
-					want = append(want, p)
-				}
-			}
+			want = want[i:]
 
 			env, err := pyenv.InspectWith(venv, noUser(home))
 			must(t, err)
@@ -99,14 +81,54 @@ func TestPthOrderMatchesPython(t *testing.T) {
 				t.Errorf("GPU Canary's import path:\n  %s\nPython's sys.path (folders, from the venv's site on):\n  %s",
 					strings.Join(have, "\n  "), strings.Join(want, "\n  "))
 			}
-			origin := got[1].(string)
-			switch tor := env.Torch(); {
-			case origin == "" && tor != nil:
-				t.Errorf("Python finds no torch; GPU Canary read one from %s", tor.Site)
-			case origin != "" && (tor == nil || filepath.Join(tor.Site, "torch", "__init__.py") != origin):
-				t.Errorf("Python finds torch at %s; GPU Canary read %+v", origin, tor)
-			}
+			checkOrigin(t, env, origin)
 		})
+	}
+}
+
+// pythonImportPath runs the venv's own Python with HOME home in dir and
+// returns the folders on its sys.path that site added (the standard
+// library's, which `python -S` lists too, and files left out), in order,
+// each once (a venv's .pth import lines run twice, and import looks in
+// a folder's first place only), and where import finds torch ("" when
+// it does not).
+func pythonImportPath(t *testing.T, venv, home, dir string) ([]string, string) {
+	t.Helper()
+	run := func(args ...string) []any {
+		cmd := exec.Command(filepath.Join(venv, "bin", "python"), args...)
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the venv's python %v: %v", args, err)
+		}
+		var got []any
+		must(t, json.Unmarshal(out, &got))
+		return got
+	}
+	var stdlib []string
+	for _, p := range run("-S", "-c", "import sys, json; print(json.dumps([sys.path]))")[0].([]any) {
+		stdlib = append(stdlib, p.(string))
+	}
+	got := run("-c", "import sys, json, importlib.util as u; s = u.find_spec('torch'); print(json.dumps([sys.path, s.origin if s else '']))")
+	var folders []string
+	for _, p := range got[0].([]any) {
+		if p := p.(string); !slices.Contains(stdlib, p) && !slices.Contains(folders, p) && isDir(p) { // GPU Canary reads folders; Python lists a file too
+			folders = append(folders, p)
+		}
+	}
+	return folders, got[1].(string)
+}
+
+// checkOrigin fails t unless GPU Canary read torch where Python finds it
+// (origin, "" for nowhere).
+func checkOrigin(t *testing.T, env *pyenv.Env, origin string) {
+	t.Helper()
+	switch tor := env.Torch(); {
+	case origin == "" && tor != nil:
+		t.Errorf("Python finds no torch; GPU Canary read one from %s", tor.Site)
+	case origin != "" && (tor == nil || filepath.Join(tor.Site, "torch", "__init__.py") != origin):
+		t.Errorf("Python finds torch at %s; GPU Canary read %+v", origin, tor)
 	}
 }
 

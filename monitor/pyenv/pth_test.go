@@ -185,11 +185,14 @@ func TestPthTorch(t *testing.T) {
 	})
 	t.Run("no torch anywhere: unread import lines are said", func(t *testing.T) {
 		root, site := pthVenv(t)
-		writeFile(t, site, "hook.pth", "import sys; sys.path.append('/opt/torch-somewhere')\n")
+		writeFile(t, site, "hook.pth", "import sys, os; sys.path.append(os.environ['TORCH_SITE'])\n")
 		env, err := pyenv.InspectWith(root, noUser(t.TempDir()))
 		must(t, err)
 		if env.Torch() != nil || !hasEvidence(env.Evidence, filepath.Join(site, "hook.pth"), "line 1 runs code GPU Canary does not run") {
 			t.Errorf("torch %+v, evidence %+v", env.Torch(), env.Evidence)
+		}
+		if !hasEvidence(env.PathCode, filepath.Join(site, "hook.pth"), "line 1 changes the import path by code GPU Canary does not run (import sys, os; sys.path.append(os.environ['TORCH_SITE']))") {
+			t.Errorf("PathCode %+v", env.PathCode)
 		}
 	})
 }

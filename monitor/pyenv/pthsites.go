@@ -27,7 +27,8 @@ type listing struct {
 	err error
 }
 
-// indexSite lists one site. An editable finder's site is the one package
+// indexSite lists one site; an egg folder's EGG-INFO is its
+// distribution's metadata (eggDist). An editable finder's site is the one package
 // folder its MAPPING names, indexed under the import name it serves.
 func (in *inspector) indexSite(s Site) (*sitePackages, error) {
 	if s.From != SiteEditable {
@@ -35,7 +36,9 @@ func (in *inspector) indexSite(s Site) (*sitePackages, error) {
 		if err != nil {
 			return nil, err
 		}
-		return indexSitePackages(s.Path, ix), nil
+		sp := indexSitePackages(s.Path, ix)
+		eggDist(sp)
+		return sp, nil
 	}
 	fi, err := os.Stat(s.Path)
 	if err != nil {
@@ -149,9 +152,13 @@ func (in *inspector) sayUnreadIn(p *Package, site string) {
 }
 
 func unreadSays(l pthLine) string {
-	code := l.code
+	return fmt.Sprintf("line %d runs code GPU Canary does not run (%s): a package it puts on the import path is not seen", l.n, shortCode(l.code))
+}
+
+// shortCode is an import line as evidence quotes it: at most 100 bytes.
+func shortCode(code string) string {
 	if len(code) > 100 {
-		code = strings.ToValidUTF8(code[:100], "") + "…"
+		return strings.ToValidUTF8(code[:100], "") + "…"
 	}
-	return fmt.Sprintf("line %d runs code GPU Canary does not run (%s): a package it puts on the import path is not seen", l.n, code)
+	return code
 }

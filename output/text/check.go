@@ -99,6 +99,11 @@ func (p Printer) Env(e monitor.EnvReport) {
 	for _, name := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython} {
 		if pkg := e.Packages[name]; pkg != nil {
 			p.printf("  %-17s %-22s %s\n", name, pkg.Version, pyenv.Describe(name, pkg))
+			if folder, says, ok := e.Origin(pkg); ok {
+				// Not the environment's own copy: a user-site torch that
+				// hides a conda env's reads as if it were the env's.
+				p.printf("  %-17s %s\n", "", p.paint(dim, "loaded from "+p.short(folder)+" ("+says+")"))
+			}
 		}
 	}
 	if e.Torch() == nil && e.Packages != nil {

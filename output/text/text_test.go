@@ -211,3 +211,29 @@ func TestEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckBorrowedTorch: a torch read from a folder other than the
+// environment's own (the user site before a conda env's site-packages)
+// says where it is loaded from, on a line under it; the env's own says
+// nothing more.
+func TestCheckBorrowedTorch(t *testing.T) {
+	user := "/home/ana/.local/lib/python3.11/site-packages"
+	own := "/home/ana/miniconda3/envs/gpu/lib/python3.11/site-packages"
+	env := &pyenv.Env{Path: "/home/ana/miniconda3/envs/gpu", Kind: pyenv.KindConda, Installer: "conda", Python: "3.11", Layout: pyenv.LayoutPOSIX,
+		SitePackages: own, Sites: []pyenv.Site{{Path: user, From: pyenv.SiteUser}, {Path: own, From: pyenv.SiteOwn}},
+		Packages: map[string]*pyenv.Package{
+			pyenv.Torch:       {Version: "2.5.1+cpu", Build: pyenv.BuildCPU, Site: user},
+			pyenv.TorchVision: {Version: "0.20.1", Build: pyenv.BuildCUDA, CUDA: "12.1", Site: own},
+		}}
+	var b bytes.Buffer
+	Printer{W: &b, Home: "/home/ana"}.Check(monitor.CheckResult{GPU: a100, Complete: true,
+		Envs: []monitor.EnvReport{{Env: env, Verdict: monitor.VerdictError, Findings: []health.Finding{cpuBuild}}}})
+	want := "~/miniconda3/envs/gpu  (conda, Python 3.11)  ERROR\n" +
+		"  torch             2.5.1+cpu              CPU only\n" +
+		"                    loaded from ~/.local/lib/python3.11/site-packages (the user site, searched before the environment's own site-packages)\n" +
+		"  torchvision       0.20.1                 CUDA 12.1\n" +
+		"  ✗ TORCH_CPU_BUILD"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("got:\n%s\nwant it to hold:\n%s", b.String(), want)
+	}
+}

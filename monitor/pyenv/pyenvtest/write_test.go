@@ -79,3 +79,24 @@ func TestWriteErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestUserSite: a spec's torch lands in home's user site for its Python,
+// with nothing of an environment around it.
+func TestUserSite(t *testing.T) {
+	home := t.TempDir()
+	site, err := pyenvtest.UserSite(home, pyenvtest.Spec{Python: "3.12", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(home, ".local", "lib", "python3.12", "site-packages"); site != want {
+		t.Errorf("site = %s, want %s", site, want)
+	}
+	for _, f := range []string{"torch/version.py", "torch-2.5.1+cpu.dist-info/METADATA"} {
+		if _, err := os.Stat(filepath.Join(site, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local", "pyvenv.cfg")); err == nil {
+		t.Error("a pyvenv.cfg was written beside the user site")
+	}
+}
