@@ -44,6 +44,11 @@ type EnvReport struct {
 	From     string           `json:"found_from,omitempty"`
 	Verdict  Verdict          `json:"verdict"`
 	Findings []health.Finding `json:"findings"`
+
+	// uvProject is what the uv project around the environment said when it
+	// was read, so its findings, which depend on the GPU, can be judged
+	// again for another GPU without reading the disk (UVFindings).
+	uvProject *uvproject.LockInfo
 }
 
 // CheckResult is the whole answer of `gpucanary check`.
@@ -105,9 +110,11 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		return Unreadable(f, err)
 	}
 	fs := health.CheckEnv(env, g, WithFixCommands(o))
+	var uv *uvproject.LockInfo
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {
-			fs = append(fs, health.CheckUVProject(env, info)...)
+			uv = &info
+			fs = append(fs, health.CheckUVProject(env, info, g)...)
 		} else {
 			fs = append(fs, health.Finding{Code: health.CodeUVWillReplaceTorch, Severity: health.SeverityInfo, Env: env.Path,
 				Message: fmt.Sprintf("The uv project beside this environment could not be read, so GPU Canary cannot tell whether `uv sync` would replace torch: %v.", err)})
@@ -117,7 +124,19 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if fs == nil {
 		fs = []health.Finding{}
 	}
-	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
+	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs, uvProject: uv}
+}
+
+// UVFindings are the findings about the uv project around the
+// environment judged again for the GPU g, from what the project said when
+// the environment was read (whether the torch its lock installs runs
+// depends on the GPU); ok is false when there was no project read, and
+// the findings of the report (one saying it could not be read) stand.
+func (r EnvReport) UVFindings(g gpu.State) (fs []health.Finding, ok bool) {
+	if r.uvProject == nil || r.Env == nil {
+		return nil, false
+	}
+	return health.CheckUVProject(r.Env, *r.uvProject, g), true
 }
 
 // WithFixCommands gives the rules fix's planner for their fix commands

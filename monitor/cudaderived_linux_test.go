@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,16 +26,17 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 	if err := pyenvtest.Write(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4"}}); err != nil {
 		t.Fatal(err)
 	}
+	// check judges the venv on the GPU a scenario with driver gives, or,
+	// for a driver version a scenario refuses (it is not one), on the
+	// state an NVML that answered it would give.
 	check := func(t *testing.T, driver string) (CheckResult, map[string]health.Finding, map[string]any) {
 		t.Helper()
-		sim := filepath.Join(t.TempDir(), "gpu.json")
 		scenario := fmt.Sprintf(`{"driver": %q, "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960}]}`, driver)
-		if err := os.WriteFile(sim, []byte(scenario), 0o644); err != nil {
-			t.Fatal(err)
+		g, err := gpu.ParseScenario([]byte(scenario))
+		if err != nil {
+			g = gpu.State{Driver: driver, Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0", MemoryTotalBytes: 42949672960}}}
 		}
-		b := gpu.Open(gpu.Options{SimFile: sim})
-		defer b.Close()
-		res := Check(context.Background(), b.Snapshot(context.Background()), []pyenv.Found{{Path: venv}}, health.Options{})
+		res := Check(context.Background(), g, []pyenv.Found{{Path: venv}}, health.Options{})
 		found := map[string]health.Finding{}
 		for _, f := range res.Envs[0].Findings {
 			found[f.Code] = f

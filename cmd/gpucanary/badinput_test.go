@@ -27,6 +27,10 @@ func TestBadInputIsNeverSilent(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := simFile(t, simA100)
+	// Audit issue 3: JSON that encoding/json alone takes.
+	null, wrongCase, banana := simFile(t, "null"),
+		simFile(t, `{"Driver": "550.54.15", "cuda_driver": "12.4", "devices": [{"NAME": "A100", "compute_capability": "8.0"}]}`),
+		simFile(t, `{"driver": "550.54.15", "cuda_driver": "12.4", "devices": [{"name": "A100", "compute_capability": "banana"}]}`)
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -34,6 +38,9 @@ func TestBadInputIsNeverSilent(t *testing.T) {
 		want []string // in stderr
 	}{
 		{"malformed scenario, check", nil, []string{"--gpu-sim", garbage, "check", env}, []string{garbage, "invalid scenario JSON"}},
+		{"null scenario", nil, []string{"--gpu-sim", null, "check", env}, []string{null, "the scenario is null, not a JSON object"}},
+		{"wrong-case keys", nil, []string{"--gpu-sim", wrongCase, "check", env}, []string{wrongCase, `unknown field "Driver"`}},
+		{"compute capability banana", nil, []string{"--gpu-sim", banana, "ps"}, []string{banana, `compute_capability "banana" is not a compute capability`}},
 		{"missing scenario, ps", nil, []string{"--gpu-sim", "/nope.json", "ps"}, []string{"/nope.json", "no such file"}},
 		{"missing scenario after the command", nil, []string{"ps", "--gpu-sim", "/nope.json"}, []string{"/nope.json"}},
 		{"scenario from the environment", map[string]string{"GPUCANARY_GPU_SIM": garbage}, []string{"check", env}, []string{garbage, "GPUCANARY_GPU_SIM"}},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
 
@@ -339,10 +340,17 @@ func TestPinIndexCommand(t *testing.T) {
 	if !strings.Contains(string(b), `torch = [{ index = "pytorch-cu124"`) || !strings.Contains(string(b), `url = "https://download.pytorch.org/whl/cu124"`) {
 		t.Errorf("pyproject.toml:\n%s", b)
 	}
-	// Windows lock taking torch from PyPI: check warns before it happens.
+	// A lock taking a CPU torch: check warns before it happens. The pin is
+	// there already, so what is left is `uv lock`, not pinning again.
 	os.WriteFile(filepath.Join(root, "uv.lock"), []byte("version = 1\n\n[[package]]\nname = \"torch\"\nversion = \"2.5.1+cpu\"\nsource = { registry = \"https://download.pytorch.org/whl/cpu\" }\n"), 0o644)
 	out, _, _ = runCLI(t, "--gpu-sim", simFile(t, simA100), "check", venv)
-	if !strings.Contains(out, "UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "gpucanary fix --pin-index") {
+	if !strings.Contains(out, "UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "run `uv lock` in "+root) || strings.Contains(out, "fix --pin-index") {
+		t.Errorf("check did not warn:\n%s", out)
+	}
+	// Before the pin, the fix is the pin.
+	os.WriteFile(pyproject, []byte("[project]\nname = \"p\"\nversion = \"0.1.0\"\ndependencies = [\"torch\", \"torchvision\"]\n"), 0o644)
+	out, _, _ = runCLI(t, "--gpu-sim", simFile(t, simA100), "check", venv)
+	if !strings.Contains(out, "UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "fix: gpucanary fix --pin-index "+venv) {
 		t.Errorf("check did not warn:\n%s", out)
 	}
 }
@@ -503,5 +511,42 @@ func TestIndexPasswordIsNeverShown(t *testing.T) {
 	}
 	if !strings.Contains(check, "ada:***@") || !strings.Contains(out, "ada:***@") || !strings.Contains(out, "Fixed: torch 2.5.1+cu124") {
 		t.Errorf("the redacted URL is not shown:\ncheck:\n%s\nfix:\n%s", check, out)
+	}
+}
+
+// TestCheckUVLockThatCannotRun: audit issue 1 end to end. On an RTX 5090
+// a uv project whose venv has torch 2.7.1+cu128 and whose uv.lock takes
+// torch 2.7.1 from PyPI (cu126 on Linux, no sm_120) makes check exit 1
+// with UV_WILL_REPLACE_TORCH and the index pin as the fix; the pin made,
+// the lock still has to follow, which check says.
+func TestCheckUVLockThatCannotRun(t *testing.T) {
+	fixEnvSetup(t)
+	root := t.TempDir()
+	venv := filepath.Join(root, ".venv")
+	if err := writeSpec(venv, pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.7.1+cu128", CUDA: "12.8", Installer: "uv"}}); err != nil {
+		t.Fatal(err)
+	}
+	pyproject := filepath.Join(root, "pyproject.toml")
+	files := map[string]string{
+		pyproject:                      "[project]\nname = \"train\"\nversion = \"0.1.0\"\ndependencies = [\"torch>=2.7\"]\n",
+		filepath.Join(root, "uv.lock"): "version = 1\n\n[[package]]\nname = \"torch\"\nversion = \"2.7.1\"\nsource = { registry = \"https://pypi.org/simple\" }\n",
+	}
+	for path, data := range files {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blackwell := simFile(t, `{"driver": "570.86.10", "cuda_driver": "12.8", "devices": [{"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}]}`)
+	out, _, code := runCLI(t, "--gpu-sim", blackwell, "check", venv)
+	if code != exitFound || !strings.Contains(out, "✗ UV_WILL_REPLACE_TORCH") || !strings.Contains(out, "cu126 has no code for NVIDIA GeForce RTX 5090 (sm_120)") ||
+		!strings.Contains(out, "fix: gpucanary fix --pin-index "+venv) {
+		t.Fatalf("check exit %d:\n%s", code, out)
+	}
+	if out, stderr, code := runCLI(t, "--gpu-sim", blackwell, "fix", "--pin-index", venv); code != 0 || !strings.Contains(out, "whl/cu128") {
+		t.Fatalf("fix --pin-index exit %d:\n%s%s", code, out, stderr)
+	}
+	out, _, code = runCLI(t, "--gpu-sim", blackwell, "check", venv)
+	if code != exitFound || !strings.Contains(out, "run `uv lock` in "+root) || strings.Contains(out, "fix: ") {
+		t.Errorf("check after the pin, exit %d:\n%s", code, out)
 	}
 }

@@ -217,3 +217,45 @@ func TestGPUChangeKeepsUVFindings(t *testing.T) {
 		t.Errorf("a GPU change cleared the uv project's finding:\n%s", e.Dump())
 	}
 }
+
+// TestGPUChangeRejudgesUVLock: whether the torch a uv.lock installs runs
+// here depends on the GPU, so a new GPU judges it again from what was
+// read of the project. PyPI's torch 2.7.1 (cu126) is no worse than the
+// installed 2.7.1+cu128 on an A100 with a CUDA 12.4 driver (both run
+// through minor-version compatibility); on an RTX 5090 it has no kernels,
+// and the next `uv run` would break the GPU: an error, raised on the
+// change and cleared when the A100 is back.
+func TestGPUChangeRejudgesUVLock(t *testing.T) {
+	proj := t.TempDir()
+	files := map[string]string{
+		"pyproject.toml": "[project]\nname = \"p\"\nversion = \"0\"\ndependencies = [\"torch>=2.7\"]\n",
+		"uv.lock":        "version = 1\n\n[[package]]\nname = \"torch\"\nversion = \"2.7.1\"\nsource = { registry = \"https://pypi.org/simple\" }\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	venv := filepath.Join(proj, ".venv")
+	if err := pyenvtest.Write(venv, pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.7.1+cu128", CUDA: "12.8", Installer: "uv"}}); err != nil {
+		t.Fatal(err)
+	}
+	const rtx5090 = `{"driver": "570.86.10", "cuda_driver": "12.8", "devices": [{"name": "NVIDIA GeForce RTX 5090", "uuid": "GPU-1", "compute_capability": "12.0"}]}`
+	sim := newSimGPU(t, monitortest.A100)
+	clock := monitortest.NewClock(time.Now())
+	const every = time.Second
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: sim, Clock: clock, Interval: every})
+	if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeUVWillReplaceTorch)); n != 0 {
+		t.Fatalf("a lock no worse than the installed torch:\n%s", e.Dump())
+	}
+	sim.set(rtx5090)
+	clock.Advance(every)
+	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeUVWillReplaceTorch))
+	if !strings.Contains(ev.Message, "cu126 has no code for NVIDIA GeForce RTX 5090 (sm_120)") || ev.Fix != "gpucanary fix --pin-index "+venv ||
+		ev.Finding == nil || ev.Finding.Severity != health.SeverityError {
+		t.Errorf("message %q, fix %q, finding %+v", ev.Message, ev.Fix, ev.Finding)
+	}
+	sim.set(monitortest.A100)
+	clock.Advance(every)
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingCleared, health.CodeUVWillReplaceTorch))
+}

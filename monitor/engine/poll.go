@@ -47,17 +47,22 @@ func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 }
 
 // recheckEnv evaluates the rules on an environment again for the GPU g,
-// from what was read of it: the findings that do not depend on the GPU
-// (about its uv project) are kept as they were.
+// from what was read of it, its uv project's findings included (whether
+// the torch its lock installs runs here depends on the GPU); a uv project
+// that could not be read keeps its finding as it was.
 func (m *Monitor) recheckEnv(path string, g gpu.State, now time.Time) {
 	e := m.envs.get(path)
 	if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
 		return
 	}
 	fs := health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health))
-	for _, f := range e.report.Findings {
-		if f.Code == health.CodeUVWillReplaceTorch {
-			fs = append(fs, f)
+	if uv, ok := e.report.UVFindings(g); ok {
+		fs = append(fs, uv...)
+	} else {
+		for _, f := range e.report.Findings {
+			if f.Code == health.CodeUVWillReplaceTorch {
+				fs = append(fs, f)
+			}
 		}
 	}
 	monitor.SortFindings(fs)

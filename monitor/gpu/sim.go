@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"reflect"
 	"sync"
 	"time"
 
@@ -52,7 +53,10 @@ type simProcess struct {
 }
 
 // ParseScenario reads a scenario file's JSON into the state it simulates.
-// `{"devices": []}` with no driver fields is "no NVIDIA driver".
+// `{"devices": []}` with no driver fields is "no NVIDIA driver". Keys are
+// case-sensitive, and what no driver would say (null for the file, a
+// compute capability that is not major.minor, a version that is not one,
+// numbers out of range) is an error saying what is wrong.
 func ParseScenario(data []byte) (State, error) {
 	var sc scenario
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -62,6 +66,12 @@ func ParseScenario(data []byte) (State, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return State{}, fmt.Errorf("invalid scenario JSON: data after the object")
+	}
+	if err := checkKeys(data, reflect.TypeFor[scenario](), ""); err != nil {
+		return State{}, fmt.Errorf("invalid scenario: %w", err)
+	}
+	if err := sc.check(); err != nil {
+		return State{}, fmt.Errorf("invalid scenario: %w", err)
 	}
 	st := State{Simulated: true, Driver: sc.Driver, CUDADriver: sc.CUDADriver, Devices: []Device{}}
 	if sc.Driver == "" && len(sc.Devices) > 0 {
@@ -79,9 +89,6 @@ func ParseScenario(data []byte) (State, error) {
 		}
 		var used uint64
 		for _, p := range d.Processes {
-			if p.PID <= 0 {
-				return State{}, fmt.Errorf("device %d: process pid %d is not a PID", i, p.PID)
-			}
 			typ := p.Type
 			switch typ {
 			case "":

@@ -48,24 +48,89 @@ func TestParseScenarioFiles(t *testing.T) {
 	}
 }
 
+// TestParseScenarioRejects: a malformed scenario is an error saying what
+// is wrong (audit issue 3): encoding/json alone takes null for "no
+// driver", matches "Driver" and "NAME" to driver and name, and any string
+// as a compute capability.
 func TestParseScenarioRejects(t *testing.T) {
-	tests := map[string]string{
-		"empty":             ``,
-		"not json":          `{"devices": [`,
-		"trailing data":     `{"devices": []} {}`,
-		"unknown field":     `{"devices": [], "drivr": "1"}`,
-		"devices no driver": `{"devices": [{"name": "x"}]}`,
-		"bad pid":           `{"driver": "1", "devices": [{"name": "x", "processes": [{"pid": 0}]}]}`,
-		"bad type":          `{"driver": "1", "devices": [{"name": "x", "processes": [{"pid": 5, "type": "weird"}]}]}`,
-		"no name":           `{"driver": "1", "devices": [{}]}`,
-		"negative memory":   `{"driver": "1", "devices": [{"name": "x", "memory_total_bytes": -1}]}`,
+	dev := func(fields string) string {
+		return `{"driver": "550.54.15", "cuda_driver": "12.4", "devices": [{"name": "NVIDIA A100-SXM4-40GB", ` + fields + `}]}`
 	}
-	for name, bad := range tests {
-		t.Run(name, func(t *testing.T) {
-			if st, err := ParseScenario([]byte(bad)); err == nil {
-				t.Errorf("no error; state = %s", dump(st))
+	proc := func(fields string) string { return dev(`"processes": [{"pid": 5, ` + fields + `}]`) }
+	tests := []struct{ name, data, says string }{
+		{"empty", ``, "invalid scenario JSON"},
+		{"not json", `{"devices": [`, "invalid scenario JSON"},
+		{"trailing data", `{"devices": []} {}`, "data after the object"},
+		{"unknown field", `{"devices": [], "drivr": "1"}`, "unknown field"},
+		{"devices no driver", `{"devices": [{"name": "x"}]}`, "no driver version"},
+		{"bad pid", `{"driver": "1", "devices": [{"name": "x", "processes": [{"pid": 0}]}]}`, "pid 0 is not a process ID"},
+		{"bad type", `{"driver": "1", "devices": [{"name": "x", "processes": [{"pid": 5, "type": "weird"}]}]}`, "not compute, graphics or mps"},
+		{"no name", `{"driver": "1", "devices": [{}]}`, "has no name"},
+		{"negative memory", `{"driver": "1", "devices": [{"name": "x", "memory_total_bytes": -1}]}`, "invalid scenario JSON"},
+		{"null", `null`, "the scenario is null, not a JSON object"},
+		{"null after space", " \n null ", "the scenario is null"},
+		{"a list", `[]`, "invalid scenario JSON"},
+		{"wrong-case top-level key", `{"Driver": "550.54.15", "cuda_driver": "12.4", "devices": []}`, `the scenario: unknown field "Driver" (field names are case-sensitive: "driver")`},
+		{"wrong-case device key", `{"driver": "550.54.15", "devices": [{"NAME": "A100", "compute_capability": "8.0"}]}`, `devices[0]: unknown field "NAME" (field names are case-sensitive: "name")`},
+		{"wrong-case process key", proc(`"Used_Memory_Bytes": 1`), `devices[0].processes[0]: unknown field "Used_Memory_Bytes"`},
+		{"escaped key is still checked", `{"\u0044river": "550.54.15", "devices": []}`, `unknown field "Driver"`},
+		{"key given twice", `{"driver": "550.54.15", "driver": "1", "devices": []}`, `"driver" is given twice`},
+		{"null driver", `{"driver": null, "devices": []}`, `"driver" is null`},
+		{"null devices", `{"driver": "550.54.15", "devices": null}`, `"devices" is null`},
+		{"null device", `{"driver": "550.54.15", "devices": [null]}`, "devices[0] is null, not a JSON object"},
+		{"null process", dev(`"processes": [null]`), "devices[0].processes[0] is null"},
+		{"null name", dev(`"uuid": null`), `"uuid" is null`},
+		{"compute capability not a number", dev(`"compute_capability": "banana"`), `compute_capability "banana" is not a compute capability`},
+		{"compute capability without a minor", dev(`"compute_capability": "8"`), "not a compute capability"},
+		{"compute capability sm_80", dev(`"compute_capability": "sm_80"`), "not a compute capability"},
+		{"compute capability 0.0", dev(`"compute_capability": "0.0"`), "not a compute capability"},
+		{"driver not a version", `{"driver": "banana", "devices": []}`, `driver "banana" is not an NVIDIA driver version`},
+		{"driver with letters", `{"driver": "r535.x1", "devices": []}`, "not an NVIDIA driver version"},
+		{"driver with a space", `{"driver": "550.54.15 ", "devices": []}`, "not an NVIDIA driver version"},
+		{"cuda_driver not a version", `{"driver": "550.54.15", "cuda_driver": "twelve", "devices": []}`, `cuda_driver "twelve" is not a CUDA version`},
+		{"cuda_driver without driver", `{"cuda_driver": "12.4", "devices": []}`, "cuda_driver is given but driver is not"},
+		{"utilization over 100", dev(`"utilization_gpu_percent": 101`), "utilization_gpu_percent 101 is out of range"},
+		{"memory utilization over 100", dev(`"utilization_memory_percent": 4000000000`), "utilization_memory_percent"},
+		{"absurd temperature", dev(`"temperature_c": 4000000000`), "temperature_c"},
+		{"negative power", dev(`"power_watts": -5`), "power_watts -5 is out of range"},
+		{"absurd power limit", dev(`"power_limit_watts": 1e9`), "power_limit_watts"},
+		{"absurd memory", dev(`"memory_total_bytes": 18446744073709551615`), "memory_total_bytes"},
+		{"used over total", dev(`"memory_total_bytes": 1000, "memory_used_bytes": 2000`), "memory_used_bytes 2000 is more than memory_total_bytes 1000"},
+		{"absurd pid", dev(`"processes": [{"pid": 99999999999}]`), "not a process ID"},
+		{"negative pid", dev(`"processes": [{"pid": -4}]`), "pid -4 is not a process ID"},
+		{"sm over 100", proc(`"sm_percent": 250`), "sm_percent 250 is out of range"},
+		{"absurd process memory", proc(`"used_memory_bytes": 18446744073709551615`), "used_memory_bytes"},
+		{"devices not a list", `{"driver": "550.54.15", "devices": {}}`, "invalid scenario JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := ParseScenario([]byte(tt.data))
+			if err == nil {
+				t.Fatalf("no error; state = %s", dump(st))
+			}
+			if !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("error %q does not say %q", err, tt.says)
 			}
 		})
+	}
+}
+
+// TestParseScenarioAccepts: what a driver does say passes, null included
+// where it means "not known".
+func TestParseScenarioAccepts(t *testing.T) {
+	for _, data := range []string{
+		`{}`,
+		`{"devices": []}`,
+		`{"driver": "580", "devices": []}`,
+		`{"driver": "550.54.15", "cuda_driver": "12.10", "devices": [{"name": "x", "compute_capability": "12.0"}]}`,
+		`{"driver": "1", "devices": [{"name": "x", "compute_capability": "10.3", "memory_used_bytes": null, "temperature_c": null, "power_watts": 0,
+		  "utilization_gpu_percent": 100, "processes": [{"pid": 4294967295, "used_memory_bytes": null, "sm_percent": null}]}]}`,
+	} {
+		if st, err := ParseScenario([]byte(data)); err != nil {
+			t.Errorf("%s: %v", data, err)
+		} else if !st.Simulated {
+			t.Errorf("%s: %s", data, dump(st))
+		}
 	}
 }
 
@@ -164,6 +229,8 @@ func FuzzParseScenario(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"driver": "1", "devices": [{"name": "x", "processes": [{"pid": 5, "used_memory_bytes": null}]}]}`))
+	f.Add([]byte(`{"Driver": "550.54.15", "devices": [{"NAME": "x", "compute_capability": "banana"}]}`))
+	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := ParseScenario(data)
 		if err != nil {
@@ -172,8 +239,12 @@ func FuzzParseScenario(f *testing.F) {
 		if !st.Simulated || st.Devices == nil || len(st.Devices) > 0 && !st.HasDriver() {
 			t.Fatalf("parsed state = %s", dump(st))
 		}
+		if st.Driver != "" && !simDriverVersion.MatchString(st.Driver) || st.CUDADriver != "" && (st.Driver == "" || !simCUDAVersion.MatchString(st.CUDADriver)) {
+			t.Fatalf("bad driver %s", dump(st))
+		}
 		for i, d := range st.Devices {
-			if d.Index != i || d.Name == "" || d.Processes == nil {
+			if d.Index != i || d.Name == "" || d.Processes == nil || d.ComputeCapability != "" && !simComputeCapability.MatchString(d.ComputeCapability) ||
+				d.MemoryTotalBytes > maxMemoryBytes || d.UtilizationGPU != nil && *d.UtilizationGPU > maxPercent {
 				t.Fatalf("bad device %s", dump(d))
 			}
 			for _, p := range d.Processes {

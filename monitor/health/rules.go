@@ -334,6 +334,13 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports %s: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
 				t.Version, t.CUDA, c.g.Driver, supports, b.Driver.Reason),
 			c.fixFor(CodeDriverTooOld, SeverityError, t), t.Evidence)
+	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat && b.Driver.Unconfirmed:
+		// The driver's version shows that it runs the build, not whether
+		// in full: nothing to repair on a guess, so no fix.
+		c.add(CodeDriverTooOld, SeverityWarning,
+			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports %s: it runs, at least through CUDA minor-version compatibility; whether the driver supports CUDA %s in full could not be confirmed. %s",
+				t.Version, t.CUDA, c.g.Driver, m.DriverCUDALabel(), t.CUDA, b.Driver.Reason),
+			"", t.Evidence)
 	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat:
 		c.add(CodeDriverTooOld, SeverityWarning,
 			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
@@ -342,10 +349,18 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	}
 	// What could not be checked is said, in one finding: the driver
 	// (whose CUDA version neither it nor its version told), then the GPUs.
-	driverNote := ""
-	if m.DriverCUDA == "" {
+	driverNote, driverWhy := "", ""
+	switch {
+	case m.DriverCUDA == "":
+		driverWhy = m.DriverCUDAUnknown
 		driverNote = fmt.Sprintf(" Nor could it be checked against %s: %s, so whether the driver runs CUDA %s builds is not known.",
-			driverName(c.g), m.DriverCUDAUnknown, t.CUDA)
+			driverName(c.g), driverWhy, t.CUDA)
+	case b.Driver.Support == kb.SupportUnknown && b.Driver.Unconfirmed:
+		// A CUDA version derived from the driver's version is a lower
+		// bound: a build newer than it is not refused on it, only said
+		// to be unconfirmed.
+		driverWhy = b.Driver.Reason
+		driverNote = fmt.Sprintf(" Nor could it be checked against %s: %s.", driverName(c.g), driverWhy)
 	}
 	if b.Unchecked != "" {
 		code := CodeTorchBuildUnchecked
@@ -370,7 +385,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	case driverNote != "":
 		c.add(CodeTorchBuildUnchecked, SeverityWarning,
 			fmt.Sprintf("torch %s could not be checked against %s: %s. Whether the driver runs CUDA %s builds is not known until torch runs.",
-				t.Version, driverName(c.g), m.DriverCUDAUnknown, t.CUDA),
+				t.Version, driverName(c.g), driverWhy, t.CUDA),
 			"", t.Evidence)
 	}
 	if bad := b.Unsupported(); len(bad) > 0 {

@@ -240,38 +240,43 @@ func TestRules(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "env")
-			if err := pyenvtest.Write(root, tt.spec); err != nil {
-				t.Fatal(err)
-			}
-			env, err := pyenv.Inspect(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The real advice, as the command line injects it: the
-			// wanted fixes are the commands a user is shown.
-			got := CheckEnv(env, tt.gpu, Options{Getenv: func(k string) string { return tt.env[k] }, Reinstall: fix.Advice{}.Reinstall})
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tt.want), dump(got))
-			}
-			for i, w := range tt.want {
-				f := got[i]
-				if f.Code != w.code || f.Severity != w.severity {
-					t.Errorf("finding %d = %s/%s, want %s/%s\n%s", i, f.Code, f.Severity, w.code, w.severity, dump(got))
-				}
-				if !strings.Contains(f.Message, w.message) {
-					t.Errorf("message %q lacks %q", f.Message, w.message)
-				}
-				wantFix := strings.ReplaceAll(w.fix, "ENV", env.Path)
-				if !strings.Contains(f.Fix, wantFix) || (w.nofix && f.Fix != "") {
-					t.Errorf("fix %q, want %q (none: %v)", f.Fix, wantFix, w.nofix)
-				}
-				if f.Env != env.Path {
-					t.Errorf("finding env = %q", f.Env)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkRules(t, tt.spec, tt.gpu, tt.env, tt.want) })
+	}
+}
+
+// checkRules writes spec as an environment, evaluates the rules on it for
+// the GPU g and the variables env, and wants exactly the findings want.
+func checkRules(t *testing.T, spec pyenvtest.Spec, g gpu.State, vars map[string]string, wants []want) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "env")
+	if err := pyenvtest.Write(root, spec); err != nil {
+		t.Fatal(err)
+	}
+	env, err := pyenv.Inspect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The real advice, as the command line injects it: the wanted fixes
+	// are the commands a user is shown.
+	got := CheckEnv(env, g, Options{Getenv: func(k string) string { return vars[k] }, Reinstall: fix.Advice{}.Reinstall})
+	if len(got) != len(wants) {
+		t.Fatalf("got %d findings, want %d:\n%s", len(got), len(wants), dump(got))
+	}
+	for i, w := range wants {
+		f := got[i]
+		if f.Code != w.code || f.Severity != w.severity {
+			t.Errorf("finding %d = %s/%s, want %s/%s\n%s", i, f.Code, f.Severity, w.code, w.severity, dump(got))
+		}
+		if !strings.Contains(f.Message, w.message) {
+			t.Errorf("message %q lacks %q", f.Message, w.message)
+		}
+		wantFix := strings.ReplaceAll(w.fix, "ENV", env.Path)
+		if !strings.Contains(f.Fix, wantFix) || (w.nofix && f.Fix != "") {
+			t.Errorf("fix %q, want %q (none: %v)", f.Fix, wantFix, w.nofix)
+		}
+		if f.Env != env.Path {
+			t.Errorf("finding env = %q", f.Env)
+		}
 	}
 }
 

@@ -41,6 +41,13 @@ type DriverVerdict struct {
 	// minor-version compatibility (the driver is older than the build
 	// within one CUDA major): it works, but JIT-compiled PTX may fail.
 	MinorCompat bool
+	// Unconfirmed is true when the verdict rests on a CUDA version derived
+	// from the driver's version (a lower bound) and the driver may support
+	// the build in full: with SupportYes and MinorCompat it runs at least
+	// through minor-version compatibility; with SupportUnknown whether it
+	// runs could not be confirmed. A derived version never makes a
+	// SupportNo that the driver's version does not settle.
+	Unconfirmed bool
 	Reason      string
 }
 

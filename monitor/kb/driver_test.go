@@ -20,7 +20,11 @@ func TestDriverFloorFor(t *testing.T) {
 		{"12.8", "linux", "525.60.13", "570.26", true},
 		{"12.9", "linux", "525.60.13", "575.51.03", true},
 		{"12.4.1", "linux", "525.60.13", "550.54.14", true},
-		{"12.3", "linux", "", "", false},
+		{"12.0", "linux", "525.60.13", "525.60.13", true},
+		{"12.0", "windows", "528.33", "527.41", true},
+		{"12.3", "linux", "525.60.13", "545.23.06", true},
+		{"12.5", "windows", "528.33", "555.85", true},
+		{"12.7", "linux", "", "", false}, // there is no CUDA 12.7
 		{"12.4", "darwin", "", "", false},
 		{"", "linux", "", "", false},
 	}

@@ -21,7 +21,8 @@ type BuildCheck struct {
 	Torch string // the version judged, as given
 	Tag   string // its index tag ("cu124"); "" when its CUDA cannot be read
 	// Driver is whether the driver runs the build; SupportUnknown when the
-	// driver's CUDA version is not known (Machine.DriverCUDAUnknown).
+	// driver's CUDA version is not known (Machine.DriverCUDAUnknown), or
+	// Unconfirmed when the version it was derived from cannot settle it.
 	Driver DriverVerdict
 	// GPUs are the verdicts for every GPU whose compute capability is
 	// known, in the machine's order; empty when Unchecked is set.
@@ -41,7 +42,14 @@ type BuildCheck struct {
 // guessed.
 func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
 	c := BuildCheck{Torch: torchVersion, Tag: TagForCUDA(cuda)}
-	if m.DriverCUDA != "" {
+	switch {
+	case m.DriverCUDAFrom != "" && m.DriverCUDA != "":
+		platform := m.platform
+		if platform == "" {
+			platform = hostPlatform
+		}
+		c.Driver = driverVersionRuns(cuda, m.DriverCUDAFrom, m.DriverCUDA, platform, m.DriverCUDALabel())
+	case m.DriverCUDA != "":
 		c.Driver = driverRuns(cuda, m.DriverCUDA, m.DriverCUDALabel())
 	}
 	_, v, known := releaseOf(torchVersion)
@@ -138,9 +146,10 @@ func (c BuildCheck) PTXOnly() []GPUVerdict {
 // Clean is true when nothing about the GPU or the driver is wrong with the
 // build: the tables know it, every GPU whose compute capability is known
 // has machine code in it, and the driver supports its CUDA version in
-// full (a driver whose version is not known is not held against it).
+// full (a driver whose CUDA version is not known at all is not held
+// against it; one whose version could not confirm the build is).
 func (c BuildCheck) Clean() bool {
-	if c.Unchecked != "" || c.Driver.Support == SupportNo || c.Driver.MinorCompat {
+	if c.Unchecked != "" || c.Driver.Support == SupportNo || c.Driver.MinorCompat || c.Driver.Unconfirmed {
 		return false
 	}
 	for _, g := range c.GPUs {
@@ -161,8 +170,12 @@ func (c BuildCheck) Problems() string {
 	switch {
 	case c.Driver.Support == SupportNo:
 		out = append(out, fmt.Sprintf("%s needs a newer driver (%s)", c.Tag, c.Driver.Reason))
+	case c.Driver.MinorCompat && c.Driver.Unconfirmed:
+		out = append(out, fmt.Sprintf("%s may run on this driver only through minor-version compatibility (%s)", c.Tag, c.Driver.Reason))
 	case c.Driver.MinorCompat:
 		out = append(out, fmt.Sprintf("%s runs on this driver only through minor-version compatibility", c.Tag))
+	case c.Driver.Unconfirmed:
+		out = append(out, fmt.Sprintf("whether this driver runs %s could not be confirmed (%s)", c.Tag, c.Driver.Reason))
 	}
 	if bad := c.Unsupported(); len(bad) > 0 {
 		out = append(out, fmt.Sprintf("%s has no code for %s", c.Tag, gpuNames(bad)))

@@ -34,6 +34,10 @@ type Machine struct {
 	// driver, so a rule that needs it can say what it could not check.
 	DriverCUDAUnknown string
 	GPUs              []GPU
+
+	// platform is whose driver floors judge a derived CUDA version
+	// ("linux", "windows"); "" is this host's.
+	platform string
 }
 
 // GPUsCounted says which GPUs a build is judged against, for the messages
@@ -48,7 +52,7 @@ const GPUsCounted = "every GPU on this machine counts, asleep ones included, bec
 // give it, and the driver's CUDA version from the driver's version
 // (CUDAForDriver, on this platform's floors) when it did not give that.
 func MachineOf(g gpu.State) Machine {
-	m := Machine{DriverCUDA: g.CUDADriver}
+	m := Machine{DriverCUDA: g.CUDADriver, platform: hostPlatform}
 	switch {
 	case m.DriverCUDA != "" || !g.HasDriver():
 	case g.Driver == "":

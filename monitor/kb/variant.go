@@ -45,8 +45,10 @@ func VariantOffered(torchVersion, tag string) (Support, string) {
 		cuda, tag, newest)
 }
 
-// knownCUDAs are the CUDA versions of every tag and driver row, oldest
-// first.
+// knownCUDAs are the CUDA versions of every tag, and those of driver rows
+// newer than every tag (what the next releases may be built for), oldest
+// first. A driver row between tags (12.3, 12.5) is no CUDA version torch
+// was built for: releases newer than the table use newer CUDA versions.
 func knownCUDAs() []string {
 	var out []string
 	add := func(c string) {
@@ -54,14 +56,20 @@ func knownCUDAs() []string {
 			out = append(out, c)
 		}
 	}
+	newestTag := ""
 	for _, r := range facts().releases {
 		for _, t := range r.Tags {
 			c, _ := CUDAForTag(t)
 			add(c)
+			if d, _ := compareCUDA(c, newestTag); newestTag == "" || d > 0 {
+				newestTag = c
+			}
 		}
 	}
 	for _, d := range facts().drivers {
-		add(d.CUDA)
+		if c, _ := compareCUDA(d.CUDA, newestTag); c > 0 {
+			add(d.CUDA)
+		}
 	}
 	slices.SortFunc(out, func(a, b string) int { c, _ := compareCUDA(a, b); return c })
 	return out

@@ -185,24 +185,32 @@ const (
 // (https://download.pytorch.org/whl/cu121, a mirror's .../cu121/).
 var variantSegment = regexp.MustCompile(`/(cu\d+|cpu|rocm[\d.]*|xpu)(/|$)`)
 
-// build tells which build of torch this entry installs on platform. The
-// local version tag decides when there is one (2.5.1+cu121); else the
-// index's variant path (the cpu index has untagged aarch64 wheels); else
-// it is PyPI or a mirror of it, whose Linux wheels are CUDA and whose
-// Windows wheels are CPU-only (KB-FACTS, torch/version.py).
+// build tells which build of torch this entry installs on platform.
 func (t TorchSource) build(platform string) string {
-	kind := func(v string) string {
+	b, _ := t.variant(platform)
+	return b
+}
+
+// variant tells which build of torch this entry installs on platform, and
+// for a CUDA build the index tag it names ("cu126"; "" for PyPI's plain
+// wheel, whose CUDA version depends on the release). The local version
+// tag decides when there is one (2.5.1+cu121); else the index's variant
+// path (the cpu index has untagged aarch64 wheels); else it is PyPI or a
+// mirror of it, whose Linux wheels are CUDA and whose Windows wheels are
+// CPU-only (KB-FACTS, torch/version.py).
+func (t TorchSource) variant(platform string) (build, tag string) {
+	kind := func(v string) (string, string) {
 		switch {
 		case strings.HasPrefix(v, "cu"):
-			return buildCUDA
+			return buildCUDA, v
 		case v == "cpu":
-			return buildCPU
+			return buildCPU, ""
 		case strings.HasPrefix(v, "rocm"):
-			return buildROCm
+			return buildROCm, ""
 		case v == "xpu":
-			return buildXPU
+			return buildXPU, ""
 		}
-		return buildUnknown
+		return buildUnknown, ""
 	}
 	if _, local, ok := strings.Cut(t.Version, "+"); ok {
 		return kind(local)
@@ -217,11 +225,11 @@ func (t TorchSource) build(platform string) string {
 	}
 	if strings.HasPrefix(t.Registry, "http") && !strings.HasSuffix(t.Registry, ".whl") {
 		if platform == "windows" {
-			return buildCPU
+			return buildCPU, ""
 		}
-		return buildCUDA
+		return buildCUDA, ""
 	}
-	return buildUnknown
+	return buildUnknown, ""
 }
 
 // requirementName is the normalized distribution name of a PEP 508

@@ -79,7 +79,7 @@ func TestWillReplaceTorch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			risks := WillReplaceTorch(info, tt.platform, true)
+			risks := WillReplaceTorch(info, tt.platform, true, nil)
 			if tt.risk == "" {
 				if len(risks) != 0 {
 					t.Errorf("risks = %+v, want none", risks)
@@ -92,7 +92,7 @@ func TestWillReplaceTorch(t *testing.T) {
 			if r := risks[0].Reason; strings.HasSuffix(r, ".") || strings.ToLower(r[:1]) != r[:1] {
 				t.Errorf("reason %q must read inside a sentence", r)
 			}
-			if got := WillReplaceTorch(info, tt.platform, false); len(got) != 0 {
+			if got := WillReplaceTorch(info, tt.platform, false, nil); len(got) != 0 {
 				t.Errorf("with a CPU torch installed there is nothing to lose, got %+v", got)
 			}
 		})
@@ -216,22 +216,93 @@ func TestMarkerOn(t *testing.T) {
 
 func TestBuild(t *testing.T) {
 	tests := []struct {
-		version, registry, platform, want string
+		version, registry, platform, want, tag string
 	}{
-		{"2.5.1", "https://pypi.org/simple", "linux", buildCUDA},
-		{"2.5.1", "https://pypi.org/simple", "windows", buildCPU},
-		{"2.5.1", "https://mirrors.example.com/pypi/simple/", "windows", buildCPU},
-		{"2.5.1+cu121", "https://pypi.org/simple", "windows", buildCUDA},
-		{"2.5.1", "https://download.pytorch.org/whl/cpu", "linux", buildCPU},
-		{"2.5.1", "https://download.pytorch.org/whl/cu124/", "windows", buildCUDA},
-		{"2.5.1+rocm6.2", "https://download.pytorch.org/whl/rocm6.2", "linux", buildROCm},
-		{"2.5.1", "https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-cp311-cp311-linux_x86_64.whl", "linux", buildCPU},
-		{"2.5.1", "../wheels/torch.whl", "linux", buildUnknown},
+		{"2.5.1", "https://pypi.org/simple", "linux", buildCUDA, ""},
+		{"2.5.1", "https://pypi.org/simple", "windows", buildCPU, ""},
+		{"2.5.1", "https://mirrors.example.com/pypi/simple/", "windows", buildCPU, ""},
+		{"2.5.1+cu121", "https://pypi.org/simple", "windows", buildCUDA, "cu121"},
+		{"2.5.1", "https://download.pytorch.org/whl/cpu", "linux", buildCPU, ""},
+		{"2.5.1", "https://download.pytorch.org/whl/cu124/", "windows", buildCUDA, "cu124"},
+		{"2.7.1+cu126", "https://download.pytorch.org/whl/cu126", "linux", buildCUDA, "cu126"},
+		{"2.5.1+rocm6.2", "https://download.pytorch.org/whl/rocm6.2", "linux", buildROCm, ""},
+		{"2.5.1", "https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-cp311-cp311-linux_x86_64.whl", "linux", buildCPU, ""},
+		{"2.5.1", "https://download.pytorch.org/whl/cu121/torch-2.5.1%2Bcu121-cp311-cp311-linux_x86_64.whl", "linux", buildCUDA, "cu121"},
+		{"2.5.1", "../wheels/torch.whl", "linux", buildUnknown, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.version+" "+tt.registry+" "+tt.platform, func(t *testing.T) {
-			if got := (TorchSource{Version: tt.version, Registry: tt.registry}).build(tt.platform); got != tt.want {
-				t.Errorf("build = %q, want %q", got, tt.want)
+			if got, tag := (TorchSource{Version: tt.version, Registry: tt.registry}).variant(tt.platform); got != tt.want || tag != tt.tag {
+				t.Errorf("variant = %q, %q; want %q, %q", got, tag, tt.want, tt.tag)
+			}
+		})
+	}
+}
+
+// TestWillReplaceTorchJudged: a CUDA entry of the lock is a risk when the
+// judge finds it worse here (audit issue 1: PyPI's cu126 torch 2.7 over a
+// cu128 one on a Blackwell GPU), an error-grade one when it cannot run;
+// an entry under an extra is a risk only when no good CUDA entry could
+// hold instead; a lock the project's own pin produced says the pin must
+// change. The judge is asked with the entry's version, tag and platform.
+func TestWillReplaceTorchJudged(t *testing.T) {
+	var asked []LockedCUDA
+	judge := func(bad ...string) Judge {
+		return func(l LockedCUDA) (string, bool) {
+			asked = append(asked, l)
+			if slices.Contains(bad, l.Version) {
+				return "a CUDA build with no kernels here", true
+			}
+			return "", false
+		}
+	}
+	tests := []struct {
+		name, pyproject, lock, platform string
+		judge                           Judge
+		risks                           []Risk // Reason: a part it must contain
+		asked                           []LockedCUDA
+	}{
+		{"PyPI on Linux judged bad", pyTransitive, "transitive.lock", "linux", judge("2.5.1"),
+			[]Risk{{Platform: "linux", Reason: "torch is only a dependency of a dependency here, and uv.lock takes torch 2.5.1 from PyPI for Linux, which is a CUDA build with no kernels here, so the next `uv sync` or `uv run` will replace it", CannotRun: true}},
+			[]LockedCUDA{{Version: "2.5.1", Platform: "linux"}}},
+		{"PyPI on Linux judged fine", pyTransitive, "transitive.lock", "linux", judge(), nil,
+			[]LockedCUDA{{Version: "2.5.1", Platform: "linux"}}},
+		{"the cu121 entry on Linux judged bad", pyDirect, "split.lock", "linux", judge("2.5.1+cu121"),
+			[]Risk{{Platform: "linux", Reason: "takes torch 2.5.1+cu121 from https://download.pytorch.org/whl/cu121 for Linux, which is a CUDA build with no kernels here", CannotRun: true}},
+			[]LockedCUDA{{Version: "2.5.1+cu121", Tag: "cu121", Platform: "linux"}}},
+		{"the project's own pin made it", pyPinned, "split.lock", "linux", judge("2.5.1+cu121"),
+			[]Risk{{Platform: "linux", Reason: `pyproject.toml itself sends torch to index "pytorch-cu121" (https://download.pytorch.org/whl/cu121): that pin must change`, CannotRun: true, PinnedThere: true}},
+			[]LockedCUDA{{Version: "2.5.1+cu121", Tag: "cu121", Platform: "linux"}}},
+		{"pinned to cu121 but the lock takes PyPI", pyPinned, "transitive.lock", "linux", judge("2.5.1"),
+			[]Risk{{Platform: "linux", Reason: "uv.lock has not followed: run `uv lock`", CannotRun: true, LockStale: true}},
+			[]LockedCUDA{{Version: "2.5.1", Platform: "linux"}}},
+		{"windows takes PyPI's CPU build, not judged", pyDirect, "split.lock", "windows", judge("2.5.1", "2.5.1+cu121"),
+			[]Risk{{Platform: "windows", Reason: "which is a CPU-only build"}}, nil},
+		{"extras: a good cu128 entry may hold instead of the cpu one", pyDirect, "extras.lock", "linux", judge(), nil,
+			[]LockedCUDA{{Version: "2.9.1+cu128", Tag: "cu128", Platform: "linux"}}},
+		{"extras: no good CUDA entry may hold", pyDirect, "extras.lock", "linux", judge("2.9.1+cu128"),
+			[]Risk{{Platform: "linux", Reason: "2.9.1+cpu"}, {Platform: "linux", Reason: "2.9.1+cu128", CannotRun: true}},
+			[]LockedCUDA{{Version: "2.9.1+cu128", Tag: "cu128", Platform: "linux"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info, err := ReadProject(project(t, tt.pyproject, tt.lock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked = nil
+			risks := WillReplaceTorch(info, tt.platform, true, tt.judge)
+			if len(risks) != len(tt.risks) {
+				t.Fatalf("risks = %+v, want %d", risks, len(tt.risks))
+			}
+			for i, w := range tt.risks {
+				g := risks[i]
+				if g.Platform != w.Platform || !strings.Contains(g.Reason, w.Reason) || g.CannotRun != w.CannotRun || g.PinnedThere != w.PinnedThere || g.LockStale != w.LockStale {
+					t.Errorf("risk %d = %+v, want %+v", i, g, w)
+				}
+			}
+			if !slices.Equal(asked, tt.asked) {
+				t.Errorf("judge asked %+v, want %+v", asked, tt.asked)
 			}
 		})
 	}
