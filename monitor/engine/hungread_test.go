@@ -147,6 +147,10 @@ func TestAHungReadHoldsOnlyItself(t *testing.T) {
 	if err := <-checked; err != nil {
 		t.Fatal(err)
 	}
+	// The first read's events are published before Started, but collected
+	// by a goroutine of their own: wait until the last one is in.
+	last := paths[len(paths)-1]
+	e.Wait(time.Minute, func(ev monitor.Event) bool { return ev.Kind == monitor.KindEnvAdded && ev.Env == last })
 	var added []string
 	for _, ev := range e.Events() {
 		if ev.Kind == monitor.KindEnvAdded {
