@@ -67,6 +67,16 @@ const (
 	// too large, not readable), so it is left as it is and what this run
 	// learns is not saved over it.
 	CodeStoreUnreadable = "STORE_UNREADABLE"
+	// CodeEnvInterpreterMissing: the environment's interpreter, or the
+	// installation it runs, is gone (a dangling bin/python after the
+	// base Python was uninstalled or upgraded, a Windows home that is
+	// gone), so nothing in it runs; or a Jupyter kernel runs an
+	// interpreter that does not exist.
+	CodeEnvInterpreterMissing = "ENV_INTERPRETER_MISSING"
+	// CodeEnvPythonMismatch: the environment's interpreter runs another
+	// Python X.Y than the one whose site-packages holds its packages (a
+	// base upgraded in place), which it never searches.
+	CodeEnvPythonMismatch = "ENV_PYTHON_MISMATCH"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

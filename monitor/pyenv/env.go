@@ -60,6 +60,14 @@ const (
 	ProblemLeftoverFiles     = "leftover-files"      // files of another build survive an overwrite (libtorch_cuda beside a CPU version.py)
 	ProblemMissingRuntime    = "missing-runtime"     // NVIDIA runtime wheels a CUDA torch requires are not installed: import fails (runtime.go)
 	ProblemRuntimeMismatch   = "runtime-mismatch"    // NVIDIA runtime wheels a CUDA torch requires are installed at versions it does not allow
+	// ProblemInterpreterMissing: the environment's interpreter (bin/python,
+	// Scripts\python.exe) or the installation it runs is gone: nothing in
+	// it can run (venvexe.go). An environment problem.
+	ProblemInterpreterMissing = "interpreter-missing"
+	// ProblemPythonMismatch: the interpreter runs another Python X.Y than
+	// the one whose lib/pythonX.Y/site-packages holds the packages, which
+	// it never searches (venvexe.go). An environment problem.
+	ProblemPythonMismatch = "python-mismatch"
 )
 
 // Evidence records which file said what, so a finding can show its source.
@@ -142,6 +150,11 @@ type Env struct {
 	Packages map[string]*Package `json:"packages"`
 	Evidence []Evidence          `json:"evidence,omitempty"`
 	Problems []Problem           `json:"problems,omitempty"`
+
+	// recreate is set when the interpreter is missing or runs another
+	// Python than the packages': how to make the venv again
+	// (RecreateArgv); not part of the JSON.
+	recreate *venvRecreate
 }
 
 // Site is one folder on an environment's import path.
