@@ -30,7 +30,9 @@ func byCode(fs []Finding) map[string]codeFix {
 // ENV_INTERPRETER_MISSING, and one whose interpreter runs another Python
 // than its packages' ENV_PYTHON_MISMATCH, both errors whose fix makes the
 // venv again with the packages' Python, and no finding there offers a
-// command that runs the venv's Python (it cannot run).
+// command that runs the venv's Python (it cannot run); torch files that
+// cannot be imported are TORCH_INSTALL_BROKEN errors with the reinstall,
+// a METADATA whose build disagrees with version.py a warning.
 func TestEnvironmentIntegrityFindings(t *testing.T) {
 	cpuLlama := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip\n"},
 		Llama: &pyenvtest.Llama{Version: "0.3.2", Backends: []string{"cpu"}}}
@@ -71,6 +73,25 @@ func TestEnvironmentIntegrityFindings(t *testing.T) {
 				}
 			},
 			want: map[string]codeFix{CodeEnvPythonMismatch: {SeverityError, "python3.11 -m venv --without-pip ENV"}},
+		},
+		{
+			name: "an empty libtorch_cuda", spec: cuda,
+			mutate: func(t *testing.T, root string) {
+				if err := os.WriteFile(filepath.Join(root, "lib", "python3.11", "site-packages", "torch", "lib", "libtorch_cuda.so"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: map[string]codeFix{CodeTorchInstallBroken: {SeverityError, "FIX"}},
+		},
+		{
+			name: "METADATA and version.py of two releases",
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", VersionPy: "2.4.0+cu121", CUDA: "12.1", Installer: "pip\n"}},
+			want: map[string]codeFix{CodeTorchInstallBroken: {SeverityError, "FIX"}},
+		},
+		{
+			name: "METADATA +cpu over a CUDA version.py",
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", VersionPy: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}},
+			want: map[string]codeFix{CodeTorchInstallBroken: {SeverityWarning, "FIX"}},
 		},
 	}
 	for _, tt := range tests {

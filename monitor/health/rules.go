@@ -146,6 +146,12 @@ func (c *envCheck) problems() {
 				code = CodeEnvUnreadable
 			case p.Kind == pyenv.ProblemPipStash:
 				sev = SeverityWarning
+			case p.Kind == pyenv.ProblemBuildMismatch:
+				// The files are one build and agree with each other;
+				// what is wrong is the metadata pip and uv decide by.
+				// Files of two releases (ProblemMixedRelease) stay an
+				// error: the compiled core and the Python code disagree.
+				sev = SeverityWarning
 			case p.Kind == pyenv.ProblemRuntimeMismatch:
 				// The library's soname is there, so import usually works:
 				// a warning, not an error. An older library than torch

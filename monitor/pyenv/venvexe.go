@@ -62,6 +62,19 @@ func (in *inspector) readInterpreter() {
 	in.retarget(r)
 }
 
+// torchPython is the X.Y whose compiled modules import loads, for the
+// check of torch's core: "" when the interpreter runs another Python
+// than the folder read was installed for (that problem is said once, as
+// ProblemPythonMismatch).
+func (in *inspector) torchPython() string {
+	for _, p := range in.env.Problems {
+		if p.Kind == ProblemPythonMismatch {
+			return ""
+		}
+	}
+	return in.env.Python
+}
+
 // posixExe reads bin/python: a link is followed to the file it ends at,
 // whose name (python3.12) says the Python it runs; a copy runs the Python
 // pyvenv.cfg names, as long as the installation it came from is there.
