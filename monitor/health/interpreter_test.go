@@ -202,6 +202,16 @@ func TestRecreateFixWorks(t *testing.T) {
 	}
 }
 
+// TestKernelGone: a kernel whose interpreter does not exist is a warning
+// naming the kernel and the interpreter, whose fix removes the kernel.
+func TestKernelGone(t *testing.T) {
+	f := KernelGone("/gone/envs/gpu", "/home/me/.local/share/jupyter/kernels/gpu/kernel.json", "/gone/envs/gpu/bin/python")
+	if f.Code != CodeEnvInterpreterMissing || f.Severity != SeverityWarning || f.Env != "/gone/envs/gpu" ||
+		f.Fix != "jupyter kernelspec remove -y gpu" || !strings.Contains(f.Message, `kernel "gpu"`) || !strings.Contains(f.Message, "/gone/envs/gpu/bin/python, which does not exist") {
+		t.Errorf("KernelGone = %+v", f)
+	}
+}
+
 func mustDo(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
