@@ -130,9 +130,10 @@ func libFileFault(path string, want int64) string {
 			return k + ", not a regular file"
 		}
 		return "not a regular file"
+	case want >= 0 && fi.Size() == want: // what the wheel installed, even an empty file
 	case fi.Size() == 0:
 		return "empty (0 bytes)"
-	case want >= 0 && fi.Size() != want:
+	case want >= 0:
 		return fmt.Sprintf("%d bytes where its RECORD says %d (truncated or overwritten)", fi.Size(), want)
 	}
 	return ""

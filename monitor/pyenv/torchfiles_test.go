@@ -60,6 +60,26 @@ func TestTorchFiles(t *testing.T) {
 			writeFile(t, dists[0], "WHEEL", "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.44.0)\nRoot-Is-Purelib: false\nTag: "+tag+"\n")
 		}
 	}
+	// emptyInRecord makes a torch/lib file empty, as the wheel's RECORD
+	// says it is.
+	emptyInRecord := func(name string) func(t *testing.T, root, site string) {
+		return func(t *testing.T, root, site string) {
+			writeFile(t, site, "torch/lib/"+name, "")
+			dists, err := filepath.Glob(filepath.Join(site, "torch-*.dist-info"))
+			must(t, err)
+			rec := filepath.Join(dists[0], "RECORD")
+			data, err := os.ReadFile(rec)
+			must(t, err)
+			var out []string
+			for line := range strings.Lines(string(data)) {
+				if strings.HasPrefix(line, "torch/lib/"+name+",") {
+					line = "torch/lib/" + name + ",sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\n"
+				}
+				out = append(out, line)
+			}
+			must(t, os.WriteFile(rec, []byte(strings.Join(out, "")), 0o644))
+		}
+	}
 	both := func(fs ...func(t *testing.T, root, site string)) func(t *testing.T, root, site string) {
 		return func(t *testing.T, root, site string) {
 			for _, f := range fs {
@@ -80,6 +100,7 @@ func TestTorchFiles(t *testing.T) {
 		{name: "conda-forge links into $PREFIX/lib, which are there", spec: condaForge, mutate: linkLibs(true)},
 		{name: "an empty libtorch_cuda", spec: cuda, mutate: libFile("libtorch_cuda.so", ""),
 			kinds: []string{pyenv.ProblemDamagedFile}, says: "libtorch_cuda.so is empty (0 bytes)"},
+		{name: "an empty file the wheel's RECORD lists as empty", spec: cuda, mutate: emptyInRecord("libc10.so")},
 		{name: "a truncated libtorch_cuda", spec: cuda, mutate: libFile("libtorch_cuda.so", "\x7fELF"),
 			kinds: []string{pyenv.ProblemDamagedFile}, says: "libtorch_cuda.so is 4 bytes where its RECORD says 29"},
 		{name: "a folder where libc10_cuda belongs", spec: cuda,

@@ -82,9 +82,13 @@ func (in *inspector) posixExe() exeReading {
 	bin := filepath.Join(in.env.Path, "bin")
 	var r exeReading
 	for _, n := range []string{"python", "python3", "python.exe"} { // python.exe: MSYS2's venvs
-		if _, err := os.Lstat(filepath.Join(bin, n)); err == nil {
+		_, err := os.Lstat(filepath.Join(bin, n))
+		if err == nil {
 			r.path = filepath.Join(bin, n)
 			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return r // bin/ cannot be looked into: nothing is claimed
 		}
 	}
 	if r.path == "" {
