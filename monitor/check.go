@@ -105,6 +105,9 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	if f.Create != "" {
 		return notCreated(f)
 	}
+	if f.Missing != "" {
+		return kernelGone(f)
+	}
 	env, err := inspectBounded(ctx, f.Path)
 	if err != nil {
 		return Unreadable(f, err)
@@ -164,6 +167,15 @@ func notCreated(f pyenv.Found) EnvReport {
 	// Nothing was read: its packages are unknown (null), not "none".
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
 	fs := []health.Finding{health.NotCreated(f.Path, f.From, f.Create)}
+	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
+}
+
+// kernelGone is the report on where a Jupyter kernel's environment was,
+// when the interpreter its kernel.json names does not exist: nothing to
+// read, a finding that says the kernel cannot start.
+func kernelGone(f pyenv.Found) EnvReport {
+	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
+	fs := []health.Finding{health.KernelGone(f.Path, f.From, f.Missing)}
 	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
 }
 

@@ -158,6 +158,10 @@ mkvenv() {
     cp "$work/procstub/runtime.dll" "$site/torch/lib/$lib"
   done
   cp "$work/procstub/workload.exe" "$venv/Scripts/python.exe"
+  # the Python pyvenv.cfg's home names, which Scripts\python.exe runs:
+  # without it the venv's interpreter is missing (ENV_INTERPRETER_MISSING)
+  mkdir -p "$WINEPREFIX/drive_c/Python311"
+  cp "$work/procstub/workload.exe" "$WINEPREFIX/drive_c/Python311/python.exe"
 }
 
 # End to end: a CPU-torch venv.

@@ -78,7 +78,9 @@ func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o.Remembered = m.memory.paths()
 	d := pyenv.Search(ctx, o)
 	m.view.update(func(s *monitor.State) { s.DiscoveryComplete, s.SearchStopped = d.Complete, d.Stopped })
-	return slices.DeleteFunc(d.Found, func(f pyenv.Found) bool { return m.envs.isForgotten(f.Path) }), d.Complete
+	// A kernel whose interpreter is gone (Found.Missing) has no
+	// environment to watch: `check` reports it, the engine does not.
+	return slices.DeleteFunc(d.Found, func(f pyenv.Found) bool { return f.Missing != "" || m.envs.isForgotten(f.Path) }), d.Complete
 }
 
 // watchRoots watches the discovery roots and each environment's parent,

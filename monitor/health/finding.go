@@ -77,6 +77,16 @@ const (
 	// code GPU Canary does not run, so the torch import loads may not be
 	// the one judged.
 	CodeImportPathCode = "IMPORT_PATH_CODE"
+	// CodeEnvInterpreterMissing: the environment's interpreter, or the
+	// installation it runs, is gone (a dangling bin/python after the
+	// base Python was uninstalled or upgraded, a Windows home that is
+	// gone), so nothing in it runs; or a Jupyter kernel runs an
+	// interpreter that does not exist.
+	CodeEnvInterpreterMissing = "ENV_INTERPRETER_MISSING"
+	// CodeEnvPythonMismatch: the environment's interpreter runs another
+	// Python X.Y than the one whose site-packages holds its packages (a
+	// base upgraded in place), which it never searches.
+	CodeEnvPythonMismatch = "ENV_PYTHON_MISMATCH"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

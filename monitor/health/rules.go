@@ -90,9 +90,10 @@ func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []p
 	c.out = append(c.out, Finding{Code: code, Severity: sev, Message: msg, Fix: fix, Env: c.env.Path, Evidence: ev})
 }
 
-// reinstall is the command that reinstalls the right CUDA torch here, or "".
+// reinstall is the command that reinstalls the right CUDA torch here, or
+// "": none where the environment's interpreter cannot run it.
 func (c *envCheck) reinstall() string {
-	if !c.did && c.o.Reinstall != nil {
+	if !c.did && c.o.Reinstall != nil && runnable(c.env) {
 		c.fix = c.o.Reinstall(c.env, c.g)
 	}
 	c.did = true
@@ -125,11 +126,16 @@ func (c *envCheck) gpuName() string {
 
 func (c *envCheck) problems() {
 	for _, p := range c.env.Problems {
-		code, sev := CodeTorchInstallBroken, SeverityWarning
-		if p.Kind == pyenv.ProblemUnreadable {
+		code, sev, fixCmd := CodeTorchInstallBroken, SeverityWarning, ""
+		switch p.Kind {
+		case pyenv.ProblemUnreadable:
 			code, sev = CodeEnvUnreadable, SeverityError
+		case pyenv.ProblemInterpreterMissing:
+			code, sev, fixCmd = CodeEnvInterpreterMissing, SeverityError, recreateFix(c.env)
+		case pyenv.ProblemPythonMismatch:
+			code, sev, fixCmd = CodeEnvPythonMismatch, SeverityError, recreateFix(c.env)
 		}
-		c.add(code, sev, p.Message, "", []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
+		c.add(code, sev, p.Message, fixCmd, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 	}
 	for _, name := range sortedKeys(c.env.Packages) {
 		for _, p := range c.env.Packages[name].Problems {
@@ -146,6 +152,12 @@ func (c *envCheck) problems() {
 			case p.Kind == pyenv.ProblemUnreadable:
 				code = CodeEnvUnreadable
 			case p.Kind == pyenv.ProblemPipStash:
+				sev = SeverityWarning
+			case p.Kind == pyenv.ProblemBuildMismatch:
+				// The files are one build and agree with each other;
+				// what is wrong is the metadata pip and uv decide by.
+				// Files of two releases (ProblemMixedRelease) stay an
+				// error: the compiled core and the Python code disagree.
 				sev = SeverityWarning
 			case p.Kind == pyenv.ProblemRuntimeMismatch:
 				// The library's soname is there, so import usually works:
@@ -574,9 +586,13 @@ func (c *envCheck) llama() {
 			fmt.Sprintf("llama-cpp-python %s is built for the CPU only (no NVIDIA GPU is present, so this is fine here).", l.Version), "", l.Evidence)
 		return
 	}
+	fixCmd := ""
+	if runnable(c.env) {
+		fixCmd = llamaFix(c.env, l.Version)
+	}
 	c.add(CodeLlamaCPPCPUBuild, SeverityError,
 		fmt.Sprintf("llama-cpp-python %s has no CUDA backend: every layer runs on the CPU, whatever n_gpu_layers says, although this machine has %s.", l.Version, c.gpuName()),
-		llamaFix(c.env, l.Version), l.Evidence)
+		fixCmd, l.Evidence)
 }
 
 func llamaFix(env *pyenv.Env, version string) string {

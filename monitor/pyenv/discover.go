@@ -27,6 +27,10 @@ type Found struct {
 	// not exist yet: how to create it ("uv sync"); From is then the
 	// project's rule ("uv project").
 	Create string `json:"create,omitempty"`
+	// Missing is set when what pointed here names an interpreter that
+	// does not exist (a Jupyter kernel's argv[0]): Path is where its
+	// environment would be, and there is nothing to read.
+	Missing string `json:"missing,omitempty"`
 }
 
 // DiscoverOptions bounds and feeds Discover. Zero values mean the process's
@@ -135,7 +139,7 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 		}
 		for _, pl := range m.Places(w) {
 			for _, c := range pl.candidates() {
-				d.add(Found{Path: c.path, Via: m.Name, From: c.from}, true)
+				d.add(Found{Path: c.path, Via: m.Name, From: c.from, Missing: c.missing}, c.missing == "")
 			}
 		}
 	}

@@ -60,6 +60,29 @@ const (
 	ProblemLeftoverFiles     = "leftover-files"      // files of another build survive an overwrite (libtorch_cuda beside a CPU version.py)
 	ProblemMissingRuntime    = "missing-runtime"     // NVIDIA runtime wheels a CUDA torch requires are not installed: import fails (runtime.go)
 	ProblemRuntimeMismatch   = "runtime-mismatch"    // NVIDIA runtime wheels a CUDA torch requires are installed at versions it does not allow
+	// ProblemDamagedFile: a file import needs is there but cannot be
+	// what it should be: an empty library, one whose size is not the
+	// size RECORD gives, one that is not a regular file (torchfiles.go).
+	ProblemDamagedFile = "damaged-file"
+	// ProblemWrongPython: torch's compiled core (_C) or its wheel was
+	// built for another Python than the one the environment runs, so
+	// import torch fails (torchfiles.go).
+	ProblemWrongPython = "wrong-python"
+	// ProblemMixedRelease: torch/version.py and the dist-info's METADATA
+	// name different releases: files of two installs are mixed.
+	ProblemMixedRelease = "mixed-release"
+	// ProblemBuildMismatch: version.py and METADATA name the same
+	// release but different builds (+cpu against a CUDA version.py):
+	// pip and uv decide by a build the files are not.
+	ProblemBuildMismatch = "build-mismatch"
+	// ProblemInterpreterMissing: the environment's interpreter (bin/python,
+	// Scripts\python.exe) or the installation it runs is gone: nothing in
+	// it can run (venvexe.go). An environment problem.
+	ProblemInterpreterMissing = "interpreter-missing"
+	// ProblemPythonMismatch: the interpreter runs another Python X.Y than
+	// the one whose lib/pythonX.Y/site-packages holds the packages, which
+	// it never searches (venvexe.go). An environment problem.
+	ProblemPythonMismatch = "python-mismatch"
 )
 
 // Evidence records which file said what, so a finding can show its source.
@@ -150,6 +173,11 @@ type Env struct {
 	// by code GPU Canary does not run (pthcode.go): where import finds
 	// torch may then differ from where it was read.
 	PathCode []Evidence `json:"path_code,omitempty"`
+
+	// recreate is set when the interpreter is missing or runs another
+	// Python than the packages': how to make the venv again
+	// (RecreateArgv); not part of the JSON.
+	recreate *venvRecreate
 }
 
 // Site is one folder on an environment's import path.

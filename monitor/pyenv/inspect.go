@@ -73,6 +73,7 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 		in.findOwner(present)
 		in.findSitePackages()
 		in.pythonFallback()
+		in.readInterpreter()
 	}
 	in.importSites(o)
 	in.readSites()

@@ -43,15 +43,30 @@ func kernelEnvs(dir string) []candidate {
 			// PREFIX/share/jupyter/kernels/NAME/kernel.json
 			prefix := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 			if filepath.Base(filepath.Dir(dir)) == "jupyter" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == "share" && IsEnv(prefix) {
-				out = append(out, candidate{prefix, file})
+				out = append(out, candidate{path: prefix, from: file})
 			}
 			continue
 		}
 		if env, ok := envOfInterpreter(exe); ok {
-			out = append(out, candidate{env, file})
+			out = append(out, candidate{path: env, from: file})
+		} else if absent(exe) { // missing, or a link that leads nowhere
+			// The kernel's environment is gone with its interpreter:
+			// said, not dropped (the kernel fails to start).
+			out = append(out, candidate{path: interpreterHome(exe), from: file, missing: exe})
 		}
 	}
 	return out
+}
+
+// interpreterHome is where an interpreter's environment is, from its
+// path alone: the folder above bin/ or Scripts/, else its own folder.
+func interpreterHome(exe string) string {
+	dir := filepath.Dir(exe)
+	switch strings.ToLower(filepath.Base(dir)) {
+	case "bin", "scripts":
+		return filepath.Dir(dir)
+	}
+	return dir
 }
 
 // envOfInterpreter finds the environment an interpreter belongs to: the

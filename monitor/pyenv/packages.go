@@ -64,7 +64,7 @@ func (in *inspector) readSites() {
 		if own {
 			ct = condaTorch
 		}
-		return readTorch(sp, ct)
+		return readTorch(sp, ct, in.torchPython())
 	})
 	first(TorchVision, func(sp *sitePackages, _ bool) *Package { return readCompanion(sp, TorchVision, "torchvision") })
 	first(TorchAudio, func(sp *sitePackages, _ bool) *Package { return readCompanion(sp, TorchAudio, "torchaudio") })

@@ -91,9 +91,11 @@ const (
 )
 
 // candidate is an environment a place may hold, unchecked, with what
-// named it.
+// named it; missing is the interpreter it named when that does not
+// exist (a kernel whose environment is gone).
 type candidate struct {
 	path, from string
+	missing    string
 }
 
 // candidates returns the environments a place may hold, unchecked:
@@ -102,17 +104,17 @@ type candidate struct {
 func (p Place) candidates() []candidate {
 	switch p.Holds {
 	case HoldsEnv:
-		return []candidate{{p.Path, p.From}}
+		return []candidate{{path: p.Path, from: p.From}}
 	case HoldsEnvs:
 		var out []candidate
 		for _, c := range envsUnder(p.Path, max(1, p.Depth)) {
-			out = append(out, candidate{c, p.From})
+			out = append(out, candidate{path: c, from: p.From})
 		}
 		return out
 	case HoldsList:
 		var out []candidate
 		for _, c := range readEnvList(p.Path) {
-			out = append(out, candidate{c, p.From})
+			out = append(out, candidate{path: c, from: p.From})
 		}
 		return out
 	case HoldsKernels:
@@ -158,7 +160,9 @@ func (p Place) covers() []string {
 	case HoldsKernels:
 		var out []string
 		for _, c := range kernelEnvs(p.Path) {
-			out = append(out, c.path)
+			if c.missing == "" {
+				out = append(out, c.path)
+			}
 		}
 		return out
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ type torchLibs struct {
 	cpu            bool // libtorch_cpu
 	accelerator    []string
 	dir            string
+	entries        []os.DirEntry // the listing, for checkTorchFiles
 }
 
 // acceleratorLibMarks are substrings of the CUDA, ROCm and XPU libraries a
@@ -39,7 +41,7 @@ func listTorchLib(p *Package, dir string) torchLibs {
 		p.Problems = append(p.Problems, problemFor(dir, "torch/lib", err))
 		return tl
 	}
-	tl.read = true
+	tl.read, tl.entries = true, ix.entries
 	for _, e := range ix.entries {
 		l := strings.ToLower(e.Name())
 		l = strings.TrimPrefix(l, "lib")
@@ -65,8 +67,9 @@ func listTorchLib(p *Package, dir string) torchLibs {
 }
 
 // readTorch reads torch from site-packages, or from conda-meta when conda
-// installed it. It returns nil when torch is not installed at all.
-func readTorch(sp *sitePackages, conda *condaRecord) *Package {
+// installed it, for an environment that runs Python py (X.Y, "" when not
+// known). It returns nil when torch is not installed at all.
+func readTorch(sp *sitePackages, conda *condaRecord, py string) *Package {
 	dists := sp.dists["torch"]
 	folder, hasFolder := sp.ix.isDir(sp.path, "torch")
 	if len(dists) == 0 && !hasFolder && conda == nil {
@@ -104,6 +107,9 @@ func readTorch(sp *sitePackages, conda *condaRecord) *Package {
 		p.Version = vp.Version
 	}
 	classifyTorch(p, vp, vpPath, conda, libs)
+	if hasFolder {
+		checkTorchFiles(p, sp, folder, d, vp, libs, py)
+	}
 	return p
 }
 

@@ -129,9 +129,11 @@ func (w *writer) dist(name, version, installer string, requires []string, pkgFil
 	if w.win {
 		tag = "win_amd64"
 	}
+	// built for the environment's Python, as pip would have chosen it
+	cp := "cp" + strings.ReplaceAll(w.s.Python, ".", "")
 	files := map[string]string{
 		distDir + "/METADATA": meta.String(),
-		distDir + "/WHEEL":    "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.44.0)\nRoot-Is-Purelib: false\nTag: cp311-cp311-" + tag + "\n",
+		distDir + "/WHEEL":    "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.44.0)\nRoot-Is-Purelib: false\nTag: " + cp + "-" + cp + "-" + tag + "\n",
 	}
 	if installer != "" {
 		files[distDir+"/INSTALLER"] = installer
