@@ -27,7 +27,7 @@ func TestAProcessThatExecsIsReadAgain(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	pid := cmd.Process.Pid
-	waitExeced(t, pid)
+	waitExeced(t, cmd)
 	s := NewSource(Options{})
 	scan := func() Proc {
 		t.Helper()

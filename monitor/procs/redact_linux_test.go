@@ -3,10 +3,12 @@
 package procs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +18,7 @@ import (
 // processes.json and the culprit of an overwrite show of a real process
 // started with secrets on its command line holds none of them.
 func TestScannedCommandLinesAreRedacted(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed (make test installs it)")
-	}
+	py := realPython(t)
 	secrets := []string{"hunter2", "pg-secret", "hf_abcdefghijklmnopqrstuv", "s3cret"}
 	cmd := exec.Command(py, "-c", "import sys; sys.stdin.read()",
 		"--pass", "hunter2", "PGPASSWORD=pg-secret", "--hf-token=hf_abcdefghijklmnopqrstuv", "--index-url", "https://ada:s3cret@mirror.example/simple")
@@ -39,10 +38,7 @@ func TestScannedCommandLinesAreRedacted(t *testing.T) {
 // a password option, and a real python whose -c program holds a
 // password, are scanned with the secret hidden and the rest readable.
 func TestScannedShellStringsAreRedacted(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed (make test installs it)")
-	}
+	py := realPython(t)
 	sh := exec.Command("sh", "-c", "redis-cli -a shell-secret ping 2>/dev/null; cat")
 	code := exec.Command(py, "-c", "import sys; password='code-secret'; sys.stdin.read()")
 	want := map[*exec.Cmd]string{
@@ -52,7 +48,7 @@ func TestScannedShellStringsAreRedacted(t *testing.T) {
 	for cmd, p := range scanStarted(t, sh, code) {
 		line := strings.Join(p.Cmdline, " ")
 		if !strings.Contains(line, want[cmd]) {
-			t.Errorf("command line %q, want it to hold %q", line, want[cmd])
+			t.Errorf("command line %q (unreadable: %v), want it to hold %q", line, p.Unreadable, want[cmd])
 		}
 		if strings.Contains(line, "shell-secret") || strings.Contains(line, "code-secret") {
 			t.Errorf("%q shows a secret", line)
@@ -75,7 +71,7 @@ func scanStarted(t *testing.T, cmds ...*exec.Cmd) map[*exec.Cmd]Proc {
 		t.Cleanup(func() { in.Close(); cmd.Wait() })
 	}
 	for _, cmd := range cmds {
-		waitExeced(t, cmd.Process.Pid)
+		waitExeced(t, cmd)
 	}
 	ps, err := NewSource(Options{}).Scan(context.Background())
 	if err != nil {
@@ -95,24 +91,46 @@ func scanStarted(t *testing.T, cmds ...*exec.Cmd) map[*exec.Cmd]Proc {
 	return seen
 }
 
-// waitExeced waits until the child pid runs its own program with its
-// command line: between fork and exec it is a copy of this test binary,
-// with this binary's command line in /proc, and during the exec its
-// command line is empty; a scan then sees no secret to hide.
-func waitExeced(t *testing.T, pid int) {
+// realPython is the file python3 really is: a pyenv shim on PATH is a
+// script that execs the interpreter, a second exec a scan could fall in.
+func realPython(t *testing.T) string {
 	t.Helper()
-	self, err := os.Executable()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed (make test installs it)")
+	}
+	out, err := exec.Command(py, "-c", "import os, sys; print(os.path.realpath(sys.executable))").Output()
+	if err != nil {
+		t.Fatalf("asking %s where it is: %v", py, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// waitExeced waits until the child pid runs cmd's own program with its
+// command line: between fork and exec it is a copy of this test binary,
+// with this binary's command line in /proc; during the exec its command
+// line is empty for a moment; a program reached through a wrapper (a
+// shim script that execs the real one) runs the wrapper's interpreter
+// first. A scan in any of those moments sees no secret to hide. So the
+// wait is for the file cmd names (links resolved) and for the command
+// line's last argument.
+func waitExeced(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	pid := cmd.Process.Pid
+	want, err := filepath.EvalSymlinks(cmd.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	last := []byte(cmd.Args[len(cmd.Args)-1] + "\x00")
 	exe, cmdline := fmt.Sprintf("/proc/%d/exe", pid), fmt.Sprintf("/proc/%d/cmdline", pid)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
 		p, err := os.Readlink(exe)
-		if args, _ := os.ReadFile(cmdline); err == nil && p != self && len(args) > 0 {
+		args, _ := os.ReadFile(cmdline)
+		if err == nil && p == want && bytes.HasSuffix(args, last) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d did not exec its program within a minute", pid)
+			t.Fatalf("process %d did not exec %s within a minute (exe %q, command line %q)", pid, want, p, args)
 		}
 	}
 }
