@@ -85,15 +85,10 @@ func EnvLabel(e monitor.EnvReport) string {
 }
 
 // NeedsReinstall is true when an error finding that a CUDA torch
-// reinstall fixes is raised.
-func NeedsReinstall(e monitor.EnvReport) bool {
-	for _, f := range e.Findings {
-		if health.FixedByReinstall(f.Code) && f.Severity == health.SeverityError {
-			return true
-		}
-	}
-	return false
-}
+// reinstall fixes is raised and the environment's interpreter can run
+// the installer (health.ReinstallHelps): the menu offers no repair that
+// cannot run.
+func NeedsReinstall(e monitor.EnvReport) bool { return health.ReinstallHelps(e.Findings) }
 
 // FixOf is the first error finding's fix command.
 func FixOf(e monitor.EnvReport) string {

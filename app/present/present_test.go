@@ -276,3 +276,26 @@ func TestSummarySaysSearchIncomplete(t *testing.T) {
 		t.Errorf("CheckSummary of a complete check = %q", got)
 	}
 }
+
+// TestNoReinstallForADeadInterpreter: a CPU torch in a venv whose
+// interpreter is gone, or runs another Python than its packages', is not
+// offered a reinstall in the menu (every installer runs that
+// interpreter; fix's plan is blocked there): the finding's recreate
+// command is the repair. The same torch with a working interpreter is.
+func TestNoReinstallForADeadInterpreter(t *testing.T) {
+	cpu := health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError}
+	for _, tc := range []struct {
+		name     string
+		findings []health.Finding
+		want     bool
+	}{
+		{"CPU torch", []health.Finding{cpu}, true},
+		{"CPU torch, interpreter gone", []health.Finding{cpu, {Code: health.CodeEnvInterpreterMissing, Severity: health.SeverityError}}, false},
+		{"another Python, then CPU torch", []health.Finding{{Code: health.CodeEnvPythonMismatch, Severity: health.SeverityError}, cpu}, false},
+		{"a warning a reinstall fixes", []health.Finding{{Code: health.CodeTorchCPUBuild, Severity: health.SeverityWarning}}, false},
+	} {
+		if got := NeedsReinstall(monitor.EnvReport{Findings: tc.findings}); got != tc.want {
+			t.Errorf("%s: reinstall offered = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

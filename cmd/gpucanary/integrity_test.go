@@ -164,3 +164,61 @@ func TestCheckKernelGone(t *testing.T) {
 	}
 	t.Errorf("no report on %s, where the kernel's environment was:\n%s", gone, out)
 }
+
+// TestFixDeadInterpreter: `gpucanary fix` on a venv whose interpreter is
+// gone, or runs another Python than its packages', runs nothing (every
+// installer starts that interpreter) and exits 1 "Not fixed", saying
+// which it is and giving the command that makes the venv again, the one
+// check gives; with --yes too, and for a CUDA torch that is otherwise
+// fine, which is not "nothing to fix".
+func TestFixDeadInterpreter(t *testing.T) {
+	fixEnvSetup(t)
+	root := t.TempDir()
+	relink := func(env, target string) {
+		if err := os.Remove(filepath.Join(env, "bin", "python")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(env, "bin", "python")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := filepath.Join(root, "base312")
+	for _, f := range []struct{ name, data string }{{"bin/python3.12", "\x7fELF"}, {"lib/python3.12/os.py", ""}} {
+		p := filepath.Join(base, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cpu := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip\n"}}
+	cuda := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip\n"}}
+	for _, tt := range []struct {
+		name   string
+		spec   pyenvtest.Spec
+		target string
+		says   string
+	}{
+		{"dead-cpu", cpu, filepath.Join(root, "gone", "bin", "python3.11"), "the environment's interpreter is missing"},
+		{"dead-cuda", cuda, filepath.Join(root, "gone", "bin", "python3.11"), "the environment's interpreter is missing"},
+		{"upgraded-cpu", cpu, filepath.Join(base, "bin", "python3.12"), "the environment's interpreter runs another Python than its packages': it runs Python 3.12"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := filepath.Join(root, tt.name)
+			if err := pyenvtest.Write(env, tt.spec); err != nil {
+				t.Fatal(err)
+			}
+			relink(env, tt.target)
+			recreate := "rm -f " + env + "/bin/python && python3.11 -m venv --without-pip " + env
+			out, errOut, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--yes", env)
+			if code != exitFound || !strings.Contains(out, "Not fixed: "+tt.says) || !strings.Contains(out, "`"+recreate+"`") ||
+				strings.Contains(out, "-m pip") || strings.Contains(out, "command:") || strings.Contains(out, "Nothing to fix") {
+				t.Errorf("fix exited %d, want %d, Not fixed saying %q and %q, no pip command:\n%s%s", code, exitFound, tt.says, recreate, out, errOut)
+			}
+			if torch, _ := installed(t, env); torch != tt.spec.Torch.DistVersion {
+				t.Errorf("torch is %s after fix, want it untouched", torch)
+			}
+		})
+	}
+}

@@ -89,6 +89,11 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Blocked says why no command can be proposed; Argv is empty then.
 	Blocked string `json:"blocked,omitempty"`
+	// Recreate is the command that makes the environment again over its
+	// packages when its interpreter is missing or runs another Python
+	// than theirs (interpreter.go): the plan is Blocked, and no
+	// reinstall can run until this has.
+	Recreate string `json:"recreate,omitempty"`
 	// Cleanup are pip's stash folders an earlier interrupted install left
 	// (~orch, ~orch-2.5.1.dist-info): the run removes them once the new
 	// torch is verified, never before (until then they may be the only
@@ -124,10 +129,16 @@ var ErrBadVariant = errors.New("no such variant")
 // NewPlan decides how to reinstall a CUDA torch in r.Env. A plan that
 // cannot be carried out is returned with Blocked set, not as an error: the
 // reasons are what the user needs to read. Errors are for requests that
-// make no sense (no environment, no torch).
+// make no sense (no environment, no torch). An environment whose
+// interpreter cannot run is blocked before its torch is looked at: a
+// torch in the folder the running Python does not search is not read,
+// and no installer can run there either way.
 func NewPlan(r Request) (Plan, error) {
 	if r.Env == nil {
 		return Plan{}, errors.New("planning a reinstall: no environment")
+	}
+	if p, ok := interpreterPlan(r.Env); ok {
+		return p, nil
 	}
 	torch := r.Env.Torch()
 	if torch == nil {

@@ -120,8 +120,10 @@ func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
 
 // NothingToFix reports whether pr's environment is healthy and no
 // reinstall was asked for anyway (Force, a Variant): then no plan runs.
+// An environment whose interpreter cannot run is never healthy, whatever
+// its torch: its blocked plan says how to make it again.
 func (s Service) NothingToFix(pr Prepared) bool {
-	return pr.Healthy && !s.Force && s.Variant == ""
+	return pr.Healthy && pr.Plan.Recreate == "" && !s.Force && s.Variant == ""
 }
 
 // HealthyText says why a healthy environment needs no reinstall, in one

@@ -142,3 +142,22 @@ var reinstallable = map[string]bool{
 // FixedByReinstall reports whether reinstalling a CUDA torch fixes a
 // finding with this code.
 func FixedByReinstall(code string) bool { return reinstallable[code] }
+
+// ReinstallHelps reports whether a CUDA torch reinstall is worth offering
+// for an environment with these findings: one of them is an error a
+// reinstall fixes, and none says that the environment's interpreter is
+// missing or runs another Python than its packages'. Every installer
+// runs that interpreter, so there the repair is blocked (monitor/fix)
+// until the environment is made again, which those findings' fix does.
+func ReinstallHelps(fs []Finding) bool {
+	helps := false
+	for _, f := range fs {
+		switch {
+		case f.Code == CodeEnvInterpreterMissing || f.Code == CodeEnvPythonMismatch:
+			return false
+		case FixedByReinstall(f.Code) && f.Severity == SeverityError:
+			helps = true
+		}
+	}
+	return helps
+}

@@ -23,17 +23,14 @@ func runnable(env *pyenv.Env) bool {
 // missing, or runs another Python, again over its packages: the
 // interpreter links removed (venv keeps a link that is there, dangling
 // or not), then `pythonX.Y -m venv --without-pip ENV` with the Python
-// they were installed for (pyenv.Env.RecreateArgv).
+// they were installed for (pyenv.Env.Recreate; fix's blocked plan gives
+// the same command).
 func recreateFix(env *pyenv.Env) string {
-	remove, create, ok := env.RecreateArgv()
+	r, ok := env.Recreate()
 	if !ok {
 		return ""
 	}
-	cmd := shell.Join(create)
-	if len(remove) > 0 {
-		cmd = shell.Join(append([]string{"rm", "-f"}, remove...)) + " && " + cmd
-	}
-	return cmd
+	return r.Command(shell.Join)
 }
 
 // KernelGone is the finding on a Jupyter kernel whose interpreter does

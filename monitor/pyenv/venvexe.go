@@ -23,6 +23,8 @@ type exeReading struct {
 // Python than its packages were installed for, is made again over its
 // packages (Env.RecreateArgv).
 type venvRecreate struct {
+	kind   string   // ProblemInterpreterMissing or ProblemPythonMismatch
+	why    string   // what is wrong, in one clause
 	python string   // X.Y the packages were installed for
 	remove []string // interpreter links `python -m venv` would keep as they are
 }
@@ -47,7 +49,7 @@ func (in *inspector) readInterpreter() {
 		r = in.posixExe()
 	}
 	if r.missing != "" {
-		in.env.recreate = &venvRecreate{python: in.env.Python, remove: interpreterLinks(in.env)}
+		in.env.recreate = &venvRecreate{kind: ProblemInterpreterMissing, why: r.missing, python: in.env.Python, remove: interpreterLinks(in.env)}
 		in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemInterpreterMissing, Path: r.path,
 			Message: r.missing + ": nothing in this environment can run, import torch included, and no command that runs its Python (pip) can repair it. " + recreateWords(in.env)})
 		return
@@ -198,7 +200,7 @@ func (in *inspector) retarget(r exeReading) {
 	case was == "":
 		return
 	case was != r.python && !isDir(want):
-		in.mismatch(sp, was, fmt.Sprintf("The environment's packages are in %s, for Python %s, but its interpreter is Python %s (%s), which never searches there (it looks for %s, which does not exist): import torch fails with \"No module named 'torch'\", as does every package installed there",
+		in.mismatch(sp, was, r, fmt.Sprintf("The environment's packages are in %s, for Python %s, but its interpreter is Python %s (%s), which never searches there (it looks for %s, which does not exist): import torch fails with \"No module named 'torch'\", as does every package installed there",
 			sp, was, r.python, r.says, want))
 		return
 	case was != r.python:
@@ -214,7 +216,7 @@ func (in *inspector) retarget(r exeReading) {
 	for _, e := range ix.entries {
 		other := filepath.Join(lib, e.Name(), "site-packages")
 		if v := sitePython(other); v != "" && v != r.python && isDir(filepath.Join(other, "torch")) {
-			in.mismatch(other, v, fmt.Sprintf("torch is installed in %s, for Python %s, but the environment's interpreter is Python %s (%s), which searches %s instead: import torch fails there",
+			in.mismatch(other, v, r, fmt.Sprintf("torch is installed in %s, for Python %s, but the environment's interpreter is Python %s (%s), which searches %s instead: import torch fails there",
 				other, v, r.python, r.says, want))
 			return
 		}
@@ -227,9 +229,11 @@ func sitePython(site string) string {
 }
 
 // mismatch records a ProblemPythonMismatch about the site folder path,
-// of Python was: msg, and how to make the venv again for that Python.
-func (in *inspector) mismatch(path, was, msg string) {
-	in.env.recreate = &venvRecreate{python: was, remove: interpreterLinks(in.env)}
+// of Python was, when the interpreter read as r runs another: msg, and
+// how to make the venv again for that Python.
+func (in *inspector) mismatch(path, was string, r exeReading, msg string) {
+	why := fmt.Sprintf("it runs Python %s (%s), but the packages in %s are installed for Python %s", r.python, r.says, path, was)
+	in.env.recreate = &venvRecreate{kind: ProblemPythonMismatch, why: why, python: was, remove: interpreterLinks(in.env)}
 	in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemPythonMismatch, Path: path, Message: msg + ". " + recreateWords(in.env)})
 }
 
@@ -249,30 +253,68 @@ func recreateWords(env *Env) string {
 	return s + "; if that Python is no longer installed, install it (uv python install, pyenv install), or make the environment with another Python and reinstall its packages"
 }
 
-// RecreateArgv is how to make a venv whose interpreter is missing, or
-// runs another Python than its packages were installed for, again over
-// its packages: the interpreter links to remove first, and the command
-// that writes the interpreter and pyvenv.cfg anew with the Python those
-// packages were installed for (`python3.11 -m venv --without-pip ENV`;
-// `py -3.11 …` on Windows, whose venv copies python.exe over the old
-// one). ok is false when the inspection found no such problem.
-func (e *Env) RecreateArgv() (remove, create []string, ok bool) {
+// Recreate is how to make again, over its packages, a venv whose
+// interpreter is missing or runs another Python than its packages were
+// installed for, and why it must be: no command that runs the venv's
+// own Python (pip, uv pip --python ENV) can repair it.
+type Recreate struct {
+	// Kind is the problem: ProblemInterpreterMissing or
+	// ProblemPythonMismatch.
+	Kind string
+	// Why says what is wrong with the interpreter, in one clause
+	// ("ENV/bin/python is a link to /x/python3.11, which does not exist").
+	Why string
+	// Remove are the interpreter links to remove first: `python -m venv`
+	// keeps a link that is there, even a dangling one (checked with
+	// Python 3.11).
+	Remove []string
+	// Create writes the interpreter and pyvenv.cfg anew with the Python
+	// the packages were installed for (`python3.11 -m venv --without-pip
+	// ENV`; `py -3.11 …` on Windows, whose venv copies python.exe over
+	// the old one).
+	Create []string
+}
+
+// Recreate says how to make the venv again; ok is false when the
+// inspection found its interpreter able to run its packages.
+func (e *Env) Recreate() (r Recreate, ok bool) {
 	if e.recreate == nil {
-		return nil, nil, false
+		return Recreate{}, false
 	}
+	r = Recreate{Kind: e.recreate.kind, Why: e.recreate.why}
 	py := e.recreate.python
 	if e.Layout == LayoutWindows {
-		create = []string{"py"}
+		r.Create = []string{"py"}
 		if py != "" {
-			create = append(create, "-"+py)
+			r.Create = append(r.Create, "-"+py)
 		}
-		return nil, append(create, "-m", "venv", "--without-pip", e.Path), true
+		r.Create = append(r.Create, "-m", "venv", "--without-pip", e.Path)
+		return r, true
 	}
 	exe := "python3"
 	if py != "" {
 		exe = "python" + py
 	}
-	return e.recreate.remove, []string{exe, "-m", "venv", "--without-pip", e.Path}, true
+	r.Remove, r.Create = e.recreate.remove, []string{exe, "-m", "venv", "--without-pip", e.Path}
+	return r, true
+}
+
+// Command is Remove and Create as one line a person can paste: `rm -f
+// LINKS && CREATE`, each argv written by join (the caller's shell
+// quoting; pyenv quotes nothing).
+func (r Recreate) Command(join func([]string) string) string {
+	cmd := join(r.Create)
+	if len(r.Remove) > 0 {
+		cmd = join(append([]string{"rm", "-f"}, r.Remove...)) + " && " + cmd
+	}
+	return cmd
+}
+
+// RecreateArgv is Recreate's links to remove and command; ok is false
+// when the inspection found no such problem.
+func (e *Env) RecreateArgv() (remove, create []string, ok bool) {
+	r, ok := e.Recreate()
+	return r.Remove, r.Create, ok
 }
 
 // interpreterLinks lists a POSIX venv's interpreter entries that are
