@@ -86,6 +86,7 @@ var (
 
 	descGPUs       = desc("gpus", "How many NVIDIA GPUs the driver lists (0 without a driver).")
 	descDriverInfo = desc("gpu_driver_info", "The NVIDIA driver and the newest CUDA version it supports; backend is nvml, sim (a simulated GPU) or none; absent without a driver.", "driver", "cuda_driver", "backend")
+	descDriverMin  = desc("gpu_driver_cuda_min_info", "When the driver does not say which CUDA version it supports: the version its driver version guarantees at least (GPU Canary's driver table); always 1, absent when the driver says.", "cuda_driver_min")
 	descGPUInfo    = desc("gpu_info", "One NVIDIA GPU: its name, UUID, compute capability and architecture; always 1.", "gpu", "name", "uuid", "compute_capability", "architecture")
 	descGPUAsleep  = desc("gpu_asleep", "1 when the GPU is in PCI runtime suspend (and so was not queried, to leave it asleep), else 0.", "gpu")
 	descGPURead    = desc("gpu_readable", "1 when everything about the GPU could be read from the driver, else 0.", "gpu")
@@ -104,7 +105,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descBuildInfo, descReady, descDegraded, descIncomplete, descReadTime, descReadDur, descPollTime, descHostFind,
-	descGPUs, descDriverInfo, descGPUInfo, descGPUAsleep, descGPURead,
+	descGPUs, descDriverInfo, descDriverMin, descGPUInfo, descGPUAsleep, descGPURead,
 	descEnvInfo, descTorchInfo, descEnvFind, descChanged, descReplaced,
 	descProcs, descProcMem, descProcCPU, descJobOnCPU,
 }
@@ -179,6 +180,9 @@ func collectGPU(ch chan<- prometheus.Metric, s monitor.State) {
 	if g.HasDriver() {
 		backend, _, _ := strings.Cut(g.Source, ":")
 		gauge(ch, descDriverInfo, 1, g.Driver, g.CUDADriver, backend)
+		if g.CUDADriver == "" && g.CUDADriverDerived != "" {
+			gauge(ch, descDriverMin, 1, g.CUDADriverDerived)
+		}
 	}
 	for _, d := range g.Devices {
 		idx := strconv.Itoa(d.Index)

@@ -191,6 +191,24 @@ func TestAlertSeries(t *testing.T) {
 	}
 }
 
+// A driver that does not say which CUDA it supports has the version its
+// driver version guarantees as a series of its own, a lower bound, and
+// cuda_driver stays empty rather than claiming it; a driver that says
+// has no such series.
+func TestDerivedDriverCUDA(t *testing.T) {
+	s := monitor.State{GPU: a100()}
+	if out := string(exposition(t, collector(s))); strings.Contains(out, "gpucanary_gpu_driver_cuda_min_info{") {
+		t.Errorf("a driver that gives its CUDA has a derived series:\n%s", out)
+	}
+	s.GPU.CUDADriver, s.GPU.CUDADriverDerived = "", "12.4"
+	out := string(exposition(t, collector(s)))
+	for _, want := range []string{`gpucanary_gpu_driver_cuda_min_info{cuda_driver_min="12.4"} 1`, `gpucanary_gpu_driver_info{backend="sim",cuda_driver="",driver="550.54.15"} 1`} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("no line %q in:\n%s", want, out)
+		}
+	}
+}
+
 // Labels stay bounded: no command line reaches a label, and only the
 // process flagged JOB_ON_CPU is named by PID, among a thousand.
 func TestLabelCardinality(t *testing.T) {
