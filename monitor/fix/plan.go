@@ -76,7 +76,10 @@ type Plan struct {
 	// machine's GPUs and driver and the plan proposes a newer release
 	// instead; it is never done silently: Consequences say what else
 	// changes.
-	Upgrade      bool     `json:"upgrade,omitempty"`
+	Upgrade bool `json:"upgrade,omitempty"`
+	// Consequences say what the plan changes besides the build of torch:
+	// an upgrade's other releases, an editable install (a source
+	// checkout) that the installer uninstalls and replaces.
 	Consequences []string `json:"consequences,omitempty"`
 	// SameBuild is true when the plan reinstalls exactly what is
 	// installed: that repairs broken files and nothing else, so the rules
@@ -174,6 +177,9 @@ func NewPlan(r Request) (Plan, error) {
 	installer(&p, r, torch, form)
 	if p.Upgrade {
 		p.Consequences = upgradeConsequences(r.Env, torch, p)
+	}
+	if p.Blocked == "" {
+		p.Consequences = append(p.Consequences, editableConsequences(r.Env, p.Packages, false)...)
 	}
 	return p, nil
 }
