@@ -124,12 +124,19 @@ func (c *envCheck) gpuName() string {
 	return fmt.Sprintf("%d NVIDIA GPUs (%s)", len(names), strings.Join(names, ", "))
 }
 
+// problems reports what pyenv found wrong on disk. The environment's own
+// problems (a pyvenv.cfg or .pth file that is a FIFO or too large, no
+// site-packages folder, a stash pip left of a package not installed) are
+// ENV_UNREADABLE, never TORCH_INSTALL_BROKEN: they are not torch's, and
+// a reinstall of torch, that code's fix, would not touch them. One that
+// keeps the environment from being read is an error, since nothing
+// read from it can be trusted; the others a warning.
 func (c *envCheck) problems() {
 	for _, p := range c.env.Problems {
-		code, sev, fixCmd := CodeTorchInstallBroken, SeverityWarning, ""
+		code, sev, fixCmd := CodeEnvUnreadable, SeverityWarning, ""
 		switch p.Kind {
-		case pyenv.ProblemUnreadable:
-			code, sev = CodeEnvUnreadable, SeverityError
+		case pyenv.ProblemUnreadable, pyenv.ProblemTruncated:
+			sev = SeverityError
 		case pyenv.ProblemInterpreterMissing:
 			code, sev, fixCmd = CodeEnvInterpreterMissing, SeverityError, recreateFix(c.env)
 		case pyenv.ProblemPythonMismatch:
