@@ -575,12 +575,20 @@ func bestBNB(shipped []string, want string) string {
 	return strconv.Itoa(best)
 }
 
-// llama reports a llama-cpp-python without a GPU backend. One whose
-// libraries are all gone is no CPU build: it does not load at all, which
-// packageProblem reports.
+// llama reports a llama-cpp-python without a GPU backend. One with no
+// library found is no CPU build: it does not load at all, or loads from
+// where GPU Canary did not look, which packageProblem reports from the
+// problem pyenv records (said here where there is none, never silence).
 func (c *envCheck) llama() {
 	l := c.env.Packages[pyenv.LlamaCppPython]
 	if l == nil || slices.ContainsFunc(l.Problems, func(p pyenv.Problem) bool { return p.Kind == pyenv.ProblemHalfDeleted }) {
+		return
+	}
+	if len(l.Backends) == 0 {
+		if len(l.Problems) == 0 {
+			c.add(CodePackageInstallBroken, SeverityWarning,
+				fmt.Sprintf("llama-cpp-python %s: no libllama or ggml library was found, so which backends it has is not known.", l.Version), "", l.Evidence)
+		}
 		return
 	}
 	for _, b := range l.Backends {
