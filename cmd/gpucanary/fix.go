@@ -237,8 +237,12 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	if p.Upgrade {
 		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
 	}
+	label := "changes:  "
+	if p.Upgrade {
+		label = "upgrade:  "
+	}
 	for _, c := range p.Consequences {
-		fmt.Fprintf(std.out, "  upgrade:   %s\n", c)
+		fmt.Fprintf(std.out, "  %s %s\n", label, c)
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(std.out, "  WARNING:   %s\n", w)

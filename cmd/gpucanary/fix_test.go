@@ -550,3 +550,24 @@ func TestCheckUVLockThatCannotRun(t *testing.T) {
 		t.Errorf("check after the pin, exit %d:\n%s", code, out)
 	}
 }
+
+// TestFixPlanNamesAnEditableTorch: the plan `fix` prints over a torch
+// installed with `pip install -e` says, before anything runs, that the
+// checkout stops being what import loads and is not deleted.
+func TestFixPlanNamesAnEditableTorch(t *testing.T) {
+	fixEnvSetup(t)
+	venv := filepath.Join(t.TempDir(), ".venv")
+	if err := writeSpec(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "pytorch")
+	dist := filepath.Join(venv, "lib", "python3.11", "site-packages", "torch-2.5.1+cpu.dist-info", "direct_url.json")
+	if err := os.WriteFile(dist, []byte(`{"dir_info": {"editable": true}, "url": "file://`+filepath.ToSlash(src)+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCLI(t, "--gpu-sim", simFile(t, simA100), "fix", "--dry-run", venv)
+	if code != exitOK || !strings.Contains(out, "changes:   torch is an editable install of "+src+" (pip install -e): the repair uninstalls it") ||
+		!strings.Contains(out, "The checkout itself is not deleted") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

@@ -76,7 +76,10 @@ type Plan struct {
 	// machine's GPUs and driver and the plan proposes a newer release
 	// instead; it is never done silently: Consequences say what else
 	// changes.
-	Upgrade      bool     `json:"upgrade,omitempty"`
+	Upgrade bool `json:"upgrade,omitempty"`
+	// Consequences say what the plan changes besides the build of torch:
+	// an upgrade's other releases, an editable install (a source
+	// checkout) that the installer uninstalls and replaces.
 	Consequences []string `json:"consequences,omitempty"`
 	// SameBuild is true when the plan reinstalls exactly what is
 	// installed: that repairs broken files and nothing else, so the rules
@@ -186,6 +189,9 @@ func NewPlan(r Request) (Plan, error) {
 	if p.Upgrade {
 		p.Consequences = upgradeConsequences(r.Env, torch, p)
 	}
+	if p.Blocked == "" {
+		p.Consequences = append(p.Consequences, editableConsequences(r.Env, p.Packages, false)...)
+	}
 	return p, nil
 }
 
@@ -222,11 +228,22 @@ func askedVariant(p *Plan, r Request, public string) error {
 	}
 	m := kb.MachineOf(r.GPU)
 	b := kb.CheckBuild(public+"+"+r.Variant, cuda, m)
+	// A verdict drawn from a CUDA version derived from the driver's
+	// version (a lower bound) that the version cannot settle is
+	// Unconfirmed: it may say "may", never "will fail".
 	switch {
 	case b.Driver.Support == kb.SupportNo:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s will not run here: the driver %s supports %s, and %s", r.Variant, r.GPU.Driver, m.DriverCUDALabel(), b.Driver.Reason))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s will not run here: the driver %s supports %s, and %s", r.Variant, r.GPU.Driver, driverCUDAWords(m), b.Driver.Reason))
+	case b.Driver.MinorCompat && b.Driver.Unconfirmed:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s may run here only through minor-version compatibility: the driver %s supports %s, and whether it supports CUDA %s in full could not be confirmed; if it does not, kernels compiled just in time may fail (%s)", r.Variant, r.GPU.Driver, driverCUDAWords(m), cuda, b.Driver.Reason))
+	case b.Driver.MinorCompat && m.DriverCUDAFrom != "":
+		// Settled by the driver's version: it is older than the floor of
+		// the variant's CUDA in full, whatever CUDA it supports.
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s runs here only through minor-version compatibility, and kernels compiled just in time will fail: the driver %s supports %s, and its version is below CUDA %s's floor (%s)", r.Variant, r.GPU.Driver, driverCUDAWords(m), cuda, b.Driver.Reason))
 	case b.Driver.MinorCompat:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is newer than the driver's %s: it runs through minor-version compatibility, and kernels compiled just in time will fail (%s)", r.Variant, m.DriverCUDALabel(), b.Driver.Reason))
+	case b.Driver.Unconfirmed:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("whether %s runs here could not be confirmed: the driver %s supports %s (%s)", r.Variant, r.GPU.Driver, driverCUDAWords(m), b.Driver.Reason))
 	}
 	if b.Unchecked != "" && offered == kb.SupportYes {
 		p.Warnings = append(p.Warnings, "it could not be checked against this machine's GPUs: "+b.Unchecked)
@@ -238,6 +255,21 @@ func askedVariant(p *Plan, r Request, public string) error {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s reaches %s only through PTX compiled on first use: %s", r.Variant, g.GPU.Label(), g.Reason))
 	}
 	return nil
+}
+
+// driverCUDAWords names the CUDA version the driver supports for a
+// plan's own words: "CUDA 12.4" as the driver said it, or "at least CUDA
+// 12.2 (derived from the driver version)" where the driver did not say
+// it and it was derived from the driver's version, a lower bound: the
+// driver may support a newer one.
+func driverCUDAWords(m kb.Machine) string {
+	switch {
+	case m.DriverCUDA == "":
+		return "a CUDA version that is not known"
+	case m.DriverCUDAFrom != "":
+		return "at least CUDA " + m.DriverCUDA + " (derived from the driver version)"
+	}
+	return "CUDA " + m.DriverCUDA
 }
 
 // choose fills Variant, CUDA and, for an upgrade, Packages, judging every

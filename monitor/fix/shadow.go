@@ -64,6 +64,7 @@ func removalPlan(r Request, torch *pyenv.Package) Plan {
 	p.Argv = c.Argv
 	p.Reasons = append(p.Reasons, fmt.Sprintf("the torch it hides, %s (%s) in %s, is then the one imported", next.Version, next.BuildText(), next.Site), c.Reason)
 	p.Packages, p.CUDA = []Pin{{pyenv.Torch, next.Version}}, next.CUDA
+	p.Consequences = editableConsequences(env, p.Removes, true)
 	if b := kb.CheckBuild(next.Version, next.CUDA, kb.MachineOf(r.GPU)); !b.Clean() {
 		p.Warnings = append(p.Warnings, "the torch it hides still has faults here: "+b.Problems())
 	}

@@ -73,6 +73,16 @@ func TestRemovalPlan(t *testing.T) {
 			t.Errorf("rollback\n  %s\nwant\n  %s", got, want)
 		}
 	})
+	t.Run("an editable torch in the user site", func(t *testing.T) {
+		home := t.TempDir()
+		user := userSite(t, home, cpu)
+		src := filepath.Join(t.TempDir(), "pytorch")
+		must(t, os.WriteFile(filepath.Join(user, "torch-2.5.1+cpu.dist-info", "direct_url.json"), []byte(`{"dir_info": {"editable": true}, "url": "file://`+filepath.ToSlash(src)+`"}`), 0o644))
+		p := plan(t, conda(t, "12.1", "py3.11_cuda12.1_cudnn9.1.0_0"), home)
+		if p.Blocked != "" || len(p.Consequences) != 1 || !strings.Contains(p.Consequences[0], "torch is an editable install of "+src+" (pip install -e): the repair uninstalls it and nothing of it stays in this environment") {
+			t.Errorf("plan %+v: Consequences do not say the editable torch is uninstalled", p)
+		}
+	})
 	for _, tt := range []struct {
 		name, blocked string
 		lay           func(t *testing.T, home string) string

@@ -35,6 +35,22 @@ func TestPackageInstallBroken(t *testing.T) {
 		{name: "llama-cpp-python without its libraries, no GPU", spec: pyenvtest.Spec{Llama: llama}, gpu: noDriver,
 			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp", "lib")) },
 			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "reinstall llama-cpp-python", nofix: true}},
+		{name: "llama-cpp-python's dist-info without its llama_cpp folder", spec: pyenvtest.Spec{Llama: llama}, gpu: a100Driver550,
+			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp")) },
+			want: want{code: CodePackageInstallBroken, severity: SeverityError, message: "llama-cpp-python: no llama_cpp folder beside its dist-info, so there is no libllama or ggml library and import llama_cpp fails",
+				fix: `CMAKE_ARGS="-DGGML_CUDA=on" ENV/bin/python -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.8`}},
+		{name: "llama-cpp-python's dist-info without its llama_cpp folder, no GPU", spec: pyenvtest.Spec{Llama: llama}, gpu: noDriver,
+			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp")) },
+			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "import llama_cpp fails", nofix: true}},
+		{name: "an editable llama-cpp-python whose code is not found", spec: pyenvtest.Spec{Llama: llama}, gpu: a100Driver550,
+			damage: func(sp string) error {
+				if err := os.RemoveAll(filepath.Join(sp, "llama_cpp")); err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(sp, "llama_cpp_python-0.3.8.dist-info", "direct_url.json"), []byte(`{"dir_info": {"editable": true}, "url": "file:///src/llama-cpp-python"}`), 0o644)
+			},
+			want: want{code: CodePackageInstallBroken, severity: SeverityWarning, nofix: true,
+				message: "llama-cpp-python: an editable install of " + filepath.FromSlash("/src/llama-cpp-python") + " whose llama_cpp folder GPU Canary did not find on the import path, so no libllama or ggml library was found and its backends are not known"}},
 		{name: "torchvision without its version.py", spec: pyenvtest.Spec{Torch: cuda, Vision: &pyenvtest.Companion{Version: "0.20.1+cu121", CUDA: "12.1"}}, gpu: a100Driver550,
 			damage: func(sp string) error { return os.Remove(filepath.Join(sp, "torchvision", "version.py")) },
 			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "torchvision: torchvision/version.py is missing", nofix: true}},
@@ -74,5 +90,20 @@ func TestPackageInstallBroken(t *testing.T) {
 				t.Errorf("fix %q, want %q", f.Fix, wantFix)
 			}
 		})
+	}
+}
+
+// TestLlamaWithNoLibraryIsNeverSilent: a llama-cpp-python with no
+// backend read and no problem to say why (an Env not read by pyenv) is a
+// warning that its backends are not known, never LLAMA_CPP_CPU_BUILD's
+// "built for the CPU only", which is no finding to a script on a machine
+// without a GPU.
+func TestLlamaWithNoLibraryIsNeverSilent(t *testing.T) {
+	env := &pyenv.Env{Path: t.TempDir(), Packages: map[string]*pyenv.Package{pyenv.LlamaCppPython: {Version: "0.3.8", Build: pyenv.BuildUnknown}}}
+	for _, g := range []gpu.State{a100Driver550, noDriver} {
+		fs := CheckEnv(env, g, Options{})
+		if len(fs) != 1 || fs[0].Code != CodePackageInstallBroken || fs[0].Severity != SeverityWarning || !strings.Contains(fs[0].Message, "no libllama or ggml library was found") {
+			t.Errorf("GPU %q: findings\n%s", g.Driver, dump(fs))
+		}
 	}
 }

@@ -124,12 +124,19 @@ func (c *envCheck) gpuName() string {
 	return fmt.Sprintf("%d NVIDIA GPUs (%s)", len(names), strings.Join(names, ", "))
 }
 
+// problems reports what pyenv found wrong on disk. The environment's own
+// problems (a pyvenv.cfg or .pth file that is a FIFO or too large, no
+// site-packages folder, a stash pip left of a package not installed) are
+// ENV_UNREADABLE, never TORCH_INSTALL_BROKEN: they are not torch's, and
+// a reinstall of torch, that code's fix, would not touch them. One that
+// keeps the environment from being read is an error, since nothing
+// read from it can be trusted; the others a warning.
 func (c *envCheck) problems() {
 	for _, p := range c.env.Problems {
-		code, sev, fixCmd := CodeTorchInstallBroken, SeverityWarning, ""
+		code, sev, fixCmd := CodeEnvUnreadable, SeverityWarning, ""
 		switch p.Kind {
-		case pyenv.ProblemUnreadable:
-			code, sev = CodeEnvUnreadable, SeverityError
+		case pyenv.ProblemUnreadable, pyenv.ProblemTruncated:
+			sev = SeverityError
 		case pyenv.ProblemInterpreterMissing:
 			code, sev, fixCmd = CodeEnvInterpreterMissing, SeverityError, recreateFix(c.env)
 		case pyenv.ProblemPythonMismatch:
@@ -421,12 +428,20 @@ func bestBNB(shipped []string, want string) string {
 	return strconv.Itoa(best)
 }
 
-// llama reports a llama-cpp-python without a GPU backend. One whose
-// libraries are all gone is no CPU build: it does not load at all, which
-// packageProblem reports.
+// llama reports a llama-cpp-python without a GPU backend. One with no
+// library found is no CPU build: it does not load at all, or loads from
+// where GPU Canary did not look, which packageProblem reports from the
+// problem pyenv records (said here where there is none, never silence).
 func (c *envCheck) llama() {
 	l := c.env.Packages[pyenv.LlamaCppPython]
 	if l == nil || slices.ContainsFunc(l.Problems, func(p pyenv.Problem) bool { return p.Kind == pyenv.ProblemHalfDeleted }) {
+		return
+	}
+	if len(l.Backends) == 0 {
+		if len(l.Problems) == 0 {
+			c.add(CodePackageInstallBroken, SeverityWarning,
+				fmt.Sprintf("llama-cpp-python %s: no libllama or ggml library was found, so which backends it has is not known.", l.Version), "", l.Evidence)
+		}
 		return
 	}
 	for _, b := range l.Backends {

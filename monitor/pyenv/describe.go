@@ -1,6 +1,9 @@
 package pyenv
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // BuildText says what a package was built for, in a few words: "CUDA 12.1",
 // "CPU only", "ROCm 6.2", "XPU", "build unknown". Every view (check, the
@@ -31,7 +34,14 @@ func Describe(name string, p *Package) string {
 	switch name {
 	case LlamaCppPython:
 		if len(p.Backends) == 0 {
-			return "backends: cpu"
+			// Every backend, the CPU's included, is a library of its
+			// own or inside libllama: with none found there is no
+			// backend to name, and import llama_cpp fails, unless its
+			// code is where GPU Canary did not look (llama.go).
+			if slices.ContainsFunc(p.Problems, func(pr Problem) bool { return pr.Kind == ProblemHalfDeleted }) {
+				return "no libllama or ggml library: it cannot load"
+			}
+			return "no libllama or ggml library found"
 		}
 		return "backends: " + strings.Join(p.Backends, ", ")
 	case BitsAndBytes:

@@ -81,11 +81,18 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 	urlPath := dir + string(os.PathSeparator) + "direct_url.json"
 	if data, err := readSmall(urlPath, smallFileLimit); err == nil {
 		var du struct {
-			URL string `json:"url"`
+			URL     string `json:"url"`
+			DirInfo struct {
+				Editable bool `json:"editable"`
+			} `json:"dir_info"`
 		}
 		if json.Unmarshal(data, &du) == nil && du.URL != "" {
 			p.DirectURL = du.URL
 			p.Evidence = append(p.Evidence, Evidence{File: urlPath, Says: "url: " + du.URL})
+			if du.DirInfo.Editable {
+				p.Editable = true
+				p.Evidence = append(p.Evidence, Evidence{File: urlPath, Says: "dir_info: editable"})
+			}
 		}
 	}
 }

@@ -120,6 +120,10 @@ type Package struct {
 	Installer string `json:"installer,omitempty"`
 	// DirectURL is direct_url.json's url, for URL/path/VCS installs.
 	DirectURL string `json:"direct_url,omitempty"`
+	// Editable is true when direct_url.json says dir_info editable (`pip
+	// install -e`): import loads the code of a source checkout, which a
+	// reinstall by pip uninstalls and replaces with a wheel (SourceDir).
+	Editable bool `json:"editable,omitempty"`
 	// DistInfo is the dist-info (or conda-meta record) directory that was read.
 	DistInfo string `json:"dist_info,omitempty"`
 	// Site is the site folder it was read from: the first of the

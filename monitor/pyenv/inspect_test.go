@@ -430,6 +430,52 @@ func TestInspectLlama(t *testing.T) {
 	}
 }
 
+// TestInspectLlamaWithoutItsLibrary: a llama-cpp-python in which no
+// libllama or ggml library is found has no backend to name, the CPU's
+// included: it is described as having no library (unable to load where
+// the install is half-deleted), never as "backends: cpu", and a problem
+// says why (half-deleted: import fails; an editable
+// install whose code is not found: its backends are not known).
+func TestInspectLlamaWithoutItsLibrary(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		damage func(t *testing.T, site string)
+		kind   string
+		says   string
+		text   string // Describe
+	}{
+		{"no llama_cpp/lib", func(t *testing.T, site string) { must(t, os.RemoveAll(filepath.Join(site, "llama_cpp", "lib"))) },
+			pyenv.ProblemHalfDeleted, "llama_cpp holds no libllama or ggml library", "no libllama or ggml library: it cannot load"},
+		{"no llama_cpp folder", func(t *testing.T, site string) { must(t, os.RemoveAll(filepath.Join(site, "llama_cpp"))) },
+			pyenv.ProblemHalfDeleted, "no llama_cpp folder beside its dist-info", "no libllama or ggml library: it cannot load"},
+		{"an editable install whose code is not found", func(t *testing.T, site string) {
+			must(t, os.RemoveAll(filepath.Join(site, "llama_cpp")))
+			writeFile(t, site, "llama_cpp_python-0.3.8.dist-info/direct_url.json", `{"dir_info": {"editable": true}, "url": "file:///src/llama-cpp-python"}`)
+		}, pyenv.ProblemMalformed, "an editable install of " + filepath.FromSlash("/src/llama-cpp-python") + " whose llama_cpp folder GPU Canary did not find", "no libllama or ggml library found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			must(t, pyenvtest.Write(root, pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.8", Backends: []string{"cpu"}}}))
+			tt.damage(t, filepath.Join(root, "lib", "python3.11", "site-packages"))
+			env, err := pyenv.Inspect(root)
+			must(t, err)
+			p := env.Packages[pyenv.LlamaCppPython]
+			if p == nil {
+				t.Fatal("llama-cpp-python not found")
+			}
+			if len(p.Backends) != 0 || p.Build == pyenv.BuildCPU {
+				t.Errorf("backends %v, build %s: a backend is claimed with no library", p.Backends, p.Build)
+			}
+			if got := pyenv.Describe(pyenv.LlamaCppPython, p); got != tt.text {
+				t.Errorf("Describe = %q, want %q", got, tt.text)
+			}
+			if len(p.Problems) != 1 || p.Problems[0].Kind != tt.kind || !strings.Contains(p.Problems[0].Message, tt.says) {
+				t.Errorf("problems %+v, want one %s saying %q", p.Problems, tt.kind, tt.says)
+			}
+		})
+	}
+}
+
 func TestInspectBitsAndBytes(t *testing.T) {
 	for _, l := range layouts {
 		for _, libs := range [][]string{{"124"}, {"124", "126"}, nil} {

@@ -2,6 +2,8 @@ package pyenv
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,7 +42,8 @@ func readLlama(sp *sitePackages) *Package {
 		return nil
 	}
 	p := &Package{Build: BuildUnknown}
-	if d := pickDist(p, sp, LlamaCppPython, dists, nil); d != nil {
+	d := pickDist(p, sp, LlamaCppPython, dists, nil)
+	if d != nil {
 		readDist(p, sp, *d)
 	} else {
 		p.Problems = append(p.Problems, Problem{Kind: ProblemMissingDistInfo, Path: sp.file(folder),
@@ -48,6 +51,7 @@ func readLlama(sp *sitePackages) *Package {
 	}
 	p.Version = p.DistVersion
 	if !hasFolder {
+		p.Problems = append(p.Problems, llamaFolderMissing(p, sp.distPath(*d)))
 		return p
 	}
 	pkgDir := sp.file(folder)
@@ -90,6 +94,22 @@ func readLlama(sp *sitePackages) *Package {
 		p.Build = BuildUnknown
 	}
 	return p
+}
+
+// llamaFolderMissing is the problem of a llama-cpp-python dist-info with
+// no llama_cpp folder beside it, so no library of it was found: the code
+// of an editable install GPU Canary follows is read where it is
+// (servedLater), so this is a half-deleted install, whose import fails,
+// unless the dist-info says editable: scikit-build-core, which builds
+// llama-cpp-python, maps its editable code by an import hook GPU Canary
+// does not run, so there the library may well load from the checkout.
+func llamaFolderMissing(p *Package, dist string) Problem {
+	if p.Editable {
+		return Problem{Kind: ProblemMalformed, Path: dist,
+			Message: fmt.Sprintf("an editable install of %s whose llama_cpp folder GPU Canary did not find on the import path, so no libllama or ggml library was found and its backends are not known", cmp.Or(p.SourceDir(), p.DirectURL))}
+	}
+	return Problem{Kind: ProblemHalfDeleted, Path: dist,
+		Message: "no llama_cpp folder beside its dist-info, so there is no libllama or ggml library and import llama_cpp fails; reinstall llama-cpp-python"}
 }
 
 // ggmlBackend returns "cuda" for libggml-cuda.so, ggml-cuda.dll,

@@ -72,6 +72,9 @@ func TestPthTorch(t *testing.T) {
 		if ps := torchProblems(env); len(ps) > 0 {
 			t.Errorf("an editable torch has problems: %+v", ps)
 		}
+		if !tor.Editable || tor.SourceDir() != filepath.Dir(src) {
+			t.Errorf("Editable %v, SourceDir %q: direct_url.json says editable, from %s", tor.Editable, tor.SourceDir(), filepath.Dir(src))
+		}
 		if !hasEvidence(tor.Evidence, pth, "line 1 puts "+src+" on the import path") {
 			t.Errorf("evidence does not name the .pth file and line: %+v", tor.Evidence)
 		}
