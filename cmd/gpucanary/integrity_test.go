@@ -43,16 +43,7 @@ func TestCheckImportWouldFail(t *testing.T) {
 			return os.Symlink(target, filepath.Join(env, "bin", "python"))
 		}
 	}
-	base := filepath.Join(root, "base312")
-	for _, f := range []struct{ name, data string }{{"bin/python3.12", "\x7fELF"}, {"lib/python3.12/os.py", ""}} {
-		p := filepath.Join(base, filepath.FromSlash(f.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	base := pythonBase312(t, root)
 	envs := []struct {
 		path, code, says string
 	}{
@@ -110,6 +101,25 @@ func TestCheckImportWouldFail(t *testing.T) {
 
 // envBlock is the part of check's text output about the environment at
 // path: its line and those under it, up to the next environment's.
+// pythonBase312 writes under root a Python 3.12 installation as far as
+// GPU Canary reads one without running it (an interpreter file, the
+// standard library's landmark) and returns its prefix: the base a venv
+// of 3.11 packages was upgraded to in place.
+func pythonBase312(t *testing.T, root string) string {
+	t.Helper()
+	base := filepath.Join(root, "base312")
+	for _, f := range []struct{ name, data string }{{"bin/python3.12", "\x7fELF"}, {"lib/python3.12/os.py", ""}} {
+		p := filepath.Join(base, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base
+}
+
 func envBlock(out, path string) string {
 	i := strings.Index(out, path+"  (")
 	if i < 0 {
@@ -182,16 +192,7 @@ func TestFixDeadInterpreter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base := filepath.Join(root, "base312")
-	for _, f := range []struct{ name, data string }{{"bin/python3.12", "\x7fELF"}, {"lib/python3.12/os.py", ""}} {
-		p := filepath.Join(base, filepath.FromSlash(f.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	base := pythonBase312(t, root)
 	cpu := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip\n"}}
 	cuda := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip\n"}}
 	for _, tt := range []struct {
