@@ -24,11 +24,13 @@ type wrapper struct {
 	operands int
 	// assigns: NAME=value words may stand before the program.
 	assigns bool
+	// slash: words that start with / are switches (cmd /s /c).
+	slash bool
 }
 
 // wrappers, by program name. Sources: the man pages of sudo(8), doas(1),
 // env(1), nice(1), ionice(1), timeout(1), taskset(1), chrt(1), stdbuf(1),
-// GNU time(1), runuser(1), setsid(1), nohup(1), and bash(1) for the
+// GNU time(1), runuser(1), setsid(1), nohup(1), ssh(1), cmd /?, and bash(1) for the
 // builtins and the words a shell reads before a command (a -c string is
 // redacted as shell text: redact_script.go).
 var wrappers = map[string]wrapper{
@@ -46,6 +48,13 @@ var wrappers = map[string]wrapper{
 	"time":    {valued: []string{"-f", "--format", "-o", "--output"}},
 	"runuser": {valued: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}},
 	"nohup":   {}, "setsid": {},
+	// ssh runs the words after its destination as a command on the other
+	// host: the program is the first of them (ssh(1)).
+	"ssh": {valued: []string{"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
+		"-P", "-p", "-Q", "-R", "-S", "-W", "-w"}, operands: 1},
+	// cmd /c runs the rest of its command line as a command (cmd /?); a
+	// quoted whole is shell text, as any argument with spaces.
+	"cmd":     {slash: true},
 	"exec":    {valued: []string{"-a"}},
 	"command": {}, "builtin": {},
 	// Shell words that stand before a command in a -c string.
@@ -84,6 +93,7 @@ func (w wrapper) skip(args []string, i int) int {
 			if w.takesNext(a) {
 				i++
 			}
+		case options && w.slash && strings.HasPrefix(a, "/") && len(a) > 1:
 		case w.assigns && isAssignment(a):
 		case operands > 0:
 			operands--

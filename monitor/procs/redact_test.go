@@ -111,6 +111,11 @@ func TestRedactPastWrappers(t *testing.T) {
 		{"wrappers in a row", []string{"sudo", "-u", "bob", "nice", "-n", "+5", "timeout", "-s", "KILL", "1h", "curl", "-u", "ada:hunter2", "https://h"},
 			[]string{"sudo", "-u", "bob", "nice", "-n", "+5", "timeout", "-s", "KILL", "1h", "curl", "-u", "ada:***", "https://h"}},
 		{"a wrapper's value is not the program", []string{"sudo", "-u", "mysql", "ssh", "-p", "2222", "host"}, []string{"sudo", "-u", "mysql", "ssh", "-p", "2222", "host"}},
+		{"ssh's remote command", []string{"ssh", "-p", "2222", "-i", "key", "db.example", "mysql", "-phunter2"}, []string{"ssh", "-p", "2222", "-i", "key", "db.example", "mysql", "-p***"}},
+		{"ssh's destination is not the program", []string{"ssh", "-l", "ada", "redis-cli", "redis-cli", "-a", "hunter2"}, []string{"ssh", "-l", "ada", "redis-cli", "redis-cli", "-a", "***"}},
+		{"ssh with no command", []string{"ssh", "-p", "2222", "host"}, []string{"ssh", "-p", "2222", "host"}},
+		{"cmd /c", []string{`C:\Windows\System32\cmd.exe`, "/s", "/c", "mysql", "-phunter2"}, []string{`C:\Windows\System32\cmd.exe`, "/s", "/c", "mysql", "-p***"}},
+		{"cmd /c a whole string", []string{"cmd.exe", "/c", "mysql -u root -phunter2 db"}, []string{"cmd.exe", "/c", "mysql -u root -p*** db"}},
 	})
 }
 
