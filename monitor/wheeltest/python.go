@@ -21,9 +21,13 @@ func Python(t testing.TB) string {
 		if err != nil {
 			continue
 		}
-		out, err := exec.Command(path, "-c", "import pip, venv; v = tuple(int(x) for x in pip.__version__.split('.')[:2]); print(v >= (22, 3))").Output()
-		if err == nil && strings.TrimSpace(string(out)) == "True" {
-			return path
+		// sys.executable, not the name on PATH: a pyenv shim there is a
+		// script that runs `pyenv rehash` after each pip install, and
+		// tests installing in parallel then collide on its lock (pip
+		// "fails" with "pyenv: cannot rehash").
+		out, err := exec.Command(path, "-c", "import pip, sys, venv; v = tuple(int(x) for x in pip.__version__.split('.')[:2]); print(v >= (22, 3), sys.executable)").Output()
+		if ok, exe, _ := strings.Cut(strings.TrimSpace(string(out)), " "); err == nil && ok == "True" && exe != "" {
+			return exe
 		}
 	}
 	t.Skip("no python3 with venv and pip >= 22.3 (make deps-test installs python3-venv and python3-pip)")
