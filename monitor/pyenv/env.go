@@ -180,7 +180,7 @@ type Env struct {
 
 	// recreate is set when the interpreter is missing or runs another
 	// Python than the packages': how to make the venv again
-	// (RecreateArgv); not part of the JSON.
+	// (Recreate); not part of the JSON.
 	recreate *venvRecreate
 }
 

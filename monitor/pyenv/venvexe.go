@@ -21,7 +21,7 @@ type exeReading struct {
 
 // venvRecreate is how a venv whose interpreter is gone, or runs another
 // Python than its packages were installed for, is made again over its
-// packages (Env.RecreateArgv).
+// packages (Env.Recreate).
 type venvRecreate struct {
 	kind   string   // ProblemInterpreterMissing or ProblemPythonMismatch
 	why    string   // what is wrong, in one clause
@@ -308,13 +308,6 @@ func (r Recreate) Command(join func([]string) string) string {
 		cmd = join(append([]string{"rm", "-f"}, r.Remove...)) + " && " + cmd
 	}
 	return cmd
-}
-
-// RecreateArgv is Recreate's links to remove and command; ok is false
-// when the inspection found no such problem.
-func (e *Env) RecreateArgv() (remove, create []string, ok bool) {
-	r, ok := e.Recreate()
-	return r.Remove, r.Create, ok
 }
 
 // interpreterLinks lists a POSIX venv's interpreter entries that are

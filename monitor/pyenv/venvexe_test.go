@@ -61,7 +61,7 @@ func problemOf(env *pyenv.Env, kind string) *pyenv.Problem {
 // bin/python after `uv python uninstall` or a pyenv/Homebrew upgrade, no
 // bin/python at all, a copy whose installation was deleted, a Windows
 // Scripts\python.exe missing or whose pyvenv.cfg home is gone) is a
-// ProblemInterpreterMissing naming the file, and RecreateArgv makes it
+// ProblemInterpreterMissing naming the file, and Recreate makes it
 // again with the Python its packages were installed for, removing the
 // links venv would keep. One whose interpreter is there is not.
 func TestInterpreterMissing(t *testing.T) {
@@ -70,8 +70,8 @@ func TestInterpreterMissing(t *testing.T) {
 		layout pyenv.Layout
 		mutate func(t *testing.T, root, tmp string)
 		says   []string // in the problem's message; nil: no problem
-		remove []string // RecreateArgv's links, relative to root
-		create []string // RecreateArgv's command, ENV for root
+		remove []string // Recreate's links, relative to root
+		create []string // Recreate's command, ENV for root
 	}{
 		{
 			name: "bin/python links into a deleted installation",
@@ -163,10 +163,11 @@ func TestInterpreterMissing(t *testing.T) {
 			env, err := pyenv.InspectWith(root, noUser(tmp))
 			must(t, err)
 			p := problemOf(env, pyenv.ProblemInterpreterMissing)
-			remove, create, ok := env.RecreateArgv()
+			r, ok := env.Recreate()
+			remove, create := r.Remove, r.Create
 			if tt.says == nil {
 				if p != nil || ok {
-					t.Fatalf("problem %+v, RecreateArgv ok %v; want none", p, ok)
+					t.Fatalf("problem %+v, Recreate ok %v; want none", p, ok)
 				}
 				return
 			}
@@ -191,7 +192,7 @@ func TestInterpreterMissing(t *testing.T) {
 			want := slices.Clone(tt.create)
 			want[len(want)-1] = root
 			if !ok || !slices.Equal(rel, tt.remove) || !slices.Equal(create, want) {
-				t.Errorf("RecreateArgv = %v, %v, %v; want %v, %v", rel, create, ok, tt.remove, want)
+				t.Errorf("Recreate = %v, %v, %v; want %v, %v", rel, create, ok, tt.remove, want)
 			}
 		})
 	}
@@ -248,7 +249,8 @@ func TestInterpreterMissingRealVenv(t *testing.T) {
 		if p == nil || !strings.Contains(p.Message, base+"/bin/python3, which does not exist") {
 			t.Fatalf("problem %+v; want bin/python's link to %s/bin/python3 named", p, base)
 		}
-		remove, _, _ := env.RecreateArgv()
+		r, _ := env.Recreate()
+		remove := r.Remove
 		if len(remove) != 3 {
 			t.Errorf("links to remove %v; want python, python3 and python3.11", remove)
 		}
@@ -390,8 +392,8 @@ func TestPythonUpgradedInPlace(t *testing.T) {
 					t.Errorf("message %q does not say %q", p.Message, s)
 				}
 			}
-			if _, create, ok := env.RecreateArgv(); !ok || create[0] != "python3.11" {
-				t.Errorf("RecreateArgv's command %v, want python3.11's", create)
+			if r, ok := env.Recreate(); !ok || r.Create[0] != "python3.11" {
+				t.Errorf("Recreate's command %v, want python3.11's", r.Create)
 			}
 			if tor := env.Torch(); tor != nil && len(tor.Problems) > 0 {
 				t.Errorf("torch problems %+v: the mismatch is said once, on the environment", tor.Problems)
