@@ -249,10 +249,8 @@ func TestInterpreterMissingRealVenv(t *testing.T) {
 		if p == nil || !strings.Contains(p.Message, base+"/bin/python3, which does not exist") {
 			t.Fatalf("problem %+v; want bin/python's link to %s/bin/python3 named", p, base)
 		}
-		r, _ := env.Recreate()
-		remove := r.Remove
-		if len(remove) != 3 {
-			t.Errorf("links to remove %v; want python, python3 and python3.11", remove)
+		if r, _ := env.Recreate(); len(r.Remove) != 3 {
+			t.Errorf("links to remove %v; want python, python3 and python3.11", r.Remove)
 		}
 	})
 	t.Run("copies deleted", func(t *testing.T) {

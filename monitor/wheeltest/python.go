@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -13,6 +14,19 @@ import (
 // the reason: `make test` installs python3-pip, so CI always has one.
 func Python(t testing.TB) string {
 	t.Helper()
+	py := findPython()
+	if py == "" {
+		t.Skip("no python3 with venv and pip >= 22.3 (make deps-test installs python3-venv and python3-pip)")
+	}
+	return py
+}
+
+// findPython asks each candidate once per test binary (each ask starts an
+// interpreter), and returns its sys.executable, not the name on PATH: a
+// pyenv shim there is a script that runs `pyenv rehash` after each pip
+// install, and tests installing in parallel then collide on its lock (pip
+// "fails" with "pyenv: cannot rehash").
+var findPython = sync.OnceValue(func() string {
 	for _, cand := range []string{os.Getenv("GPUCANARY_TEST_PYTHON"), "python3", "/usr/bin/python3"} {
 		if cand == "" {
 			continue
@@ -21,18 +35,13 @@ func Python(t testing.TB) string {
 		if err != nil {
 			continue
 		}
-		// sys.executable, not the name on PATH: a pyenv shim there is a
-		// script that runs `pyenv rehash` after each pip install, and
-		// tests installing in parallel then collide on its lock (pip
-		// "fails" with "pyenv: cannot rehash").
 		out, err := exec.Command(path, "-c", "import pip, sys, venv; v = tuple(int(x) for x in pip.__version__.split('.')[:2]); print(v >= (22, 3), sys.executable)").Output()
 		if ok, exe, _ := strings.Cut(strings.TrimSpace(string(out)), " "); err == nil && ok == "True" && exe != "" {
 			return exe
 		}
 	}
-	t.Skip("no python3 with venv and pip >= 22.3 (make deps-test installs python3-venv and python3-pip)")
 	return ""
-}
+})
 
 // NewVenv makes a real venv without pip (as the engine tests' environments
 // are: the host pip installs into them with --python).
