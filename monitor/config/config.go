@@ -94,6 +94,9 @@ func Load(path string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("reading settings %s: %w", path, err)
 	}
+	// Notepad starts a UTF-8 file with a byte-order mark, which TOML
+	// does not allow: it says nothing, so it is dropped.
+	data = bytes.TrimPrefix(data, utf8BOM)
 	read := c
 	// A key the program does not know is most often a typo
 	// ("discover_hom"): ignored, the setting the user meant would silently
@@ -111,6 +114,10 @@ func Load(path string) (Config, error) {
 	}
 	return read, nil
 }
+
+// utf8BOM is the byte-order mark some editors write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte("\ufeff")
 
 func (c Config) validate() error {
 	switch {
