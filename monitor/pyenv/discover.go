@@ -138,6 +138,10 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 			continue
 		}
 		for _, pl := range m.Places(w) {
+			if pl.Holds == HoldsTree {
+				d.walkPlace(ctx, pl, m.Name)
+				continue
+			}
 			for _, c := range pl.candidates() {
 				d.add(Found{Path: c.path, Via: m.Name, From: c.from, Missing: c.missing}, c.missing == "")
 			}
