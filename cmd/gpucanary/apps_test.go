@@ -49,8 +49,8 @@ func TestCheckComfyUIPortable(t *testing.T) {
 			var r struct {
 				Envs []struct {
 					Path, Kind, Python, Layout, Installer, App, Verdict string
-					Packages                                   map[string]struct{ Version, Build, CUDA string }
-					Findings                                   []struct{ Code, Severity, Fix string }
+					Packages                                            map[string]struct{ Version, Build, CUDA string }
+					Findings                                            []struct{ Code, Severity, Fix string }
 				}
 			}
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
