@@ -134,8 +134,15 @@ func TestEmbeddedReinstall(t *testing.T) {
 // TestAppsDiscovered builds each app's layout as the app builds it,
 // under a home, and finds and names each environment.
 func TestAppsDiscovered(t *testing.T) {
+	for _, layout := range []pyenv.Layout{pyenv.LayoutPOSIX, pyenv.LayoutWindows} {
+		t.Run(string(layout), func(t *testing.T) { appsDiscovered(t, layout) })
+	}
+}
+
+// appsDiscovered: each app in the layout (the embedded Pythons are
+// Windows' whatever it is).
+func appsDiscovered(t *testing.T, win pyenv.Layout) {
 	home := t.TempDir()
-	win := pyenv.LayoutWindows
 	torch := func() *pyenvtest.Torch { return cuda128() }
 	type build func() (string, error)
 	cases := []struct {
@@ -155,7 +162,7 @@ func TestAppsDiscovered(t *testing.T) {
 			return pyenvtest.WebUIPackage(filepath.Join(home, "sd.webui"), false, pyenvtest.Spec{Python: "3.10", Torch: torch()})
 		}},
 		{"AUTOMATIC1111", func() (string, error) {
-			return pyenvtest.WebUI(filepath.Join(home, "stable-diffusion-webui"), false, pyenvtest.Spec{Python: "3.10", Torch: torch()})
+			return pyenvtest.WebUI(filepath.Join(home, "stable-diffusion-webui"), false, pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
 		}},
 		{"Forge", func() (string, error) {
 			return pyenvtest.WebUI(filepath.Join(home, "Documents", "stable-diffusion-webui-forge"), true, pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
@@ -164,16 +171,16 @@ func TestAppsDiscovered(t *testing.T) {
 			return pyenvtest.StabilityMatrix(filepath.Join(home, "StabilityMatrix", "Data"), "ComfyUI", true, pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
 		}},
 		{"Pinokio (comfy.git)", func() (string, error) {
-			return pyenvtest.Pinokio(filepath.Join(home, "pinokio"), "comfy.git", pyenvtest.Spec{Python: "3.10", Torch: torch()})
+			return pyenvtest.Pinokio(filepath.Join(home, "pinokio"), "comfy.git", pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
 		}},
 		{"InvokeAI", func() (string, error) {
-			return pyenvtest.InvokeAI(filepath.Join(home, "invokeai"), pyenvtest.Spec{Python: "3.11", Torch: torch()})
+			return pyenvtest.InvokeAI(filepath.Join(home, "invokeai"), pyenvtest.Spec{Layout: win, Python: "3.11", Torch: torch()})
 		}},
 		{"text-generation-webui", func() (string, error) {
-			return pyenvtest.TextGenWebUI(filepath.Join(home, "text-generation-webui"), pyenvtest.Spec{Python: "3.11", Torch: torch()})
+			return pyenvtest.TextGenWebUI(filepath.Join(home, "text-generation-webui"), pyenvtest.Spec{Layout: win, Python: "3.11", Torch: torch()})
 		}},
 		{"pixi (default)", func() (string, error) {
-			return pyenvtest.Pixi(filepath.Join(home, "code", "ml"), "default", pyenvtest.Spec{Python: "3.12", Torch: torch()})
+			return pyenvtest.Pixi(filepath.Join(home, "code", "ml"), "default", pyenvtest.Spec{Layout: win, Python: "3.12", Torch: torch()})
 		}},
 	}
 	want := map[string]string{}
