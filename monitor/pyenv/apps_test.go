@@ -105,6 +105,11 @@ func TestEmbeddedPth(t *testing.T) {
 			if (env.Torch() != nil) != c.wantTorch {
 				t.Errorf("torch read = %v, want %v (sites %+v)", env.Torch() != nil, c.wantTorch, env.Sites)
 			}
+			if tp := env.Torch(); tp != nil {
+				if _, says, borrowed := env.Origin(tp); borrowed || tp.Site != env.SitePackages {
+					t.Errorf("torch read from %s (%s), want the environment's own %s", tp.Site, says, env.SitePackages)
+				}
+			}
 			onPath := slices.ContainsFunc(env.Sites, func(s pyenv.Site) bool { return s.From == pyenv.SiteUser })
 			if onPath != c.wantUser {
 				t.Errorf("user site on the path = %v, want %v", onPath, c.wantUser)

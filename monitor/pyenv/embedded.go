@@ -200,6 +200,12 @@ func (in *inspector) embeddedSites() []Site {
 			slices.ContainsFunc(in.ownSites, func(s string) bool { return sameDir(s, p.path) }) {
 			continue
 		}
+		if sameDir(p.path, in.env.SitePackages) {
+			// Lib\site-packages named by the file itself: still the
+			// environment's own, where its pip installs
+			sites = append(sites, Site{Path: p.path, From: SiteOwn})
+			continue
+		}
 		sites = append(sites, Site{Path: p.path, From: SitePth, Pth: pthPath, Line: p.line})
 	}
 	var own []Site
