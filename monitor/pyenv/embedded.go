@@ -68,6 +68,9 @@ func embeddedListing(names []string) (embeddedDist, bool) {
 
 // isEmbedded reports whether dir is an embedded Python distribution.
 func isEmbedded(dir string) bool {
+	if !regularFile(filepath.Join(dir, "python.exe")) {
+		return false // most folders asked: one stat, not a listing
+	}
 	ix, err := listDir(dir)
 	if err != nil {
 		return false
@@ -232,5 +235,5 @@ func embeddedReinstall(r ReinstallRequest) Reinstall {
 	}
 	argv := slices.Concat([]string{r.Python, "-s", "-m", "pip", "install"}, r.Form.flags("--force-reinstall"), r.Specs)
 	return Reinstall{Argv: append(argv, "--index-url", r.Index),
-		Reason: "the embedded Python's own pip reinstalls torch, with -s as the app's own instructions run it (" + r.Form.why("--force-reinstall") + ")"}
+		Reason: "the embedded Python's own pip reinstalls torch, with -s, as the app's launchers run it (" + r.Form.why("--force-reinstall") + ")"}
 }

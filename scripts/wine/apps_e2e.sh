@@ -45,7 +45,7 @@ mkembedded() {
   cp "$work/procstub/runtime.dll" "$site/torch/lib/torch_cpu.dll"
 }
 
-comfy=$profile/Desktop/My AI/ComfyUI_windows_portable
+comfy="$profile/Desktop/My AI/ComfyUI_windows_portable"
 mkembedded "$comfy/python_embeded" 2.7.0+cpu
 mkdir -p "$comfy/ComfyUI"
 : >"$comfy/ComfyUI/main.py"
