@@ -54,6 +54,9 @@ func platformAppRoots(w Where) []Place {
 	return out
 }
 
+// platformDrives are the fixed drives' roots.
+func platformDrives() []string { return fixedDrives() }
+
 // fixedDrives lists the roots of the machine's fixed drives (C:\, D:\),
 // not removable, network or optical ones, whose walks would be slow or
 // wake a disk.

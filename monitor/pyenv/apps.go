@@ -167,16 +167,24 @@ func stabilityMatrixPlaces(w Where) []Place {
 	return []Place{{Path: filepath.Join(p, "Packages"), Holds: HoldsEnvs, Depth: 2, From: from + " LibraryPath"}}
 }
 
-// pinokioPlaces: Pinokio's home defaults to ~/pinokio (a home chosen
-// elsewhere, often C:\pinokio, is found by the walks); each app is a
-// folder of api/ whose scripts make a venv named env in it or in a
-// folder of it (app/env).
+// pinokioPlaces: Pinokio's home defaults to ~/pinokio; on Windows people
+// often put it at a drive's root (C:\pinokio, D:\pinokio), looked at
+// directly, since a walk of a drive may run out of time before it gets
+// there; a home elsewhere is found by the walks. Each app is a folder
+// of api/ whose scripts make a venv named env in it or in a folder of it
+// (app/env).
 func pinokioPlaces(w Where) []Place {
-	if w.Home == "" {
-		return nil
+	var out []Place
+	add := func(home, from string) {
+		out = append(out, Place{Path: filepath.Join(home, "api"), Holds: HoldsEnvs, Depth: 4, From: from})
 	}
-	p := filepath.Join(w.Home, "pinokio", "api")
-	return []Place{{Path: p, Holds: HoldsEnvs, Depth: 4, From: named("Pinokio", filepath.Join(w.Home, "pinokio"))}}
+	if w.Home != "" {
+		add(filepath.Join(w.Home, "pinokio"), named("Pinokio", filepath.Join(w.Home, "pinokio")))
+	}
+	for _, d := range platformDrives() {
+		add(filepath.Join(d, "pinokio"), "Pinokio's usual folder "+filepath.Join(d, "pinokio"))
+	}
+	return out
 }
 
 // invokeAIPlaces: InvokeAI's root is INVOKEAI_ROOT, else ~/invokeai,

@@ -14,6 +14,8 @@
 #   - %LOCALAPPDATA%\Programs\text-generation-webui\installer_files\env,
 #     a conda prefix;
 #   - C:\pinokio\api\comfy.git\app\env: Pinokio's home at a drive's root.
+# A search its time budget stops (wine's file access is slow) must say
+# why.
 # `gpucanary.exe check --json` with no path, under a simulated RTX 5090
 # on driver 570, must find each, name its app, and give the embedded
 # Python's CPU torch TORCH_CPU_BUILD with its own pip's repair
@@ -107,6 +109,9 @@ if comfy is not None:
     if comfy["kind"] != "embedded" or not fs or fs[0]["code"] != "TORCH_CPU_BUILD" or \
             not fs[0]["fix"].lower().startswith(('& "%s" -s -m pip install ' % py).lower()):
         bad.append("ComfyUI portable: kind %s, findings %s" % (comfy["kind"], json.dumps(fs)[:600]))
+if not r["complete"] and not r.get("search_stopped"):
+    bad.append("the search stopped early without saying why")
+print("search complete: %s %s" % (r["complete"], r.get("search_stopped", "")))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
