@@ -335,3 +335,14 @@ func TestNotificationTextIsSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvLabelNamesApp: the tray's line names the app whose environment
+// it is beside the path.
+func TestEnvLabelNamesApp(t *testing.T) {
+	env := &pyenv.Env{Path: filepath.Join("x", "ComfyUI_windows_portable", "python_embeded"), App: "ComfyUI portable",
+		Packages: map[string]*pyenv.Package{}}
+	got := EnvLabel(monitor.EnvReport{Env: env, Verdict: monitor.VerdictOK})
+	if got != "✓ ComfyUI_windows_portable/python_embeded (ComfyUI portable) — no torch" {
+		t.Errorf("EnvLabel = %q", got)
+	}
+}
