@@ -63,9 +63,16 @@ TEST_STAGES := deps deps-test vet unit cli fuzz e2e test-windows test-prom test-
 test:
 	@scripts/stages.sh $(TEST_STAGES)
 
+# deadcode (golang.org/x/tools, pinned) lists the functions nothing reaches
+# from main or a test; more than DEADCODE_MAX of them fails vet.
+DEADCODE := bin/tools/deadcode
+DEADCODE_MAX ?= 12
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags nogui ./...
+	@[ -x $(DEADCODE) ] || GOBIN=$(CURDIR)/bin/tools $(GO) install golang.org/x/tools/cmd/deadcode@v0.52.0
+	@$(DEADCODE) -test ./... >bin/deadcode.txt; n=$$(grep -c . bin/deadcode.txt || true); \
+	cat bin/deadcode.txt; echo "deadcode: $$n unreachable functions (at most $(DEADCODE_MAX))"; [ "$$n" -le $(DEADCODE_MAX) ]
 
 # -timeout is a guard against a hang, not a budget: the packages that run
 # real pip (fix, engine, cmd) take about 2 minutes on a loaded 2-core
