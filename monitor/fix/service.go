@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -193,7 +192,9 @@ func (e *InUseError) Error() string {
 // (this one aside), or nil. A process runs from env when it was attributed
 // to it, or its program lies inside it: the program as started, resolved
 // against the process's working directory (`cd /work && env/bin/python`,
-// `./python` from bin/), or its executable file (procs.Proc.Inside). A
+// `./python` from bin/), or its executable file (procs.Proc.Inside), or
+// a runtime library it has mapped, each with symlinks resolved on both
+// sides (runsFrom). A
 // list that cannot be read refuses nothing: the guard is a courtesy, not
 // a lock.
 func (s Service) InUse(ctx context.Context, env string) error {
@@ -204,12 +205,9 @@ func (s Service) InUse(ctx context.Context, env string) error {
 	if err != nil {
 		return nil
 	}
-	self := os.Getpid()
 	var names []string
-	for _, p := range ps {
-		if p.Inside(env) && p.PID != self {
-			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
-		}
+	for _, p := range inUse(ps, env) {
+		names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
 	}
 	if len(names) == 0 {
 		return nil
