@@ -131,7 +131,7 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		rep.OutOfFiles = safefs.IsOutOfFiles(err)
 		return rep
 	}
-	fs := health.CheckEnv(env, g, WithFixCommands(o))
+	fs := DistroJudged(env, f.Via, health.CheckEnv(env, g, WithFixCommands(o)))
 	var uv *uvproject.LockInfo
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {

@@ -179,6 +179,10 @@ func NewPlan(r Request) (Plan, error) {
 	}
 
 	p.Index = indexBase(r) + "/" + p.Variant
+	if site := pyenv.DistroManaged(r.Env); site != "" {
+		distroBlock(&p, r.Env, site)
+		return p, nil
+	}
 
 	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
 		p.Reasons = append(p.Reasons, "this installs the very builds that are installed: it repairs the install, and changes nothing about how they fit the driver and GPUs")
