@@ -102,6 +102,9 @@ type Plan struct {
 	// torch is verified, never before (until then they may be the only
 	// copy of the old one).
 	Cleanup []string `json:"cleanup,omitempty"`
+	// Resumes is the journal of the interrupted repair this plan
+	// finishes, when torch is gone because of it (resumePlan).
+	Resumes string `json:"resumes,omitempty"`
 }
 
 // Command is Argv as one line a person can paste into their shell. Its

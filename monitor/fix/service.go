@@ -94,7 +94,17 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 		return Prepared{}, err
 	}
 	g := s.gpu(ctx)
-	p, err := NewPlan(Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()})
+	req := Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()}
+	p, err := NewPlan(req)
+	if errors.Is(err, ErrNoTorch) {
+		// Gone because a repair was cut short: its journal says what to
+		// finish.
+		if rec := s.lastUnfinished(env.Path); rec != nil {
+			if rp, ok := resumePlan(req, rec); ok {
+				p, err = rp, nil
+			}
+		}
+	}
 	if err != nil {
 		return Prepared{}, err
 	}
@@ -122,7 +132,7 @@ func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
 // An environment whose interpreter cannot run is never healthy, whatever
 // its torch: its blocked plan says how to make it again.
 func (s Service) NothingToFix(pr Prepared) bool {
-	return pr.Healthy && pr.Plan.Recreate == "" && !s.Force && s.Variant == ""
+	return pr.Healthy && pr.Plan.Recreate == "" && pr.Plan.Resumes == "" && !s.Force && s.Variant == ""
 }
 
 // HealthyText says why a healthy environment needs no reinstall, in one
@@ -159,6 +169,31 @@ func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, er
 		o.Check = func(e *pyenv.Env) []string { return s.Verify(e, g) }
 	}
 	return Run(ctx, p, env, o)
+}
+
+// lastUnfinished is the journal of the last repair of env when it did
+// not get to its end (JournalRecord.Unfinished), or nil.
+func (s Service) lastUnfinished(env string) *JournalRecord {
+	if s.JournalDir == "" {
+		return nil
+	}
+	rec, err := LastJournal(s.JournalDir, env)
+	if err != nil || !rec.Unfinished() {
+		return nil
+	}
+	return rec
+}
+
+// ClearLeftovers removes pip's stash folders (~orch) from a healthy
+// environment when the last repair of it did not finish: that repair's
+// installer left them, and a torch installed since (by hand, or by pip
+// run again) works without them, so there is nothing to reinstall and
+// no reason to keep them. It returns what it removed.
+func (s Service) ClearLeftovers(pr Prepared) []string {
+	if !pr.Healthy || len(pr.Plan.Cleanup) == 0 || s.lastUnfinished(pr.Env.Path) == nil {
+		return nil
+	}
+	return removeStashes(pr.Env, pr.Plan.Cleanup)
 }
 
 // LastInterrupted is the journal of the last repair of env when that
