@@ -229,9 +229,8 @@ func (e *InUseError) Error() string {
 // against the process's working directory (`cd /work && env/bin/python`,
 // `./python` from bin/), or its executable file (procs.Proc.Inside), or
 // a runtime library it has mapped, each with symlinks resolved on both
-// sides (runsFrom). A
-// list that cannot be read refuses nothing: the guard is a courtesy, not
-// a lock.
+// sides (runsFrom). A list that cannot be read refuses nothing: the
+// guard is a courtesy, not a lock.
 func (s Service) InUse(ctx context.Context, env string) error {
 	if s.Processes == nil {
 		return nil
