@@ -18,6 +18,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // Verdict is what the rules make of one environment, from its worst
@@ -44,6 +45,14 @@ type EnvReport struct {
 	From     string           `json:"found_from,omitempty"`
 	Verdict  Verdict          `json:"verdict"`
 	Findings []health.Finding `json:"findings"`
+
+	// OutOfFiles is true when, during the read, the process had no file
+	// descriptor left for a file it opened (EMFILE, ENFILE: a flood of
+	// connections to the agent, say): the report may say files are
+	// missing or unreadable that are there. It is the process's fault,
+	// not the environment's; the engine keeps its last good reading and
+	// reads it again.
+	OutOfFiles bool `json:"-"`
 
 	// uvProject is what the uv project around the environment said when it
 	// was read, so its findings, which depend on the GPU, can be judged
@@ -99,6 +108,14 @@ func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Optio
 // InspectOne reads one environment and evaluates the rules on it. An
 // environment that cannot be read is a report with ENV_UNREADABLE.
 func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) EnvReport {
+	before := safefs.OutOfFiles()
+	rep := inspectOne(ctx, f, g, o)
+	rep.OutOfFiles = rep.OutOfFiles || safefs.OutOfFiles() != before
+	return rep
+}
+
+// inspectOne is InspectOne without the watch on file descriptors.
+func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) EnvReport {
 	if err := ctx.Err(); err != nil {
 		return Unreadable(f, err)
 	}
@@ -110,9 +127,11 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	}
 	env, err := inspectBounded(ctx, f.Path)
 	if err != nil {
-		return Unreadable(f, err)
+		rep := Unreadable(f, err)
+		rep.OutOfFiles = safefs.IsOutOfFiles(err)
+		return rep
 	}
-	fs := health.CheckEnv(env, g, WithFixCommands(o))
+	fs := DistroJudged(env, f.Via, health.CheckEnv(env, g, WithFixCommands(o)))
 	var uv *uvproject.LockInfo
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {

@@ -89,6 +89,9 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		return exitOK
 	}
 	if svc.NothingToFix(pr) {
+		for _, c := range svc.ClearLeftovers(pr) {
+			fmt.Fprintf(std.out, "Removed %s, which an interrupted repair had left.\n", c)
+		}
 		fmt.Fprintf(std.out, "Nothing to fix in %s: %s.\nTo reinstall anyway: gpucanary fix --force %s (or choose a build with --variant cuNNN).\n",
 			env.Path, fix.HealthyText(env), shell.Quote(env.Path))
 		return exitOK

@@ -55,7 +55,7 @@ func (m *Monitor) recheckEnv(path string, g gpu.State, now time.Time) {
 	if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
 		return
 	}
-	fs := health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health))
+	fs := monitor.DistroJudged(e.report.Env, e.report.Via, health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health)))
 	if uv, ok := e.report.UVFindings(g); ok {
 		fs = append(fs, uv...)
 	} else {

@@ -34,6 +34,12 @@ func (m *Monitor) start(ctx context.Context) {
 			return false
 		}
 		f := found[i]
+		if rep.OutOfFiles {
+			// Nothing about it is known yet: it is read again, and
+			// added, once files can be opened.
+			m.outOfFiles(f.Path)
+			return true
+		}
 		e := m.envs.add(f.Path, f.Via)
 		e.report = rep
 		rec, known := m.memory.env(f.Path)
@@ -177,6 +183,10 @@ func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 // during an install is put off until the installer is done.
 func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport) {
 	path, e := f.Path, m.envs.get(f.Path)
+	if rep.OutOfFiles {
+		m.outOfFiles(path)
+		return
+	}
 	if rep.Env != nil && installInProgress(rep.Env) {
 		// Wait for the installer to finish, but not forever: a stash left
 		// behind by a crashed pip is a state to report.
@@ -216,6 +226,15 @@ func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport)
 	m.w.watchEnv(rep.Env)
 	events = append(events, envFindingEvents(path, now, e.findings.update(rep.Findings))...)
 	m.publish(events)
+}
+
+// outOfFiles puts off a read of the environment at path that ran out
+// of file descriptors: what it found is about this process, not the
+// environment, so the last good reading stands (a new environment is
+// not added yet) and it is read again after the settle time.
+func (m *Monitor) outOfFiles(path string) {
+	m.log.Warn("no file descriptor left while reading an environment; keeping the last reading and reading it again", "env", path)
+	m.w.recheck(path, m.o.Settle)
 }
 
 // installInProgress is true while pip's stash or a torch folder without

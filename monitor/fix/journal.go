@@ -61,21 +61,38 @@ func NewJournal(dir, env string, now time.Time) *Journal {
 	return &Journal{Path: filepath.Join(dir, name), env: env, start: now}
 }
 
-func (j *Journal) begin(p Plan, before map[string]string, rollback string) {
+// begin writes the journal's first record (the plan, the versions
+// before, the rollback command) and syncs it to disk. Its error means the
+// journal cannot be kept (a full disk, a read-only state folder): Run
+// stops before changing anything, and no empty journal is left behind.
+func (j *Journal) begin(p Plan, before map[string]string, rollback string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(j.Path), 0o700); err != nil {
-		j.err = fmt.Errorf("writing repair journal: %w", err)
-		return
+		return fmt.Errorf("creating the repair journal's folder %s: %w", filepath.Dir(j.Path), err)
 	}
 	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_EXCL, 0o600)
 	if err != nil {
-		j.err = fmt.Errorf("writing repair journal: %w", err)
-		return
+		return fmt.Errorf("creating the repair journal %s: %w", j.Path, err)
 	}
 	j.f = f
 	shown := p.shown()
 	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: &shown, Before: before, Rollback: rollback})
+	if j.err == nil {
+		// A full disk can take the write into the page cache and fail
+		// only when it is flushed: the sync is what says it is on disk.
+		if err := f.Sync(); err != nil {
+			j.err = fmt.Errorf("writing repair journal %s: %w", j.Path, err)
+		}
+	}
+	if j.err != nil {
+		err := j.err
+		f.Close()
+		os.Remove(j.Path)
+		j.f, j.err = nil, nil
+		return err
+	}
+	return nil
 }
 
 func (j *Journal) installer(pid int) {

@@ -102,6 +102,9 @@ type Plan struct {
 	// torch is verified, never before (until then they may be the only
 	// copy of the old one).
 	Cleanup []string `json:"cleanup,omitempty"`
+	// Resumes is the journal of the interrupted repair this plan
+	// finishes, when torch is gone because of it (resumePlan).
+	Resumes string `json:"resumes,omitempty"`
 }
 
 // Command is Argv as one line a person can paste into their shell. Its
@@ -179,6 +182,10 @@ func NewPlan(r Request) (Plan, error) {
 	}
 
 	p.Index = uvproject.IndexURL(indexBase(r), p.Variant)
+	if site := pyenv.DistroManaged(r.Env); site != "" {
+		distroBlock(&p, r.Env, site)
+		return p, nil
+	}
 
 	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
 		p.Reasons = append(p.Reasons, "this installs the very builds that are installed: it repairs the install, and changes nothing about how they fit the driver and GPUs")

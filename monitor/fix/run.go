@@ -86,6 +86,11 @@ type Result struct {
 	Duration string `json:"duration"`
 }
 
+// ErrNoJournal is wrapped by Run's error when the repair's journal cannot
+// be written: the installer is not started, since a repair that is cut
+// short must leave a journal that says how to finish or undo it.
+var ErrNoJournal = errors.New("the repair journal cannot be written")
+
 // ErrBlocked is returned when a blocked plan is asked to run.
 var ErrBlocked = errors.New("the plan cannot be carried out")
 
@@ -104,7 +109,9 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	start := time.Now()
 	res := Result{Before: versions(env), Rollback: rollbackCommand(p, env)}
 	if o.Journal != nil {
-		o.Journal.begin(p, res.Before, res.Rollback)
+		if err := o.Journal.begin(p, res.Before, res.Rollback); err != nil {
+			return Result{Before: res.Before}, fmt.Errorf("%w, so the repair did not start and nothing was changed (free some space in the state folder, or make it writable, and run it again): %w", ErrNoJournal, err)
+		}
 		o.recorded()
 	}
 	var cause causeLines

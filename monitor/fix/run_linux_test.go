@@ -40,6 +40,9 @@ type helperJob struct {
 	Journal  string
 	Environ  []string
 	Guardian string
+	// FileLimit, when set, is the helper's RLIMIT_FSIZE in bytes: a
+	// larger write fails (EFBIG) as one on a full disk does.
+	FileLimit uint64
 }
 
 func runHelperJob(raw string) int {
@@ -52,6 +55,12 @@ func runHelperJob(raw string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	if job.FileLimit > 0 {
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: job.FileLimit, Max: job.FileLimit}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
 	}
 	_, err = Run(context.Background(), job.Plan, env, RunOptions{Journal: NewJournal(job.Journal, env.Path, time.Now()), Env: job.Environ, Guardian: job.Guardian})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -95,7 +94,17 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 		return Prepared{}, err
 	}
 	g := s.gpu(ctx)
-	p, err := NewPlan(Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()})
+	req := Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()}
+	p, err := NewPlan(req)
+	if errors.Is(err, ErrNoTorch) {
+		// Gone because a repair was cut short: its journal says what to
+		// finish.
+		if rec := s.lastUnfinished(env.Path); rec != nil {
+			if rp, ok := resumePlan(req, rec); ok {
+				p, err = rp, nil
+			}
+		}
+	}
 	if err != nil {
 		return Prepared{}, err
 	}
@@ -123,7 +132,7 @@ func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
 // An environment whose interpreter cannot run is never healthy, whatever
 // its torch: its blocked plan says how to make it again.
 func (s Service) NothingToFix(pr Prepared) bool {
-	return pr.Healthy && pr.Plan.Recreate == "" && !s.Force && s.Variant == ""
+	return pr.Healthy && pr.Plan.Recreate == "" && pr.Plan.Resumes == "" && !s.Force && s.Variant == ""
 }
 
 // HealthyText says why a healthy environment needs no reinstall, in one
@@ -162,6 +171,31 @@ func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, er
 	return Run(ctx, p, env, o)
 }
 
+// lastUnfinished is the journal of the last repair of env when it did
+// not get to its end (JournalRecord.Unfinished), or nil.
+func (s Service) lastUnfinished(env string) *JournalRecord {
+	if s.JournalDir == "" {
+		return nil
+	}
+	rec, err := LastJournal(s.JournalDir, env)
+	if err != nil || !rec.Unfinished() {
+		return nil
+	}
+	return rec
+}
+
+// ClearLeftovers removes pip's stash folders (~orch) from a healthy
+// environment when the last repair of it did not finish: that repair's
+// installer left them, and a torch installed since (by hand, or by pip
+// run again) works without them, so there is nothing to reinstall and
+// no reason to keep them. It returns what it removed.
+func (s Service) ClearLeftovers(pr Prepared) []string {
+	if !pr.Healthy || len(pr.Plan.Cleanup) == 0 || s.lastUnfinished(pr.Env.Path) == nil {
+		return nil
+	}
+	return removeStashes(pr.Env, pr.Plan.Cleanup)
+}
+
 // LastInterrupted is the journal of the last repair of env when that
 // repair never finished (GPU Canary was killed during it), or nil.
 func (s Service) LastInterrupted(env string) *JournalRecord {
@@ -193,9 +227,10 @@ func (e *InUseError) Error() string {
 // (this one aside), or nil. A process runs from env when it was attributed
 // to it, or its program lies inside it: the program as started, resolved
 // against the process's working directory (`cd /work && env/bin/python`,
-// `./python` from bin/), or its executable file (procs.Proc.Inside). A
-// list that cannot be read refuses nothing: the guard is a courtesy, not
-// a lock.
+// `./python` from bin/), or its executable file (procs.Proc.Inside), or
+// a runtime library it has mapped, each with symlinks resolved on both
+// sides (runsFrom). A list that cannot be read refuses nothing: the
+// guard is a courtesy, not a lock.
 func (s Service) InUse(ctx context.Context, env string) error {
 	if s.Processes == nil {
 		return nil
@@ -204,12 +239,9 @@ func (s Service) InUse(ctx context.Context, env string) error {
 	if err != nil {
 		return nil
 	}
-	self := os.Getpid()
 	var names []string
-	for _, p := range ps {
-		if p.Inside(env) && p.PID != self {
-			names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
-		}
+	for _, p := range inUse(ps, env) {
+		names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
 	}
 	if len(names) == 0 {
 		return nil

@@ -84,6 +84,7 @@ type envCheck struct {
 	rep        kb.Repair // what a reinstall installs here (repair)
 	repOK      bool
 	repairDone bool
+	gone       bool // torchGone reported
 }
 
 func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []pyenv.Evidence) {
@@ -133,6 +134,9 @@ func (c *envCheck) gpuName() string {
 // read from it can be trusted; the others a warning.
 func (c *envCheck) problems() {
 	for _, p := range c.env.Problems {
+		if c.torchGone(p) {
+			continue
+		}
 		code, sev, fixCmd := CodeEnvUnreadable, SeverityWarning, ""
 		switch p.Kind {
 		case pyenv.ProblemUnreadable, pyenv.ProblemTruncated:

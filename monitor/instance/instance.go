@@ -85,6 +85,11 @@ func (h *Held) Error() string {
 
 func (h *Held) Is(target error) bool { return target == ErrHeld }
 
+// ErrNotLockFile is returned (wrapped) when the lock's path is a symlink,
+// a FIFO, a folder or anything else but a regular file: it is not opened
+// for writing.
+var ErrNotLockFile = errors.New("not a regular file (a symlink or a special file is not followed)")
+
 // StateLock is a held state folder; Release lets it go.
 type StateLock struct {
 	f *os.File
@@ -104,7 +109,10 @@ func lockIn(dir, name, role string) (*StateLock, error) {
 		return nil, fmt.Errorf("creating the state folder %s: %w", dir, err)
 	}
 	p := filepath.Join(dir, name)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	// The lock file is truncated and written below: a symlink planted
+	// there (by anyone who can write the folder) must not lead that write
+	// to another file, which a root watch under sudo would clobber.
+	f, err := openLockFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("opening the lock %s: %w", p, err)
 	}

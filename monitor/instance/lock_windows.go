@@ -27,3 +27,20 @@ func unlock(f *os.File) {
 	ol := windows.Overlapped{Offset: lockOffset & 0xffffffff, OffsetHigh: lockOffset >> 32}
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
 }
+
+// openLockFile opens (creating) the lock file at p, refusing a symlink or
+// other reparse point, or anything else but a regular file, already there.
+func openLockFile(p string) (*os.File, error) {
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return nil, ErrNotLockFile
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, ErrNotLockFile
+	}
+	return f, nil
+}

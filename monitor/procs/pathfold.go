@@ -13,3 +13,7 @@ func pathWithin(path, dir string) bool {
 	path, dir = foldPath(path), foldPath(dir)
 	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
+
+// PathWithin is pathWithin for other packages: whether path is dir or
+// lies inside it, as the platform compares paths.
+func PathWithin(path, dir string) bool { return pathWithin(path, dir) }

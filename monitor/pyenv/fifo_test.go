@@ -265,3 +265,18 @@ func TestFIFOReinstall(t *testing.T) {
 	}
 	healthy()
 }
+
+// TestFIFOCore: a FIFO where torch's compiled core belongs is a damaged
+// torch (import fails), not an intact one.
+func TestFIFOCore(t *testing.T) {
+	root := t.TempDir()
+	must(t, pyenvtest.Write(root, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}}))
+	mkfifo(t, filepath.Join(root, "lib", "python3.11", "site-packages", "torch", "_C.cpython-311-x86_64-linux-gnu.so"))
+	env, err := pyenv.InspectWith(root, noUser(t.TempDir()))
+	must(t, err)
+	tor := env.Torch()
+	if tor == nil || len(tor.Problems) != 1 || tor.Problems[0].Kind != pyenv.ProblemDamagedFile ||
+		!strings.Contains(tor.Problems[0].Message, "_C.cpython-311-x86_64-linux-gnu.so is a FIFO, not a regular file") {
+		t.Fatalf("torch %+v; want one damaged-file problem naming the FIFO core", tor)
+	}
+}

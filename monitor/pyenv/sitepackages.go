@@ -160,3 +160,7 @@ func (sp *sitePackages) distNames() []string {
 	slices.Sort(names)
 	return names
 }
+
+// StashOwner returns the package a pip stash folder (by its name: ~orch,
+// ~orch-2.5.1+cpu.dist-info) belongs to, or "".
+func StashOwner(name string) string { return stashOwner(name) }

@@ -33,9 +33,11 @@ func checkTorchFiles(p *Package, sp *sitePackages, folder string, d *distInfo, v
 	var record map[string]int64
 	if d != nil && p.Installer != InstallerConda {
 		// conda's own libraries are its package's, whatever a RECORD says
-		record = recordSizes(filepath.Join(sp.distPath(*d), "RECORD"), "torch/lib/")
+		record = recordSizes(filepath.Join(sp.distPath(*d), "RECORD"), "torch/lib/", "torch/_C")
 	}
 	libProblems(p, libs, record)
+	missingLibProblem(p, libs, record)
+	coreProblem(p, dir, record)
 	if d == nil {
 		abiProblem(p, dir, "", py)
 		return
@@ -196,9 +198,9 @@ func pronounOf(n int) string {
 }
 
 // recordSizes reads the sizes a RECORD gives (lines `path,sha256=…,size`)
-// of the paths that start with prefix. It streams at most recordLimit
+// of the paths that start with one of prefixes. It streams at most recordLimit
 // bytes; a RECORD it cannot read gives none.
-func recordSizes(path, prefix string) map[string]int64 {
+func recordSizes(path string, prefixes ...string) map[string]int64 {
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil
@@ -206,10 +208,21 @@ func recordSizes(path, prefix string) map[string]int64 {
 	defer f.Close()
 	out := map[string]int64{}
 	br := bufio.NewReaderSize(io.LimitReader(f, recordLimit), 64<<10)
-	pre := []byte(prefix)
+	pres := make([][]byte, len(prefixes))
+	for i, pre := range prefixes {
+		pres[i] = []byte(pre)
+	}
+	hasPrefix := func(line []byte) bool {
+		for _, pre := range pres {
+			if bytes.HasPrefix(line, pre) {
+				return true
+			}
+		}
+		return false
+	}
 	for {
 		line, err := br.ReadSlice('\n')
-		if bytes.HasPrefix(line, pre) {
+		if hasPrefix(line) {
 			line = bytes.TrimRight(line, "\r\n")
 			if i := bytes.LastIndexByte(line, ','); i > 0 {
 				if n, perr := strconv.ParseInt(string(line[i+1:]), 10, 64); perr == nil {

@@ -80,6 +80,18 @@ func TestTorchFiles(t *testing.T) {
 			must(t, os.WriteFile(rec, []byte(strings.Join(out, "")), 0o644))
 		}
 	}
+	// addRecord adds lines to torch's RECORD.
+	addRecord := func(lines ...string) func(t *testing.T, root, site string) {
+		return func(t *testing.T, root, site string) {
+			dists, err := filepath.Glob(filepath.Join(site, "torch-*.dist-info"))
+			must(t, err)
+			f, err := os.OpenFile(filepath.Join(dists[0], "RECORD"), os.O_APPEND|os.O_WRONLY, 0)
+			must(t, err)
+			defer f.Close()
+			_, err = f.WriteString(strings.Join(lines, "\n") + "\n")
+			must(t, err)
+		}
+	}
 	both := func(fs ...func(t *testing.T, root, site string)) func(t *testing.T, root, site string) {
 		return func(t *testing.T, root, site string) {
 			for _, f := range fs {
@@ -142,6 +154,24 @@ func TestTorchFiles(t *testing.T) {
 		{name: "a +cu121 dist-info with a CUDA 12.4 version.py", spec: versions("2.5.1+cu121", "2.5.1+cu124", "12.4"),
 			kinds: []string{pyenv.ProblemBuildMismatch}, says: "(CUDA 12.1 build) but "},
 		{name: "a PyPI wheel: no local tag in METADATA, +cu124 in version.py", spec: versions("2.5.1", "2.5.1+cu124", "12.4")},
+		{name: "libc10.so deleted (its RECORD lists it)", spec: cuda,
+			mutate: func(t *testing.T, root, site string) {
+				must(t, os.Remove(filepath.Join(site, "torch", "lib", "libc10.so")))
+			},
+			kinds: []string{pyenv.ProblemHalfDeleted}, says: "libc10.so is missing (torch's RECORD lists it)"},
+		{name: "two libraries RECORD lists are absent", spec: cuda, mutate: addRecord("torch/lib/libtorch_cuda_linalg.so,sha256=x,10", "torch/lib/libgomp-a34b3233.so.1,sha256=x,10"),
+			kinds: []string{pyenv.ProblemHalfDeleted}, says: "libgomp-a34b3233.so.1 is missing (torch's RECORD lists it); libtorch_cuda_linalg.so is missing"},
+		{name: "an empty core", spec: cuda, mutate: libFile("../_C.cpython-311-x86_64-linux-gnu.so", ""),
+			kinds: []string{pyenv.ProblemDamagedFile}, says: "_C.cpython-311-x86_64-linux-gnu.so is empty (0 bytes)"},
+		{name: "a dangling link as the core", spec: cuda,
+			mutate: func(t *testing.T, root, site string) {
+				must(t, os.Symlink(filepath.Join(root, "gone.so"), filepath.Join(site, "torch", "_C.cpython-311-x86_64-linux-gnu.so")))
+			},
+			kinds: []string{pyenv.ProblemHalfDeleted}, says: "gone.so, which does not exist"},
+		{name: "the core RECORD lists is gone", spec: cuda, mutate: addRecord("torch/_C.cpython-311-x86_64-linux-gnu.so,sha256=x,2000"),
+			kinds: []string{pyenv.ProblemHalfDeleted}, says: "_C.cpython-311-x86_64-linux-gnu.so is missing (torch's RECORD lists it)"},
+		{name: "a core of the size its RECORD gives", spec: cuda,
+			mutate: both(libFile("../_C.cpython-311-x86_64-linux-gnu.so", "\x7fELF"), addRecord("torch/_C.cpython-311-x86_64-linux-gnu.so,sha256=x,4"))},
 		{name: "a CUDA wheel as installed", spec: cuda},
 		{name: "windows: a CUDA wheel as installed", layout: pyenv.LayoutWindows, spec: cuda},
 	}

@@ -21,6 +21,7 @@ func open(path string, dir bool) (*os.File, error) {
 		fd, err = syscall.Open(path, flags, 0)
 	}
 	if err != nil {
+		noteOpen(err)
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), path)

@@ -19,7 +19,11 @@ func open(path string, dir bool) (*os.File, error) {
 	if err := checkMode(path, fi.Mode(), dir); err != nil {
 		return nil, err
 	}
-	return os.Open(path)
+	f, err := os.Open(path)
+	if err != nil {
+		noteOpen(err)
+	}
+	return f, err
 }
 
 func sortEntries(ents []os.DirEntry) {

@@ -46,6 +46,10 @@ type Spec struct {
 	// an environment half-installed. pip extracts a wheel's files in the
 	// archive's order.
 	Block string
+	// BlockFirst puts Block before NAME's files instead: an installer
+	// held there has moved the old version aside and written nothing of
+	// the new one, so an interruption leaves no NAME at all.
+	BlockFirst bool
 }
 
 // Filename is the wheel's file name (py3-none-any: it installs anywhere),
@@ -158,7 +162,10 @@ func Build(s Spec) ([]byte, error) {
 		}
 		files = append(files, file{pkg + "/lib/padding.bin", pad})
 	}
-	if s.Block != "" {
+	if s.Block != "" && s.BlockFirst {
+		files = append([]file{{s.Block, []byte("unblocked\n")}}, files...)
+	}
+	if s.Block != "" && !s.BlockFirst {
 		files = append(files, file{s.Block, []byte("unblocked\n")})
 	}
 	files = append(files,

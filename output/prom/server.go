@@ -94,14 +94,42 @@ func ValidateWebConfig(path string) error {
 	return nil
 }
 
+// maxHeaderBytes bounds a request's headers: a scrape's are a few
+// hundred bytes, basic auth included.
+const maxHeaderBytes = 16 << 10
+
 // Serve serves h on l until ctx ends, then shuts the server down. TLS and
 // basic auth come from the web config file at webConfig ("" is plain
 // HTTP), re-read by the toolkit on each connection.
 func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfig string, logger *slog.Logger) error {
+	return serveCapped(ctx, l, h, webConfig, logger, connCap(fileLimit()), nil)
+}
+
+// serveCapped is Serve with at most maxOpen connections open at once;
+// limited, when set, is given the limiting listener (for tests).
+func serveCapped(ctx context.Context, l net.Listener, h http.Handler, webConfig string, logger *slog.Logger, maxOpen int, limited func(*limitListener)) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
+	// Clients that connect and wait, or keep a connection alive and send
+	// nothing, are closed (the timeouts) and cannot hold more than a
+	// share of the file descriptors (the limiter): the engine keeps the
+	// rest, and a scrape always gets in.
+	ll := newLimitListener(l, maxOpen)
+	l = ll
+	if limited != nil {
+		limited(ll)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         ll.connState,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+	}
 	noSocket := false
 	flags := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: &noSocket, WebConfigFile: &webConfig}
 	served := make(chan error, 1)
