@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/jsonout"
@@ -19,7 +20,7 @@ import (
 // processSource is this platform's process source, for a command or the
 // engine.
 func (g *globals) processSource() procs.Source {
-	return procs.NewSource(procs.Options{Logger: g.log.With("component", "procs")})
+	return procs.NewSource(procs.Options{Logger: g.log.With("component", "procs"), WSL: gpu.DetectWSL(gpu.WSLProbe{}) != ""})
 }
 
 func (g *globals) busyRule() procs.BusyRule {
