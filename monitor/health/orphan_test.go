@@ -10,7 +10,9 @@ import (
 func TestCheckGPUMemory(t *testing.T) {
 	const gib = uint64(1) << 30
 	mem := func(n uint64) *uint64 { return &n }
-	proc := func(pid int, m *uint64) gpu.Process { return gpu.Process{PID: pid, Type: "compute", UsedMemoryBytes: m} }
+	proc := func(pid int, m *uint64) gpu.Process {
+		return gpu.Process{PID: pid, Type: "compute", UsedMemoryBytes: m}
+	}
 	a100 := func(used uint64, ps ...gpu.Process) gpu.Device {
 		return gpu.Device{Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalBytes: 80 * gib, MemoryUsedBytes: used, Processes: ps}
 	}
