@@ -211,3 +211,21 @@ func TestPsAndCheckOrphanedMemory(t *testing.T) {
 		t.Errorf("check --json findings = %+v", check.Findings)
 	}
 }
+
+// TestPsWSL: under (simulated) WSL2, ps says "(WSL)" and why memory is
+// not per process, and ps --json says wsl.
+func TestPsWSL(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	sim := simFile(t, `{"driver": "566.36", "cuda_driver": "12.7", "wsl": true,
+ "devices": [{"name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9", "memory_total_bytes": 25757220864, "processes": []}]}`)
+	out, _, code := runCLI(t, "--gpu-sim", sim, "ps")
+	if code != exitOK || !strings.Contains(out, "[simulated] (WSL)") || !strings.Contains(out, "(WSL) under WSL2 the Windows driver (WDDM) owns the GPU: NVML lists no processes") {
+		t.Errorf("ps (exit %d):\n%s", code, out)
+	}
+	out, _, _ = runCLI(t, "--gpu-sim", sim, "ps", "--json")
+	if !strings.Contains(out, `"wsl": true`) {
+		t.Errorf("ps --json lacks wsl:\n%s", out)
+	}
+}
