@@ -16,7 +16,7 @@ type Container struct {
 	// systemd-nspawn; "" when only the pod is known (a process in the
 	// pod's own cgroup).
 	ID string `json:"id,omitempty"`
-	// Runtime is docker, containerd, cri-o, podman, systemd-nspawn, or
+	// Runtime is docker, containerd, cri-o, podman, systemd-nspawn, lxc, or
 	// cri where a Kubernetes cgroup (cgroupfs driver) does not say which.
 	Runtime string `json:"runtime"`
 	// PodUID is the Kubernetes pod's UID, with dashes, on Kubernetes.
@@ -60,7 +60,8 @@ func (c *Container) Short() string {
 //     the container), "/libpod_parent/libpod-<id>"
 //   - systemd-nspawn: "systemd-nspawn@<machine>.service",
 //     "machine-<machine>.scope" under machine.slice (systemd's \x2d
-//     escapes undone)
+//     escapes undone; libvirt's "machine-lxc-…" is lxc, and its
+//     "machine-qemu-…" a virtual machine, no container)
 //   - Kubernetes pods: "kubepods-<qos>-pod<uid>.slice" or
 //     "kubepods-pod<uid>.slice" (systemd, "_" for "-" in the UID),
 //     "/kubepods/<qos>/pod<uid>/" or "/kubepods/pod<uid>/" (cgroupfs)
@@ -133,13 +134,22 @@ func containerOfPath(path string) *Container {
 // components above it.
 func containerPart(part string, above []string) (id, runtime string) {
 	if name, ok := strings.CutPrefix(part, "systemd-nspawn@"); ok {
-		if name, ok = strings.CutSuffix(name, ".service"); ok {
+		if name, ok = strings.CutSuffix(name, ".service"); ok && name != "" {
 			return unescapeUnit(name), "systemd-nspawn"
 		}
 	}
 	if name, ok := strings.CutPrefix(part, "machine-"); ok && len(above) > 0 && above[len(above)-1] == "machine.slice" {
-		if name, ok = strings.CutSuffix(name, ".scope"); ok && !strings.HasPrefix(name, "qemu") {
-			return unescapeUnit(name), "systemd-nspawn"
+		// libvirt registers its guests there too: a QEMU virtual machine
+		// is no container, an LXC guest is one of its own kind.
+		if name, ok = strings.CutSuffix(name, ".scope"); ok && name != "" {
+			name = unescapeUnit(name)
+			switch {
+			case strings.HasPrefix(name, "qemu-"):
+				return "", ""
+			case strings.HasPrefix(name, "lxc-"):
+				return name, "lxc"
+			}
+			return name, "systemd-nspawn"
 		}
 	}
 	if strings.HasPrefix(part, "libpod-conmon-") {

@@ -40,6 +40,7 @@ func TestParseCgroup(t *testing.T) {
 		{"nspawn v1 escaped", "1:name=systemd:/machine.slice/systemd-nspawn@web\\x2d1.service\n", &Container{ID: "web-1", Runtime: "systemd-nspawn"}},
 		{"nspawn machine scope", "0::/machine.slice/machine-build\\x2dbox.scope/payload\n", &Container{ID: "build-box", Runtime: "systemd-nspawn"}},
 		{"a qemu machine is no container", "0::/machine.slice/machine-qemu\\x2d1\\x2dwin.scope\n", nil},
+		{"libvirt lxc", "0::/machine.slice/machine-lxc\\x2d4242\\x2dweb.scope\n", &Container{ID: "lxc-4242-web", Runtime: "lxc"}},
 		{"k8s v2 systemd burstable containerd", "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + podID_ + ".slice/cri-containerd-" + cid + ".scope\n",
 			&Container{ID: cid, Runtime: "containerd", PodUID: podID}},
 		{"k8s v2 systemd besteffort crio", "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + podID_ + ".slice/crio-" + cid + ".scope\n",
@@ -57,6 +58,7 @@ func TestParseCgroup(t *testing.T) {
 			&Container{Runtime: "cri", PodUID: podID}},
 		{"v2 line wins over v1", "4:memory:/docker/" + cid + "\n0::/system.slice/crio-" + cid + ".scope\n", &Container{ID: cid, Runtime: "cri-o"}},
 		{"hybrid: empty v2, docker in v1", "0::/\n4:memory:/docker/" + cid + "\n", &Container{ID: cid, Runtime: "docker"}},
+		{"an nspawn unit without a name", "0::/machine.slice/systemd-nspawn@.service\n0::/machine.slice/machine-.scope\n", nil},
 		{"too short an ID", "0::/docker/3f2a9c5e8b1d\n", nil},
 		{"garbage", "no colons here\n::\n\x00\x01", nil},
 		{"empty", "", nil},
@@ -131,4 +133,28 @@ func TestPodIndex(t *testing.T) {
 	if e.Pod != "" || e.Namespace != "" {
 		t.Errorf("no folder: %+v", e)
 	}
+}
+
+// FuzzParseCgroup: any cgroup file gives nil or a container with a
+// runtime, and an ID or pod UID of the forms documented.
+func FuzzParseCgroup(f *testing.F) {
+	f.Add("0::/system.slice/docker-" + cid + ".scope\n")
+	f.Add("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + podID_ + ".slice/cri-containerd-" + cid + ".scope\n")
+	f.Add("1:name=systemd:/machine.slice/systemd-nspawn@web\\x2d1.service\n")
+	f.Add("11:memory:/kubepods/besteffort/pod" + podID + "/" + cid + "\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		c := ParseCgroup([]byte(s))
+		if c == nil {
+			return
+		}
+		if c.Runtime == "" || c.ID == "" && c.PodUID == "" {
+			t.Errorf("ParseCgroup(%q) = %+v", s, c)
+		}
+		if c.PodUID != "" && !isUID(c.PodUID) {
+			t.Errorf("ParseCgroup(%q): pod UID %q", s, c.PodUID)
+		}
+		if c.Short() == "" {
+			t.Errorf("ParseCgroup(%q) = %+v: nothing to show", s, c)
+		}
+	})
 }
