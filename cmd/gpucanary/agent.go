@@ -14,7 +14,8 @@ import (
 	"github.com/gpucanary/gpucanary/output/prom"
 )
 
-const agentUsage = `Usage: gpucanary agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [--collector.processes [--collector.processes.max N]] [PATH...]
+const agentUsage = `Usage: gpucanary agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
+       gpucanary agent --collector.processes [--collector.processes.max N] [PATH...]
 
 Runs the engine headless (like watch) and serves what it knows as Prometheus
 metrics: /metrics, /-/healthy, and /-/ready (ready once every environment has
