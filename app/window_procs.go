@@ -23,7 +23,7 @@ import (
 )
 
 // procColumns are the columns of `gpucanary ps`.
-var procColumns = []string{"GPU", "PID", "User", "Environment", "GPU memory", "SM %", "CPU %", "RSS", "Runtime", "Verdict", "Container", "Command"}
+var procColumns = []string{"GPU", "PID", "User", "Environment", "GPU memory", "SM %", "CPU %", "RSS", "Runtime", "Verdict", "Command"}
 
 // procsWindow is a live, sortable table of GPU workloads, with a memory
 // bar per GPU.
@@ -55,7 +55,7 @@ const (
 // procWidths are the columns' widths for their content; a column is never
 // narrower than its header with a sort arrow, and the last (the command)
 // takes the width the window has left.
-var procWidths = []float32{40, 64, 80, 200, 80, 50, 64, 80, 72, 72, 100, 200}
+var procWidths = []float32{40, 64, 80, 200, 80, 50, 64, 80, 72, 72, 200}
 
 // procsSize is the size the window opens at.
 var procsSize = fyne.NewSize(1200, 520)
@@ -293,11 +293,6 @@ func cell(r monitor.Process, col int) string {
 		return fmt.Sprint(r.PID)
 	case "User":
 		return r.User
-	case "Container": // its pod's name on Kubernetes, where known
-		if r.Container == nil {
-			return "-"
-		}
-		return r.Container.Short()
 	case "Environment":
 		return present.ShortPath(r.EnvPath)
 	case "GPU memory":
@@ -343,7 +338,11 @@ func (p *procsWindow) updateTerminate() {
 		return
 	}
 	r := p.rows[p.chosen]
-	p.why.SetText(fmt.Sprintf("PID %d, %s: %s", r.PID, r.Verdict, r.Reason))
+	where := ""
+	if c := present.Container(r.Container); c != "" {
+		where = " in " + c
+	}
+	p.why.SetText(fmt.Sprintf("PID %d%s, %s: %s", r.PID, where, r.Verdict, r.Reason))
 	if r.JobOnCPU && !r.OutsideContainer {
 		p.term.Enable()
 		return
