@@ -35,8 +35,9 @@ Flags:
                              with its PID, environment, verdict, container,
                              pod and namespace: a series per job, so off by
                              default (README "Metrics")
-  --collector.processes.max N  at most N processes get series (default 200);
-                             the rest are counted in
+  --collector.processes.max N
+                             at most N processes get series (default 200),
+                             flagged ones first; the rest are counted in
                              gpucanary_process_series_dropped_total
   --gpu-sim FILE             replace NVML with a simulated GPU
 
@@ -44,6 +45,7 @@ Examples:
   gpucanary agent
   gpucanary agent --web.listen-address :9835 --web.config.file /etc/gpucanary/web.yml
   gpucanary agent --textfile /var/lib/prometheus/node-exporter/gpucanary.prom
+  gpucanary agent --collector.processes --collector.processes.max 50
 
 Exit status: runs until interrupted (0); 2 on bad flags, a bad web config,
 or an address that cannot be listened on (a port in use).
