@@ -181,6 +181,9 @@ func TestPsAndCheckOrphanedMemory(t *testing.T) {
 	if !found {
 		t.Errorf("ps --json lacks PID %d:\n%s", pid, out)
 	}
+	if !strings.Contains(out, `"pid": 4194305,`) || !strings.Contains(out, `"name": "(not running)"`) {
+		t.Errorf("ps --json does not say PID %d is not running:\n%s", noSuchPID, out)
+	}
 	orphaned := func(msg string) bool {
 		return strings.Contains(msg, "GPU 0 (NVIDIA A100-SXM4-40GB): 8.0 GiB") && strings.Contains(msg, strconv.Itoa(noSuchPID))
 	}

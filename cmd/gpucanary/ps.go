@@ -99,7 +99,9 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		sortRows(rows)
 		// After the snapshot: a PID it lists that is gone now is no
 		// process that started since the scan.
-		machine := health.CheckGPUMemory(st, procs.HostPIDs(""))
+		alive := procs.HostPIDs("")
+		monitor.MarkGone(rows, alive)
+		machine := health.CheckGPUMemory(st, alive)
 		if asJSON {
 			write := jsonout.Processes
 			if watch {
