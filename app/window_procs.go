@@ -338,7 +338,11 @@ func (p *procsWindow) updateTerminate() {
 		return
 	}
 	r := p.rows[p.chosen]
-	p.why.SetText(fmt.Sprintf("PID %d, %s: %s", r.PID, r.Verdict, r.Reason))
+	where := ""
+	if c := present.Container(r.Container); c != "" {
+		where = " in " + c
+	}
+	p.why.SetText(fmt.Sprintf("PID %d%s, %s: %s", r.PID, where, r.Verdict, r.Reason))
 	if r.JobOnCPU && !r.OutsideContainer {
 		p.term.Enable()
 		return

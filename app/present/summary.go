@@ -25,6 +25,9 @@ func Summary(s monitor.State) string {
 	if s.GPU.Simulated {
 		parts[0] += " (simulated)"
 	}
+	if s.GPU.WSL {
+		parts[0] += " (WSL)"
+	}
 	var onGPU, offGPU int
 	for _, p := range s.Processes {
 		switch {

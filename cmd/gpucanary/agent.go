@@ -15,6 +15,7 @@ import (
 )
 
 const agentUsage = `Usage: gpucanary agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
+       gpucanary agent --collector.processes [--collector.processes.max N] [PATH...]
 
 Runs the engine headless (like watch) and serves what it knows as Prometheus
 metrics: /metrics, /-/healthy, and /-/ready (ready once every environment has
@@ -29,12 +30,22 @@ Flags:
                              toolkit's web config format
   --textfile PATH            also keep PATH (a .prom file) up to date for
                              node_exporter's textfile collector, written atomically
+  --collector.processes      also export a series per GPU process and per
+                             flagged Python process (gpucanary_process_*),
+                             with its PID, environment, verdict, container,
+                             pod and namespace: a series per job, so off by
+                             default (README "Metrics")
+  --collector.processes.max N
+                             at most N processes get series (default 200),
+                             flagged ones first; the rest are counted in
+                             gpucanary_process_series_dropped_total
   --gpu-sim FILE             replace NVML with a simulated GPU
 
 Examples:
   gpucanary agent
   gpucanary agent --web.listen-address :9835 --web.config.file /etc/gpucanary/web.yml
   gpucanary agent --textfile /var/lib/prometheus/node-exporter/gpucanary.prom
+  gpucanary agent --collector.processes --collector.processes.max 50
 
 Exit status: runs until interrupted (0); 2 on bad flags, a bad web config,
 or an address that cannot be listened on (a port in use).
@@ -46,14 +57,31 @@ func agentFlags(fs *flag.FlagSet, g *globals) runFunc {
 	addr := fs.String("web.listen-address", prom.DefaultListenAddress, "address to serve metrics on")
 	webConfig := fs.String("web.config.file", "", "exporter toolkit web config (TLS, basic auth)")
 	textfile := fs.String("textfile", "", "also write the metrics to this file for node_exporter")
+	perProcess := fs.Bool("collector.processes", false, "export a series per GPU or flagged process")
+	perProcessMax := fs.Int("collector.processes.max", prom.DefaultProcessSeriesMax, "the most processes with series of their own")
 	g.simFlag(fs)
 	return func(ctx context.Context, std stdio) int {
-		return cmdAgent(ctx, g, fs, *addr, *webConfig, *textfile, std)
+		if *perProcessMax < 1 {
+			fmt.Fprintf(std.err, "gpucanary agent: --collector.processes.max %d: want 1 or more\n", *perProcessMax)
+			return exitUsage
+		}
+		series := prom.ProcessSeries{}
+		if *perProcess {
+			series.Max = *perProcessMax
+		}
+		return cmdAgent(ctx, g, fs, agentConfig{addr: *addr, webConfig: *webConfig, textfile: *textfile, processes: series}, std)
 	}
 }
 
+// agentConfig is what the agent's flags ask for.
+type agentConfig struct {
+	addr, webConfig, textfile string
+	processes                 prom.ProcessSeries
+}
+
 // cmdAgent runs the engine and serves its state to Prometheus.
-func cmdAgent(ctx context.Context, g *globals, fs *flag.FlagSet, addr, webConfig, textfile string, std stdio) int {
+func cmdAgent(ctx context.Context, g *globals, fs *flag.FlagSet, c agentConfig, std stdio) int {
+	addr, webConfig, textfile := c.addr, c.webConfig, c.textfile
 	for _, p := range fs.Args() {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(std.err, "gpucanary agent: %v\n", err)
@@ -80,7 +108,7 @@ func cmdAgent(ctx context.Context, g *globals, fs *flag.FlagSet, addr, webConfig
 	defer releaseState()
 	m, closeEngine := g.newMonitor(fs.Args(), st)
 	defer closeEngine()
-	metrics := prom.Options{State: m.State, Version: version}
+	metrics := prom.Options{State: m.State, Version: version, Processes: c.processes}
 	ready := func() bool { return m.State().Started }
 	h, err := prom.NewHandler(prom.HandlerOptions{Metrics: metrics, Ready: ready, Logger: log})
 	if err != nil {

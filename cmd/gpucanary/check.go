@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/jsonout"
 	"github.com/gpucanary/gpucanary/output/text"
@@ -83,6 +85,7 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 		sayResolved(found.Found, resolved)
 	}
 	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res.Findings = append(res.Findings, health.CheckGPUMemory(res.GPU, procs.HostPIDs(""))...)
 	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	res.Envs = append(res.Envs, bad...)
 	if err := out(res, found.Complete, began, std, g.getenv); err != nil {

@@ -28,6 +28,7 @@ Commands:
                                reinstall a CUDA torch in the environment at PATH, or pin its CUDA index
   report [-o DIR] [PATH...]    write the evidence bundle
   agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
+  agent --collector.processes [--collector.processes.max N] [PATH...]
                                run the engine headless and serve Prometheus metrics
   version                      print the version
 

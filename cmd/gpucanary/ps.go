@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/jsonout"
@@ -19,7 +21,7 @@ import (
 // processSource is this platform's process source, for a command or the
 // engine.
 func (g *globals) processSource() procs.Source {
-	return procs.NewSource(procs.Options{Logger: g.log.With("component", "procs")})
+	return procs.NewSource(procs.Options{Logger: g.log.With("component", "procs"), WSL: gpu.DetectWSL(gpu.WSLProbe{}) != ""})
 }
 
 func (g *globals) busyRule() procs.BusyRule {
@@ -95,12 +97,17 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		st := b.Snapshot(ctx)
 		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, now)
 		sortRows(rows)
+		// After the snapshot: a PID it lists that is gone now is no
+		// process that started since the scan.
+		alive := procs.HostPIDs("")
+		monitor.MarkGone(rows, alive)
+		machine := health.CheckGPUMemory(st, alive)
 		if asJSON {
 			write := jsonout.Processes
 			if watch {
 				write = jsonout.ProcessesLine // a refresh a line
 			}
-			if err := write(std.out, host, now, st, rows); err != nil {
+			if err := write(std.out, host, now, st, rows, machine); err != nil {
 				fmt.Fprintf(std.err, "gpucanary ps: writing JSON: %v\n", err)
 				return exitUsage
 			}
@@ -116,6 +123,9 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 				p.Title(now, psEvery, keys != nil)
 			}
 			p.Processes(st, rows)
+			for _, f := range machine {
+				p.Finding(f, "")
+			}
 		}
 		if !watch {
 			return exitOK

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/store"
 	"github.com/gpucanary/gpucanary/output/jsonout"
 	"github.com/gpucanary/gpucanary/output/text"
@@ -141,6 +142,7 @@ func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, 
 		Discover:  g.discoverOptions(nil),
 		GPU:       b,
 		Processes: g.processSource(),
+		Alive:     procs.HostPIDs(""),
 		Busy:      g.busyRule(),
 		Health:    g.healthOptions(),
 		Interval:  g.cfg.Refresh.Duration,

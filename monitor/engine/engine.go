@@ -47,6 +47,10 @@ type Options struct {
 	// for the installer at the first file event of a burst. Nil leaves
 	// both out.
 	Processes procs.Source
+	// Alive says whether a PID the driver lists runs here
+	// (procs.HostPIDs), for GPU_MEMORY_ORPHANED; nil judges no GPU's
+	// memory.
+	Alive func(pid int) bool
 	// Busy decides when a busy process off the GPU is JOB_ON_CPU.
 	Busy   procs.BusyRule
 	Health health.Options
@@ -276,6 +280,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			m.rescan(ctx)
 		case <-m.tick.C():
 			m.pollGPU(ctx, false)
+			m.pollGPUMemory(m.clock.Now())
 			m.pollProcesses(ctx)
 			m.pollUnwatched(ctx)
 			m.pollRepairs(false)

@@ -116,16 +116,21 @@ type machineState struct {
 	gpu      gpu.State
 	gpuFinds findingSet
 	engine   map[string]health.Finding
+	// memFinds are GPU_MEMORY_ORPHANED's raised, memSeen its findings
+	// on the last poll (orphan.go).
+	memFinds findingSet
+	memSeen  map[string]bool
 }
 
 func newMachineState() machineState {
-	return machineState{gpuFinds: findingSet{}, engine: map[string]health.Finding{}}
+	return machineState{gpuFinds: findingSet{}, engine: map[string]health.Finding{}, memFinds: findingSet{}}
 }
 
 // findings are the machine's findings in key order.
 func (ms *machineState) findings() []health.Finding {
 	all := maps.Clone(ms.engine)
 	maps.Copy(all, ms.gpuFinds)
+	maps.Copy(all, ms.memFinds)
 	out := make([]health.Finding, 0, len(all))
 	for _, k := range slices.Sorted(maps.Keys(all)) {
 		out = append(out, all[k])

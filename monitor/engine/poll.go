@@ -115,6 +115,7 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	}
 	now := m.clock.Now()
 	rows := monitor.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Busy, pp.tracker, now)
+	monitor.MarkGone(rows, m.o.Alive)
 	pp.idle = len(rows) == 0
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
 	var fs []health.Finding

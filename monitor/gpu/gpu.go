@@ -43,8 +43,10 @@ type State struct {
 	// gave its version but not CUDADriver: the newest CUDA version whose
 	// driver floor that version meets ("12.2" for 535.104.05), a lower
 	// bound. CUDADriver stays as the driver gave it.
-	CUDADriverDerived string   `json:"cuda_driver_derived,omitempty"`
-	Devices           []Device `json:"devices"`
+	CUDADriverDerived string `json:"cuda_driver_derived,omitempty"`
+	// WSL is true under WSL2, where NVML lists no processes (WSLNote).
+	WSL     bool     `json:"wsl,omitempty"`
+	Devices []Device `json:"devices"`
 	// Error says why the backend could not be read ("NVML not found: ...").
 	// Empty when everything was read.
 	Error string `json:"error"`
@@ -104,7 +106,10 @@ type Options struct {
 	// SysfsRoot is where /sys is mounted (tests point it at a tree of their
 	// own); empty means "/sys".
 	SysfsRoot string
-	Logger    *slog.Logger
+	// WSL is where to look for WSL2 (DetectWSL); the zero value is this
+	// machine.
+	WSL    WSLProbe
+	Logger *slog.Logger
 }
 
 // ptr is the address of a copy of v, for the optional fields above.

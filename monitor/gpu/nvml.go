@@ -150,6 +150,8 @@ type nvmlConfig struct {
 	// library is the file NVML was loaded from, where the platform knows
 	// it (nvml.dll's path on Windows): State.Library.
 	library string
+	// wsl is set under WSL2: State.WSL.
+	wsl bool
 }
 
 // nvmlBackend reads the GPUs through an initialised nvmlLibrary.
@@ -201,7 +203,7 @@ func (b *nvmlBackend) Close() error {
 func (b *nvmlBackend) Snapshot(ctx context.Context) State {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	st := State{Source: "nvml", Library: b.cfg.library, Devices: []Device{}}
+	st := State{Source: "nvml", Library: b.cfg.library, WSL: b.cfg.wsl, Devices: []Device{}}
 	if b.closed {
 		st.Error = "NVML was shut down"
 		return st

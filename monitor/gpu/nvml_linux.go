@@ -12,15 +12,34 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// openPlatform loads libnvidia-ml.so.1 through go-nvml.
+// openPlatform loads libnvidia-ml.so.1 through go-nvml: under WSL2 the
+// Windows driver's copy in WSLLibDir, which the loader's usual search may
+// not find (a distribution's own libnvidia-ml.so.1 cannot reach /dev/dxg).
 func openPlatform(o Options) Backend {
-	return newNVML(nvml.New(), o)
+	at := nvmlPlace{wsl: DetectWSL(o.WSL)}
+	if at.wsl != "" {
+		at.library = WSLLibrary(o.WSL)
+	}
+	if at.library != "" {
+		return newNVMLAt(nvml.New(nvml.WithLibraryPath(at.library)), o, at)
+	}
+	return newNVMLAt(nvml.New(), o, at)
 }
 
-// newNVML initialises lib. When Init fails (no library, no driver) it
+// nvmlPlace is where NVML was found: the library's path when it was
+// chosen (WSL2), and the sign that says the machine is WSL2 ("" when not).
+type nvmlPlace struct {
+	library string
+	wsl     string
+}
+
+// newNVML initialises lib on a machine that is not WSL2.
+func newNVML(lib nvml.Interface, o Options) Backend { return newNVMLAt(lib, o, nvmlPlace{}) }
+
+// newNVMLAt initialises lib. When Init fails (no library, no driver) it
 // returns the null backend and never calls lib again: go-nvml kills the
 // process when a function is called after a failed Init.
-func newNVML(lib nvml.Interface, o Options) Backend {
+func newNVMLAt(lib nvml.Interface, o Options, at nvmlPlace) Backend {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -38,9 +57,14 @@ func newNVML(lib nvml.Interface, o Options) Backend {
 	if sysfs == "" {
 		sysfs = "/sys"
 	}
+	if at.wsl != "" {
+		log.Info("WSL2: NVML lists no processes here", "sign", at.wsl, "library", at.library)
+	}
 	return newNVMLBackend(goNVML{lib: lib, has: lookupNewer(lib, log)}, nvmlConfig{
-		log:    log,
-		asleep: func(busID string) bool { return runtimeSuspended(sysfs, busID) },
+		log:     log,
+		library: at.library,
+		wsl:     at.wsl != "",
+		asleep:  func(busID string) bool { return runtimeSuspended(sysfs, busID) },
 	})
 }
 

@@ -103,3 +103,28 @@ func BenchmarkSnapshotNVMLStub(b *testing.B) {
 		}
 	}
 }
+
+// TestWSLLoadsTheDriversNVML: on a fixture root that is WSL2, the NVML
+// loaded is the one in WSLLibDir (the stand-in, linked there), and the
+// state says WSL.
+func TestWSLLoadsTheDriversNVML(t *testing.T) {
+	lib := stubLibrary(t)
+	t.Setenv("NVMLSTUB_SCENARIO", "rtx4090-wddm")
+	t.Setenv("NVMLSTUB_LOG", "")
+	root := wslRoot(t, map[string]string{"proc/version": "Linux version 5.15.167.4-microsoft-standard-WSL2\n"})
+	wslLib := filepath.Join(root, WSLLibDir, "libnvidia-ml.so.1")
+	if err := os.MkdirAll(filepath.Dir(wslLib), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(lib, wslLib); err != nil {
+		t.Fatal(err)
+	}
+	b := openPlatform(Options{SysfsRoot: t.TempDir(), WSL: WSLProbe{Root: root, Getenv: func(string) string { return "" }}})
+	defer b.Close()
+	got := b.Snapshot(context.Background())
+	want := rtx4090State()
+	want.WSL, want.Library = true, wslLib
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("state\n got %s\nwant %s", dump(got), dump(want))
+	}
+}

@@ -24,6 +24,9 @@ type scenario struct {
 	Driver     string      `json:"driver"`
 	CUDADriver string      `json:"cuda_driver"`
 	Devices    []simDevice `json:"devices"`
+	// WSL simulates WSL2 (State.WSL): list no processes with it, as NVML
+	// there lists none.
+	WSL bool `json:"wsl"`
 }
 
 type simDevice struct {
@@ -76,7 +79,7 @@ func ParseScenario(data []byte) (State, error) {
 	if err := sc.check(); err != nil {
 		return State{}, fmt.Errorf("invalid scenario: %w", err)
 	}
-	st := State{Simulated: true, Driver: sc.Driver, CUDADriver: sc.CUDADriver, Devices: []Device{}}
+	st := State{Simulated: true, Driver: sc.Driver, CUDADriver: sc.CUDADriver, WSL: sc.WSL, Devices: []Device{}}
 	if sc.Driver == "" && len(sc.Devices) > 0 {
 		return State{}, fmt.Errorf("devices are listed but no driver version is given")
 	}

@@ -58,6 +58,13 @@ type Proc struct {
 	// its environment block held it then (changes from inside included);
 	// nil when unset or unreadable. Empty hides every GPU.
 	CUDAVisibleDevices *string `json:"cuda_visible_devices,omitempty"`
+	// Container is the container and pod the process runs in, from its
+	// cgroup (ParseCgroup); null for a process on the host.
+	Container *Container `json:"container"`
+	// DXG is true when the process has WSL2's GPU device, /dev/dxg, open
+	// or mapped: under WSL2 NVML lists no processes, so that is what says
+	// a process uses the GPU.
+	DXG bool `json:"dxg,omitempty"`
 	// Unreadable says what could not be read ("maps: permission denied"
 	// for another user's process on Linux; "modules: permission denied"
 	// for a protected one on Windows), so that such a process is listed

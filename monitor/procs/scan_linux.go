@@ -52,6 +52,8 @@ type scanner struct {
 	ticks float64
 	boot  time.Time
 	page  uint64
+	pods  podIndex
+	wsl   bool
 }
 
 // newScanner makes a scanner over o.ProcRoot.
@@ -73,6 +75,11 @@ func newScanner(o Options) *scanner {
 		ticks: 100, page: uint64(os.Getpagesize())}
 	s.ctx = context.WithValue(context.Background(), common.EnvKey, common.EnvMap{common.HostProcEnvKey: root})
 	s.boot = bootTime(root)
+	s.wsl = o.WSL
+	s.pods = podIndex{root: o.PodLogRoot, now: now}
+	if s.pods.root == "" {
+		s.pods.root = DefaultPodLogRoot
+	}
 	return s
 }
 
@@ -198,6 +205,10 @@ func (s *scanner) identify(pid int32, st stat) (*entry, error) {
 	p.Cwd, _ = os.Readlink(filepath.Join(dir, "cwd"))
 	p.Exe = strings.TrimSuffix(p.Exe, " (deleted)")
 	s.attributeByEnviron(p)
+	if b, err := s.read(pid, "cgroup"); err == nil {
+		p.Container = ParseCgroup(b)
+		s.pods.fill(p.Container)
+	}
 	return e, nil
 }
 
@@ -227,7 +238,9 @@ func (s *scanner) readMaps(p *Proc) error {
 	defer f.Close()
 	s.br.Reset(f)
 	var paths []string
+	dxg := false
 	err = parseMaps(s.br, func(path []byte) {
+		dxg = dxg || string(path) == dxgDevice
 		if !mayBeRuntime(path) {
 			return
 		}
@@ -242,5 +255,6 @@ func (s *scanner) readMaps(p *Proc) error {
 		return err
 	}
 	setLibs(p, paths)
+	p.DXG = dxg || s.wsl && p.Workload() && s.hasOpen(p.PID, dxgDevice)
 	return nil
 }

@@ -53,7 +53,13 @@ type Installer struct {
 type Options struct {
 	// ProcRoot is where proc is mounted ("" = /proc); Linux only.
 	ProcRoot string
-	Logger   *slog.Logger
+	// PodLogRoot is the kubelet's pod log folder, which names pods by UID
+	// ("" = DefaultPodLogRoot); Linux only.
+	PodLogRoot string
+	// WSL says the machine is WSL2, where a process's GPU use is read
+	// from /dev/dxg in its open files (gpu.DetectWSL); Linux only.
+	WSL    bool
+	Logger *slog.Logger
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 }

@@ -102,7 +102,8 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 			holder = gpuAncestor(p, byPID, onGPU)
 		}
 		hidden := u == nil && holder == 0 && !p.Workload() && mapsHidden(p)
-		if u == nil && holder == 0 && !p.Workload() && !hidden {
+		wsl := u == nil && g.WSL && p.DXG
+		if u == nil && holder == 0 && !p.Workload() && !hidden && !wsl {
 			continue
 		}
 		r := Row{Proc: *p, GPUs: []int{}}
@@ -121,6 +122,9 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 				r.Graphics = true
 				r.Reason = graphicsReason(u.gpus, r.GPUMemoryBytes)
 			}
+		case wsl:
+			r.GPUMemoryBytes = nil
+			r.Verdict, r.Reason = VerdictGPU, wslReason
 		case holder != 0:
 			r.Verdict, r.Reason = VerdictGPU, fmt.Sprintf("a child of PID %d, which holds memory on the GPU", holder)
 		case hidden:

@@ -28,7 +28,7 @@ func TestCheckIsIndentedAndWhole(t *testing.T) {
 func TestProcessesNeverNull(t *testing.T) {
 	var b bytes.Buffer
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
-	if err := Processes(&b, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil); err != nil {
+	if err := Processes(&b, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -40,7 +40,7 @@ func TestProcessesNeverNull(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Processes == nil || got.GPU["driver"] != "550.54.15" || !strings.Contains(b.String(), `"processes": []`) {
+	if got.Processes == nil || got.GPU["driver"] != "550.54.15" || !strings.Contains(b.String(), `"processes": []`) || !strings.Contains(b.String(), `"findings": []`) {
 		t.Errorf("ps --json with no rows:\n%s", b.String())
 	}
 	// As gpustat's JSON: the host and the time of the query.
@@ -80,9 +80,9 @@ func TestProcessesLineIsProcessesOnOneLine(t *testing.T) {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	var line, doc bytes.Buffer
 	for _, w := range []func() error{
-		func() error { return ProcessesLine(&line, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil) },
-		func() error { return ProcessesLine(&line, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil) },
-		func() error { return Processes(&doc, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil) },
+		func() error { return ProcessesLine(&line, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil, nil) },
+		func() error { return ProcessesLine(&line, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil, nil) },
+		func() error { return Processes(&doc, "gpu-box-7", at, gpu.State{Driver: "550.54.15"}, nil, nil) },
 	} {
 		if err := w(); err != nil {
 			t.Fatal(err)

@@ -11,7 +11,9 @@
 // Label cardinality is bounded by what the machine has: environments by
 // path, GPUs by index, processes aggregated by environment and verdict.
 // Command lines never become labels, and a PID is a label only on a
-// process flagged JOB_ON_CPU.
+// process flagged JOB_ON_CPU, unless per-process series are asked for
+// (ProcessSeries, processes.go): then each GPU process and each flagged
+// one has series of its own, a bounded number of them.
 //
 // It imports monitor (and its types) and the Prometheus client and
 // exporter toolkit; nothing imports it but the commands that serve or
@@ -46,12 +48,15 @@ type Options struct {
 	// runtime.Version() (tests set it, so golden files do not depend on
 	// the toolchain).
 	GoVersion string
+	// Processes turns on a series per process; the zero value is off.
+	Processes ProcessSeries
 }
 
 // Collector is a prometheus.Collector over the engine's state.
 type Collector struct {
 	state     func() monitor.State
 	buildInfo prometheus.Metric
+	processes *perProcess // nil: per-process series are off
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -62,10 +67,14 @@ func NewCollector(o Options) *Collector {
 	if gv == "" {
 		gv = runtime.Version()
 	}
-	return &Collector{
+	c := &Collector{
 		state:     o.State,
 		buildInfo: prometheus.MustNewConstMetric(descBuildInfo, prometheus.GaugeValue, 1, o.Version, gv),
 	}
+	if o.Processes.Max > 0 {
+		c.processes = &perProcess{max: o.Processes.Max}
+	}
+	return c
 }
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
@@ -115,6 +124,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range allDescs {
 		ch <- d
 	}
+	c.processes.describe(ch)
 }
 
 // Collect reads the state once and sends its metrics.
@@ -125,6 +135,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	collectGPU(ch, s)
 	collectEnvs(ch, s)
 	collectProcesses(ch, s)
+	c.processes.collect(ch, s)
 }
 
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {

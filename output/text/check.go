@@ -48,6 +48,9 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 	if g.Simulated {
 		sim = p.paint(yellow, " [simulated]")
 	}
+	if g.WSL {
+		sim += " (WSL)"
+	}
 	if !g.HasDriver() {
 		p.printf("GPU   no NVIDIA driver%s\n", sim)
 		return

@@ -19,12 +19,15 @@ import (
 // until a row fits (the command is cut first).
 func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
 	p.gpu(st, true)
+	if st.WSL {
+		p.printf("%s\n", p.paint(dim, "(WSL) "+gpu.WSLNote+"."))
+	}
 	p.printf("\n")
 	if len(rows) == 0 {
 		p.printf("No GPU workloads: no process holds GPU memory or has an ML runtime loaded.\n")
 		return
 	}
-	cols, cmdWidth := tableLayout(p.Width)
+	cols, cmdWidth := tableLayoutOf(p.Width, columnsFor(rows))
 	head := make([]string, len(cols))
 	for i, c := range cols {
 		head[i] = pad(c.head, c.width, c.right)
@@ -125,7 +128,7 @@ type column struct {
 const (
 	commandMin  = 16
 	commandFree = 60
-	maxDrop     = 5
+	maxDrop     = 6
 )
 
 var processColumns = []column{
@@ -136,8 +139,8 @@ var processColumns = []column{
 		return fmt.Sprint(r.GPUs[0])
 	}},
 	{head: "PID", width: 7, min: 7, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string { return fmt.Sprint(r.PID) }},
-	{head: "USER", width: 9, min: 6, drop: 4, value: func(r monitor.Process, _ Printer, _ time.Time) string { return r.User }},
-	{head: "ENVIRONMENT", width: 22, min: 10, drop: 5, value: func(r monitor.Process, p Printer, _ time.Time) string {
+	{head: "USER", width: 9, min: 6, drop: 5, value: func(r monitor.Process, _ Printer, _ time.Time) string { return r.User }},
+	{head: "ENVIRONMENT", width: 22, min: 10, drop: 6, value: func(r monitor.Process, p Printer, _ time.Time) string {
 		if r.EnvPath == "" {
 			return "-"
 		}
@@ -178,12 +181,34 @@ var processColumns = []column{
 	{head: "VERDICT", width: 9, min: 9, value: func(r monitor.Process, _ Printer, _ time.Time) string { return string(r.Verdict) }},
 }
 
-// tableLayout fits the columns to a terminal width columns wide (0: no
+// containerColumn is the container (or pod) a process runs in, after
+// USER; it is shown only when some process runs in one.
+var containerColumn = column{head: "CONTAINER", width: 12, min: 8, drop: 4, value: func(r monitor.Process, _ Printer, _ time.Time) string {
+	if r.Container == nil {
+		return "-"
+	}
+	return r.Container.Short()
+}}
+
+// columnsFor is the table's columns for rows: processColumns, with
+// CONTAINER when any process runs in a container.
+func columnsFor(rows []monitor.Process) []column {
+	if !slices.ContainsFunc(rows, func(r monitor.Process) bool { return r.Container != nil }) {
+		return processColumns
+	}
+	i := slices.IndexFunc(processColumns, func(c column) bool { return c.head == "USER" }) + 1
+	return slices.Insert(slices.Clone(processColumns), i, containerColumn)
+}
+
+// tableLayout is tableLayoutOf the columns of processes on the host.
+func tableLayout(width int) ([]column, int) { return tableLayoutOf(width, processColumns) }
+
+// tableLayoutOf fits the columns to a terminal width columns wide (0: no
 // limit): the command gets what is left; when that is under commandMin,
 // the environment and user columns narrow, then columns are dropped in
 // their drop order. It returns the columns kept and the command's width.
-func tableLayout(width int) ([]column, int) {
-	cols := append([]column(nil), processColumns...)
+func tableLayoutOf(width int, all []column) ([]column, int) {
+	cols := append([]column(nil), all...)
 	if width <= 0 {
 		return cols, commandFree
 	}

@@ -1,0 +1,102 @@
+package prom
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+// DefaultProcessSeriesMax is --collector.processes.max's default: how many
+// processes get series of their own at most.
+const DefaultProcessSeriesMax = 200
+
+// ProcessSeries turns on a series per process (the agent's
+// --collector.processes), off by default: each process adds a series
+// for as long as it lives, and a PID label makes a new one for every job,
+// so a busy machine's series churn. Max bounds how many a scrape gives;
+// the processes past it are counted in
+// gpucanary_process_series_dropped_total, never silently lost.
+type ProcessSeries struct {
+	// Max is the most processes a scrape gives series for; 0 turns
+	// per-process series off.
+	Max int
+}
+
+var (
+	processLabels   = []string{"pid", "env", "verdict", "container", "pod", "namespace"}
+	descProcGPUMem  = desc("process_gpu_memory_bytes", "GPU memory one process holds, on all GPUs (absent where the driver cannot say: WDDM, WSL2). Only with --collector.processes; container, pod and namespace are empty for a process on the host or where they are not known.", processLabels...)
+	descProcCPUOne  = desc("process_cpu_cores", "CPU one process uses over the last poll interval, in cores. Only with --collector.processes; absent for a PID outside this view.", processLabels...)
+	descProcDropped = desc("process_series_dropped_total", "Processes left without series of their own because --collector.processes.max was reached, summed over scrapes. Only with --collector.processes.")
+)
+
+// perProcess is the per-process part of a Collector.
+type perProcess struct {
+	max     int
+	dropped atomic.Uint64
+}
+
+func (pp *perProcess) describe(ch chan<- *prometheus.Desc) {
+	if pp == nil {
+		return
+	}
+	ch <- descProcGPUMem
+	ch <- descProcCPUOne
+	ch <- descProcDropped
+}
+
+// collect gives each process that holds GPU memory or is flagged (a
+// verdict of cpu or cuda-idle, or a finding) its series, the most telling
+// first: findings, then the most GPU memory, then the lowest PID.
+func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
+	if pp == nil {
+		return
+	}
+	var rows []monitor.Process
+	for _, p := range s.Processes {
+		if p.Verdict == procs.VerdictGPU || p.Verdict == procs.VerdictCPU || p.Verdict == procs.VerdictCUDAIdle || len(p.Findings) > 0 {
+			rows = append(rows, p)
+		}
+	}
+	slices.SortFunc(rows, func(a, b monitor.Process) int {
+		if c := cmp.Compare(flagged(b), flagged(a)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(memoryOf(b), memoryOf(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.PID, b.PID)
+	})
+	if len(rows) > pp.max {
+		pp.dropped.Add(uint64(len(rows) - pp.max))
+		rows = rows[:pp.max]
+	}
+	for _, p := range rows {
+		labels := []string{strconv.Itoa(p.PID), p.EnvPath, string(p.Verdict), "", "", ""}
+		if c := p.Container; c != nil {
+			labels[3], labels[4], labels[5] = c.ID, cmp.Or(c.Pod, c.PodUID), c.Namespace
+		}
+		if p.GPUMemoryBytes != nil {
+			gauge(ch, descProcGPUMem, float64(*p.GPUMemoryBytes), labels...)
+		}
+		if p.Measured() {
+			gauge(ch, descProcCPUOne, p.CPUPercent/100, labels...)
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(descProcDropped, prometheus.CounterValue, float64(pp.dropped.Load()))
+}
+
+// flagged is 1 for a process with a finding, else 0.
+func flagged(p monitor.Process) int { return min(1, len(p.Findings)) }
+
+func memoryOf(p monitor.Process) uint64 {
+	if p.GPUMemoryBytes == nil {
+		return 0
+	}
+	return *p.GPUMemoryBytes
+}
