@@ -40,12 +40,12 @@ type procsWindow struct {
 	chosenPID   int
 	chosenStart time.Time
 	term        *widget.Button
+	why         *widget.Label // the selected process's verdict and reason
 	// memTotal is the largest GPU's memory: the top of the memory
 	// sparklines.
 	memTotal uint64
 	// cells are the table's cell templates' parts (procs_cells.go).
 	cells map[*fyne.Container]*procCell
-	why   *widget.Label // the selected process's verdict and reason
 }
 
 // Preference keys of UI state (Fyne Preferences hold only UI state; the
