@@ -80,6 +80,21 @@ func TestGPUWindowSpans(t *testing.T) {
 	if p.util.Note != "asleep" || p.power.Note != "asleep" {
 		t.Errorf("asleep: notes %q %q", p.util.Note, p.power.Note)
 	}
+	// Closed, the window is not drawn; the samples go on, and it shows
+	// them when it opens again.
+	u.wins.hide(g.win)
+	drawn := len(p.util.Points)
+	for i := 1; i <= 5; i++ {
+		u.now = func() time.Time { return goldenNow.Add(time.Duration(i) * refreshEvery) }
+		u.wins.refresh(goldenState())
+	}
+	if len(p.util.Points) != drawn {
+		t.Errorf("a closed window was drawn: %d points, then %d", drawn, len(p.util.Points))
+	}
+	u.wins.showGPUs()
+	if got := len(g.panels["GPU-0000"].util.Points); got != 301 { // ten minutes at 2 s, moved on by 5
+		t.Errorf("shown again: %d points", got)
+	}
 }
 
 // TestProcessSparklines: each process's GPU memory and CPU cells carry

@@ -130,10 +130,12 @@ func (w *windows) refresh(s monitor.State) {
 	if w.envs != nil {
 		w.envs.refresh(s)
 	}
-	if w.procs != nil {
+	// The charts are drawn only in a window on the screen; a closed one
+	// is drawn again when it is shown.
+	if w.procs != nil && w.visible[w.procs.win] {
 		w.procs.refresh(s)
 	}
-	if w.gpus != nil {
+	if w.gpus != nil && w.visible[w.gpus.win] {
 		w.gpus.refresh(s)
 	}
 }

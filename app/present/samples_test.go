@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
@@ -151,4 +152,28 @@ func TestSinceShortHistory(t *testing.T) {
 			t.Errorf("from %v: %d points, want all 301", from, len(got))
 		}
 	}
+}
+
+// BenchmarkGPUSamplesAdd is what the tray pays on each refresh tick for
+// the charts' history, with a day of samples already kept (one GPU, two
+// processes), and the memory that history holds.
+func BenchmarkGPUSamplesAdd(b *testing.B) {
+	var h GPUSamples
+	st := presenttest.State()
+	at := time.Unix(1_000_000, 0)
+	for i := 0; i < int(24*time.Hour/(2*time.Second)); i++ {
+		at = at.Add(2 * time.Second)
+		h.Add(st, at, time.Second)
+	}
+	ds := h.GPUs["GPU-0000"]
+	held := (cap(ds.Recent) + cap(ds.Long)) * int(unsafe.Sizeof(GPUSample{}))
+	for _, p := range h.Procs {
+		held += cap(p) * int(unsafe.Sizeof(ProcSample{}))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		at = at.Add(2 * time.Second)
+		h.Add(st, at, time.Second)
+	}
+	b.ReportMetric(float64(held)/1024, "KiB-held")
 }
