@@ -45,12 +45,13 @@ const plotHeight = 110
 
 // CreateRenderer implements fyne.Widget.
 func (c *Chart) CreateRenderer() fyne.WidgetRenderer {
-	return &chartRenderer{c: c}
+	return &chartRenderer{c: c, plot: newPlot()}
 }
 
 type chartRenderer struct {
 	c    *Chart
 	objs []fyne.CanvasObject
+	plot *plot
 }
 
 func (r *chartRenderer) Destroy()                     {}
@@ -157,25 +158,46 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 			t.Move(fyne.NewPos(x0+pad, y(c.Limit)+1))
 		}
 	}
-	plot := plotRaster(Downsample(c.Points, c.From, c.To, int(w)), c.From, c.To, top, w, c.Color, 1.5)
-	plot.Move(fyne.NewPos(x0, y0))
-	plot.Resize(fyne.NewSize(w, h))
-	r.objs = append(objs, plot)
+	r.plot.raster.Move(fyne.NewPos(x0, y0))
+	r.plot.raster.Resize(fyne.NewSize(w, h))
+	r.plot.set(Downsample(c.Points, c.From, c.To, int(w)), c.From, c.To, top, w, c.Color, 1.5)
+	r.objs = append(objs, r.plot.raster)
 }
 
 // maxGap is the longest time between two points that a line joins: a
 // longer gap is time nothing was read, and the line breaks.
 func maxGap(span time.Duration) time.Duration { return max(15*time.Second, span/30) }
 
-// plotRaster is the series pts as an area under a line (see area),
-// painted at the display's pixels into a box width wide (in Fyne units).
-func plotRaster(pts []Point, from, to time.Time, top float64, width float32, c color.Color, line float64) *canvas.Raster {
-	r := canvas.NewRaster(func(w, h int) image.Image {
-		scale := float64(w) / float64(max(1, width))
-		return area(w, h, pts, from, to, top, maxGap(to.Sub(from)), c, line*scale)
-	})
-	r.ScaleMode = canvas.ImageScalePixels
-	return r
+// plot is a series drawn as an area under a line (see area) by one
+// raster kept across refreshes: a redraw paints the new samples into the
+// same texture rather than make a new one every 2 seconds.
+type plot struct {
+	raster   *canvas.Raster
+	pts      []Point
+	from, to time.Time
+	top      float64
+	width    float32 // the raster's width in Fyne units
+	color    color.Color
+	line     float64 // the line's width in Fyne units
+}
+
+func newPlot() *plot {
+	p := &plot{}
+	p.raster = canvas.NewRaster(p.paint)
+	p.raster.ScaleMode = canvas.ImageScalePixels
+	return p
+}
+
+// set gives the plot what to draw, width Fyne units wide, and repaints it.
+func (p *plot) set(pts []Point, from, to time.Time, top float64, width float32, c color.Color, line float64) {
+	p.pts, p.from, p.to, p.top, p.width, p.color, p.line = pts, from, to, top, width, c, line
+	p.raster.Refresh()
+}
+
+// paint draws the plot at the display's pixels, w by h.
+func (p *plot) paint(w, h int) image.Image {
+	scale := float64(w) / float64(max(1, p.width))
+	return area(w, h, p.pts, p.from, p.to, p.top, maxGap(p.to.Sub(p.from)), p.color, p.line*scale)
 }
 
 // inSpan is the points from from to to.

@@ -33,10 +33,15 @@ func NewSpark(c color.Color) *Spark {
 }
 
 // CreateRenderer implements fyne.Widget.
-func (s *Spark) CreateRenderer() fyne.WidgetRenderer { return &sparkRenderer{s: s} }
+func (s *Spark) CreateRenderer() fyne.WidgetRenderer {
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	return &sparkRenderer{s: s, bg: bg, plot: newPlot()}
+}
 
 type sparkRenderer struct {
 	s    *Spark
+	bg   *canvas.Rectangle
+	plot *plot
 	objs []fyne.CanvasObject
 }
 
@@ -52,9 +57,9 @@ func (r *sparkRenderer) MinSize() fyne.Size {
 
 func (r *sparkRenderer) Layout(size fyne.Size) {
 	s := r.s
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.Resize(size)
-	objs := append(r.objs[:0], bg)
+	r.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
+	r.bg.Resize(size)
+	r.objs = append(r.objs[:0], r.bg)
 	top := s.Top
 	if top <= 0 {
 		top = Max(s.Points)
@@ -63,9 +68,8 @@ func (r *sparkRenderer) Layout(size fyne.Size) {
 		top = 1
 	}
 	if s.To.After(s.From) && size.Width > 2 && size.Height > 2 {
-		plot := plotRaster(Downsample(s.Points, s.From, s.To, int(size.Width)), s.From, s.To, top, size.Width, s.Color, 1)
-		plot.Resize(size)
-		objs = append(objs, plot)
+		r.plot.raster.Resize(size)
+		r.plot.set(Downsample(s.Points, s.From, s.To, int(size.Width)), s.From, s.To, top, size.Width, s.Color, 1)
+		r.objs = append(r.objs, r.plot.raster)
 	}
-	r.objs = objs
 }
