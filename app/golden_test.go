@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -20,7 +21,52 @@ import (
 var goldenNow = time.Date(2026, 3, 14, 15, 9, 0, 0, time.Local)
 
 // goldenState is a fixed state, so the windows render the same every run.
-func goldenState() monitor.State { return presenttest.State() }
+func goldenState() monitor.State {
+	s := presenttest.State()
+	for i := range s.Processes {
+		s.Processes[i].StartTime = goldenStart // one process across states
+	}
+	s.Processes[1].BusyFor = 3*time.Minute + 25*time.Second
+	return s
+}
+
+// goldenStart is when the golden processes started: the runtime column
+// reads the wall clock, so it is 75 minutes before the test began.
+var goldenStart = time.Now().Add(-75 * time.Minute).Truncate(time.Second)
+
+// goldenSamples feeds w ten minutes of readings, one per refresh, ending
+// at goldenNow with goldenState's: the GPU idles, train.py starts 8
+// minutes ago, its memory fills, utilization, power and temperature
+// climb and settle; serve.py is busy on the CPU throughout.
+func goldenSamples(w *windows) {
+	const ticks = 300
+	for k := 0; k <= ticks; k++ {
+		st := goldenState()
+		d := &st.GPU.Devices[0]
+		train, serve := &st.Processes[0], &st.Processes[1]
+		wave := math.Sin(float64(k)/5) + 0.5*math.Sin(float64(k)/2.3)
+		run := float64(k - 60) // ticks since train.py started
+		util, mem, temp, power := 0.0, 0.4, 34.0, 58.0
+		if run >= 0 {
+			settle := 1 - math.Exp(-run/25)
+			util = 84*settle + 4*wave
+			mem = 0.4 + 8.6*min(1, run/10)
+			temp = 34 + 27*(1-math.Exp(-run/45))
+			power = 58 + 185*settle + 10*wave
+			tm, cpu := uint64(mem*(1<<30)), 95+8*wave
+			train.GPUMemoryBytes, train.CPUPercent = &tm, cpu
+		} else {
+			st.Processes = st.Processes[1:]
+			serve = &st.Processes[0]
+		}
+		serve.CPUPercent = 375 + 20*wave
+		if k < ticks { // the last reading is goldenState's own
+			u, c, p := uint32(max(0, util)), uint32(temp), power
+			d.UtilizationGPU, d.TemperatureC, d.PowerWatts, d.MemoryUsedBytes = &u, &c, &p, uint64(mem*(1<<30))
+		}
+		w.samples.Add(st, goldenNow.Add(-time.Duration(ticks-k)*refreshEvery), minSampleGap)
+	}
+}
 
 // goldenEvents is a fixed history, newest first, as the engine keeps it.
 func goldenEvents() []monitor.Event {
@@ -62,33 +108,18 @@ var goldenWindows = []goldenWindow{
 	}},
 	{"procs", func(w *windows) fyne.Window {
 		w.showProcesses()
-		// A click on a cell in the middle of the row stuck on the CPU
-		// selects its whole row.
+		// A click on a cell in the middle of a row selects the whole
+		// row; the row stuck on the CPU stands out beside it.
 		row := 0
 		for i, r := range w.procs.rows {
-			if r.PID == 5151 {
+			if r.PID == 4242 {
 				row = i
 			}
 		}
 		w.procs.table.Select(widget.TableCellID{Row: row, Col: 6})
 		return w.procs.win
 	}},
-	{"gpus", func(w *windows) fyne.Window {
-		// Two minutes of samples, one per refresh: a job ramping up and
-		// settling.
-		now := goldenNow
-		w.u.now = func() time.Time { return now }
-		w.showGPUs()
-		for i := 0; i <= 60; i++ {
-			st := goldenState()
-			d := &st.GPU.Devices[0]
-			util := uint32(min(95, i*3))
-			d.UtilizationGPU, d.MemoryUsedBytes = &util, uint64(min(i, 30))<<30/3
-			now = goldenNow.Add(time.Duration(i) * refreshEvery)
-			w.refresh(st)
-		}
-		return w.gpus.win
-	}},
+	{"gpus", func(w *windows) fyne.Window { w.showGPUs(); return w.gpus.win }},
 	{"history", func(w *windows) fyne.Window { w.showHistory(); return w.history.win }},
 	{"settings", func(w *windows) fyne.Window { w.showSettings(); return w.settings }},
 }
@@ -110,6 +141,7 @@ func TestWindowGolden(t *testing.T) {
 				a := test.NewTempApp(t)
 				u := newUI(a, Deps{Engine: fixedEngine{}, Config: config.Default()})
 				u.now = func() time.Time { return goldenNow }
+				goldenSamples(u.wins)
 				win := gw.open(u.wins)
 				if size.IsZero() {
 					size = u.wins.sizes[win]

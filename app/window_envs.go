@@ -42,12 +42,22 @@ func newEnvsWindow(w *windows) *envsWindow {
 			sub := widget.NewLabel("manager")
 			sub.SizeName = theme.SizeNameCaptionText
 			// Labels pad themselves; the two lines of one row sit closer.
-			return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), widget.NewLabel("environment"), sub)
+			lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), widget.NewLabel("environment"), sub)
+			b := newBadge(widestVerdict(), widget.MediumImportance, "") // the badges' column fits every word
+			return container.New(layout.NewBorderLayout(nil, nil, b, nil), lines, b)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			box := o.(*fyne.Container)
+			row := o.(*fyne.Container)
+			box, b := row.Objects[0].(*fyne.Container), row.Objects[1].(*badge)
 			l, sub := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
-			l.Text = present.EnvLabel(e.envs[i])
+			b.set(envBadge(e.envs[i]))
+			// The badge says the verdict; the tray's mark before the
+			// name would say it twice.
+			label := present.EnvLabel(e.envs[i])
+			if _, rest, ok := strings.Cut(label, " "); ok {
+				label = rest
+			}
+			l.Text = label
 			l.Importance = verdictImportance(string(e.envs[i].Verdict))
 			l.Refresh()
 			sub.SetText(envDetailLine(e.envs[i], w.lastChanged()[e.envs[i].Path], w.u.now()))
@@ -80,7 +90,7 @@ func newEnvsWindow(w *windows) *envsWindow {
 	})
 	e.remove.Disable() // until an environment is selected
 	split := container.NewHSplit(e.list, container.NewVScroll(e.detail))
-	split.Offset = 0.38
+	split.Offset = 0.42
 	e.win.SetContent(container.NewBorder(e.noGPU, container.NewHBox(add, e.remove), nil, nil, split))
 	return e
 }
@@ -104,6 +114,37 @@ func (e *envsWindow) refresh(s monitor.State) {
 		return
 	}
 	e.showDetail()
+}
+
+// verdictWords are the environments' badges' words.
+var verdictWords = map[monitor.Verdict]string{monitor.VerdictOK: "OK", monitor.VerdictWarning: "WARNING", monitor.VerdictError: "ERROR", monitor.VerdictNoTorch: "NO TORCH"}
+
+// widestVerdict is the widest of verdictWords.
+func widestVerdict() string {
+	w, word := float32(0), ""
+	for _, s := range verdictWords {
+		if m := fyne.MeasureText(s, theme.CaptionTextSize(), fyne.TextStyle{Bold: true}).Width; m > w || m == w && s < word {
+			w, word = m, s
+		}
+	}
+	return word
+}
+
+// envBadge is an environment's status at a glance: its verdict, coloured,
+// with its first finding as the tip.
+func envBadge(e monitor.EnvReport) (string, widget.Importance, string) {
+	tip := "No problem found."
+	if len(e.Findings) > 0 {
+		tip = e.Findings[0].Message
+		if n := len(e.Findings) - 1; n > 0 {
+			tip += fmt.Sprintf(" (and %d more)", n)
+		}
+	}
+	word := verdictWords[e.Verdict]
+	if word == "" {
+		word = strings.ToUpper(string(e.Verdict))
+	}
+	return word, verdictImportance(string(e.Verdict)), present.TildeHome(tip)
 }
 
 // envsHeader says plainly what a first run needs to know: that there is no

@@ -3,44 +3,94 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/chart"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
-// gpusWindow shows the driver and each GPU, with a small graph of
-// utilization and memory over the last minutes.
+// gpusWindow shows the driver and one panel per GPU: what it is, and
+// charts of its utilization, memory, temperature and power over the span
+// chosen (10 minutes, an hour, or since GPU Canary started).
 type gpusWindow struct {
-	w   *windows
-	win fyne.Window
-	box *fyne.Container
+	w    *windows
+	win  fyne.Window
+	head *widget.Label
+	span *widget.RadioGroup
+	box  *fyne.Container
+	// panels are the GPUs' panels by device key, kept across refreshes
+	// so the charts are redrawn, not rebuilt.
+	panels map[string]*gpuPanel
+	// shown is the state shown, drawn again over another span.
+	shown monitor.State
 }
 
-// gpusSize is the size the window opens at.
-var gpusSize = fyne.NewSize(720, 460)
+// gpusSize is the size the window opens at: one GPU's four charts.
+var gpusSize = fyne.NewSize(960, 520)
 
 // minSampleGap keeps the graphs at one point per refresh tick, however
 // often events make the windows re-render.
 const minSampleGap = refreshEvery / 2
 
+// The spans a GPU chart can show.
+const (
+	span10m   = "10 min"
+	span1h    = "1 h"
+	spanStart = "Since start"
+	prefSpan  = "gpus.span"
+)
+
+// The charts' colours: Task Manager's and nvitop's habit of one colour
+// per quantity, the same in every panel.
+var (
+	colorUtil  = color.NRGBA{0x30, 0x7f, 0xe0, 0xff}
+	colorMem   = color.NRGBA{0xa0, 0x50, 0xd0, 0xff}
+	colorTemp  = color.NRGBA{0xe0, 0x8a, 0x30, 0xff}
+	colorPower = color.NRGBA{0x2a, 0xa0, 0x60, 0xff}
+)
+
 func newGPUsWindow(w *windows) *gpusWindow {
-	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", gpusSize)}
+	g := &gpusWindow{w: w, win: w.newWindow("GPU Canary — GPUs", gpusSize), panels: map[string]*gpuPanel{}}
+	g.head = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	g.head.Wrapping = fyne.TextWrapWord
+	g.span = widget.NewRadioGroup([]string{span10m, span1h, spanStart}, func(s string) {
+		w.u.app.Preferences().SetString(prefSpan, s)
+		g.refresh(g.shown)
+	})
+	g.span.Horizontal = true
+	g.span.Required = true
+	g.span.Selected = w.u.app.Preferences().StringWithFallback(prefSpan, span10m)
 	g.box = container.NewVBox()
-	g.win.SetContent(container.NewVScroll(g.box))
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("Show:"), g.span), g.head)
+	g.win.SetContent(container.NewBorder(top, nil, nil, nil, container.NewVScroll(g.box)))
 	return g
 }
 
+// from is where the chosen span begins.
+func (g *gpusWindow) from(now time.Time) time.Time {
+	switch g.span.Selected {
+	case span1h:
+		return now.Add(-time.Hour)
+	case spanStart:
+		if s := g.w.samples.Start; !s.IsZero() && now.Sub(s) > time.Minute {
+			return s
+		}
+		return now.Add(-time.Minute)
+	}
+	return now.Add(-10 * time.Minute)
+}
+
 func (g *gpusWindow) refresh(s monitor.State) {
+	g.shown = s
 	st := s.GPU
-	var objs []fyne.CanvasObject
 	head := fmt.Sprintf("Driver %s · CUDA %s", orDash(st.Driver), orDash(st.CUDADriver))
 	if !st.HasDriver() {
 		head = "No NVIDIA driver answers on this machine"
@@ -51,92 +101,129 @@ func (g *gpusWindow) refresh(s monitor.State) {
 	if st.Simulated {
 		head += " · SIMULATED (" + st.Source + ")"
 	}
-	title := widget.NewLabelWithStyle(head, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	title.Wrapping = fyne.TextWrapWord
-	objs = append(objs, title)
+	g.head.SetText(head)
+	now := g.w.u.now()
+	from := now
+	if g.span != nil {
+		from = g.from(now)
+	}
+	var objs []fyne.CanvasObject
+	seen := map[string]bool{}
 	for _, d := range st.Devices {
-		objs = append(objs, g.card(d))
+		key := present.DeviceKey(d)
+		seen[key] = true
+		p := g.panels[key]
+		if p == nil {
+			p = newGPUPanel()
+			g.panels[key] = p
+		}
+		p.update(d, st.Simulated, g.w.samples.GPUs[key], from, now)
+		objs = append(objs, p.card)
+	}
+	for k := range g.panels {
+		if !seen[k] {
+			delete(g.panels, k)
+		}
 	}
 	g.box.Objects = objs
 	g.box.Refresh()
 }
 
-func (g *gpusWindow) card(d gpu.Device) fyne.CanvasObject {
+// gpuPanel is one GPU: a card whose subtitle says what it is, its state
+// as badges (asleep, simulated, MIG), and four charts.
+type gpuPanel struct {
+	card                   *widget.Card
+	about                  *widget.Label
+	badges                 *fyne.Container
+	util, mem, temp, power *chart.Chart
+}
+
+func newGPUPanel() *gpuPanel {
+	p := &gpuPanel{
+		about:  widget.NewLabel(""),
+		badges: container.NewHBox(),
+		util:   chart.NewChart("Utilization", chart.Percent, colorUtil),
+		mem:    chart.NewChart("Memory", chart.GiB, colorMem),
+		temp:   chart.NewChart("Temperature", chart.Celsius, colorTemp),
+		power:  chart.NewChart("Power", chart.Watts, colorPower),
+	}
+	p.about.Wrapping = fyne.TextWrapWord
+	p.util.Limit = 100
+	p.mem.LimitName, p.power.LimitName = "total", "limit"
+	// Room between the charts side by side, so one's value does not
+	// run into the other's title.
+	gap := func(c *chart.Chart) fyne.CanvasObject {
+		return container.New(layout.NewCustomPaddedLayout(0, theme.Padding(), theme.Padding(), 2*theme.Padding()), c)
+	}
+	charts := container.New(layout.NewGridLayoutWithColumns(2), gap(p.util), gap(p.mem), gap(p.temp), gap(p.power))
+	p.card = widget.NewCard("", "", container.NewVBox(container.NewBorder(nil, nil, nil, p.badges, p.about), charts))
+	return p
+}
+
+// update shows d, and its samples from from to now.
+func (p *gpuPanel) update(d gpu.Device, simulated bool, ds *present.DeviceSamples, from, now time.Time) {
+	p.card.SetTitle(fmt.Sprintf("GPU %d: %s", d.Index, d.Name))
 	arch := d.Architecture
 	if arch == "" {
 		arch = "unknown architecture"
 	}
-	lines := []string{
-		fmt.Sprintf("%s, compute capability %s", arch, orDash(d.ComputeCapability)),
-		fmt.Sprintf("Memory: %s of %s", human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes)),
-	}
-	if d.Asleep {
-		lines = append(lines, "Asleep (PCI runtime suspended): not queried, so as not to wake it")
-	} else {
-		lines = append(lines, fmt.Sprintf("Utilization: %s · temperature: %s · power: %s", pct(d.UtilizationGPU), temp(d.TemperatureC), watts(d.PowerWatts, d.PowerLimitWatts)))
-	}
-	if d.MIGEnabled {
-		lines = append(lines, "MIG mode is on")
+	about := fmt.Sprintf("%s, compute capability %s", arch, orDash(d.ComputeCapability))
+	if d.PCIBusID != "" {
+		about += " · " + d.PCIBusID
 	}
 	if d.Error != "" {
-		lines = append(lines, "Not read: "+d.Error)
+		about += "\nNot read: " + d.Error
 	}
-	id := present.DeviceKey(d)
-	body := container.NewVBox()
-	for _, l := range lines {
-		body.Add(widget.NewLabel(l))
+	p.about.SetText(about)
+	var badges []fyne.CanvasObject
+	if d.Asleep {
+		badges = append(badges, newBadge("ASLEEP", widget.HighImportance, "The GPU is in PCI runtime suspend: GPU Canary does not query it, so as not to wake it."))
 	}
-	body.Add(widget.NewLabel("Utilization (blue) and memory (orange), last minutes:"))
-	body.Add(graph(g.w.samples.Util[id], g.w.samples.Mem[id]))
-	return widget.NewCard(fmt.Sprintf("GPU %d: %s", d.Index, d.Name), d.PCIBusID, body)
-}
+	if simulated {
+		badges = append(badges, newBadge("SIMULATED", widget.WarningImportance, "These readings come from a scenario file (--gpu-sim), not from a driver."))
+	}
+	if d.MIGEnabled {
+		badges = append(badges, newBadge("MIG", widget.MediumImportance, "MIG mode is on: the GPU is partitioned into instances."))
+	}
+	p.badges.Objects = badges
+	p.badges.Refresh()
 
-// graph draws two series (0..1) as lines in a small box.
-func graph(a, b []float64) fyne.CanvasObject {
-	const w, h = 600, 80
-	objs := []fyne.CanvasObject{}
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.Resize(fyne.NewSize(w, h))
-	objs = append(objs, bg)
-	for _, s := range []struct {
-		v []float64
-		c color.Color
-	}{{a, color.NRGBA{0x30, 0x7f, 0xe0, 0xff}}, {b, color.NRGBA{0xe0, 0x8a, 0x30, 0xff}}} {
-		for i := 1; i < len(s.v); i++ {
-			x0 := float32(i-1) / present.SampleHistory * w
-			x1 := float32(i) / present.SampleHistory * w
-			l := canvas.NewLine(s.c)
-			l.StrokeWidth = 2
-			l.Position1 = fyne.NewPos(x0, h-float32(s.v[i-1])*h)
-			l.Position2 = fyne.NewPos(x1, h-float32(s.v[i])*h)
-			objs = append(objs, l)
+	var samples []present.GPUSample
+	if ds != nil {
+		samples = ds.Since(from)
+	}
+	series := func(f func(present.GPUSample) float32) []chart.Point {
+		out := make([]chart.Point, len(samples))
+		for i, s := range samples {
+			out[i] = chart.Point{T: s.Time(), V: float64(f(s))}
 		}
+		return out
 	}
-	c := container.NewWithoutLayout(objs...)
-	box := container.NewGridWrap(fyne.NewSize(w, h), c)
-	return box
-}
-
-func pct(v *uint32) string {
-	if v == nil {
-		return "n/a"
+	note := func(known bool) string {
+		switch {
+		case d.Asleep:
+			return "asleep"
+		case !known:
+			return "not reported"
+		}
+		return ""
 	}
-	return fmt.Sprintf("%d %%", *v)
-}
-
-func temp(v *uint32) string {
-	if v == nil {
-		return "n/a"
+	p.mem.Limit = float64(d.MemoryTotalBytes)
+	p.power.Limit = 0
+	if d.PowerLimitWatts != nil {
+		p.power.Limit = *d.PowerLimitWatts
 	}
-	return fmt.Sprintf("%d °C", *v)
-}
-
-func watts(v, limit *float64) string {
-	switch {
-	case v == nil:
-		return "n/a"
-	case limit == nil:
-		return fmt.Sprintf("%.0f W", *v)
+	for _, c := range []struct {
+		c     *chart.Chart
+		f     func(present.GPUSample) float32
+		known bool
+	}{
+		{p.util, func(s present.GPUSample) float32 { return s.Util }, d.UtilizationGPU != nil},
+		{p.mem, func(s present.GPUSample) float32 { return s.Mem }, d.MemoryTotalBytes > 0},
+		{p.temp, func(s present.GPUSample) float32 { return s.Temp }, d.TemperatureC != nil},
+		{p.power, func(s present.GPUSample) float32 { return s.Power }, d.PowerWatts != nil},
+	} {
+		c.c.From, c.c.To, c.c.Points, c.c.Note = from, now, series(c.f), note(c.known)
+		c.c.Refresh()
 	}
-	return fmt.Sprintf("%.0f of %.0f W", *v, *limit)
 }

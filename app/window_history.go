@@ -1,36 +1,54 @@
 package app
 
 import (
+	"cmp"
+	"image/color"
 	"slices"
 	"sort"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/gpucanary/gpucanary/app/chart"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 )
 
-// historyWindow lists the engine's remembered events, newest first.
+// historyWindow shows the engine's remembered events on a timeline, one
+// lane per environment, over the list of them, newest first; both show
+// the environment and the kind chosen.
 type historyWindow struct {
-	w      *windows
-	win    fyne.Window
-	filter *widget.Select
-	list   *widget.List
-	all    []monitor.Event
-	shown  []monitor.Event
+	w        *windows
+	win      fyne.Window
+	filter   *widget.Select
+	kinds    *widget.Select
+	timeline *chart.Timeline
+	list     *widget.List
+	all      []monitor.Event
+	shown    []monitor.Event
 }
 
-const allEnvs = "All environments"
+const (
+	allEnvs  = "All environments"
+	allKinds = "All events"
+	// machineLane is the lane of events about no environment (the GPU,
+	// a job outside every environment).
+	machineLane = "this machine"
+)
 
 // historySize is the size the window opens at.
-var historySize = fyne.NewSize(820, 480)
+var historySize = fyne.NewSize(900, 600)
 
 func newHistoryWindow(w *windows) *historyWindow {
 	h := &historyWindow{w: w, win: w.newWindow("GPU Canary — Event history", historySize)}
 	h.filter = widget.NewSelect([]string{allEnvs}, func(string) { h.apply() })
 	h.filter.SetSelected(allEnvs)
+	h.kinds = widget.NewSelect([]string{allKinds}, func(string) { h.apply() })
+	h.kinds.SetSelected(allKinds)
+	h.timeline = chart.NewTimeline()
 	h.list = widget.NewList(func() int { return len(h.shown) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
@@ -41,7 +59,8 @@ func newHistoryWindow(w *windows) *historyWindow {
 			o.(*widget.Label).SetText(historyText(h.shown[i]))
 			h.list.SetItemHeight(i, o.MinSize().Height)
 		})
-	h.win.SetContent(container.NewBorder(container.NewBorder(nil, nil, widget.NewLabel("Show:"), nil, h.filter), nil, nil, nil, h.list))
+	filters := container.NewBorder(nil, nil, widget.NewLabel("Show:"), h.kinds, h.filter)
+	h.win.SetContent(container.NewBorder(container.NewVBox(filters, h.timeline, widget.NewSeparator()), nil, nil, nil, h.list))
 	return h
 }
 
@@ -87,18 +106,84 @@ func (h *historyWindow) options() {
 	sort.Strings(envs[1:])
 	h.filter.Options = envs
 	h.filter.Refresh()
+	kinds := []string{allKinds}
+	for _, e := range h.all {
+		if k := present.KindName(e.Kind); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds[1:])
+	h.kinds.Options = kinds
+	h.kinds.Refresh()
 	h.apply()
 }
 
-// apply shows the events of the chosen environment.
+// apply shows the events of the chosen environment and kind.
 func (h *historyWindow) apply() {
 	h.shown = h.shown[:0]
 	for _, e := range h.all {
-		if h.filter.Selected == allEnvs || h.filter.Selected == "" || e.Env == h.filter.Selected {
+		envOK := h.filter.Selected == allEnvs || h.filter.Selected == "" || e.Env == h.filter.Selected
+		kindOK := h.kinds == nil || h.kinds.Selected == allKinds || h.kinds.Selected == "" || present.KindName(e.Kind) == h.kinds.Selected
+		if envOK && kindOK {
 			h.shown = append(h.shown, e)
 		}
 	}
 	if h.list != nil {
 		h.list.Refresh()
 	}
+	if h.timeline != nil {
+		h.timeline.From, h.timeline.To, h.timeline.Lanes = timelineOf(h.shown, h.w.u.now())
+		h.timeline.Refresh()
+	}
+}
+
+// timelineOf lays events (newest first) out in lanes, one per
+// environment in the order of their names, the machine's own last; the
+// span runs from the oldest event (at least an hour back) to now.
+func timelineOf(events []monitor.Event, now time.Time) (from, to time.Time, lanes []chart.Lane) {
+	from = now.Add(-time.Hour)
+	byLane := map[string]int{}
+	for _, e := range slices.Backward(events) {
+		name := machineLane
+		if e.Env != "" {
+			name = present.ShortPath(e.Env)
+		}
+		i, ok := byLane[name]
+		if !ok {
+			i = len(lanes)
+			byLane[name] = i
+			lanes = append(lanes, chart.Lane{Name: name})
+		}
+		lanes[i].Marks = append(lanes[i].Marks, chart.Mark{T: e.Time, Color: levelColor(present.Notification(e, false).Level)})
+		if e.Time.Before(from) {
+			from = e.Time
+		}
+	}
+	machineLast := func(l chart.Lane) int {
+		if l.Name == machineLane {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(lanes, func(a, b chart.Lane) int {
+		return cmp.Or(cmp.Compare(machineLast(a), machineLast(b)), cmp.Compare(a.Name, b.Name))
+	})
+	// A little room on both sides, so the first and the last dots are
+	// whole.
+	margin := now.Sub(from) / 40
+	return from.Add(-margin), now.Add(margin), lanes
+}
+
+// levelColor is a marker's colour: that of the notification the event
+// gives (red broken, orange may be, blue happened, green mended).
+func levelColor(l present.Level) color.Color {
+	switch l {
+	case present.LevelError:
+		return theme.Color(theme.ColorNameError)
+	case present.LevelWarning:
+		return theme.Color(theme.ColorNameWarning)
+	case present.LevelSuccess:
+		return theme.Color(theme.ColorNameSuccess)
+	}
+	return colorUtil // blue: the theme's primary is orange, too near a warning
 }

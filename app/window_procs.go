@@ -3,7 +3,6 @@ package app
 import (
 	"cmp"
 	"fmt"
-	"image/color"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -43,6 +41,11 @@ type procsWindow struct {
 	chosenStart time.Time
 	term        *widget.Button
 	why         *widget.Label // the selected process's verdict and reason
+	// memTotal is the largest GPU's memory: the top of the memory
+	// sparklines.
+	memTotal uint64
+	// cells are the table's cell templates' parts (procs_cells.go).
+	cells map[*fyne.Container]*procCell
 }
 
 // Preference keys of UI state (Fyne Preferences hold only UI state; the
@@ -55,45 +58,21 @@ const (
 // procWidths are the columns' widths for their content; a column is never
 // narrower than its header with a sort arrow, and the last (the command)
 // takes the width the window has left.
-var procWidths = []float32{40, 64, 80, 200, 80, 50, 64, 80, 72, 72, 200}
+var procWidths = []float32{40, 64, 72, 170, 150, 50, 130, 72, 72, 96, 200}
 
 // procsSize is the size the window opens at.
 var procsSize = fyne.NewSize(1200, 520)
 
 func newProcsWindow(w *windows) *procsWindow {
 	prefs := w.u.app.Preferences()
-	p := &procsWindow{w: w, win: w.newWindow("GPU Canary — GPU processes", procsSize),
+	p := &procsWindow{w: w, win: w.newWindow("GPU Canary — GPU processes", procsSize), cells: map[*fyne.Container]*procCell{},
 		sortBy: prefs.IntWithFallback(prefProcsSort, 4), desc: prefs.BoolWithFallback(prefProcsDesc, true), chosen: -1}
 	if p.sortBy < 0 || p.sortBy >= len(procColumns) {
 		p.sortBy = 4
 	}
 	p.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(p.rows), len(procColumns) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("cell")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return container.NewStack(canvas.NewRectangle(color.Transparent), l)
-		},
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			box := o.(*fyne.Container)
-			bg, l := box.Objects[0].(*canvas.Rectangle), box.Objects[1].(*widget.Label)
-			if id.Row >= len(p.rows) {
-				return
-			}
-			// The chosen process's whole row is marked, not one cell.
-			bg.FillColor = color.Transparent
-			if id.Row == p.chosen {
-				bg.FillColor = theme.Color(theme.ColorNameSelection)
-			}
-			bg.Refresh()
-			r := p.rows[id.Row]
-			l.Text = cell(r, id.Col)
-			l.Importance = widget.MediumImportance
-			if procColumns[id.Col] == "Verdict" {
-				l.Importance = verdictImportance(string(r.Verdict))
-			}
-			l.Refresh()
-		})
+		p.newProcCell, p.updateProcCell)
 	p.table.ShowHeaderColumn = false // rows are told apart by their PID
 	p.table.CreateHeader = func() fyne.CanvasObject {
 		b := widget.NewButton("header", nil)
@@ -176,7 +155,9 @@ func (p *procsWindow) refresh(s monitor.State) {
 	p.rows = append(p.rows[:0], s.Processes...)
 	p.sortRows()
 	var bars []fyne.CanvasObject
+	p.memTotal = 0
 	for _, d := range s.GPU.Devices {
+		p.memTotal = max(p.memTotal, d.MemoryTotalBytes)
 		bar := widget.NewProgressBar()
 		if d.MemoryTotalBytes > 0 {
 			bar.SetValue(float64(d.MemoryUsedBytes) / float64(d.MemoryTotalBytes))

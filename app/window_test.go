@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -158,19 +157,20 @@ func TestProcessesWindow(t *testing.T) {
 	})
 }
 
-// tableCells is every cell of a processes table on screen: its text and
-// its background.
-func tableCells(t *testing.T, win fyne.Window) map[string]color.Color {
+// tableCells is every cell of a processes table on screen: its text (a
+// badge's, in the verdict's column) and its background.
+func tableCells(t *testing.T, p *procsWindow) map[string]color.Color {
 	t.Helper()
-	win.Content().Refresh()
+	p.win.Content().Refresh()
 	out := map[string]color.Color{}
-	find(win.Content(), func(o fyne.CanvasObject) bool {
-		if c, ok := o.(*fyne.Container); ok && len(c.Objects) == 2 {
-			bg, ok1 := c.Objects[0].(*canvas.Rectangle)
-			l, ok2 := c.Objects[1].(*widget.Label)
-			if ok1 && ok2 && c.Visible() {
-				out[l.Text] = bg.FillColor
+	find(p.win.Content(), func(o fyne.CanvasObject) bool {
+		box, ok := o.(*fyne.Container)
+		if c := p.cells[box]; ok && c != nil && box.Visible() {
+			text := c.label.Text
+			if c.badge.Visible() {
+				text = c.badge.Text
 			}
+			out[text] = c.bg.FillColor
 		}
 		return false
 	})
@@ -191,8 +191,8 @@ func TestProcessesTableRow(t *testing.T) {
 		t.Fatalf("a click on the RSS cell chose row %d (PID %d), Terminate disabled %v", p.chosen, p.chosenPID, p.term.Disabled())
 	}
 	selected := theme.Color(theme.ColorNameSelection)
-	cells := tableCells(t, p.win)
-	for _, text := range []string{"5151", "/home/ada/work/llm/.venv", "380.0", "12.0 GiB", "cpu", "python serve.py"} {
+	cells := tableCells(t, p)
+	for _, text := range []string{"5151", "/home/ada/work/llm/.venv", "380.0", "12.0 GiB", "cpu · 3m25s", "python serve.py"} {
 		if c, ok := cells[text]; !ok || c != selected {
 			t.Errorf("cell %q of the chosen row: background %v (shown %v), want the selection colour", text, c, ok)
 		}
@@ -205,8 +205,15 @@ func TestProcessesTableRow(t *testing.T) {
 	// The selection follows its process when the rows change order.
 	p.sortOn(slices.Index(procColumns, "PID"))
 	p.sortOn(slices.Index(procColumns, "PID"))
-	if cells := tableCells(t, p.win); p.rows[p.chosen].PID != 5151 || cells["python serve.py"] != selected || cells["python train.py --epochs 10"] == selected {
+	if cells := tableCells(t, p); p.rows[p.chosen].PID != 5151 || cells["python serve.py"] != selected || cells["python train.py --epochs 10"] == selected {
 		t.Errorf("after a re-sort the mark is not on PID 5151 (chosen row %d of %v)", p.chosen, pids(p.rows))
+	}
+	// Not chosen, the job stuck on the CPU still stands out; the job on
+	// the GPU does not.
+	p.table.Select(widget.TableCellID{Row: slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 4242 }), Col: 0})
+	cells = tableCells(t, p)
+	if cells["python serve.py"] != tintCPU() || cells["cpu · 3m25s"] != tintCPU() || cells["python train.py --epochs 10"] != selected {
+		t.Errorf("the job on the CPU's row is %v, the chosen row %v", cells["python serve.py"], cells["python train.py --epochs 10"])
 	}
 
 	headers := map[string]*widget.Button{}

@@ -7,12 +7,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -128,14 +126,16 @@ func (w *windows) host() fyne.Window {
 // refresh gives every window that exists the new state.
 func (w *windows) refresh(s monitor.State) {
 	w.state = s
-	w.samples.Add(s.GPU, w.u.now(), minSampleGap)
+	w.samples.Add(s, w.u.now(), minSampleGap)
 	if w.envs != nil {
 		w.envs.refresh(s)
 	}
-	if w.procs != nil {
+	// The charts are drawn only in a window on the screen; a closed one
+	// is drawn again when it is shown.
+	if w.procs != nil && w.visible[w.procs.win] {
 		w.procs.refresh(s)
 	}
-	if w.gpus != nil {
+	if w.gpus != nil && w.visible[w.gpus.win] {
 		w.gpus.refresh(s)
 	}
 }
@@ -235,17 +235,4 @@ func (w *windows) saveConfig(cfg config.Config) bool {
 	}
 	w.u.d.Config = cfg
 	return true
-}
-
-// verdictImportance colours a verdict.
-func verdictImportance(v string) widget.Importance {
-	switch v {
-	case string(monitor.VerdictError), string(procs.VerdictCPU):
-		return widget.DangerImportance
-	case string(monitor.VerdictWarning), string(procs.VerdictCUDAIdle):
-		return widget.WarningImportance
-	case string(monitor.VerdictOK), string(procs.VerdictGPU):
-		return widget.SuccessImportance
-	}
-	return widget.MediumImportance
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -41,7 +42,7 @@ func fakeWindows() int {
 		switch r.Show {
 		case "echo":
 			s := t.State()
-			t.Copy(fmt.Sprintf("pid=%d envs=%d history=%d samples=%d", os.Getpid(), len(s.Envs), len(t.History()), len(t.Samples().Util["GPU-0"])))
+			t.Copy(fmt.Sprintf("pid=%d envs=%d history=%d samples=%d", os.Getpid(), len(s.Envs), len(t.History()), len(t.Samples().GPUs["GPU-0"].Recent)))
 		case "event":
 			select {
 			case e := <-events:
@@ -88,7 +89,7 @@ func newTray(t *testing.T, envs int) *tray {
 			for i := 0; i < envs; i++ {
 				h.State.Envs = append(h.State.Envs, monitor.EnvReport{Env: &pyenv.Env{Path: fmt.Sprint("/env", i)}})
 			}
-			h.Samples.Util = map[string][]float64{"GPU-0": {0.5, 0.6, 0.7}}
+			h.Samples.GPUs = map[string]*present.DeviceSamples{"GPU-0": {Recent: []present.GPUSample{{Util: 50}, {Util: 60}, {Util: 70}}}}
 			return h
 		},
 		Handle: func(m FromWindows) { tr.got <- m },

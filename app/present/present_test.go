@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
@@ -139,30 +138,6 @@ func TestActivateCommand(t *testing.T) {
 	want := "& \"" + strings.ReplaceAll(filepath.Join(win.Path, "Scripts", "Activate.ps1"), "$", "`$") + "\""
 	if got := ActivateCommand(win, "/bin/bash"); got != want {
 		t.Errorf("Windows layout: %s, want %s", got, want)
-	}
-}
-
-// TestGPUSamples keeps one point per gap, at most SampleHistory, and
-// hands out copies that the tray can keep writing under.
-func TestGPUSamples(t *testing.T) {
-	var h GPUSamples
-	at := presenttest.State().GPU
-	start := time.Unix(1_000_000, 0)
-	for i := 0; i < SampleHistory+10; i++ {
-		h.Add(at, start.Add(time.Duration(i)*2*time.Second), time.Second)
-		h.Add(at, start.Add(time.Duration(i)*2*time.Second+100*time.Millisecond), time.Second) // too soon: dropped
-	}
-	key := DeviceKey(at.Devices[0])
-	if len(h.Util[key]) != SampleHistory || len(h.Mem[key]) != SampleHistory {
-		t.Fatalf("kept %d/%d points, want %d", len(h.Util[key]), len(h.Mem[key]), SampleHistory)
-	}
-	if h.Util[key][0] != 0.87 {
-		t.Errorf("utilization point %v, want 0.87", h.Util[key][0])
-	}
-	c := h.Clone()
-	h.Util[key][0] = 0
-	if c.Util[key][0] != 0.87 {
-		t.Error("Clone shares its slices")
 	}
 }
 

@@ -286,7 +286,7 @@ func (t *tray) render() {
 	s := t.d.Monitor.State()
 	now := t.now()
 	t.samplesMu.Lock()
-	t.samples.Add(s.GPU, now, refreshEvery/2)
+	t.samples.Add(s, now, refreshEvery/2)
 	t.samplesMu.Unlock()
 	m := present.Model(s, t.paused(now), func(env string) bool {
 		return !t.d.Monitor.Policy().Snoozed(env, now).IsZero()

@@ -278,8 +278,8 @@ func TestWindowsAreAskedFor(t *testing.T) {
 		t.Errorf("sent %d states and %d events to the open windows process", states, events)
 	}
 	hello := h.tr.Hello()
-	if len(hello.State.Envs) != 2 || len(hello.Samples.Util) != 1 {
-		t.Errorf("hello: %d envs, samples for %d GPUs", len(hello.State.Envs), len(hello.Samples.Util))
+	if len(hello.State.Envs) != 2 || len(hello.Samples.GPUs) != 1 {
+		t.Errorf("hello: %d envs, samples for %d GPUs", len(hello.State.Envs), len(hello.Samples.GPUs))
 	}
 	// The windows process's requests reach the engine and the clipboard.
 	h.tr.FromWindows(link.FromWindows{Forget: h.paths[0]})
@@ -547,7 +547,7 @@ func TestMain(m *testing.M) {
 		handled := 0
 		for r := range t.Requests() {
 			handled++
-			t.Copy(fmt.Sprintf("show=%s envs=%d samples=%d", r.Show, len(t.State().Envs), len(t.Samples().Util)))
+			t.Copy(fmt.Sprintf("show=%s envs=%d samples=%d", r.Show, len(t.State().Envs), len(t.Samples().GPUs)))
 			t.Idle(handled)
 		}
 		os.Exit(0)
