@@ -46,6 +46,9 @@ type Spec struct {
 	// an environment half-installed. pip extracts a wheel's files in the
 	// archive's order.
 	Block string
+	// Requires are more Requires-Dist lines ("torch==2.6.0"): a package
+	// that asks for another torch, as a custom node does.
+	Requires []string
 }
 
 // Filename is the wheel's file name (py3-none-any: it installs anywhere),
@@ -226,6 +229,9 @@ func metadata(s Spec) []byte {
 	// to PyPI.
 	if s.Name == "torchvision" || s.Name == "torchaudio" {
 		b.WriteString("Requires-Dist: torch\n")
+	}
+	for _, r := range s.Requires {
+		b.WriteString("Requires-Dist: " + r + "\n")
 	}
 	for _, r := range s.Runtime {
 		b.WriteString("Requires-Dist: " + r.Name + "==" + r.Version + runtimeMarker + "\n")
