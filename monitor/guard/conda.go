@@ -22,7 +22,7 @@ func condaEdit(e *pyenv.Env) *edit {
 		if p == nil || p.Installer != pyenv.InstallerConda {
 			continue
 		}
-		name, version, build, ok := condaRecordName(p.DistInfo)
+		name, version, build, ok := condaRecordName(condaRecord(e.Path, n, p))
 		switch {
 		case ok && n == pyenv.Torch:
 			specs = append(specs, name+" =="+version+" "+build)
@@ -44,6 +44,26 @@ func condaEdit(e *pyenv.Env) *edit {
 			}
 			return []byte(text + comment(header(e.Path), "\n") + strings.Join(specs, "\n") + "\n"), nil
 		}}
+}
+
+// condaRecord finds the conda-meta record of the package n: the one
+// read (DistInfo) when it is one, else NAME-VERSION-BUILD.json for its
+// version (pytorch or torch for torch).
+func condaRecord(env, n string, p *pyenv.Package) string {
+	if _, _, _, ok := condaRecordName(p.DistInfo); ok {
+		return p.DistInfo
+	}
+	names := []string{n}
+	if n == pyenv.Torch {
+		names = []string{"pytorch", "torch"}
+	}
+	for _, name := range names {
+		m, _ := filepath.Glob(filepath.Join(env, "conda-meta", name+"-"+p.DistVersion+"-*.json"))
+		if len(m) == 1 {
+			return m[0]
+		}
+	}
+	return ""
 }
 
 // condaRecordName splits a conda-meta record's file name

@@ -111,7 +111,15 @@ func header(env string) []string {
 }
 
 // quoteArg quotes a path for the comment's command line when it needs it.
+// A Windows path (backslashes, no slash) is quoted for cmd and PowerShell:
+// in double quotes, and only when it holds a space.
 func quoteArg(s string) string {
+	if strings.Contains(s, `\`) && !strings.Contains(s, "/") {
+		if strings.ContainsAny(s, " \t") {
+			return `"` + s + `"`
+		}
+		return s
+	}
 	if strings.ContainsAny(s, " \t'\"$`\\&;|<>()*?[]{}!#~") {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
