@@ -44,6 +44,12 @@ type EnvReport struct {
 	From     string           `json:"found_from,omitempty"`
 	Verdict  Verdict          `json:"verdict"`
 	Findings []health.Finding `json:"findings"`
+	// Guarded is true when `gpucanary guard` keeps the environment's
+	// torch and its files are as it wrote them; GuardChanged names those
+	// removed or edited by hand since (monitor/guard). The command line
+	// and the engine fill them from the state folder.
+	Guarded      bool     `json:"guarded,omitempty"`
+	GuardChanged []string `json:"guard_changed,omitempty"`
 
 	// uvProject is what the uv project around the environment said when it
 	// was read, so its findings, which depend on the GPU, can be judged
