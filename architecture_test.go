@@ -39,6 +39,7 @@ func TestImportRules(t *testing.T) {
 		{"monitor/procs", []string{mod + "monitor/health", mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/kb"}},
 		{"monitor/gpu", []string{mod + "monitor/pyenv", mod + "monitor/procs", mod + "monitor/health", mod + "monitor/kb"}},
 		{"monitor/kb", []string{mod + "monitor/pyenv", mod + "monitor/procs", mod + "monitor/health", mod + "monitor/fix", mod + "monitor/engine"}},
+		{"monitor/guard", []string{mod + "monitor/health", mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/gpu", mod + "monitor/kb", mod + "monitor/procs"}},
 		{"monitor/shell", []string{mod}},
 		{"monitor/safefs", []string{mod}},
 		{"monitor/pathjson", []string{mod}},

@@ -197,6 +197,7 @@ func (g *globals) fixService() fix.Service {
 		},
 		Processes: freshScan{},
 		Guardian:  installerGuardian,
+		Guards:    fixGuards{g.keeper()},
 	}
 	if dir, err := store.Dir(); err == nil {
 		s.JournalDir = journalDir(dir)
