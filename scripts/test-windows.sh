@@ -195,6 +195,10 @@ else
   step "e2e: without nvml.dll, NO_GPU_DRIVER says why on one line"
 fi
 
+# End to end, the guard's pip.ini (scripts/wine/guard_e2e.sh).
+. scripts/wine/guard_e2e.sh
+guard_e2e
+
 # End to end, the processes (scripts/wine/procs_e2e.sh).
 procs_start=$SECONDS
 . scripts/wine/procs_e2e.sh
