@@ -108,7 +108,7 @@ func (k Keeper) apply(env string, eds []edit, pins []string) (Result, error) {
 		if _, uerr := k.undo(r, true); uerr != nil {
 			err = fmt.Errorf("%w (and undoing what was done: %v)", err, uerr)
 		}
-		os.RemoveAll(r.dir)
+		r.remove()
 		return Result{}, err
 	}
 	for i, ed := range eds {
@@ -208,10 +208,28 @@ func (k Keeper) undo(r *record, force bool) (Result, error) {
 		}
 		res.Lines = append(res.Lines, "restored "+f.Path)
 	}
-	if err := os.RemoveAll(r.dir); err != nil {
+	if err := r.remove(); err != nil {
 		return res, fmt.Errorf("removing the guard record %s: %w", r.dir, err)
 	}
 	return res, nil
+}
+
+// remove deletes the record: its saved copies, record.json, its folder.
+// File by file, not os.RemoveAll, whose Windows form wine 8 does not
+// implement (scripts/test-windows.sh).
+func (r *record) remove() error {
+	var names []string
+	for _, f := range r.Files {
+		if f.Saved != "" {
+			names = append(names, f.Saved)
+		}
+	}
+	for _, n := range append(names, filepath.Join(r.dir, "record.json"), r.dir) {
+		if err := os.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // restore writes a saved original back, creating it if the user removed it.
