@@ -15,7 +15,9 @@
 # venvs under a simulated A100, `ps --json` must list them with their
 # environments, modules and verdicts (cpu, cuda-idle), and `watch --json`
 # must raise JOB_ON_CPU for the CPU one and name the stand-in pip that
-# overwrites the CUDA venv as the culprit. Any failure fails the script.
+# overwrites the CUDA venv as the culprit; `guard` on a CUDA venv must
+# write its pip.ini, `check` say guarded and `unguard` give the venv back
+# (scripts/wine/guard_e2e.sh). Any failure fails the script.
 #
 # bench runs under wine BenchmarkSnapshotNVMLDLL (one NVML snapshot
 # through the Windows backend and the stand-in) and BenchmarkScan100 and
