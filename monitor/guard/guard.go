@@ -117,10 +117,13 @@ func (k Keeper) Guard(env string) (Result, error) {
 	if _, _, err := k.plan(e); err != nil {
 		return Result{}, err
 	}
-	if _, err := k.load(e.Path); err == nil {
+	switch _, err := k.load(e.Path); {
+	case err == nil:
 		if _, err := k.Unguard(e.Path, false); err != nil {
 			return Result{}, err
 		}
+	case !errors.Is(err, ErrNotGuarded):
+		return Result{}, err // a record it cannot read: a second guard over it could not be undone
 	}
 	ed, pins, err := k.plan(e)
 	if err != nil {

@@ -214,3 +214,30 @@ func TestWindowsPaths(t *testing.T) {
 		t.Errorf("POSIX path with a space: %s", got)
 	}
 }
+
+// TestMalformedRecord: a guard record that cannot be read is reported
+// as a change (the user hears of it), and no second guard is set over it.
+func TestMalformedRecord(t *testing.T) {
+	env := write(t, filepath.Join(t.TempDir(), "env"), pyenvtest.Spec{Torch: cudaTorch})
+	k := guard.Keeper{StateDir: t.TempDir()}
+	if _, err := k.Guard(env); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := filepath.Glob(filepath.Join(k.StateDir, "guard", "*", "record.json"))
+	if len(recs) != 1 {
+		t.Fatalf("records: %v", recs)
+	}
+	if err := os.WriteFile(recs[0], []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := k.Read(env); st.Guarded || len(st.Changed) != 1 || !strings.Contains(st.Changed[0], "malformed") {
+		t.Errorf("Read: %+v", st)
+	}
+	conf, _ := os.ReadFile(filepath.Join(env, "pip.conf"))
+	if _, err := k.Guard(env); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("Guard over a malformed record: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(env, "pip.conf")); string(after) != string(conf) {
+		t.Errorf("pip.conf changed:\n%s", after)
+	}
+}
