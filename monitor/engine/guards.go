@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/guard"
+	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // withGuard adds to a report what GPU Canary's guard records say of the
@@ -29,6 +30,6 @@ func guardEvent(path string, now time.Time, before, after monitor.EnvReport) *mo
 		return nil
 	}
 	return &monitor.Event{Time: now, Kind: monitor.KindGuardChanged, Env: path,
-		Message: fmt.Sprintf("The guard that keeps torch in %s was changed by hand (%s): installers may replace torch again. Set it again: gpucanary guard %s; or lift it: gpucanary unguard --force %s.",
-			path, strings.Join(after.GuardChanged, "; "), path, path)}
+		Message: fmt.Sprintf("The guard that keeps torch in %s was changed by hand (%s): installers may replace torch again. Lift what is left of it: gpucanary unguard --force %s; then set it again if you want: gpucanary guard %s.",
+			path, strings.Join(after.GuardChanged, "; "), shell.Quote(path), shell.Quote(path))}
 }

@@ -34,7 +34,7 @@ func TestGuardChangedByHandIsAnEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := e.Wait(10*time.Second, monitortest.Kind(monitor.KindGuardChanged, env))
-	if ev.Notify || !strings.Contains(ev.Message, "pip.conf removed") || !strings.Contains(ev.Message, "gpucanary guard "+env) {
+	if ev.Notify || !strings.Contains(ev.Message, "pip.conf removed") || !strings.Contains(ev.Message, "gpucanary unguard --force "+env) {
 		t.Errorf("event: %+v", ev)
 	}
 	if st := e.M.State(); st.Envs[0].Guarded || len(st.Envs[0].GuardChanged) != 1 {
