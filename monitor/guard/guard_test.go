@@ -63,6 +63,17 @@ func TestGuardWritesEachManagersFiles(t *testing.T) {
 			want: map[string][]string{"pip.ini": {"[install]\r\n"}, guard.ConstraintsName: {"\r\ntorch==2.5.1+cu121\r\ntorchvision==0.20.1+cu121\r\n"}}},
 		{name: "embedded Python prefix: pip.ini at its top", make: func(t *testing.T, d string) string { return prefix(t, d, pyenv.LayoutWindows) },
 			want: map[string][]string{"pip.ini": {"constraint = "}, guard.ConstraintsName: {"torch==2.5.1+cu121"}}},
+		{name: "ComfyUI portable's python_embeded", make: func(t *testing.T, d string) string {
+			env, err := pyenvtest.ComfyUIPortable(d, pyenvtest.Spec{Layout: pyenv.LayoutWindows, Torch: cudaTorch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e, err := pyenv.Inspect(env); err != nil || e.Kind != pyenv.KindEmbedded {
+				t.Fatalf("fixture: %v %v", e, err)
+			}
+			return env
+		},
+			want: map[string][]string{"pip.ini": {"[install]\r\n", "constraint = "}, guard.ConstraintsName: {"torch==2.5.1+cu121"}}},
 		{name: "POSIX prefix", make: func(t *testing.T, d string) string { return prefix(t, d, pyenv.LayoutPOSIX) },
 			want: map[string][]string{"pip.conf": {"constraint = "}}},
 		{name: "their pip.conf kept", make: func(t *testing.T, d string) string { return write(t, d, pyenvtest.Spec{Torch: cudaTorch}) },
