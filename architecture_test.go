@@ -42,6 +42,7 @@ var importRules = []importRule{
 	{pkg: "monitor/kb", only: []string{"monitor/gpu"}},
 	{pkg: "monitor/report", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/store", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
+	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
 	{pkg: "monitor/pathjson", only: []string{}},

@@ -63,6 +63,9 @@ type Deps struct {
 	Terminate func(pid int, start time.Time) error
 	// Repair reinstalls a CUDA torch; nil offers the fix command only.
 	Repair Repairer
+	// Guard keeps an environment's CUDA torch (`gpucanary guard`); nil
+	// offers nothing of it.
+	Guard Guarder
 	// Problems are what is wrong with the files this process was started
 	// with (a malformed settings file, a GPU scenario file missing or
 	// malformed): shown in a dialog over the first window opened.

@@ -119,6 +119,9 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 			switch {
 			case err != nil:
 				dialog.ShowError(err, win)
+			case res.Fixed && u.d.Guard != nil && !u.d.Guard.Guarded(p.Env):
+				// The moment to keep it: the next install may undo this.
+				u.offerKeep(p.Env, fmt.Sprintf("torch is now %s, verified by reading the environment again.\nJournal: %s\n\n", res.After["torch"], res.Journal), win)
 			case res.Fixed:
 				dialog.ShowInformation("Reinstalled", fmt.Sprintf("torch is now %s, verified by reading the environment again.\nJournal: %s", res.After["torch"], res.Journal), win)
 			default:

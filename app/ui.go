@@ -82,6 +82,9 @@ func (u *ui) handle(r link.Request) {
 	if r.Repair != "" {
 		u.reinstall(r.Repair)
 	}
+	if r.Keep != "" {
+		u.keep(r.Keep)
+	}
 	u.tellProblems()
 	u.checkIdle() // a request that opened nothing leaves the process idle
 }

@@ -45,6 +45,12 @@ type EnvReport struct {
 	From     string           `json:"found_from,omitempty"`
 	Verdict  Verdict          `json:"verdict"`
 	Findings []health.Finding `json:"findings"`
+	// Guarded is true when `gpucanary guard` keeps the environment's
+	// torch and its files are as it wrote them; GuardChanged names those
+	// removed or edited by hand since (monitor/guard). The command line
+	// and the engine fill them from the state folder.
+	Guarded      bool     `json:"guarded,omitempty"`
+	GuardChanged []string `json:"guard_changed,omitempty"`
 
 	// OutOfFiles is true when, during the read, the process had no file
 	// descriptor left for a file it opened (EMFILE, ENFILE: a flood of

@@ -33,6 +33,10 @@ const (
 	KindRepairSucceeded   Kind = "REPAIR_SUCCEEDED"
 	KindRepairFailed      Kind = "REPAIR_FAILED"
 	KindRepairInterrupted Kind = "REPAIR_INTERRUPTED"
+	// KindGuardChanged: a file of the guard `gpucanary guard` set was
+	// removed or edited by hand, so installers may replace torch again.
+	// Shown in history only: the user did it.
+	KindGuardChanged Kind = "GUARD_CHANGED"
 )
 
 // Kinds converts kind names (from the settings file) to Kinds.

@@ -7,7 +7,7 @@
 # GPUCANARY_SCREENSHOTS=DIR saves screenshots of the windows it opens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in Xvfb dbus-run-session status-notifier-watcher dunst xwininfo import; do
+for tool in Xvfb dbus-run-session status-notifier-watcher dunst xwininfo import xdotool; do
   command -v "$tool" >/dev/null || { echo "e2e: $tool is missing (make deps-test installs it)"; exit 1; }
 done
 mkdir -p bin

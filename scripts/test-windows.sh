@@ -20,7 +20,9 @@
 # them (ComfyUI portable's embedded Python on the Desktop, Stability
 # Matrix, AUTOMATIC1111, text-generation-webui, Pinokio at C:\pinokio),
 # name each app, and give the embedded Python's CPU torch its own pip's
-# repair command. Any failure fails the script.
+# repair command; `guard` on a CUDA venv must write its pip.ini, `check`
+# say guarded and `unguard` give the venv back (scripts/wine/guard_e2e.sh).
+# Any failure fails the script.
 #
 # bench runs under wine BenchmarkSnapshotNVMLDLL (one NVML snapshot
 # through the Windows backend and the stand-in) and BenchmarkScan100 and
@@ -199,6 +201,10 @@ elif [ "$(printf '%s\n' "$line" | grep -c .)" != 1 ] || ! grep -q 'nvml.dll was 
 else
   step "e2e: without nvml.dll, NO_GPU_DRIVER says why on one line"
 fi
+
+# End to end, the guard's pip.ini (scripts/wine/guard_e2e.sh).
+. scripts/wine/guard_e2e.sh
+guard_e2e
 
 # End to end, the processes (scripts/wine/procs_e2e.sh).
 procs_start=$SECONDS

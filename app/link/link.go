@@ -36,6 +36,10 @@ type Request struct {
 	// Repair is an environment whose CUDA torch to reinstall: the windows
 	// process shows the plan, asks, and runs it with a progress dialog.
 	Repair string `json:"repair,omitempty"`
+	// Keep is an environment whose CUDA torch to keep from being
+	// replaced (`gpucanary guard`): the windows process says what the
+	// guard writes, asks, and sets it.
+	Keep string `json:"keep,omitempty"`
 }
 
 // Hello is the first message: what a new windows process starts from.

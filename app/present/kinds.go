@@ -24,6 +24,7 @@ var kindNames = []struct {
 	{monitor.KindTorchInstalled, "torch was installed", false},
 	{monitor.KindEnvAdded, "Environment added", false},
 	{monitor.KindEnvRemoved, "Environment removed", false},
+	{monitor.KindGuardChanged, "A guard was changed by hand", false},
 }
 
 // KindName is kind in a person's words; a kind this table does not know

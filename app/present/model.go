@@ -31,6 +31,10 @@ type EnvEntry struct {
 	Snoozed  bool
 	// Reinstall is true when a CUDA torch reinstall would help.
 	Reinstall bool
+	// Keep is true when the menu offers "Keep this CUDA build…" (a
+	// CUDA torch, not guarded: CanKeep); Guarded when `gpucanary
+	// guard` keeps it already.
+	Keep, Guarded bool
 }
 
 // TrayModel is everything the tray shows.
@@ -65,9 +69,18 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 		m.Envs = append(m.Envs, EnvEntry{
 			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, os.Getenv("SHELL")),
 			Snoozed: snoozed != nil && snoozed(e.Path), Reinstall: NeedsReinstall(e),
+			Keep: CanKeep(e), Guarded: e.Guarded,
 		})
 	}
 	return m
+}
+
+// CanKeep is true when the environment's torch is a CUDA build that no
+// guard keeps yet: the tray offers to keep it ("Keep this CUDA build…",
+// `gpucanary guard`), on any such environment and after a repair.
+func CanKeep(e monitor.EnvReport) bool {
+	t := e.Torch()
+	return t != nil && t.Build == pyenv.BuildCUDA && !e.Guarded
 }
 
 // EnvLabel is "✗ llm/.venv — torch 2.10.0 CPU only", or with the app

@@ -29,6 +29,12 @@ func (t *tray) menu(m present.TrayModel) []Item {
 		if e.Reinstall && t.d.CanRepair && t.d.Windows != nil {
 			sub = append(sub, Item{Label: "Reinstall CUDA torch…", Action: on(func() { t.open(link.Request{Repair: e.Path}) })})
 		}
+		switch {
+		case e.Keep && t.d.Windows != nil:
+			sub = append(sub, Item{Label: LabelKeep, Action: on(func() { t.open(link.Request{Keep: e.Path}) })})
+		case e.Guarded:
+			sub = append(sub, Item{Label: LabelKept, Disabled: true})
+		}
 		if e.Fix != "" {
 			sub = append(sub, Item{Label: "Copy fix command", Action: on(func() { t.copy(e.Fix) })})
 		}

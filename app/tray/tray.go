@@ -101,6 +101,11 @@ const (
 	LabelSettings  = "Settings…"
 	LabelQuit      = "Quit"
 	LabelAddFirst  = "No environments found: Add environment…"
+	// LabelKeep, in an environment's submenu, sets `gpucanary guard` on
+	// it through the windows process; LabelKept stands there, disabled,
+	// once it is guarded.
+	LabelKeep = "Keep this CUDA build…"
+	LabelKept = "CUDA build kept (gpucanary unguard lifts it)"
 	// LabelSettingsError stands under the status while the settings file
 	// has an error; it opens Settings….
 	LabelSettingsError = "⚠ The settings file has an error: Settings…"

@@ -87,6 +87,7 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
 	res.Findings = append(res.Findings, health.CheckGPUMemory(res.GPU, procs.HostPIDs(""))...)
 	res.Complete, res.SearchStopped = found.Complete, found.Stopped
+	g.markGuarded(res.Envs)
 	res.Envs = append(res.Envs, bad...)
 	if err := out(res, found.Complete, began, std, g.getenv); err != nil {
 		fmt.Fprintf(std.err, "gpucanary check: %v\n", err)

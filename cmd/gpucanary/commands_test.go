@@ -26,6 +26,8 @@ Commands:
   fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]
   fix --pin-index PATH [--variant cuNNN] [--index-base URL]
                                reinstall a CUDA torch in the environment at PATH, or pin its CUDA index
+  guard PATH                   keep the environment's CUDA torch from being replaced by later installs
+  unguard [--force] PATH       lift that guard, giving the environment back byte for byte
   report [-o DIR] [PATH...]    write the evidence bundle
   agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
   agent --collector.processes [--collector.processes.max N] [PATH...]

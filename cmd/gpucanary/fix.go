@@ -206,6 +206,7 @@ func (g *globals) fixService() fix.Service {
 		},
 		Processes: freshScan{},
 		Guardian:  installerGuardian,
+		Guards:    fixGuards{g.keeper()},
 	}
 	if dir, err := store.Dir(); err == nil {
 		s.JournalDir = journalDir(dir)

@@ -19,6 +19,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/guard"
 	"github.com/gpucanary/gpucanary/monitor/instance"
 	"github.com/gpucanary/gpucanary/monitor/nowindow"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -199,7 +200,7 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 		return exitUsage
 	}
 	repair := g.fixService()
-	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app")}
+	d := app.Deps{Config: g.cfg, ConfigPath: g.configPath(), Log: g.log.With("component", "app"), Guard: appGuard{g.keeper()}}
 	for _, err := range g.badInput() {
 		d.Problems = append(d.Problems, err.Error())
 	}
@@ -261,3 +262,14 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// appGuard is the windows' "Keep this CUDA build…" (app.Guarder): the
+// guard `gpucanary guard` sets.
+type appGuard struct{ k guard.Keeper }
+
+func (a appGuard) Guard(env string) (pins, lines []string, err error) {
+	r, err := a.k.Guard(env)
+	return r.Pins, r.Lines, err
+}
+
+func (a appGuard) Guarded(env string) bool { return a.k.StateDir != "" && a.k.Read(env).Guarded }

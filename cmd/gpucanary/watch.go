@@ -148,6 +148,7 @@ func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, 
 		Interval:  g.cfg.Refresh.Duration,
 		Store:     st,
 		Journals:  journals,
+		Guards:    g.keeper().StateDir,
 		Policy:    policy,
 		Logger:    g.log.With("component", "monitor"),
 	})

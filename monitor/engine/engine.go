@@ -71,6 +71,10 @@ type Options struct {
 	// each repair they record is published as events (repairs.go). ""
 	// reads none.
 	Journals string
+	// Guards is the state folder whose guard records (monitor/guard) say
+	// which environments are guarded; a guard changed by hand is an
+	// event (GUARD_CHANGED). "" reads none.
+	Guards string
 	// Policy decides notifications; nil means NewPolicy().
 	Policy *Policy
 	// Clock is the engine's time; nil is the wall clock.

@@ -132,8 +132,10 @@ func (m *Monitor) reader() func(context.Context, pyenv.Found) monitor.EnvReport 
 	if inspect == nil {
 		inspect = monitor.InspectOne
 	}
-	g, o := m.machine.gpu, m.o.Health
-	return func(ctx context.Context, f pyenv.Found) monitor.EnvReport { return inspect(ctx, f, g, o) }
+	g, o, guards := m.machine.gpu, m.o.Health, m.o.Guards
+	return func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
+		return withGuard(guards, inspect(ctx, f, g, o))
+	}
 }
 
 // readEnvs reads the environments at paths again (via says how a new one
@@ -220,6 +222,9 @@ func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport)
 				}
 			}
 		}
+		events = append(events, *ev)
+	}
+	if ev := guardEvent(path, now, e.report, rep); ev != nil {
 		events = append(events, *ev)
 	}
 	e.report = rep

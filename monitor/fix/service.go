@@ -62,6 +62,9 @@ type Service struct {
 	Guardian string
 	// Timeout bounds the installer; 0 means 30 minutes.
 	Timeout time.Duration
+	// Guards, when set, lifts an environment's guard before the install
+	// and sets it again after (guarded.go); nil leaves guards alone.
+	Guards Guards
 }
 
 // Prepared is a plan with what it was made from.
@@ -150,7 +153,7 @@ func HealthyText(env *pyenv.Env) string {
 // its output sent to line, and verifies the result against the GPU as it
 // is now. The journal, when JournalDir is set, records the run whatever
 // happens.
-func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, error) {
+func (s Service) run(ctx context.Context, p Plan, line func(string)) (Result, error) {
 	env, err := pyenv.Inspect(p.Env)
 	if err != nil {
 		return Result{}, err

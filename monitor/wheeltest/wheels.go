@@ -50,6 +50,9 @@ type Spec struct {
 	// held there has moved the old version aside and written nothing of
 	// the new one, so an interruption leaves no NAME at all.
 	BlockFirst bool
+	// Requires are more Requires-Dist lines ("torch==2.6.0"): a package
+	// that asks for another torch, as a custom node does.
+	Requires []string
 }
 
 // Filename is the wheel's file name (py3-none-any: it installs anywhere),
@@ -233,6 +236,9 @@ func metadata(s Spec) []byte {
 	// to PyPI.
 	if s.Name == "torchvision" || s.Name == "torchaudio" {
 		b.WriteString("Requires-Dist: torch\n")
+	}
+	for _, r := range s.Requires {
+		b.WriteString("Requires-Dist: " + r + "\n")
 	}
 	for _, r := range s.Runtime {
 		b.WriteString("Requires-Dist: " + r.Name + "==" + r.Version + runtimeMarker + "\n")

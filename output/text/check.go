@@ -98,7 +98,13 @@ func (p Printer) Env(e monitor.EnvReport) {
 	if e.Layout == pyenv.LayoutWindows {
 		meta = append(meta, "Windows layout")
 	}
+	if e.Guarded {
+		meta = append(meta, "guarded")
+	}
 	p.printf("\n%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
+	if len(e.GuardChanged) > 0 {
+		p.printf("  %s\n", p.paint(dim, "guard changed by hand: "+strings.Join(e.GuardChanged, "; ")+" (gpucanary unguard --force, then gpucanary guard, sets it again)"))
+	}
 	if e.Via == "argument" && strings.Contains(e.From, "→") {
 		p.printf("  %s\n", p.paint(dim, "resolved: "+e.From))
 	}

@@ -1,0 +1,119 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/gpucanary/gpucanary/monitor/wheeltest"
+)
+
+// TestKeepThisCUDABuild: the tray's "Keep this CUDA build…" on a venv
+// with a CUDA torch opens the windows process's dialog; its "Keep it"
+// (reached from the keyboard with xdotool: Xvfb has no window manager and
+// the dialog is drawn inside the window) sets the guard: the venv's
+// pip.conf names GPU Canary's constraints file, and the menu then says
+// the build is kept.
+func TestKeepThisCUDABuild(t *testing.T) {
+	bin := os.Getenv("GPUCANARY_BIN")
+	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
+		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
+	}
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Fatal("xdotool is missing (make deps-test installs it)")
+	}
+	py := wheeltest.Python(t)
+	home, links := t.TempDir(), t.TempDir()
+	if _, err := wheeltest.Write(links, wheeltest.Torch("2.5.1", "cu121")); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(home, "work", "sd", ".venv")
+	wheeltest.NewVenv(t, py, venv)
+	wheeltest.Pip(t, py, venv, "install", "--no-index", "--find-links", links, "torch==2.5.1+cu121")
+	sim := filepath.Join(t.TempDir(), "gpu.json")
+	os.WriteFile(sim, []byte(a100), 0o644)
+
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cmd := exec.Command(bin, "--gpu-sim", sim)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("gpucanary's log:\n%s", b)
+		}
+	})
+	item := waitFor(t, 20*time.Second, "the tray item to register", func() (string, bool) {
+		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
+			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
+		if err != nil {
+			return "", false
+		}
+		// The item of this test's process: the last registered.
+		items, _ := v.Value().([]string)
+		if len(items) == 0 {
+			return "", false
+		}
+		name, _, _ := strings.Cut(items[len(items)-1], "/")
+		return name, true
+	})
+	entry := func(label string) (id int32, ok bool) {
+		for _, n := range tree(t, conn, item) {
+			if strings.Contains(n.Label, "sd/.venv") {
+				for _, c := range n.Children {
+					if c.Label == label {
+						return c.ID, !c.Disabled
+					}
+				}
+			}
+		}
+		return 0, false
+	}
+	keep := waitFor(t, 30*time.Second, "the venv's Keep this CUDA build…", func() (int32, bool) { return entry("Keep this CUDA build…") })
+	click(t, conn, item, keep)
+	win := waitFor(t, 15*time.Second, "the dialog's window", func() (string, bool) {
+		out, err := exec.Command("xdotool", "search", "--name", "GPU Canary — Environments").Output()
+		id := strings.TrimSpace(string(out))
+		return id, err == nil && id != ""
+	})
+	time.Sleep(time.Second) // drawn
+	shoot(t, "GPU Canary — Environments", "keep-dialog.png")
+	// Tab to the dialog's buttons ("Not now", then "Keep it") and press.
+	if out, err := exec.Command("xdotool", "windowfocus", "--sync", strings.Fields(win)[0], "key", "--delay", "200", "Tab", "Tab", "space").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v\n%s", err, out)
+	}
+	waitFor(t, 15*time.Second, "pip.conf to name the constraints file", func() (string, bool) {
+		b, err := os.ReadFile(filepath.Join(venv, "pip.conf"))
+		return string(b), err == nil && strings.Contains(string(b), "gpucanary-constraints.txt") && strings.Contains(string(b), "gpucanary unguard")
+	})
+	waitFor(t, 15*time.Second, "the menu to say the build is kept", func() (bool, bool) {
+		_, enabled := entry("CUDA build kept (gpucanary unguard lifts it)")
+		id, _ := entry("CUDA build kept (gpucanary unguard lifts it)")
+		return enabled, id != 0
+	})
+	shoot(t, "GPU Canary — Environments", "kept.png")
+}
