@@ -23,10 +23,12 @@ func DistroJudged(env *pyenv.Env, via string, fs []health.Finding) []health.Find
 	}
 	for i := range fs {
 		f := &fs[i]
-		if f.Env != env.Path || !health.FixedByReinstall(f.Code) {
+		if f.Env != env.Path {
 			continue
 		}
-		f.Message += fmt.Sprintf(" torch here is the distribution's package (%s), which pip must not change: `gpucanary fix %s` says how apt repairs it, or how to install a CUDA build in a virtual environment.", site, env.Path)
+		if health.FixedByReinstall(f.Code) {
+			f.Message += fmt.Sprintf(" torch here is the distribution's package (%s), which pip must not change: `gpucanary fix %s` says how apt repairs it, or how to install a CUDA build in a virtual environment.", site, env.Path)
+		}
 		if via != "argument" && f.Severity != health.SeverityInfo {
 			f.Severity = health.SeverityInfo
 			f.Message += fmt.Sprintf(" The system's Python is reported, not judged, unless it is named: gpucanary check %s.", env.Path)
