@@ -129,6 +129,10 @@ type Repair struct {
 	Choice
 	// Upgrade is true when it is a newer release than the installed one.
 	Upgrade bool
+	// Downgrade is true when it is an older release: no build of the
+	// installed release or a newer one has code for some GPU here (a
+	// Pascal card on torch 2.15, which has no CUDA 12 wheels).
+	Downgrade bool
 	// Check is the build judged on the machine: clean, or faulty only in
 	// ways the rules warn about.
 	Check BuildCheck
@@ -178,6 +182,9 @@ func ChooseRepair(torchVersion string, m Machine) (Repair, bool) {
 				return Repair{Choice: Choice{Torch: v.patch, Tag: tag, CUDA: cuda, Vision: vision, Audio: audio, Reason: why}, Check: b}, true
 			}
 		}
+	}
+	if prev, ok := LastReleaseFor(torchVersion, m); ok {
+		return Repair{Choice: prev, Downgrade: true, Check: judge(prev)}, true
 	}
 	return Repair{Choice: Choice{Reason: same.Reason + "; and " + next.Reason}}, false
 }
