@@ -105,6 +105,7 @@ func withOverlays(base *tables, paths []string) *tables {
 				t = next
 				continue
 			}
+			err = fmt.Errorf("checking knowledge overlay %s over what came before it: %w", p, err)
 		}
 		t.overlays = append(t.overlays, OverlayFile{Path: p, Error: err.Error()})
 	}
