@@ -20,6 +20,16 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	}
 	m := kb.MachineOf(c.g)
 	b := kb.CheckBuild(t.Version, t.CUDA, m)
+	if b.Inferred != "" {
+		// A release newer than the tables, judged all the same: every
+		// finding below rests on inferred facts and says so.
+		first := len(c.out)
+		defer func() { c.markInferred(first, b.Inferred) }()
+		c.add(CodeTorchUnknownRelease, SeverityInfo,
+			fmt.Sprintf("torch %s is not in GPU Canary's tables (their facts are as of %s): %s. Run `gpucanary kb refresh` or add an overlay (README, \"Knowledge\") to teach it the release.",
+				t.Version, kb.AsOf(), b.Inferred),
+			"", t.Evidence)
+	}
 	switch {
 	case b.Driver.Support == kb.SupportNo:
 		supports := m.DriverCUDALabel()
@@ -96,6 +106,17 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
 			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
+	}
+}
+
+// markInferred marks the findings from index first on as resting on
+// inferred facts: in JSON (Inferred) and in words.
+func (c *envCheck) markInferred(first int, why string) {
+	for i := first; i < len(c.out); i++ {
+		c.out[i].Inferred = true
+		if c.out[i].Code != CodeTorchUnknownRelease {
+			c.out[i].Message += " (Inferred: " + why + ".)"
+		}
 	}
 }
 
