@@ -65,6 +65,10 @@ func chooseIn(r *releaseRow, patch string, m Machine) (Choice, bool) {
 			excluded = append(excluded, fmt.Sprintf("that %s exists is not verified", tag))
 			continue
 		}
+		if ps, ok := r.TagPlatforms[tag]; ok && !slices.Contains(ps, m.wheelPlatform()) {
+			excluded = append(excluded, fmt.Sprintf("%s has no %s wheels", tag, m.wheelPlatform()))
+			continue
+		}
 		c := CheckBuild(patch+"+"+tag, cuda, m)
 		if !c.Clean() {
 			excluded = append(excluded, c.Problems())

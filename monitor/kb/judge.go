@@ -2,6 +2,7 @@ package kb
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
@@ -60,7 +61,7 @@ func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
 	case m.DriverCUDA != "":
 		c.Driver = driverRuns(cuda, m.DriverCUDA, m.DriverCUDALabel())
 	}
-	_, v, known := releaseOf(torchVersion)
+	row, v, known := releaseOf(torchVersion)
 	c.ReleaseKnown = known
 	switch {
 	case !known && (c.Tag == "" || !newerThanTable(torchVersion)):
@@ -85,6 +86,15 @@ func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
 		minor, c.InferredFrom = from, from
 		c.Inferred = fmt.Sprintf("%s; it was judged by the arch list of torch %s %s, the newest release in the table with %s, and by the driver floor of CUDA %s (inferred)",
 			notInTable(torchVersion), from, c.Tag, c.Tag, cuda)
+	}
+	if _, _, ok := archFor(wheel, minor, c.Tag); !ok && known && slices.Contains(row.Tags, c.Tag) {
+		// A variant the release offers (a refresh learned it from the
+		// index) without an arch list: judged by its tag's newest.
+		if from, ok := newestWithTag(wheel, c.Tag); ok {
+			minor, c.InferredFrom = from, from
+			c.Inferred = fmt.Sprintf("the arch list of torch %s %s is not in GPU Canary's table; it was judged by that of torch %s %s, the newest release in the table with %s (inferred)",
+				v.minor, c.Tag, from, c.Tag, c.Tag)
+		}
 	}
 	list, note, ok := archFor(wheel, minor, c.Tag)
 	if !ok {
