@@ -18,17 +18,17 @@ type Wheel struct {
 // Learned is what an index taught over what was known: the rows an
 // overlay holds, and in words what is new.
 type Learned struct {
-	// Overlay is the overlay file's content (the releases list), nil when
-	// nothing is new.
+	// Overlay is the overlay file's content (the releases list, empty
+	// when the index shows nothing beyond the embedded tables).
 	Overlay []byte
-	// News says what is new ("torch 2.16 (2.16.0): cu130, cu132"), one
-	// line each.
+	// News says what the index shows beyond the embedded tables ("torch
+	// 2.16 (2.16.0): cu130, cu132"), one line each.
 	News []string
 }
 
 // LearnFromIndex turns the wheels an index lists into an overlay of the
-// release rows they change: a release the tables lack, or a patch
-// release or CUDA tag a known release lacks, with the platforms each tag
+// release rows they change in the embedded tables: a release they lack,
+// or a patch release or CUDA tag a known release lacks, with the platforms each tag
 // has wheels for. source names the index and the day, for the rows'
 // source. What an index cannot say (the CUDA of the PyPI wheel) a new
 // release takes from the newest release known, marked unverified; its arch
@@ -62,7 +62,9 @@ func LearnFromIndex(wheels []Wheel, source string) (Learned, error) {
 			s.platforms[tag] = append(s.platforms[tag], w.Platform)
 		}
 	}
-	t := facts()
+	// Against the embedded tables alone: the refresh overlay replaces the
+	// last one whole, so it holds all the index shows beyond them.
+	t := embeddedTables()
 	newest := t.releases[len(t.releases)-1]
 	var out []releaseRow
 	var news []string
@@ -120,9 +122,6 @@ func LearnFromIndex(wheels []Wheel, source string) (Learned, error) {
 			return Learned{}, fmt.Errorf("learning torch %s from the index: %w", minor, err)
 		}
 		out = append(out, row)
-	}
-	if len(out) == 0 {
-		return Learned{}, nil
 	}
 	b, err := json.MarshalIndent(overlayFile{
 		Comment:  "Written by gpucanary kb refresh from " + source + "; rows in the schema of gpucanary kb --json. Hand-written overlays belong in a kb.d folder: this file is replaced on the next refresh.",

@@ -57,8 +57,14 @@ func TestLearnFromIndex(t *testing.T) {
 	if c, ok := ChooseVariant("2.16.0", arm); !ok || c.Tag != "cu130" || !strings.Contains(c.Reason, "cu132 has no linux-aarch64 wheels") {
 		t.Errorf("ChooseVariant on aarch64 = %+v, %v", c, ok)
 	}
-	// Nothing new: no overlay.
-	if l, err := LearnFromIndex([]Wheel{{"2.14.0+cu132", PlatformLinuxX86}}, "x"); err != nil || l.Overlay != nil || len(l.News) > 0 {
-		t.Errorf("LearnFromIndex of what is known = %+v, %v", l, err)
+	// Nothing new: an overlay without rows, which replaces the last.
+	l, err = LearnFromIndex([]Wheel{{"2.14.0+cu132", PlatformLinuxX86}}, "x")
+	if err != nil || len(l.News) > 0 || strings.Contains(string(l.Overlay), "2.14") {
+		t.Errorf("LearnFromIndex of what is known = %s, %q, %v", l.Overlay, l.News, err)
+	}
+	os.WriteFile(path, l.Overlay, 0o644)
+	useTables(t, withOverlays(embeddedTables(), []string{path}))
+	if w := OverlayWarnings(); len(w) > 0 || Known("2.16.0") {
+		t.Errorf("an empty refresh overlay: %q, 2.16 known %v", w, Known("2.16.0"))
 	}
 }

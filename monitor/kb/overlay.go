@@ -129,9 +129,6 @@ func readOverlay(path string) (overlayFile, error) {
 	if dec.More() {
 		return o, fmt.Errorf("reading knowledge overlay %s: more than one JSON value", path)
 	}
-	if o.rows() == 0 {
-		return o, fmt.Errorf("reading knowledge overlay %s: no rows in releases, arches, drivers or gpus", path)
-	}
 	return o, nil
 }
 

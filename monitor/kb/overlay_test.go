@@ -135,7 +135,7 @@ func TestOverlayPathsFollowXDG(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	d := filepath.Join(cfg, "gpucanary", "kb.d")
 	os.MkdirAll(d, 0o755)
-	os.WriteFile(filepath.Join(d, "b.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(d, "b.json"), []byte("{}"), 0o644) // no rows: read, harmless
 	os.WriteFile(filepath.Join(d, "a.json"), []byte("{}"), 0o644)
 	os.WriteFile(filepath.Join(d, "notes.txt"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(cfg, "gpucanary", "kb-refresh.json"), []byte("{}"), 0o644)
