@@ -29,6 +29,8 @@ Commands:
   report [-o DIR] [PATH...]    write the evidence bundle
   agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
                                run the engine headless and serve Prometheus metrics
+  kb refresh [--index-url URL]
+  kb [--json]                  what GPU Canary knows of torch and drivers; refresh learns new releases
   version                      print the version
 
 Global flags:

@@ -39,6 +39,13 @@ type overlayFile struct {
 	Arches   []archRow    `json:"arches,omitempty"`
 	Drivers  []driverRow  `json:"drivers,omitempty"`
 	GPUs     []gpuRow     `json:"gpus,omitempty"`
+	// What `gpucanary kb --json` prints besides its lists, so that its
+	// whole output is an overlay too: not read.
+	AsOf           json.RawMessage `json:"as_of,omitempty"`
+	Newest         json.RawMessage `json:"newest,omitempty"`
+	Overlays       json.RawMessage `json:"overlays,omitempty"`
+	OverlayDirs    json.RawMessage `json:"overlay_dirs,omitempty"`
+	RefreshOverlay json.RawMessage `json:"refresh_overlay,omitempty"`
 }
 
 // maxOverlay bounds what one overlay file may hold.
