@@ -10,9 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/kbrefresh"
 )
@@ -217,4 +219,26 @@ func cmdKBRefresh(ctx context.Context, index string, std stdio) int {
 		fmt.Fprintf(std.out, "  beyond the built-in facts: %s\n", n)
 	}
 	return exitOK
+}
+
+// knowledgeRefresher is the engine's daily kb refresh when the kb_refresh
+// setting is on (nil when off): it reads index_base's torch page unless
+// the refresh overlay is less than a day old. What it learns is read at
+// the next start: the tables of a running process are read once.
+func (g *globals) knowledgeRefresher() func(context.Context) error {
+	if !g.cfg.KBRefresh {
+		return nil
+	}
+	index := g.cfg.IndexBase
+	return func(ctx context.Context) error {
+		path, err := kb.RefreshOverlayPath()
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) < engine.KnowledgeEvery {
+			return nil
+		}
+		_, err = kbrefresh.Run(ctx, nil, index, path, time.Now())
+		return err
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -202,4 +205,46 @@ func TestKBUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s%s", tt.args, code, tt.code, tt.want, out, stderr)
 		}
 	}
+}
+
+// TestKnowledgeRefresherIsOptInAndDaily: the engine's refresh exists only
+// with kb_refresh on, and reads the index only when the refresh overlay
+// is a day old or missing.
+func TestKnowledgeRefresherIsOptInAndDaily(t *testing.T) {
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	asked := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked++
+		w.Write([]byte(`<a href="x">torch-2.16.0+cu132-cp312-cp312-manylinux_2_28_x86_64.whl</a>`))
+	}))
+	defer srv.Close()
+	g := &globals{cfg: cfgWith(srv.URL, false)}
+	if g.knowledgeRefresher() != nil {
+		t.Fatal("a refresher without kb_refresh")
+	}
+	g.cfg = cfgWith(srv.URL, true)
+	refresh := g.knowledgeRefresher()
+	for range 2 {
+		if err := refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("the index was read %d times in a day", asked)
+	}
+	path := filepath.Join(config, "gpucanary", "kb-refresh.json")
+	old := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := refresh(context.Background()); err != nil || asked != 2 {
+		t.Errorf("a day later: %v, read %d times", err, asked)
+	}
+}
+
+func cfgWith(index string, on bool) config.Config {
+	c := config.Default()
+	c.IndexBase, c.KBRefresh = index, on
+	return c
 }

@@ -148,6 +148,8 @@ func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, 
 		Journals:  journals,
 		Policy:    policy,
 		Logger:    g.log.With("component", "monitor"),
+
+		RefreshKnowledge: g.knowledgeRefresher(),
 	})
 	return m, func() { b.Close() }
 }
