@@ -22,6 +22,8 @@ func TestDowngradeForALostArchitecture(t *testing.T) {
 	env := inspect(t, filepath.Join(t.TempDir(), "env"), pyenvtest.Spec{
 		Torch:  &pyenvtest.Torch{DistVersion: "2.15.0+cu132", CUDA: "13.2", Installer: "pip"},
 		Vision: &pyenvtest.Companion{Version: "0.30.0+cu132", CUDA: "13.2"},
+		// torchaudio's last release is 2.11: it is not pinned.
+		Audio: &pyenvtest.Companion{Version: "2.11.0+cu130", CUDA: "13.0"},
 	})
 	p, err := fix.NewPlan(fix.Request{Env: env, GPU: pascal, LookPath: anyPath})
 	if err != nil || p.Blocked != "" {
@@ -30,6 +32,11 @@ func TestDowngradeForALostArchitecture(t *testing.T) {
 	for _, pin := range []string{"torch==2.14.0+cu126", "torchvision==0.29.0+cu126"} {
 		if !slices.Contains(p.Argv, pin) {
 			t.Errorf("Argv = %q lacks %s", p.Argv, pin)
+		}
+	}
+	for _, arg := range p.Argv {
+		if strings.HasPrefix(arg, "torchaudio") {
+			t.Errorf("Argv = %q pins %s, which has no release for torch 2.14", p.Argv, arg)
 		}
 	}
 	if !p.Downgrade || p.Upgrade || p.Variant != "cu126" {

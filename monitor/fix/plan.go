@@ -369,7 +369,9 @@ func companions(env *pyenv.Env, torch, variant string) []Pin {
 		}
 		pins = append(pins, Pin{pyenv.TorchVision, vision + "+" + variant})
 	}
-	if a := env.Packages[pyenv.TorchAudio]; a != nil {
+	// No torchaudio belongs to a torch after 2.11 (kb.Companions): the
+	// installed one is left as it is.
+	if a := env.Packages[pyenv.TorchAudio]; a != nil && (!ok || audio != "") {
 		if !ok {
 			audio = kb.PublicVersion(a.Version)
 		}

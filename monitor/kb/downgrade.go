@@ -46,9 +46,9 @@ func LastReleaseFor(torchVersion string, m Machine) (Choice, bool) {
 			continue
 		}
 		what := "code for " + joinAnd(lost)
-		c.Reason = fmt.Sprintf("no build of torch %s, nor of any newer release in GPU Canary's table, runs on %s with %s; torch %s + %s is the last release with %s, so the fix goes back to it. What else changes: torch %s → %s (code that needs %s will not run), torchvision %s and torchaudio %s with it, and CUDA %s; %s",
+		c.Reason = fmt.Sprintf("no build of torch %s, nor of any newer release in GPU Canary's table, runs on %s with %s; torch %s + %s is the last release with %s, so the fix goes back to it. What else changes: torch %s → %s (code that needs %s will not run), %s with it, and CUDA %s; %s",
 			installed.patch, describeGPUs(m), describeDriver(m), patch, c.Tag, what,
-			installed.patch, patch, installed.minor, orUnknown(c.Vision), orUnknown(c.Audio), c.CUDA, c.Reason)
+			installed.patch, patch, installed.minor, companionWords(c), c.CUDA, c.Reason)
 		return c, true
 	}
 	return Choice{Reason: fmt.Sprintf("no older torch release in GPU Canary's table has a build that runs on %s with %s", describeGPUs(m), describeDriver(m))}, false
@@ -81,10 +81,15 @@ func lostFrom(i int, m Machine) []string {
 	return lost
 }
 
-// orUnknown is s, or "(not known)".
-func orUnknown(s string) string {
-	if s == "" {
-		return "(not known)"
+// companionWords names the companions that change with a choice:
+// "torchvision 0.29.0 (torchaudio has no release for it)".
+func companionWords(c Choice) string {
+	vision, audio := "torchvision "+c.Vision, "torchaudio "+c.Audio
+	if c.Vision == "" {
+		vision = "torchvision (its version not known)"
 	}
-	return s
+	if c.Audio == "" {
+		return vision + " (torchaudio has no release for it: it is left as it is)"
+	}
+	return vision + " and " + audio
 }

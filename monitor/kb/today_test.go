@@ -132,3 +132,14 @@ func TestAsOfAndNewest(t *testing.T) {
 		t.Errorf("2.15's variants %v, want cu130 cu132 (no CUDA 12)", tags)
 	}
 }
+
+// torchaudio's last release is 2.11: no torchaudio is pinned beside a
+// newer torch.
+func TestCompanionsAfterTorchaudio(t *testing.T) {
+	for v, want := range map[string][2]string{"2.11.0": {"0.26.0", "2.11.0"}, "2.12.1": {"0.27.1", ""}, "2.14.0": {"0.29.0", ""}, "2.15.0": {"0.30.0", ""}} {
+		vision, audio, ok := Companions(v)
+		if !ok || vision != want[0] || audio != want[1] {
+			t.Errorf("Companions(%s) = %s, %s, %v; want %v", v, vision, audio, ok, want)
+		}
+	}
+}
