@@ -25,9 +25,14 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		// finding below rests on inferred facts and says so.
 		first := len(c.out)
 		defer func() { c.markInferred(first, b.Inferred) }()
-		c.add(CodeTorchUnknownRelease, SeverityInfo,
-			fmt.Sprintf("torch %s is not in GPU Canary's tables (their facts are as of %s): %s. Run `gpucanary kb refresh` or add an overlay (README, \"Knowledge\") to teach it the release.",
-				t.Version, kb.AsOf(), b.Inferred),
+		code, what := CodeTorchUnknownRelease, "the release"
+		if b.ReleaseKnown {
+			// A variant a refresh learned, whose arch list is not known.
+			code, what = CodeTorchBuildUnchecked, "the build's GPU architectures"
+		}
+		c.add(code, SeverityInfo,
+			fmt.Sprintf("torch %s is not fully in GPU Canary's tables (their facts are as of %s): %s. An overlay (README, \"Knowledge\") can teach it %s.",
+				t.Version, kb.AsOf(), b.Inferred, what),
 			"", t.Evidence)
 	}
 	switch {
@@ -114,7 +119,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 func (c *envCheck) markInferred(first int, why string) {
 	for i := first; i < len(c.out); i++ {
 		c.out[i].Inferred = true
-		if c.out[i].Code != CodeTorchUnknownRelease {
+		if i != first {
 			c.out[i].Message += " (Inferred: " + why + ".)"
 		}
 	}
