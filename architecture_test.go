@@ -39,7 +39,8 @@ var importRules = []importRule{
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/gpu", "monitor/pyenv"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/kb", only: []string{"monitor/gpu"}},
+	{pkg: "monitor/kb", only: []string{"monitor/gpu", "monitor/safefs"}}, // safefs: overlay files, which a user writes
+	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},
 	{pkg: "monitor/report", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/store", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},

@@ -56,6 +56,10 @@ func (u *ui) reinstall(env string) {
 		// No build of the installed torch runs here: say what else changes.
 		title, verb = "Upgrade torch", "Upgrade"
 	}
+	if p.Downgrade {
+		// No build of it or a newer release has code for a GPU here.
+		title, verb = "Go back to an older torch", "Install the older"
+	}
 	msg := fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.\n\n%s", verb, present.ShortPath(env), strings.Join(pins, ", "), p.ShownIndex(), p.Installer, wrap(strings.Join(p.Reasons, ". ")))
 	if len(p.Removes) > 0 {
 		// A copy ahead of the environment's own is taken away, not

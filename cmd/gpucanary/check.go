@@ -50,6 +50,7 @@ func checkFlags(fs *flag.FlagSet, g *globals) runFunc {
 				return nil
 			}
 		}
+		defer warnOverlays(std.err, "check")
 		return cmdCheck(ctx, g, fs.Args(), out, std)
 	}
 }

@@ -35,6 +35,8 @@ func commands() []command {
 			summary: "write the evidence bundle"},
 		{name: "agent", operands: anyPaths, setup: agentFlags, help: agentUsage,
 			summary: "run the engine headless and serve Prometheus metrics"},
+		{name: "kb", operands: operands{max: 1, what: "kb command (refresh)"}, setup: kbFlags, help: kbHelp,
+			summary: "what GPU Canary knows of torch and drivers; refresh learns new releases"},
 		{name: "version", readsNoInput: true, setup: versionFlags, help: versionHelp,
 			summary: "print the version"},
 		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, readsNoInput: true, operands: operands{max: 1, what: "command name"},

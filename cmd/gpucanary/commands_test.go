@@ -32,6 +32,8 @@ Commands:
   agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
   agent --collector.processes [--collector.processes.max N] [PATH...]
                                run the engine headless and serve Prometheus metrics
+  kb refresh [--index-url URL]
+  kb [--json]                  what GPU Canary knows of torch and drivers; refresh learns new releases
   version                      print the version
 
 Global flags:

@@ -247,9 +247,15 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 	if p.Upgrade {
 		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
 	}
+	if p.Downgrade {
+		fmt.Fprintln(std.out, "  NOTE:      this installs an older torch than the one installed (see why below)")
+	}
 	label := "changes:  "
-	if p.Upgrade {
+	switch {
+	case p.Upgrade:
 		label = "upgrade:  "
+	case p.Downgrade:
+		label = "downgrade:"
 	}
 	for _, c := range p.Consequences {
 		fmt.Fprintf(std.out, "  %s %s\n", label, c)

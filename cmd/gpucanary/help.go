@@ -89,15 +89,18 @@ Exit status: runs until interrupted (0); 1 when a PATH names no environment
 const fixHelp = `Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]
        gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]
 
-Reinstalls a CUDA build of torch, with its companions at matching versions,
-in the environment at PATH, through the environment's own installer. A
-change of build or release installs the exact pins without --no-deps, so
-the NVIDIA runtime wheels a CUDA torch requires come from the same index;
-a repair of the builds already installed is forced with --no-deps (unless
-runtime wheels are missing). It shows the plan (installer, packages, the
-CUDA variant this driver and GPU allow, the index, and why), asks, runs the
-installer, verifies by reading the environment again, and journals the run
-with the command that puts back what was there.
+Reinstalls a CUDA build of torch, with its companions at matching
+versions, in the environment at PATH, through the environment's own
+installer. A change of build or release installs the exact pins without
+--no-deps, so the NVIDIA runtime wheels a CUDA torch requires come from
+the same index; a repair of the builds already installed is forced with
+--no-deps (unless runtime wheels are missing). It shows the plan
+(installer, packages, the CUDA variant this driver and GPU allow, the
+index, and why; a newer torch when no build of the installed one runs
+here, or the last release with kernels for a GPU newer releases dropped,
+saying what else changes), asks, runs the installer, verifies by reading
+the environment again, and journals the run with the command that puts
+back what was there.
 
 Flags:
   --dry-run            show the plan and change nothing

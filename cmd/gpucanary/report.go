@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/report"
 )
@@ -20,6 +21,7 @@ func reportFlags(fs *flag.FlagSet, g *globals) runFunc {
 
 // cmdReport writes the evidence bundle into dir.
 func cmdReport(ctx context.Context, g *globals, dir string, paths []string, std stdio) int {
+	defer warnOverlays(std.err, "report")
 	envs, jobs, err := writeReport(ctx, g, dir, paths)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
@@ -59,7 +61,8 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	// The summary counts the jobs too: on the GPU (graphics processes
 	// aside) and stuck on the CPU.
 	summary := present.Summary(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows})
-	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: summary}
+	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: summary,
+		Knowledge: report.Knowledge{AsOf: kb.AsOf(), Overlays: kb.Overlays()}}
 	if err := report.Write(dir, bundle); err != nil {
 		return 0, present.Jobs{}, err
 	}

@@ -151,6 +151,8 @@ func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, 
 		Guards:    g.keeper().StateDir,
 		Policy:    policy,
 		Logger:    g.log.With("component", "monitor"),
+
+		RefreshKnowledge: g.knowledgeRefresher(),
 	})
 	return m, func() { b.Close() }
 }

@@ -43,6 +43,10 @@ type Config struct {
 	Notify []string `toml:"notify"`
 	// DiscoverHome turns the walk of the home directory on or off.
 	DiscoverHome bool `toml:"discover_home"`
+	// KBRefresh lets the engine (tray, watch, agent) read the wheel index
+	// at IndexBase at most daily and learn newer torch releases
+	// (`gpucanary kb refresh`); off, nothing is read unless asked.
+	KBRefresh bool `toml:"kb_refresh"`
 }
 
 // Duration is a time.Duration written as "2s" in TOML.

@@ -77,6 +77,11 @@ type Options struct {
 	Guards string
 	// Policy decides notifications; nil means NewPolicy().
 	Policy *Policy
+	// RefreshKnowledge, when set (the kb_refresh setting), runs at start
+	// and then every KnowledgeEvery, in its own goroutine: it teaches the
+	// knowledge base newer torch releases (kbrefresh.Run) and skips a run
+	// when the last was less than a day ago. Nil never runs it.
+	RefreshKnowledge func(ctx context.Context) error
 	// Clock is the engine's time; nil is the wall clock.
 	Clock  Clock
 	Logger *slog.Logger
@@ -270,6 +275,11 @@ func (m *Monitor) Run(ctx context.Context) error {
 
 	watching.Add(1)
 	go func() { defer watching.Done(); w.run(ctx) }()
+	if m.o.RefreshKnowledge != nil {
+		t := m.clock.NewTicker(KnowledgeEvery)
+		watching.Add(1)
+		go func() { defer watching.Done(); m.knowledgeLoop(ctx, t) }()
+	}
 	for {
 		select {
 		case <-ctx.Done():

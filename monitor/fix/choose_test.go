@@ -176,8 +176,8 @@ func TestVariantIsValidated(t *testing.T) {
 		{name: "one of two GPUs", variant: "cu124", gpu: a100And5k, spec: cu124,
 			warnings: []string{"cu124 will not run on NVIDIA GeForce RTX 5090 (sm_120)"}},
 		{name: "a release newer than the table", variant: "cu130", gpu: a100Only,
-			spec:     pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.12.0+cu130", CUDA: "13.0", Installer: "pip"}},
-			warnings: []string{"torch 2.12.0 is newer than GPU Canary's release table, so whether it has a cu130 build is not known", "cu130 will not run here"}},
+			spec:     pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.16.0+cu130", CUDA: "13.0", Installer: "pip"}},
+			warnings: []string{"torch 2.16.0 is newer than GPU Canary's release table, so whether it has a cu130 build is not known", "cu130 will not run here"}},
 		{name: "no driver to check against", variant: "cu124", gpu: noGPU, spec: cu124,
 			warnings: []string{"no NVIDIA driver answered, so whether cu124 runs here was not checked"}},
 	}

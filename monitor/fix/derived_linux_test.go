@@ -26,10 +26,12 @@ func TestPlanOnDerivedDriverCUDA(t *testing.T) {
 		says                               string // in Warnings, or Reasons when no variant is asked for
 		settled                            bool   // the driver's version settles it: "will" may be said
 	}{
-		{name: "a CUDA 13.1 build on a driver of at least 13.0", driver: "590.44.01", torch: "2.12.0+cu130", cuda: "13.0", variant: "cu131",
-			says: "cu131 may run here only through minor-version compatibility: the driver 590.44.01 supports at least CUDA 13.0 (derived from the driver version), and whether it supports CUDA 13.1 in full could not be confirmed; if it does not, kernels compiled just in time may fail"},
-		{name: "a CUDA major the driver's version cannot settle", driver: "590.44.01", torch: "2.12.0+cu130", cuda: "13.0", variant: "cu140",
-			says: "whether cu140 runs here could not be confirmed: the driver 590.44.01 supports at least CUDA 13.0 (derived from the driver version)"},
+		// Issue 29: 620.10 is past every row (13.3's floor is 610.43.02);
+		// 590.44.01, the example before, is 13.1's floor now.
+		{name: "a CUDA 13.5 build on a driver of at least 13.3", driver: "620.10", torch: "2.16.0+cu130", cuda: "13.0", variant: "cu135",
+			says: "cu135 may run here only through minor-version compatibility: the driver 620.10 supports at least CUDA 13.3 (derived from the driver version), and whether it supports CUDA 13.5 in full could not be confirmed; if it does not, kernels compiled just in time may fail"},
+		{name: "a CUDA major the driver's version cannot settle", driver: "620.10", torch: "2.16.0+cu130", cuda: "13.0", variant: "cu140",
+			says: "whether cu140 runs here could not be confirmed: the driver 620.10 supports at least CUDA 13.3 (derived from the driver version)"},
 		{name: "below the 12.x floor", driver: "520.61.05", torch: "2.5.1+cu121", cuda: "12.1", variant: "cu124", settled: true,
 			says: "cu124 will not run here: the driver 520.61.05 supports at least CUDA 11.8 (derived from the driver version), and CUDA 12 builds need a driver for CUDA 12.x"},
 		{name: "below cu124's floor in full", driver: "525.60.13", torch: "2.5.1+cu121", cuda: "12.1", variant: "cu124", settled: true,

@@ -77,6 +77,11 @@ type Plan struct {
 	// instead; it is never done silently: Consequences say what else
 	// changes.
 	Upgrade bool `json:"upgrade,omitempty"`
+	// Downgrade is true when neither the installed torch nor any newer
+	// release has code for a GPU here and the plan proposes the last
+	// release that does (kb.LastReleaseFor): as with an upgrade,
+	// Consequences say what else changes.
+	Downgrade bool `json:"downgrade,omitempty"`
 	// Consequences say what the plan changes besides the build of torch:
 	// an upgrade's other releases, an editable install (a source
 	// checkout) that the installer uninstalls and replaces.
@@ -174,7 +179,7 @@ func NewPlan(r Request) (Plan, error) {
 	} else if !choose(&p, r, public) {
 		return p, nil
 	}
-	if p.Upgrade {
+	if p.Upgrade || p.Downgrade {
 		target = p.Packages[0].Version
 	}
 	if len(p.Packages) == 0 {
@@ -193,7 +198,7 @@ func NewPlan(r Request) (Plan, error) {
 	form, why := installForm(r.Env, p)
 	p.Reasons = append(p.Reasons, why)
 	installer(&p, r, torch, form)
-	if p.Upgrade {
+	if p.Upgrade || p.Downgrade {
 		p.Consequences = upgradeConsequences(r.Env, torch, p)
 	}
 	if p.Blocked == "" {
@@ -291,8 +296,8 @@ func choose(p *Plan, r Request, public string) bool {
 		p.Blocked = "no NVIDIA driver answered, so no CUDA variant can be chosen; pass --variant cuNNN to choose one"
 		return false
 	}
-	if !kb.Known(public) {
-		p.Blocked = fmt.Sprintf("torch %s is newer than GPU Canary's release table, so its CUDA variants are not known; pass --variant cuNNN", public)
+	if !kb.Judged(public) {
+		p.Blocked = fmt.Sprintf("torch %s is not in GPU Canary's release table, so its CUDA variants are not known; pass --variant cuNNN", public)
 		return false
 	}
 	m := kb.MachineOf(r.GPU)
@@ -312,6 +317,10 @@ func choose(p *Plan, r Request, public string) bool {
 		p.Reasons = append(p.Reasons, fmt.Sprintf("only a newer torch runs here: the oldest release after %s with a build for every GPU here is torch %s (%s), so the plan upgrades to it", public, c.Torch, c.Tag))
 		p.Packages = upgradePins(r.Env, c.Choice)
 	}
+	if c.Downgrade {
+		p.Downgrade = true
+		p.Packages = upgradePins(r.Env, c.Choice)
+	}
 	return true
 }
 
@@ -322,6 +331,9 @@ func upgradeConsequences(env *pyenv.Env, torch *pyenv.Package, p Plan) []string 
 	from := kb.PublicVersion(torch.Version)
 	to := kb.PublicVersion(p.Packages[0].Version)
 	out := []string{fmt.Sprintf("torch changes release, %s → %s: code written for %s may need changes (see the release notes)", from, to, from)}
+	if torch.CUDA != "" && p.CUDA != "" && torch.CUDA != p.CUDA {
+		out = append(out, fmt.Sprintf("its CUDA changes with it, %s → %s (%s)", torch.CUDA, p.CUDA, p.Variant))
+	}
 	for _, pin := range p.Packages[1:] {
 		if old := env.Packages[pin.Name]; old != nil {
 			out = append(out, fmt.Sprintf("%s changes with it, %s → %s (each torchvision and torchaudio release works with one torch release)", pin.Name, kb.PublicVersion(old.Version), kb.PublicVersion(pin.Version)))
@@ -364,7 +376,9 @@ func companions(env *pyenv.Env, torch, variant string) []Pin {
 		}
 		pins = append(pins, Pin{pyenv.TorchVision, vision + "+" + variant})
 	}
-	if a := env.Packages[pyenv.TorchAudio]; a != nil {
+	// No torchaudio belongs to a torch after 2.11 (kb.Companions): the
+	// installed one is left as it is.
+	if a := env.Packages[pyenv.TorchAudio]; a != nil && (!ok || audio != "") {
 		if !ok {
 			audio = kb.PublicVersion(a.Version)
 		}

@@ -20,6 +20,21 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 	}
 	m := kb.MachineOf(c.g)
 	b := kb.CheckBuild(t.Version, t.CUDA, m)
+	if b.Inferred != "" {
+		// A release newer than the tables, judged all the same: every
+		// finding below rests on inferred facts and says so.
+		first := len(c.out)
+		defer func() { c.markInferred(first, b.Inferred) }()
+		code, what := CodeTorchUnknownRelease, "the release"
+		if b.ReleaseKnown {
+			// A variant a refresh learned, whose arch list is not known.
+			code, what = CodeTorchBuildUnchecked, "the build's GPU architectures"
+		}
+		c.add(code, SeverityInfo,
+			fmt.Sprintf("torch %s is not fully in GPU Canary's tables (their facts are as of %s): %s. An overlay (README, \"Knowledge\") can teach it %s.",
+				t.Version, kb.AsOf(), b.Inferred, what),
+			"", t.Evidence)
+	}
 	switch {
 	case b.Driver.Support == kb.SupportNo:
 		supports := m.DriverCUDALabel()
@@ -96,6 +111,17 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
 			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
+	}
+}
+
+// markInferred marks the findings from index first on as resting on
+// inferred facts: in JSON (Inferred) and in words.
+func (c *envCheck) markInferred(first int, why string) {
+	for i := first; i < len(c.out); i++ {
+		c.out[i].Inferred = true
+		if i != first {
+			c.out[i].Message += " (Inferred: " + why + ".)"
+		}
 	}
 }
 

@@ -43,20 +43,21 @@ func TestRulesOnDerivedDriverCUDA(t *testing.T) {
 				fix: "torch==2.5.1+cu118"}},
 		},
 		{
-			// 590.44.01 is newer than every row: it may support CUDA 13.1 in
-			// full, or not.
-			name: "a build newer than the derived version runs, unconfirmed in full", gpu: a100("590.44.01"),
-			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.12.0+cu131", CUDA: "13.1", Installer: "pip"}},
+			// 620.10 is newer than every row: it may support CUDA 13.5 in
+			// full, or not. (Issue 29: 590.44.01, the example until the
+			// tables had CUDA 13.1–13.3, is 13.1's floor now.)
+			name: "a build newer than the derived version runs, unconfirmed in full", gpu: a100("620.10"),
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.16.0+cu135", CUDA: "13.5", Installer: "pip"}},
 			want: []want{
-				{code: CodeDriverTooOld, severity: SeverityWarning, message: "whether the driver supports CUDA 13.1 in full could not be confirmed", nofix: true},
+				{code: CodeDriverTooOld, severity: SeverityWarning, message: "whether the driver supports CUDA 13.5 in full could not be confirmed", nofix: true},
 				{code: CodeTorchUnknownRelease, severity: SeverityWarning, message: "newer than GPU Canary's release table", nofix: true},
 			},
 		},
 		{
-			name: "a build of a CUDA major the driver's version cannot settle", gpu: a100("590.44.01"),
-			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.12.0+cu140", CUDA: "14.0", Installer: "pip"}},
+			name: "a build of a CUDA major the driver's version cannot settle", gpu: a100("620.10"),
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.16.0+cu140", CUDA: "14.0", Installer: "pip"}},
 			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityWarning,
-				message: "Nor could it be checked against the NVIDIA driver 590.44.01: the driver did not say its CUDA version, and its version shows only CUDA 13.0 (derived from driver 590.44.01, a lower bound), so whether it runs CUDA 14.0 builds could not be confirmed",
+				message: "Nor could it be checked against the NVIDIA driver 620.10: the driver did not say its CUDA version, and its version shows only CUDA 13.3 (derived from driver 620.10, a lower bound), so whether it runs CUDA 14.0 builds could not be confirmed",
 				nofix:   true}},
 		},
 	}

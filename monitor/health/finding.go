@@ -103,6 +103,10 @@ type Finding struct {
 	PID int `json:"pid,omitempty"`
 	// Evidence is which file said what.
 	Evidence []pyenv.Evidence `json:"evidence,omitempty"`
+	// Inferred is true when the verdict rests on facts inferred for a
+	// torch release newer than GPU Canary's tables (kb.BuildCheck's
+	// Inferred): its CUDA tag's newest known arch list.
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // Key identifies a finding for deduplication: the same code about the same

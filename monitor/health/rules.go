@@ -251,7 +251,7 @@ func (c *envCheck) otherVendor(t *pyenv.Package) {
 func (c *envCheck) repair(t *pyenv.Package) (kb.Repair, bool) {
 	if !c.repairDone {
 		c.repairDone = true
-		if c.g.HasDriver() && kb.Known(t.Version) {
+		if c.g.HasDriver() && kb.Judged(t.Version) {
 			c.rep, c.repOK = kb.ChooseRepair(kb.PublicVersion(t.Version), kb.MachineOf(c.g))
 		}
 	}
@@ -303,7 +303,7 @@ func stillRaised(code string, b kb.BuildCheck) int {
 // nothing at all. "" when a clean build of the installed release runs
 // here, or nothing is known to choose from.
 func (c *envCheck) upgradeNote(t *pyenv.Package) string {
-	if !c.g.HasDriver() || !kb.Known(t.Version) {
+	if !c.g.HasDriver() || !kb.Judged(t.Version) {
 		return ""
 	}
 	r, ok := c.repair(t)
@@ -316,6 +316,9 @@ func (c *envCheck) upgradeNote(t *pyenv.Package) string {
 		}
 		return fmt.Sprintf(" No torch release in GPU Canary's table has a CUDA build that runs on every GPU here (%s) with this driver (%s), so no command is proposed.",
 			m.Describe(), driver)
+	case r.Downgrade:
+		return fmt.Sprintf(" No CUDA build of torch %s or of a newer release runs on every GPU here; the fix goes back to torch %s (%s): %s.",
+			kb.PublicVersion(t.Version), r.Torch, r.Tag, r.Reason)
 	case r.Upgrade:
 		return fmt.Sprintf(" No CUDA build of torch %s runs on every GPU here with this driver; the oldest release that does is torch %s (%s), so the fix upgrades torch%s.",
 			kb.PublicVersion(t.Version), r.Torch, r.Tag, c.companionNote(r.Choice))

@@ -122,9 +122,19 @@ func TestRules(t *testing.T) {
 		{
 			// Issue 14: a release the tables do not know is a warning that
 			// says it could not be checked, never silence and never an error.
+			// Issue 29: only when nothing could be judged, here because no
+			// release in the tables has its CUDA tag.
 			name: "torch newer than the table could not be checked", gpu: a100Driver550,
+			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "9.1.0+cu120", CUDA: "12.0"}},
+			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityWarning, message: "could not be checked against this machine's GPUs (NVIDIA A100-SXM4-40GB (sm_80)): torch 9.1.0+cu120 is newer than GPU Canary's release table"}},
+		},
+		{
+			// Issue 29: a newer release with a known tag is judged by that
+			// tag's newest arch list: an info that says so, and a clean
+			// verdict on an A100.
+			name: "torch newer than the table is judged by inference", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "9.1.0+cu124", CUDA: "12.4"}},
-			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityWarning, message: "could not be checked against this machine's GPUs (NVIDIA A100-SXM4-40GB (sm_80)): torch 9.1.0+cu124 is newer than GPU Canary's release table"}},
+			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityInfo, message: "judged by the arch list of torch 2.6 cu124, the newest release in the table with cu124, and by the driver floor of CUDA 12.4 (inferred)", nofix: true}},
 		},
 		{
 			// Issue 14: torch 1.x is judged too; 1.13 has no PTX and no

@@ -20,9 +20,10 @@ func Architecture(cc string) (string, bool) {
 // ArchList is the code an official wheel carries: machine code (SASS) for
 // these compute capabilities, and PTX that newer GPUs compile just in time.
 type ArchList struct {
-	SASS, PTX  []string
-	Source     string
-	Unverified bool
+	SASS       []string `json:"sass"`
+	PTX        []string `json:"ptx,omitempty"`
+	Source     string   `json:"source"`
+	Unverified bool     `json:"unverified,omitempty"`
 }
 
 // ArchListFor returns the arch list of the official Linux wheel of a torch
@@ -33,7 +34,7 @@ func ArchListFor(torchVersion, tag string) (ArchList, bool) {
 	if !ok {
 		return ArchList{}, false
 	}
-	a, ok := facts().archOf[v.minor+" "+tag]
+	a, ok := facts().archOf[archKey(PlatformLinuxX86, v.minor, tag)]
 	if !ok {
 		return ArchList{}, false
 	}
@@ -60,22 +61,39 @@ func BuildRunsOnGPU(torchVersion, tag, cc string) ArchVerdict {
 	if !ok {
 		return ArchVerdict{Reason: fmt.Sprintf("torch version %q cannot be read", torchVersion)}
 	}
-	return buildRuns(v.minor, torchVersion, tag, cc)
-}
-
-// buildRuns is BuildRunsOnGPU for a release already parsed to its minor;
-// torchVersion is only named in the Reason.
-func buildRuns(minor, torchVersion, tag, cc string) ArchVerdict {
-	list, ok := facts().archOf[minor+" "+tag]
+	list, note, ok := archFor(PlatformLinuxX86, v.minor, tag)
 	if !ok {
 		return ArchVerdict{Reason: fmt.Sprintf("the GPU architectures of torch %s %s are not in GPU Canary's table", torchVersion, tag)}
 	}
+	return buildRuns(list, note, torchVersion, tag, cc)
+}
+
+// archFor finds the arch list of a release's variant on a wheel platform;
+// a platform without a row of its own is judged by the Linux x86_64 row,
+// and note says so.
+func archFor(platform, minor, tag string) (list *archRow, note string, ok bool) {
+	if a, ok := facts().archOf[archKey(platform, minor, tag)]; ok {
+		return a, "", true
+	}
+	if a, ok := facts().archOf[archKey(PlatformLinuxX86, minor, tag)]; ok && platform != PlatformLinuxX86 {
+		return a, fmt.Sprintf("the arch list of the %s wheel, since the table has none for %s: not verified", PlatformLinuxX86, platform), true
+	}
+	return nil, "", false
+}
+
+// buildRuns judges compute capability cc against the arch list of a
+// build; torchVersion and tag are only named in the Reason, with note
+// (a hedge on where the list comes from) when it is not "".
+func buildRuns(list *archRow, note, torchVersion, tag, cc string) ArchVerdict {
 	gm, gn, ok := cudaParts(cc)
 	if !ok {
 		return ArchVerdict{Reason: fmt.Sprintf("compute capability %q cannot be read", cc)}
 	}
 	hedge := ""
-	if list.Unverified {
+	switch {
+	case note != "":
+		hedge = " (" + note + ")"
+	case list.Unverified:
 		hedge = " (the arch list of this build is not verified)"
 	}
 	// The newest SASS the GPU can run is the one torch loads.

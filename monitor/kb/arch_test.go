@@ -31,7 +31,7 @@ func TestArchListFor(t *testing.T) {
 	if !ok || !slices.Equal(a.SASS, []string{"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}) || !slices.Equal(a.PTX, []string{"12.0"}) || a.Source == "" {
 		t.Errorf("2.9 cu130 = %+v, %v", a, ok)
 	}
-	for _, q := range [][2]string{{"1.13.1", "cu118"}, {"0.4.1", "cu90"}, {"2.5.1", "cpu"}, {"2.5.1", "cu128"}, {"2.12.0", "cu130"}, {"x", "cu121"}} {
+	for _, q := range [][2]string{{"1.13.1", "cu118"}, {"0.4.1", "cu90"}, {"2.5.1", "cpu"}, {"2.5.1", "cu128"}, {"2.16.0", "cu130"}, {"x", "cu121"}} {
 		if a, ok := ArchListFor(q[0], q[1]); ok {
 			t.Errorf("ArchListFor(%s, %s) = %+v for a build the table does not know", q[0], q[1], a)
 		}
@@ -66,7 +66,7 @@ func TestBuildRunsOnGPU(t *testing.T) {
 		{"Maxwell on 2.9 cu126", "2.9.1", "cu126", "5.2", SupportYes, false, ""},
 		{"Kepler on cu118", "2.1.0", "cu118", "3.7", SupportYes, false, ""},
 		{"Kepler on cu121", "2.1.0", "cu121", "3.7", SupportNo, false, ""},
-		{"torch newer than the table", "2.12.0", "cu130", "8.0", SupportUnknown, false, "not in GPU Canary's table"},
+		{"torch newer than the table", "2.16.0", "cu130", "8.0", SupportUnknown, false, "not in GPU Canary's table"},
 		{"no arch list known", "2.5.1", "cu126", "8.0", SupportUnknown, false, ""},
 		// Issue 14: torch 1.x is checked too. 1.13 has no PTX, so an RTX
 		// 5090 has nothing to run.

@@ -65,6 +65,10 @@ func chooseIn(r *releaseRow, patch string, m Machine) (Choice, bool) {
 			excluded = append(excluded, fmt.Sprintf("that %s exists is not verified", tag))
 			continue
 		}
+		if ps, ok := r.TagPlatforms[tag]; ok && !slices.Contains(ps, m.wheelPlatform()) {
+			excluded = append(excluded, fmt.Sprintf("%s has no %s wheels", tag, m.wheelPlatform()))
+			continue
+		}
 		c := CheckBuild(patch+"+"+tag, cuda, m)
 		if !c.Clean() {
 			excluded = append(excluded, c.Problems())
@@ -129,6 +133,10 @@ type Repair struct {
 	Choice
 	// Upgrade is true when it is a newer release than the installed one.
 	Upgrade bool
+	// Downgrade is true when it is an older release: no build of the
+	// installed release or a newer one has code for some GPU here (a
+	// Pascal card on torch 2.15, which has no CUDA 12 wheels).
+	Downgrade bool
 	// Check is the build judged on the machine: clean, or faulty only in
 	// ways the rules warn about.
 	Check BuildCheck
@@ -178,6 +186,9 @@ func ChooseRepair(torchVersion string, m Machine) (Repair, bool) {
 				return Repair{Choice: Choice{Torch: v.patch, Tag: tag, CUDA: cuda, Vision: vision, Audio: audio, Reason: why}, Check: b}, true
 			}
 		}
+	}
+	if prev, ok := LastReleaseFor(torchVersion, m); ok {
+		return Repair{Choice: prev, Downgrade: true, Check: judge(prev)}, true
 	}
 	return Repair{Choice: Choice{Reason: same.Reason + "; and " + next.Reason}}, false
 }

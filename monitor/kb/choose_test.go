@@ -8,7 +8,7 @@ import (
 
 // machine is a driver's CUDA version and GPUs by compute capability.
 func machine(driver string, ccs ...string) Machine {
-	m := Machine{DriverCUDA: driver}
+	m := Machine{DriverCUDA: driver, wheel: PlatformLinuxX86}
 	for _, cc := range ccs {
 		m.GPUs = append(m.GPUs, GPU{Name: "GPU " + cc, CC: cc})
 	}
@@ -51,7 +51,7 @@ func TestChooseVariant(t *testing.T) {
 		// A100 but not the 5090, so it is not proposed.
 		{"A100 and RTX 5090 on 2.5", "2.5.1", machine("12.8", "8.0", "12.0"), Choice{Reason: "cu124 has no code for GPU 12.0 (sm_120)"}, false},
 		{"driver too old for any", "2.9.1", machine("12.4", "8.0"), Choice{Reason: "cu126 runs on this driver only through minor-version compatibility"}, false},
-		{"torch newer than the table", "2.12.0", machine("13.0", "8.0"), Choice{Reason: "not in GPU Canary's release table"}, false},
+		{"torch newer than the table", "2.16.0", machine("13.0", "8.0"), Choice{Reason: "not in GPU Canary's release table"}, false},
 		{"judged only", "1.7.1", machine("11.0", "8.0"), Choice{Reason: "GPU Canary does not install torch 1.7"}, false},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"time"
 )
 
 //go:embed data/*.json
@@ -26,37 +27,68 @@ type releaseRow struct {
 	Patches        []string `json:"patches"`
 	Tags           []string `json:"tags"`
 	PyPILinuxCUDA  string   `json:"pypi_linux_cuda"`
-	PyPIUnverified bool     `json:"pypi_unverified"`
+	PyPIUnverified bool     `json:"pypi_unverified,omitempty"`
 	// TagsUnverified are tags not read from pytorch.org's own pages.
-	TagsUnverified []string `json:"tags_unverified"`
+	TagsUnverified []string `json:"tags_unverified,omitempty"`
+	// TagPlatforms are the wheel platforms (linux-x86_64, linux-aarch64,
+	// windows-x86_64) each tag has wheels for, where they were read
+	// from the index (gpucanary kb refresh); a tag missing here is taken
+	// to have wheels for every platform.
+	TagPlatforms map[string][]string `json:"tag_platforms,omitempty"`
 	// JudgeOnly marks a release whose builds are judged but never
 	// installed by a repair: its wheels are not all on
 	// download.pytorch.org/whl/TAG under a local tag a pin can name.
-	JudgeOnly  bool                     `json:"judge_only"`
-	Companions map[string]companionPair `json:"companions"`
+	JudgeOnly  bool                     `json:"judge_only,omitempty"`
+	Companions map[string]companionPair `json:"companions,omitempty"`
 	Source     string                   `json:"source"`
 }
 
 // archRow is the arch list of one variant tag across some releases
 // (data/arches.json).
 type archRow struct {
+	// Platform is the wheel platform (PlatformLinuxX86 when empty,
+	// PlatformLinuxARM, PlatformWindows): the same tag carries other
+	// code on each (no PTX on Windows, sm_110 only on aarch64).
+	Platform   string   `json:"platform,omitempty"`
 	Minors     []string `json:"minors"`
 	Tag        string   `json:"tag"`
 	SASS       []string `json:"sass"`
-	PTX        []string `json:"ptx"`
-	Unverified bool     `json:"unverified"`
+	PTX        []string `json:"ptx,omitempty"`
+	Unverified bool     `json:"unverified,omitempty"`
 	Source     string   `json:"source"`
 }
 
+// The wheel platforms the arch lists are kept for.
+const (
+	PlatformLinuxX86 = "linux-x86_64"
+	PlatformLinuxARM = "linux-aarch64"
+	PlatformWindows  = "windows-x86_64"
+)
+
+// platformOf is a row's platform, the default filled in.
+func (a *archRow) platformOf() string {
+	if a.Platform == "" {
+		return PlatformLinuxX86
+	}
+	return a.Platform
+}
+
+// archKey is the index of one arch list: platform, minor release, tag.
+func archKey(platform, minor, tag string) string { return platform + " " + minor + " " + tag }
+
 // driverRow is the driver floors of one CUDA version (data/drivers.json).
 type driverRow struct {
-	CUDA              string `json:"cuda"`
-	LinuxMinor        string `json:"linux_minor"`
-	WindowsMinor      string `json:"windows_minor"`
-	LinuxFull         string `json:"linux_full"`
-	WindowsFull       string `json:"windows_full"`
-	Unverified        bool   `json:"unverified"`
-	WindowsUnverified bool   `json:"windows_unverified"`
+	CUDA         string `json:"cuda"`
+	LinuxMinor   string `json:"linux_minor"`
+	WindowsMinor string `json:"windows_minor"`
+	LinuxFull    string `json:"linux_full"`
+	// WindowsFull is "" where NVIDIA's table says N/A (WindowsNA: CUDA
+	// 13.1 and later ship no Windows driver of their own; the R580
+	// branch, WindowsMinor, runs them).
+	WindowsFull       string `json:"windows_full,omitempty"`
+	WindowsNA         bool   `json:"windows_na,omitempty"`
+	Unverified        bool   `json:"unverified,omitempty"`
+	WindowsUnverified bool   `json:"windows_unverified,omitempty"`
 	Source            string `json:"source"`
 }
 
@@ -66,10 +98,10 @@ type gpuRow struct {
 	Arch string `json:"arch"`
 	// Names are regular expressions over NVML device names of GPUs with
 	// this compute capability, and NamesSource where they come from.
-	Names       []string `json:"names"`
-	NamesSource string   `json:"names_source"`
-	Examples    string   `json:"examples"`
-	Unverified  bool     `json:"unverified"`
+	Names       []string `json:"names,omitempty"`
+	NamesSource string   `json:"names_source,omitempty"`
+	Examples    string   `json:"examples,omitempty"`
+	Unverified  bool     `json:"unverified,omitempty"`
 	Source      string   `json:"source"`
 
 	names []*regexp.Regexp
@@ -77,13 +109,18 @@ type gpuRow struct {
 
 // tables is every fact, parsed and indexed.
 type tables struct {
+	// asOf is the day the embedded facts were last checked.
+	asOf string
+	// overlays are the overlay files read over them, in order.
+	overlays []OverlayFile
+
 	releases []releaseRow
 	arches   []archRow
 	drivers  []driverRow
 	gpus     []gpuRow
 
 	byMinor map[string]*releaseRow
-	archOf  map[string]*archRow // key minor + " " + tag
+	archOf  map[string]*archRow // archKey(platform, minor, tag)
 }
 
 var (
@@ -91,25 +128,29 @@ var (
 	loaded   *tables
 )
 
-// facts parses the embedded tables once. Bad embedded data is a build
-// defect, caught by TestEmbeddedData, so it panics.
+// facts is the embedded tables with the overlay files over them, read
+// once, on first use: a command that never asks reads nothing.
 func facts() *tables {
-	loadOnce.Do(func() {
-		files := map[string][]byte{}
-		for _, name := range []string{"releases", "arches", "drivers", "gpus"} {
-			b, err := dataFS.ReadFile("data/" + name + ".json")
-			if err != nil {
-				panic(fmt.Sprintf("kb: reading embedded data/%s.json: %v", name, err))
-			}
-			files[name] = b
-		}
-		t, err := parseTables(files)
-		if err != nil {
-			panic("kb: " + err.Error())
-		}
-		loaded = t
-	})
+	loadOnce.Do(func() { loaded = withOverlays(embeddedTables(), OverlayPaths()) })
 	return loaded
+}
+
+// embedded parses the embedded tables. Bad embedded data is a build
+// defect, caught by TestEmbeddedData, so it panics.
+func embeddedTables() *tables {
+	files := map[string][]byte{}
+	for _, name := range []string{"releases", "arches", "drivers", "gpus"} {
+		b, err := dataFS.ReadFile("data/" + name + ".json")
+		if err != nil {
+			panic(fmt.Sprintf("kb: reading embedded data/%s.json: %v", name, err))
+		}
+		files[name] = b
+	}
+	t, err := parseTables(files)
+	if err != nil {
+		panic("kb: " + err.Error())
+	}
+	return t
 }
 
 // parseTables decodes and checks the four tables, keyed by file name
@@ -119,6 +160,7 @@ func parseTables(files map[string][]byte) (*tables, error) {
 	var (
 		r struct {
 			Comment  string
+			AsOf     string `json:"as_of"`
 			Releases []releaseRow
 		}
 		a struct {
@@ -141,8 +183,10 @@ func parseTables(files map[string][]byte) (*tables, error) {
 			return nil, fmt.Errorf("decoding data/%s.json: %w", name, err)
 		}
 	}
-	t := &tables{releases: r.Releases, arches: a.Arches, drivers: d.Drivers, gpus: g.GPUs,
-		byMinor: map[string]*releaseRow{}, archOf: map[string]*archRow{}}
+	if _, err := time.Parse(time.DateOnly, r.AsOf); err != nil {
+		return nil, fmt.Errorf("decoding data/releases.json: as_of %q is not a date", r.AsOf)
+	}
+	t := &tables{asOf: r.AsOf, releases: r.Releases, arches: a.Arches, drivers: d.Drivers, gpus: g.GPUs}
 	if err := t.index(); err != nil {
 		return nil, err
 	}
@@ -153,6 +197,7 @@ func parseTables(files map[string][]byte) (*tables, error) {
 // a missing source, an unreadable version or tag, a duplicate, an arch
 // list for a variant the release does not offer.
 func (t *tables) index() error {
+	t.byMinor, t.archOf = map[string]*releaseRow{}, map[string]*archRow{}
 	if len(t.releases) == 0 || len(t.arches) == 0 || len(t.drivers) == 0 || len(t.gpus) == 0 {
 		return fmt.Errorf("checking data: a table is empty")
 	}
@@ -174,6 +219,9 @@ func (t *tables) index() error {
 		if a.Source == "" || len(a.SASS) == 0 {
 			return fmt.Errorf("checking data/arches.json row %s %v: missing source or sass", a.Tag, a.Minors)
 		}
+		if p := a.platformOf(); p != PlatformLinuxX86 && p != PlatformLinuxARM && p != PlatformWindows {
+			return fmt.Errorf("checking data/arches.json row %s %v: unknown platform %q", a.Tag, a.Minors, a.Platform)
+		}
 		for _, cc := range slices.Concat(a.SASS, a.PTX) {
 			if _, _, ok := cudaParts(cc); !ok {
 				return fmt.Errorf("checking data/arches.json row %s %v: bad compute capability %q", a.Tag, a.Minors, cc)
@@ -184,32 +232,40 @@ func (t *tables) index() error {
 			if !ok || !slices.Contains(r.Tags, a.Tag) {
 				return fmt.Errorf("checking data/arches.json row %s: torch %s does not offer it", a.Tag, m)
 			}
-			key := m + " " + a.Tag
+			key := archKey(a.platformOf(), m, a.Tag)
 			if _, dup := t.archOf[key]; dup {
-				return fmt.Errorf("checking data/arches.json: %s %s listed twice", m, a.Tag)
+				return fmt.Errorf("checking data/arches.json: %s %s %s listed twice", a.platformOf(), m, a.Tag)
 			}
 			t.archOf[key] = a
 		}
 	}
 	for i, d := range t.drivers {
-		if d.Source == "" || d.LinuxMinor == "" || d.LinuxFull == "" || d.WindowsMinor == "" || d.WindowsFull == "" {
-			return fmt.Errorf("checking data/drivers.json row %q: missing source or floor", d.CUDA)
+		if d.Source == "" || d.LinuxMinor == "" || d.LinuxFull == "" || d.WindowsMinor == "" || (d.WindowsFull == "") != d.WindowsNA {
+			return fmt.Errorf("checking data/drivers.json row %q: missing source or floor (windows_full is empty exactly when windows_na is set)", d.CUDA)
 		}
 		if _, _, ok := cudaParts(d.CUDA); !ok {
 			return fmt.Errorf("checking data/drivers.json: bad CUDA version %q", d.CUDA)
 		}
-		for _, f := range []string{d.LinuxMinor, d.LinuxFull, d.WindowsMinor, d.WindowsFull} {
+		floors := []string{d.LinuxMinor, d.LinuxFull, d.WindowsMinor}
+		if !d.WindowsNA {
+			floors = append(floors, d.WindowsFull)
+		}
+		for _, f := range floors {
 			if _, ok := parseDriver(f); !ok {
 				return fmt.Errorf("checking data/drivers.json row %q: bad driver version %q", d.CUDA, f)
 			}
 		}
 		// Oldest first, each full floor above the last: CUDAForDriver
-		// reads a driver's CUDA version off this order.
+		// reads a driver's CUDA version off this order (Windows' off the
+		// rows that have a Windows floor of their own).
 		if i > 0 {
 			prev := t.drivers[i-1]
 			c, _ := compareCUDA(prev.CUDA, d.CUDA)
 			l, _ := compareDriver(prev.LinuxFull, d.LinuxFull)
-			w, _ := compareDriver(prev.WindowsFull, d.WindowsFull)
+			w := -1
+			if lastW := lastWindowsFull(t.drivers[:i]); lastW != "" && !d.WindowsNA {
+				w, _ = compareDriver(lastW, d.WindowsFull)
+			}
 			if c >= 0 || l >= 0 || w >= 0 {
 				return fmt.Errorf("checking data/drivers.json: %s is not after %s, or its full floors are not above its", d.CUDA, prev.CUDA)
 			}
@@ -237,6 +293,17 @@ func (t *tables) index() error {
 	return nil
 }
 
+// lastWindowsFull is the Windows full floor of the newest of rows that
+// has one.
+func lastWindowsFull(rows []driverRow) string {
+	for i := len(rows) - 1; i >= 0; i-- {
+		if !rows[i].WindowsNA {
+			return rows[i].WindowsFull
+		}
+	}
+	return ""
+}
+
 // check rejects a release row that answers could not be built from.
 func (r *releaseRow) check() error {
 	if r.Source == "" || len(r.Patches) == 0 || len(r.Tags) == 0 {
@@ -255,6 +322,16 @@ func (r *releaseRow) check() error {
 	for _, tag := range r.TagsUnverified {
 		if !slices.Contains(r.Tags, tag) {
 			return fmt.Errorf("unverified tag %q is not one of its tags", tag)
+		}
+	}
+	for tag, ps := range r.TagPlatforms {
+		if !slices.Contains(r.Tags, tag) {
+			return fmt.Errorf("platforms for %q, which is not one of its tags", tag)
+		}
+		for _, p := range ps {
+			if p != PlatformLinuxX86 && p != PlatformLinuxARM && p != PlatformWindows {
+				return fmt.Errorf("tag %q: unknown platform %q", tag, p)
+			}
 		}
 	}
 	prev := ""

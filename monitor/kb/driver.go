@@ -13,6 +13,10 @@ type DriverFloor struct {
 	Source            string
 	// Unverified marks floors that are not in the primary sources.
 	Unverified bool
+	// NoOwnFloor is true on Windows for a CUDA version NVIDIA's table
+	// gives no Windows driver of its own (N/A: 13.1 and later, run by the
+	// R580 branch): Full is then the minor-version floor.
+	NoOwnFloor bool
 }
 
 // DriverFloorFor looks up the driver floors of a CUDA version ("12.4") on
@@ -26,6 +30,10 @@ func DriverFloorFor(cuda, platform string) (DriverFloor, bool) {
 		case "linux":
 			return DriverFloor{CUDA: d.CUDA, MinorCompat: d.LinuxMinor, Full: d.LinuxFull, Source: d.Source, Unverified: d.Unverified}, true
 		case "windows":
+			if d.WindowsNA {
+				return DriverFloor{CUDA: d.CUDA, MinorCompat: d.WindowsMinor, Full: d.WindowsMinor, Source: d.Source,
+					Unverified: true, NoOwnFloor: true}, true
+			}
 			return DriverFloor{CUDA: d.CUDA, MinorCompat: d.WindowsMinor, Full: d.WindowsFull, Source: d.Source,
 				Unverified: d.Unverified || d.WindowsUnverified}, true
 		}

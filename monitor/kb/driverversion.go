@@ -62,6 +62,9 @@ func CUDAForDriver(driver, platform string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("GPU Canary has no driver floors for the platform %q", platform)
 		}
+		if f.NoOwnFloor {
+			continue // a driver's version cannot tell this CUDA version from its neighbours
+		}
 		if c, _ := compareDriver(driver, f.Full); c < 0 {
 			continue
 		}
@@ -146,6 +149,9 @@ func nextFloorAbove(driver, platform string) (DriverFloor, bool) {
 		f, ok := DriverFloorFor(d.CUDA, platform)
 		if !ok {
 			return DriverFloor{}, false
+		}
+		if f.NoOwnFloor {
+			continue
 		}
 		if c, ok := compareDriver(driver, f.Full); ok && c < 0 {
 			return f, true

@@ -126,8 +126,8 @@ func TestDriverVersionRuns(t *testing.T) {
 		{"cu92 above the next row", "9.2", "390.30", "linux", SupportNo, false, false, "older than CUDA 9.2's floor (396.26)"},
 		{"cu102 on a 10.1 driver", "10.2", "435.21", "linux", SupportNo, false, false, "440.33"},
 		// Newer than every row: the driver may support more than the table.
-		{"cu131 on a driver newer than the table", "13.1", "590.44.01", "linux", SupportYes, true, true, "it meets their floor, 580"},
-		{"cu140 on a driver newer than the table", "14.0", "590.44.01", "linux", SupportUnknown, false, true, "could not be confirmed"},
+		{"cu135 on a driver newer than the table", "13.5", "620.10", "linux", SupportYes, true, true, "it meets their floor, 580"},
+		{"cu140 on a driver newer than the table", "14.0", "620.10", "linux", SupportUnknown, false, true, "could not be confirmed"},
 		{"cu140 on a 12.8 driver", "14.0", "570.26", "linux", SupportNo, false, false, "older than CUDA 12.9's floor"},
 	}
 	for _, tt := range tests {
@@ -172,21 +172,21 @@ func TestCheckBuildOnDerivedDriver(t *testing.T) {
 	if b.Driver.Support != SupportYes || !b.Driver.MinorCompat || !strings.Contains(b.Problems(), "only through minor-version compatibility") {
 		t.Errorf("cu126 on 525.60.13: %+v, %q", b.Driver, b.Problems())
 	}
-	unsure := derived("590.44.01")
+	unsure := derived("620.10")
 	if b := CheckBuild("2.9.1+cu130", "13.0", unsure); !b.Clean() {
 		t.Errorf("cu130 on a driver newer than 13.0's floor: %+v", b)
 	}
 	// A CUDA 13.0 driver that may be a 13.1 or 14.0 one: CUDA 14 builds
 	// are not refused on a lower bound.
-	if b := CheckBuild("2.12.0+cu140", "14.0", unsure); b.Driver.Support != SupportUnknown || !b.Driver.Unconfirmed ||
+	if b := CheckBuild("2.16.0+cu140", "14.0", unsure); b.Driver.Support != SupportUnknown || !b.Driver.Unconfirmed ||
 		!strings.Contains(b.Problems(), "whether this driver runs cu140 could not be confirmed") {
-		t.Errorf("cu140 on 590.44.01: %+v, %q", b.Driver, b.Problems())
+		t.Errorf("cu140 on 620.10: %+v, %q", b.Driver, b.Problems())
 	}
-	b = CheckBuild("2.12.0+cu131", "13.1", unsure)
+	b = CheckBuild("2.16.0+cu135", "13.5", unsure)
 	if b.Driver.Support != SupportYes || !b.Driver.Unconfirmed || !strings.Contains(b.Problems(), "may run on this driver only through minor-version compatibility") {
-		t.Errorf("cu131 on 590.44.01: %+v, %q", b.Driver, b.Problems())
+		t.Errorf("cu135 on 620.10: %+v, %q", b.Driver, b.Problems())
 	}
-	b = BuildCheck{Tag: "cu131", Driver: b.Driver}
+	b = BuildCheck{Tag: "cu135", Driver: b.Driver}
 	if b.Clean() {
 		t.Errorf("an unconfirmed verdict is clean: %+v", b)
 	}

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
@@ -29,6 +30,14 @@ type BuildCheck struct {
 	GPUs []GPUVerdict
 	// ReleaseKnown is false for a release the table does not have.
 	ReleaseKnown bool
+	// Inferred says how a release newer than the table was judged all
+	// the same: by the arch list of the newest release the table has with
+	// the same CUDA tag on this platform (and the driver floor of its
+	// CUDA version, as every build is). "" when the release is known or
+	// nothing could be judged (then Unchecked says why).
+	Inferred string
+	// InferredFrom is the release whose arch list stood in ("2.15").
+	InferredFrom string
 	// Unchecked says why the GPUs could not be checked against the build
 	// (a release or variant the table does not have, a build not from
 	// pytorch.org); "" when they were.
@@ -52,10 +61,10 @@ func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
 	case m.DriverCUDA != "":
 		c.Driver = driverRuns(cuda, m.DriverCUDA, m.DriverCUDALabel())
 	}
-	_, v, known := releaseOf(torchVersion)
+	row, v, known := releaseOf(torchVersion)
 	c.ReleaseKnown = known
 	switch {
-	case !known:
+	case !known && (c.Tag == "" || !newerThanTable(torchVersion)):
 		c.Unchecked = notInTable(torchVersion) + ", so which GPUs it has code for is not known"
 		return c
 	case c.Tag == "":
@@ -66,14 +75,66 @@ func CheckBuild(torchVersion, cuda string, m Machine) BuildCheck {
 		c.Unchecked = fmt.Sprintf("torch %s is %s, so the arch list of pytorch.org's %s wheel may not be its own", torchVersion, why, c.Tag)
 		return c
 	}
-	if _, ok := facts().archOf[v.minor+" "+c.Tag]; !ok {
+	wheel := m.wheelPlatform()
+	minor := v.minor
+	if !known {
+		from, ok := newestWithTag(wheel, c.Tag)
+		if !ok {
+			c.Unchecked = notInTable(torchVersion) + fmt.Sprintf(", and no release the table has offers %s, so which GPUs it has code for is not known", c.Tag)
+			return c
+		}
+		minor, c.InferredFrom = from, from
+		c.Inferred = fmt.Sprintf("%s; it was judged by the arch list of torch %s %s, the newest release in the table with %s, and by the driver floor of CUDA %s (inferred)",
+			notInTable(torchVersion), from, c.Tag, c.Tag, cuda)
+	}
+	if _, _, ok := archFor(wheel, minor, c.Tag); !ok && known && slices.Contains(row.Tags, c.Tag) {
+		// A variant the release offers (a refresh learned it from the
+		// index) without an arch list: judged by its tag's newest.
+		if from, ok := newestWithTag(wheel, c.Tag); ok {
+			minor, c.InferredFrom = from, from
+			c.Inferred = fmt.Sprintf("the arch list of torch %s %s is not in GPU Canary's table; it was judged by that of torch %s %s, the newest release in the table with %s (inferred)",
+				v.minor, c.Tag, from, c.Tag, c.Tag)
+		}
+	}
+	list, note, ok := archFor(wheel, minor, c.Tag)
+	if !ok {
 		c.Unchecked = fmt.Sprintf("the GPU architectures of torch %s %s are not in GPU Canary's table (pytorch.org has no such wheel: a conda, distribution or source build?)", torchVersion, c.Tag)
 		return c
 	}
+	if c.Inferred != "" {
+		note = strings.TrimPrefix(note+"; ", "; ") + "inferred from torch " + c.InferredFrom
+	}
 	for _, g := range m.known() {
-		c.GPUs = append(c.GPUs, GPUVerdict{GPU: g, ArchVerdict: buildRuns(v.minor, v.patch, c.Tag, g.CC)})
+		c.GPUs = append(c.GPUs, GPUVerdict{GPU: g, ArchVerdict: buildRuns(list, note, v.patch, c.Tag, g.CC)})
 	}
 	return c
+}
+
+// newerThanTable is true for a readable torch version after the table's
+// last release.
+func newerThanTable(torchVersion string) bool {
+	v, ok := parseTorch(torchVersion)
+	rows := facts().releases
+	return ok && compareTorch(v.patch, rows[len(rows)-1].Patches[0]) > 0
+}
+
+// newestWithTag is the newest release in the table with an arch list for
+// tag on the wheel platform (or on Linux x86_64, which archFor falls
+// back to).
+func newestWithTag(wheel, tag string) (string, bool) {
+	rows := facts().releases
+	for i := len(rows) - 1; i >= 0; i-- {
+		if _, _, ok := archFor(wheel, rows[i].Minor, tag); ok {
+			return rows[i].Minor, true
+		}
+	}
+	return "", false
+}
+
+// Judged is true when CheckBuild judges builds of torchVersion: its
+// release is in the table, or newer than it (judged by inference).
+func Judged(torchVersion string) bool {
+	return Known(torchVersion) || newerThanTable(torchVersion)
 }
 
 // notInTable says how a release is missing from the table: newer than

@@ -27,7 +27,10 @@ func TestCheckBuild(t *testing.T) {
 		{"driver too old", "2.9.1+cu130", "13.0", machine("12.8", "8.0"), false, 0, 0, SupportNo, true, ""},
 		{"minor-version compatibility is not clean", "2.5.1+cu124", "12.4", machine("12.2", "8.0"), false, 0, 0, SupportYes, true, ""},
 		{"no driver CUDA is not held against it", "2.5.1+cu124", "12.4", machine("", "8.0"), true, 0, 0, SupportUnknown, true, ""},
-		{"release newer than the table", "2.12.0+cu130", "13.0", machine("13.0", "8.0"), false, 0, 0, SupportYes, false, "newer than GPU Canary's release table, which ends at 2.11"},
+		// Issue 29: a release newer than the table is judged by its tag's
+		// newest arch list (Inferred), unless no release has its tag.
+		{"release newer than the table", "2.16.0+cu130", "13.0", machine("13.0", "8.0"), true, 0, 0, SupportYes, false, ""},
+		{"release and tag newer than the table", "2.16.0+cu140", "14.0", machine("14.0", "8.0"), false, 0, 0, SupportYes, false, "newer than GPU Canary's release table, which ends at 2.15, and no release the table has offers cu140"},
 		{"release older than the table", "0.4.1", "9.0", machine("12.8", "7.0"), false, 0, 0, SupportYes, false, "older than GPU Canary's release table"},
 		{"a variant pytorch.org does not have", "2.5.1", "12.6", machine("12.8", "8.0"), false, 0, 0, SupportYes, true, "a conda, distribution or source build"},
 		{"a source build", "2.5.0a0+git32f585d", "12.4", machine("12.8", "12.0"), false, 0, 0, SupportYes, true, "a pre-release or source build"},

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -38,6 +39,29 @@ type Machine struct {
 	// platform is whose driver floors judge a derived CUDA version
 	// ("linux", "windows"); "" is this host's.
 	platform string
+	// wheel is the wheel platform whose arch lists judge builds
+	// (PlatformLinuxX86, ...); "" is this host's.
+	wheel string
+}
+
+// wheelPlatform is the wheel platform builds are judged on: the
+// machine's, else this host's.
+func (m Machine) wheelPlatform() string {
+	if m.wheel != "" {
+		return m.wheel
+	}
+	return hostWheel()
+}
+
+// hostWheel is the wheel platform of this host.
+func hostWheel() string {
+	switch {
+	case hostPlatform == "windows":
+		return PlatformWindows
+	case runtime.GOARCH == "arm64":
+		return PlatformLinuxARM
+	}
+	return PlatformLinuxX86
 }
 
 // GPUsCounted says which GPUs a build is judged against, for the messages

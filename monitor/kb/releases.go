@@ -76,7 +76,8 @@ func Variants(torchVersion string) ([]string, bool) {
 // Companions returns the torchvision and torchaudio versions built against
 // a torch version, so a repair reinstalls a matching family: the table's
 // pair where the release deviates from the rules, else the rules
-// (torchvision 0.(minor+15).patch; torchaudio = torch from 2.1 on).
+// (torchvision 0.(minor+15).patch; torchaudio = torch from 2.1 to 2.11,
+// and "" after: torchaudio's last release is 2.11).
 func Companions(torchVersion string) (vision, audio string, ok bool) {
 	r, v, ok := releaseOf(torchVersion)
 	if !ok {
@@ -95,6 +96,13 @@ func (r *releaseRow) companions(patch string) (vision, audio string, ok bool) {
 	minor, _ := strconv.Atoi(parts[1])
 	if major != 2 || minor < 1 {
 		return "", "", false // before 2.1 only the table's pairs are known
+	}
+	if minor >= 12 {
+		// torchaudio went into maintenance after 2.11, its last release
+		// (pytorch/audio#4212: it supports torch >= 2.11; atalman in
+		// pytorch/pytorch.github.io#2074: no new release): no torchaudio
+		// belongs to a newer torch, so none is pinned ("").
+		return fmt.Sprintf("0.%d.%s", minor+15, parts[2]), "", true
 	}
 	return fmt.Sprintf("0.%d.%s", minor+15, parts[2]), patch, true
 }

@@ -96,7 +96,7 @@ func TestOldReleases(t *testing.T) {
 }
 
 func TestUnknownReleases(t *testing.T) {
-	for _, v := range []string{"2.12.0", "2.12.0.dev20260101+cu130", "3.0.0", "0.4.1", "garbage", ""} {
+	for _, v := range []string{"2.16.0", "2.16.0.dev20261201+cu130", "3.0.0", "0.4.1", "garbage", ""} {
 		t.Run(v, func(t *testing.T) {
 			if Known(v) {
 				t.Error("Known")
@@ -122,8 +122,8 @@ func TestUnknownReleases(t *testing.T) {
 
 func TestReleasesOrderAndCopies(t *testing.T) {
 	rs := Releases()
-	if rs[0].Minor != "1.0" || rs[len(rs)-1].Minor != "2.11" {
-		t.Fatalf("Releases from %s to %s, want 1.0 to 2.11", rs[0].Minor, rs[len(rs)-1].Minor)
+	if rs[0].Minor != "1.0" || rs[len(rs)-1].Minor != "2.15" {
+		t.Fatalf("Releases from %s to %s, want 1.0 to 2.15", rs[0].Minor, rs[len(rs)-1].Minor)
 	}
 	// Callers get copies: changing one must not change the table.
 	rs[0].Tags[0] = "cu999"

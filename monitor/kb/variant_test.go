@@ -20,11 +20,11 @@ func TestVariantOffered(t *testing.T) {
 		{"2.5.1", "rocm6.2", SupportNo, "not a CUDA variant"},
 		{"2.5.1", "", SupportNo, "not a CUDA variant"},
 		{"1.11.0", "cu115", SupportUnknown, "not verified"},
-		{"2.12.0", "cu130", SupportUnknown, "newer than GPU Canary's release table"},
-		{"2.12.0", "cu131", SupportUnknown, "newer than every CUDA version"},
-		{"2.12.0", "cu140", SupportUnknown, "newer than every CUDA version"},
-		{"2.12.0", "cu999", SupportNo, "no torch release is built for CUDA 99.9"},
-		{"2.12.0", "cu125", SupportNo, "no torch release is built for CUDA 12.5"},
+		{"2.16.0", "cu130", SupportUnknown, "newer than GPU Canary's release table"},
+		{"2.16.0", "cu134", SupportUnknown, "newer than every CUDA version"},
+		{"2.16.0", "cu140", SupportUnknown, "newer than every CUDA version"},
+		{"2.16.0", "cu999", SupportNo, "no torch release is built for CUDA 99.9"},
+		{"2.16.0", "cu125", SupportNo, "no torch release is built for CUDA 12.5"},
 		{"garbage", "cu124", SupportUnknown, "cannot be read"},
 	}
 	for _, tt := range tests {

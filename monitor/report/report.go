@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -35,6 +36,35 @@ type Bundle struct {
 	// Summary is the one-line status of Check (app/present's
 	// CheckSummary), which the caller words: this package only writes.
 	Summary string
+	// Knowledge is how current the facts the findings rest on are.
+	Knowledge Knowledge
+}
+
+// Knowledge is the date of GPU Canary's built-in facts and the overlay
+// files read over them (kb.AsOf, kb.Overlays).
+type Knowledge struct {
+	AsOf     string
+	Overlays []kb.OverlayFile
+}
+
+// line says it in one sentence for README.md.
+func (k Knowledge) line() string {
+	if k.AsOf == "" {
+		return ""
+	}
+	var read []string
+	for _, o := range k.Overlays {
+		if o.Error != "" {
+			read = append(read, fmt.Sprintf("%s (ignored: %s)", o.Path, o.Error))
+		} else {
+			read = append(read, fmt.Sprintf("%s (%d rows)", o.Path, o.Rows))
+		}
+	}
+	overlays := "no knowledge overlays were read"
+	if len(read) > 0 {
+		overlays = "knowledge overlays read over them: " + strings.Join(read, "; ")
+	}
+	return fmt.Sprintf("GPU Canary's facts about torch releases and drivers are as of %s; %s.\n\n", k.AsOf, overlays)
 }
 
 // Host describes the machine, as read by ReadHost (host_linux.go,
@@ -145,6 +175,7 @@ func readme(b Bundle) string {
 		writef(&s, "**The GPU in this report is simulated** (%s): it is not this machine's hardware.\n\n", b.Check.GPU.Source)
 	}
 	writef(&s, "Summary: %s.\n\n", b.Summary)
+	writef(&s, "%s", b.Knowledge.line())
 	writef(&s, "| file | holds |\n| --- | --- |\n")
 	writef(&s, "| env_info.md | the machine, driver, GPUs and every environment with its packages and findings, for reading |\n")
 	writef(&s, "| gpu.json | the GPU state as the driver reported it |\n")
