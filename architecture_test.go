@@ -41,6 +41,7 @@ func TestImportRules(t *testing.T) {
 		{"monitor/kb", []string{mod + "monitor/pyenv", mod + "monitor/procs", mod + "monitor/health", mod + "monitor/fix", mod + "monitor/engine"}},
 		{"monitor/shell", []string{mod}},
 		{"monitor/safefs", []string{mod}},
+		{"monitor/fatbin/...", []string{mod}},
 		{"monitor/pathjson", []string{mod}},
 	}
 	if len(imports) < 20 {
