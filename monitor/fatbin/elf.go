@@ -67,10 +67,10 @@ func readELF(r io.ReaderAt, size int64) (Kernels, error) {
 		return k, ErrNoFatbin
 	}
 	if fat.off+fat.size > size {
-		return Kernels{}, fmt.Errorf("section .nv_fatbin (offset %d, %d bytes) runs past the end of the file (%d bytes)", fat.off, fat.size, size)
+		return Kernels{}, fmt.Errorf("%w: section .nv_fatbin (offset %d, %d bytes) runs past the end of the file (%d bytes)", ErrMalformed, fat.off, fat.size, size)
 	}
 	if err := walk(r, fat.off, fat.size, &k); err != nil {
-		return Kernels{}, err
+		return Kernels{}, fmt.Errorf("%w (section .nv_fatbin): %w", ErrMalformed, err)
 	}
 	return k, nil
 }

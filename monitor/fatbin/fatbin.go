@@ -27,6 +27,12 @@ import (
 // binary section: it holds no CUDA kernels (it may still link CUDA).
 var ErrNoFatbin = errors.New("no CUDA fat binary in it")
 
+// ErrMalformed wraps what is wrong inside a fat binary section that
+// was found: the file is a CUDA library whose kernels cannot be read.
+// Other errors are about the file's own headers (not a library, or not
+// one this reader can read).
+var ErrMalformed = errors.New("malformed CUDA fat binary")
+
 // Arch is one GPU architecture: 8.6, or 9.0 with the suffix "a" (code
 // for that exact GPU only, sm_90a) or "f" (for its family, sm_100f).
 type Arch struct {

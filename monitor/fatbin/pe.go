@@ -81,10 +81,10 @@ func readPE(r io.ReaderAt, size int64) (Kernels, error) {
 		n = int64(fat.vsize) // the raw size is rounded up to the file alignment
 	}
 	if fat.off+n > size {
-		return Kernels{}, fmt.Errorf("section .nv_fatb (offset %d, %d bytes) runs past the end of the file (%d bytes)", fat.off, n, size)
+		return Kernels{}, fmt.Errorf("%w: section .nv_fatb (offset %d, %d bytes) runs past the end of the file (%d bytes)", ErrMalformed, fat.off, n, size)
 	}
 	if err := walk(r, fat.off, n, &k); err != nil {
-		return Kernels{}, err
+		return Kernels{}, fmt.Errorf("%w (section .nv_fatb): %w", ErrMalformed, err)
 	}
 	return k, nil
 }
