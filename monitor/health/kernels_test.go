@@ -1,0 +1,134 @@
+package health
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpucanary/gpucanary/monitor/fatbin/fatbintest"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+)
+
+// The GPUs of issue 28's verdicts, each alone on its machine.
+var (
+	gtx1080Ti = gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{device("NVIDIA GeForce GTX 1080 Ti", "6.1")}}
+	rtx3060   = gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{device("NVIDIA GeForce RTX 3060", "8.6")}}
+	a100      = gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{device("NVIDIA A100-SXM4-80GB", "8.0")}}
+	rtx5090CU = gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{device("NVIDIA GeForce RTX 5090", "12.0")}}
+)
+
+// realEnv writes an environment whose library rel is the real carved
+// libggml-cuda.so (or ggml-cuda.dll) and reads it.
+func realEnv(t *testing.T, spec pyenvtest.Spec, rel, carved string) (*pyenv.Env, string) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "venv")
+	if err := pyenvtest.Write(root, spec); err != nil {
+		t.Fatal(err)
+	}
+	path, err := pyenvtest.PutRealLibrary(root, spec, rel, fatbintest.MustLoad(carved))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := pyenv.Inspect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, path
+}
+
+// TestCUDAKernelsMissing: llama-cpp-python with the real libggml-cuda.so
+// (sm_86 sm_89 sm_120 sm_121, PTX 75 80 90), Linux and Windows layouts.
+func TestCUDAKernelsMissing(t *testing.T) {
+	llama := &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}
+	for _, layout := range []struct {
+		spec        pyenvtest.Spec
+		rel, carved string
+	}{
+		{pyenvtest.Spec{Llama: llama}, "llama_cpp/lib/libggml-cuda.so", fatbintest.LinuxGGML},
+		{pyenvtest.Spec{Layout: pyenv.LayoutWindows, Llama: llama}, "llama_cpp/lib/ggml-cuda.dll", fatbintest.WindowsGGML},
+	} {
+		env, path := realEnv(t, layout.spec, layout.rel, layout.carved)
+		for _, tc := range []struct {
+			name string
+			g    gpu.State
+			sev  Severity // "" for no finding
+			says []string
+		}{
+			{"GTX 1080 Ti", gtx1080Ti, SeverityError, []string{"NVIDIA GeForce GTX 1080 Ti (sm_61)", path, "llama-cpp-python 0.3.16", fatbintest.GGMLKernels, "no kernel image is available"}},
+			{"RTX 3060", rtx3060, "", nil},
+			{"A100", a100, SeverityWarning, []string{"NVIDIA A100-SXM4-80GB (sm_80)", "compute_80 PTX", "just in time", path}},
+			{"RTX 5090", rtx5090CU, "", nil},
+			{"no driver", noDriver, "", nil},
+			{"1080 Ti and A100", gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: append(gtx1080Ti.Devices, a100.Devices...)},
+				SeverityError, []string{"GTX 1080 Ti (sm_61)", "On NVIDIA A100-SXM4-80GB (sm_80) it runs only through compute_80 PTX"}},
+		} {
+			t.Run(filepath.Base(layout.rel)+" "+tc.name, func(t *testing.T) {
+				var got []Finding
+				for _, f := range CheckEnv(env, tc.g, Options{}) {
+					if f.Code == CodeCUDAKernelsMissing {
+						got = append(got, f)
+					}
+				}
+				if tc.sev == "" {
+					if len(got) != 0 {
+						t.Fatalf("findings %+v, want none", got)
+					}
+					return
+				}
+				if len(got) != 1 || got[0].Severity != tc.sev {
+					t.Fatalf("findings %+v, want one %s", got, tc.sev)
+				}
+				for _, s := range tc.says {
+					if !strings.Contains(got[0].Message, s) {
+						t.Errorf("message %q does not say %q", got[0].Message, s)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSourceTorchJudgedFromItsLibrary: a source-built torch the table
+// cannot judge (2.6.0a0+gitabc) whose libtorch_cuda.so is the real
+// library is judged from it: no kernels on a GTX 1080 Ti, runnable and
+// not "unchecked" on an RTX 5090.
+func TestSourceTorchJudgedFromItsLibrary(t *testing.T) {
+	spec := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.6.0a0+gitabc", CUDA: "12.4", Installer: "pip\n", Requires: []string{"filelock"}}}
+	env, path := realEnv(t, spec, "torch/lib/libtorch_cuda.so", fatbintest.LinuxGGML)
+	codes := func(fs []Finding) map[string]Finding {
+		m := map[string]Finding{}
+		for _, f := range fs {
+			m[f.Code] = f
+		}
+		return m
+	}
+	// Without the library read, the table could not judge it.
+	withoutLib := *env
+	withoutLib.CUDALibs = nil
+	if _, ok := codes(CheckEnv(&withoutLib, rtx5090CU, Options{}))[CodeTorchBuildUnchecked]; !ok {
+		t.Fatal("a source build was judged by the table")
+	}
+
+	on1080 := codes(CheckEnv(env, gtx1080Ti, Options{}))
+	f, ok := on1080[CodeGPUArchUnsupported]
+	if !ok || f.Severity != SeverityError || !strings.Contains(f.Message, "sm_61") || !strings.Contains(f.Message, "libtorch_cuda.so") {
+		t.Errorf("on a GTX 1080 Ti: %+v", on1080)
+	}
+	if len(f.Evidence) == 0 || f.Evidence[0].File != path {
+		t.Errorf("evidence %+v does not name %s", f.Evidence, path)
+	}
+	if _, ok := on1080[CodeCUDAKernelsMissing]; ok {
+		t.Error("torch's library was judged twice")
+	}
+	on5090 := codes(CheckEnv(env, rtx5090CU, Options{}))
+	for _, code := range []string{CodeTorchBuildUnchecked, CodeTorchUnknownRelease, CodeGPUArchUnsupported} {
+		if f, ok := on5090[code]; ok {
+			t.Errorf("on an RTX 5090: %s %s", code, f.Message)
+		}
+	}
+	if f, ok := codes(CheckEnv(env, a100, Options{}))[CodeGPUArchUnsupported]; !ok || f.Severity != SeverityWarning {
+		t.Errorf("on an A100: %+v, want the PTX warning", f)
+	}
+}
