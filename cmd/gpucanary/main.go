@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 )
 
@@ -22,8 +23,10 @@ func main() {
 	if exe, err := os.Executable(); err == nil {
 		installerGuardian = exe
 	}
+	kernelCache()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
+	fatbin.Shared.Flush() // a cache: a failed write costs only a read next time
 	os.Exit(code)
 }
