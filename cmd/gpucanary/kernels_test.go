@@ -62,6 +62,11 @@ func TestCheckKernels(t *testing.T) {
 						t.Errorf("check does not say %q:\n%s", s, out)
 					}
 				}
+				prom, _, _ := runCLI(t, "--gpu-sim", sim, "check", "--format", "prom", root)
+				series := `gpucanary_env_findings{code="CUDA_KERNELS_MISSING",env="` + root + `",severity=`
+				if strings.Contains(prom, series) != (tc.cc != "8.6") {
+					t.Errorf("the Prometheus finding series %s… present: %v, want %v", series, strings.Contains(prom, series), tc.cc != "8.6")
+				}
 				js, _, _ := runCLI(t, "--gpu-sim", sim, "check", "--json", root)
 				var r struct {
 					Envs []struct {

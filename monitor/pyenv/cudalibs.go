@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -98,6 +99,37 @@ func (e *Env) TorchCUDALib() *CUDALib {
 func isTorchCUDA(name string) bool {
 	n := strings.ToLower(name)
 	return n == "libtorch_cuda.so" || n == "torch_cuda.dll"
+}
+
+// KernelLines describes CUDA libraries for people, one line per package
+// and arch list, the libraries of a package that carry the same ones
+// together: "libggml-cuda.so (llama-cpp-python): sm_86 sm_89 sm_120
+// sm_121 · PTX 75 80 90". check and the environments window show them.
+func KernelLines(libs []CUDALib) []string {
+	type line struct{ pkg, says string }
+	var order []line
+	names := map[line][]string{}
+	for _, l := range libs {
+		says := l.Kernels
+		if l.Error != "" {
+			says = "could not be read: " + l.Error
+		}
+		k := line{l.Package, says}
+		if _, ok := names[k]; !ok {
+			order = append(order, k)
+		}
+		names[k] = append(names[k], filepath.Base(l.File))
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		files := names[k]
+		list := strings.Join(files, ", ")
+		if len(files) > 3 {
+			list = fmt.Sprintf("%s and %d more", strings.Join(files[:2], ", "), len(files)-2)
+		}
+		out[i] = fmt.Sprintf("%s (%s): %s", list, k.pkg, k.says)
+	}
+	return out
 }
 
 // readCUDALibs lists every package's shared libraries, each package from
