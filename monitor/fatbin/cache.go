@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Shared is the process's cache: the one the environment readers use,
@@ -40,7 +41,14 @@ type result struct {
 	Containers int      `json:"containers,omitempty"`
 	NoFatbin   bool     `json:"no_fatbin,omitempty"`
 	Err        string   `json:"error,omitempty"`
+	// Used is when the answer was last asked for (Unix seconds, updated
+	// at most daily): a file unused for cacheUnused is dropped at Flush,
+	// so the paths of deleted environments do not pile up.
+	Used int64 `json:"used"`
 }
+
+// cacheUnused is how long an answer nobody asks for is kept.
+const cacheUnused = 30 * 24 * time.Hour
 
 // Cache remembers what Read said of each file by path, while the file's
 // stamp stays the same, in memory and, with SetFile, on disk.
@@ -80,20 +88,27 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 		return Kernels{}, fmt.Errorf("%s is not a regular file", path)
 	}
 	st := stampOf(fi)
+	now := time.Now().Unix()
 	c.mu.Lock()
 	c.load()
 	r, ok := c.m[path]
-	c.mu.Unlock()
 	if ok && r.stamp == st {
+		if now-r.Used > 24*3600 {
+			r.Used = now
+			c.m[path] = r
+			c.dirty = true
+		}
+		c.mu.Unlock()
 		return r.kernels()
 	}
+	c.mu.Unlock()
 	k, err := readPath(path, fi)
-	r = result{stamp: st, Runtime: k.Runtime, Containers: k.Containers, SASS: archNames(k.SASS), PTX: archNames(k.PTX)}
+	r = result{stamp: st, Used: now, Runtime: k.Runtime, Containers: k.Containers, SASS: archNames(k.SASS), PTX: archNames(k.PTX)}
 	switch {
 	case errors.Is(err, ErrNoFatbin):
 		r.NoFatbin = true
 	case err != nil:
-		r = result{stamp: st, Err: err.Error()}
+		r = result{stamp: st, Used: now, Err: err.Error()}
 	}
 	c.mu.Lock()
 	c.reads++
@@ -199,6 +214,12 @@ func (c *Cache) Flush() error {
 	defer c.mu.Unlock()
 	if c.file == "" || !c.dirty {
 		return nil
+	}
+	old := time.Now().Add(-cacheUnused).Unix()
+	for p, r := range c.m {
+		if r.Used < old {
+			delete(c.m, p)
+		}
 	}
 	data, err := json.Marshal(cacheFile{Version: cacheVersion, Files: c.m})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +80,30 @@ func TestCache(t *testing.T) {
 	}
 	if _, err := e.ReadFile(dir); err == nil {
 		t.Error("a folder was read as a library")
+	}
+}
+
+// TestCacheForgetsUnused: an answer not asked for in 30 days is not
+// written again, so deleted environments' paths do not pile up.
+func TestCacheForgetsUnused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cuda-kernels.json")
+	stale := `{"version":1,"files":{"/gone/libx.so":{"dev":1,"ino":2,"size":3,"mtime_ns":4,"no_fatbin":true,"used":1000}}}`
+	if err := os.WriteFile(file, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libk.so")
+	os.WriteFile(lib, elfLib(container(entry{kindELF, 86, zstd, nil})), 0o644)
+	c := &Cache{}
+	c.SetFile(file)
+	if _, err := c.ReadFile(lib); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	if strings.Contains(string(data), "/gone/libx.so") || !strings.Contains(string(data), lib) {
+		t.Errorf("cache file:\n%s", data)
 	}
 }
