@@ -28,25 +28,38 @@ func (c *envCheck) torchBinary(t *pyenv.Package) (*kb.BinaryArchs, []pyenv.Evide
 // libVerdict is one library on one GPU.
 type libVerdict struct {
 	gpu kb.GPU
-	s   fatbin.Support
 	by  fatbin.Arch
 }
+
+// libJudged is one library's GPUs without machine code: none at all, or
+// PTX only.
+type libJudged struct {
+	lib          pyenv.CUDALib
+	missing, jit []libVerdict
+}
+
+// nvidiaWheels names NVIDIA's runtime wheels (nvidia-cublas-cu12, …) as
+// one.
+const nvidiaWheels = "NVIDIA's CUDA runtime wheels"
 
 // cudaKernels judges every CUDA library of a package other than torch
 // (whose libtorch_cuda the build verdict judges) on every GPU whose
 // compute capability is known: no code at all for one is an error, PTX
-// only a warning. One finding per library.
+// only a warning. One finding per package; NVIDIA's runtime wheels
+// (nvidia-*), a dozen packages installed together, share one.
 func (c *envCheck) cudaKernels() {
 	if !c.g.HasDriver() {
 		return
 	}
 	m := kb.MachineOf(c.g)
+	var groups []string
+	judged := map[string][]libJudged{}
 	for _, l := range c.env.CUDALibs {
 		if l.Package == pyenv.Torch || l.Error != "" {
 			continue
 		}
+		j := libJudged{lib: l}
 		k := l.Archs()
-		var missing, jit []libVerdict
 		for _, g := range m.GPUs {
 			cc, ok := fatbin.ParseArch(g.CC)
 			if !ok {
@@ -54,26 +67,57 @@ func (c *envCheck) cudaKernels() {
 			}
 			switch s, by := k.Judge(cc); s {
 			case fatbin.Missing:
-				missing = append(missing, libVerdict{g, s, by})
+				j.missing = append(j.missing, libVerdict{g, by})
 			case fatbin.JIT:
-				jit = append(jit, libVerdict{g, s, by})
+				j.jit = append(j.jit, libVerdict{g, by})
 			}
 		}
-		what := fmt.Sprintf("%s of %s%s (%s)", filepath.Base(l.File), l.Package, c.versionOf(l.Package), l.File)
-		ev := []pyenv.Evidence{{File: l.File, Says: "carries " + l.Kernels}}
-		switch {
-		case len(missing) > 0:
+		if len(j.missing)+len(j.jit) == 0 {
+			continue
+		}
+		key := l.Package
+		if strings.HasPrefix(key, "nvidia-") {
+			key = nvidiaWheels
+		}
+		if _, ok := judged[key]; !ok {
+			groups = append(groups, key)
+		}
+		judged[key] = append(judged[key], j)
+	}
+	for _, key := range groups {
+		c.kernelsFinding(key, judged[key])
+	}
+}
+
+// kernelsFinding raises one package's finding: an error naming each
+// library with no code for a GPU, else a warning naming each that
+// reaches one through PTX only.
+func (c *envCheck) kernelsFinding(key string, js []libJudged) {
+	var ev []pyenv.Evidence
+	var errs, warns []string
+	for _, j := range js {
+		ev = append(ev, pyenv.Evidence{File: j.lib.File, Says: "carries " + j.lib.Kernels})
+		what := fmt.Sprintf("%s of %s%s (%s)", filepath.Base(j.lib.File), j.lib.Package, c.versionOf(j.lib.Package), j.lib.File)
+		if len(j.missing) > 0 {
 			msg := fmt.Sprintf("%s has no kernels for %s: it carries %s, none of which runs there, so it fails with \"no kernel image is available for execution on the device\".",
-				what, libGPUs(missing), l.Kernels)
-			if len(jit) > 0 {
-				msg += " " + jitWords(jit)
+				what, libGPUs(j.missing), j.lib.Kernels)
+			if len(j.jit) > 0 {
+				msg += " " + jitWords(j.jit)
 			}
-			c.add(CodeCUDAKernelsMissing, SeverityError, msg+" Install a build of "+l.Package+" made for "+pronounGPU(len(missing))+".", "", ev)
-		case len(jit) > 0:
-			c.add(CodeCUDAKernelsMissing, SeverityWarning,
-				fmt.Sprintf("%s has no machine code for %s (it carries %s). %s", what, libGPUs(jit), l.Kernels, jitWords(jit)), "", ev)
+			errs = append(errs, msg)
+		} else {
+			warns = append(warns, fmt.Sprintf("%s has no machine code for %s (it carries %s). %s", what, libGPUs(j.jit), j.lib.Kernels, jitWords(j.jit)))
 		}
 	}
+	if len(errs) > 0 {
+		advice := " Install a build of " + key + " made for the GPUs here."
+		if key == nvidiaWheels {
+			advice = " Install the wheels of a CUDA version that supports the GPUs here."
+		}
+		c.add(CodeCUDAKernelsMissing, SeverityError, strings.Join(append(errs, warns...), " ")+advice, "", ev)
+		return
+	}
+	c.add(CodeCUDAKernelsMissing, SeverityWarning, strings.Join(warns, " "), "", ev)
 }
 
 // jitWords says what PTX-only GPUs get.
@@ -93,13 +137,6 @@ func libGPUs(vs []libVerdict) string {
 		gs[i] = v.gpu
 	}
 	return gpuLabels(gs)
-}
-
-func pronounGPU(n int) string {
-	if n == 1 {
-		return "that GPU"
-	}
-	return "those GPUs"
 }
 
 func dedupe(s []string) []string {

@@ -132,3 +132,48 @@ func TestSourceTorchJudgedFromItsLibrary(t *testing.T) {
 		t.Errorf("on an A100: %+v, want the PTX warning", f)
 	}
 }
+
+// TestCUDAKernelsGrouped: one finding per package, NVIDIA's runtime
+// wheels sharing one; a library that could not be read is no finding;
+// an arch-specific sm_90a runs only on 9.0.
+func TestCUDAKernelsGrouped(t *testing.T) {
+	lib := func(pkg, file string, sass, ptx []string) pyenv.CUDALib {
+		return pyenv.CUDALib{Package: pkg, File: file, Kernels: strings.Join(sass, " "), SASS: sass, PTX: ptx}
+	}
+	env := &pyenv.Env{Path: "/e", Packages: map[string]*pyenv.Package{}, CUDALibs: []pyenv.CUDALib{
+		lib("nvidia-cublas-cu12", "/e/nvidia/cublas/lib/libcublas.so.12", []string{"sm_50", "sm_90"}, []string{"compute_90"}),
+		lib("nvidia-cudnn-cu12", "/e/nvidia/cudnn/lib/libcudnn.so.9", []string{"sm_50", "sm_90"}, nil),
+		lib("flash-attn", "/e/flash_attn_2_cuda.so", []string{"sm_90a"}, nil),
+		{Package: "broken", File: "/e/broken.so", Error: "malformed CUDA fat binary"},
+	}}
+	h100 := gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{device("NVIDIA H100", "9.0")}}
+	b200 := gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{device("NVIDIA B200", "10.0")}}
+	for _, tc := range []struct {
+		g    gpu.State
+		want []string // severity: first words
+	}{
+		{h100, nil},
+		{b200, []string{
+			"error: libcudnn.so.9 of nvidia-cudnn-cu12 (/e/nvidia/cudnn/lib/libcudnn.so.9) has no kernels for NVIDIA B200 (sm_100)",
+			"error: flash_attn_2_cuda.so of flash-attn (/e/flash_attn_2_cuda.so) has no kernels for NVIDIA B200 (sm_100)",
+		}},
+	} {
+		var got []string
+		for _, f := range CheckEnv(env, tc.g, Options{}) {
+			if f.Code == CodeCUDAKernelsMissing {
+				got = append(got, string(f.Severity)+": "+f.Message)
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: findings\n%s\nwant %d", tc.g.Devices[0].Name, strings.Join(got, "\n"), len(tc.want))
+		}
+		for i, w := range tc.want {
+			if !strings.HasPrefix(got[i], w) {
+				t.Errorf("finding %d:\n%s\nwant it to start %q", i, got[i], w)
+			}
+		}
+		if len(got) > 0 && !strings.Contains(got[0], "libcublas.so.12 of nvidia-cublas-cu12") {
+			t.Errorf("the runtime wheels' finding does not name cuBLAS, reached by PTX: %s", got[0])
+		}
+	}
+}
