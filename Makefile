@@ -57,7 +57,11 @@ run: build
 
 ## test: install what is missing, vet, race tests, fuzz briefly, desktop end to end,
 ## Windows under wine, Prometheus, install and packages
-test: deps deps-test vet unit cli fuzz e2e test-windows test-prom
+# The stages run one after another (scripts/stages.sh), each timed, with
+# a table of where the time went printed at the end.
+TEST_STAGES := deps deps-test vet unit cli fuzz e2e test-windows test-prom test-install test-packages
+test:
+	@scripts/stages.sh $(TEST_STAGES)
 
 vet:
 	$(GO) vet ./...
@@ -190,4 +194,3 @@ test-install:
 test-packages: cli
 	scripts/test-packages.sh
 
-test: test-install test-packages

@@ -138,7 +138,7 @@ func (e *envsWindow) showDetail() {
 		return
 	}
 	objs := []fyne.CanvasObject{
-		widget.NewLabelWithStyle(env.Path, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabelWithStyle(withApp(env.Path, env.App), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		widget.NewLabel(fmt.Sprintf("Verdict: %s · manager: %s · Python %s · %s layout", env.Verdict, env.Installer, orDash(env.Python), env.Layout)),
 		widget.NewLabel("Last change: " + lastChangeText(e.w.lastChanged()[env.Path], e.w.u.now())),
 		widget.NewLabelWithStyle("torch and its companions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
@@ -243,4 +243,13 @@ func evidenceItem(x pyenv.Evidence, env string) fyne.CanvasObject {
 	file.SizeName = theme.SizeNameCaptionText
 	file.Wrapping = fyne.TextWrapBreak
 	return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), says, file)
+}
+
+// withApp is an environment's path with the app whose environment it is
+// beside it ("… — ComfyUI portable").
+func withApp(path, app string) string {
+	if app == "" {
+		return path
+	}
+	return path + " — " + app
 }

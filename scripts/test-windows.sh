@@ -15,7 +15,12 @@
 # venvs under a simulated A100, `ps --json` must list them with their
 # environments, modules and verdicts (cpu, cuda-idle), and `watch --json`
 # must raise JOB_ON_CPU for the CPU one and name the stand-in pip that
-# overwrites the CUDA venv as the culprit. Any failure fails the script.
+# overwrites the CUDA venv as the culprit; `check --json` with no path
+# must find the one-click apps' environments where Windows users keep
+# them (ComfyUI portable's embedded Python on the Desktop, Stability
+# Matrix, AUTOMATIC1111, text-generation-webui, Pinokio at C:\pinokio),
+# name each app, and give the embedded Python's CPU torch its own pip's
+# repair command. Any failure fails the script.
 #
 # bench runs under wine BenchmarkSnapshotNVMLDLL (one NVML snapshot
 # through the Windows backend and the stand-in) and BenchmarkScan100 and
@@ -199,6 +204,9 @@ fi
 procs_start=$SECONDS
 . scripts/wine/procs_e2e.sh
 step "e2e: processes ($((SECONDS - procs_start)) s)"
+
+# End to end, the one-click apps' environments (scripts/wine/apps_e2e.sh).
+. scripts/wine/apps_e2e.sh
 
 # The desktop side: toasts, one instance, resources (scripts/wine/desktop.sh).
 desktop_checks

@@ -70,13 +70,18 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	return m
 }
 
-// EnvLabel is "✗ llm/.venv — torch 2.10.0 CPU only".
+// EnvLabel is "✗ llm/.venv — torch 2.10.0 CPU only", or with the app
+// whose environment it is, "✓ ComfyUI_windows_portable/python_embeded
+// (ComfyUI portable) — torch 2.7.0+cu128 CUDA 12.8".
 func EnvLabel(e monitor.EnvReport) string {
 	mark := map[monitor.Verdict]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
 	if mark == "" {
 		mark = "·"
 	}
 	name := filepath.Join(filepath.Base(filepath.Dir(e.Path)), filepath.Base(e.Path))
+	if e.Env != nil && e.App != "" {
+		name += " (" + e.App + ")" // the app whose environment it is
+	}
 	t := e.Torch()
 	if t == nil {
 		return fmt.Sprintf("%s %s — no torch", mark, name)

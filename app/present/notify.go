@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // Level is what a notification says, which picks its icon: something is
@@ -37,7 +38,7 @@ type Note struct {
 // command (which the menu copies).
 func Notification(e monitor.Event, reinstall bool) Note {
 	var n Note
-	where := ShortPath(e.Env)
+	where := titlePath(e.Env)
 	switch e.Kind {
 	case monitor.KindCUDAWheelReplaced:
 		n = Note{Title: "torch lost its CUDA build in " + where, Level: LevelError}
@@ -83,6 +84,9 @@ func Notification(e monitor.Event, reinstall bool) Note {
 	case e.Fix != "":
 		n.Body += " Fix: " + TildeHome(e.Fix)
 	}
+	// The message and the fix name paths and commands: a control or
+	// bidi character in one shows as an escape, as in the terminal.
+	n.Body = human.Visible(n.Body)
 	return n
 }
 
@@ -95,42 +99,58 @@ var severityLevel = map[health.Severity]Level{
 
 // ReportExported says where the evidence bundle was written.
 func ReportExported(dir string) Note {
-	return Note{Title: "Report exported", Body: "The evidence bundle was written to " + ShortPath(dir) + ".", Level: LevelSuccess}
+	return Note{Title: "Report exported", Body: human.Visible("The evidence bundle was written to " + ShortPath(dir) + "."), Level: LevelSuccess}
 }
 
 // ReportNotExported says why the evidence bundle was not written.
 func ReportNotExported(err error) Note {
-	return Note{Title: "The report was not exported", Body: err.Error(), Level: LevelError}
+	return Note{Title: "The report was not exported", Body: human.Visible(err.Error()), Level: LevelError}
 }
 
 // WindowNotOpened says why a window asked for from the tray did not open.
 func WindowNotOpened(err error) Note {
-	return Note{Title: "GPU Canary could not open the window", Body: err.Error(), Level: LevelError}
+	return Note{Title: "GPU Canary could not open the window", Body: human.Visible(err.Error()), Level: LevelError}
 }
 
 // CopyFailed shows text that could not be put on the clipboard, so it
 // can still be read.
 func CopyFailed(text string) Note {
-	return Note{Title: "Could not copy to the clipboard", Body: text, Level: LevelWarning}
+	return Note{Title: "Could not copy to the clipboard", Body: human.Visible(text), Level: LevelWarning}
 }
 
 // SettingsFileError says the settings file cannot be read and that the
 // settings in use stay.
 func SettingsFileError(err error) Note {
-	return Note{Title: "The settings file has an error", Body: err.Error() + ". The settings in use stay until it is mended.", Level: LevelWarning}
+	return Note{Title: "The settings file has an error", Body: human.Visible(err.Error() + ". The settings in use stay until it is mended."), Level: LevelWarning}
 }
 
 // SettingsFileAtStart is told when the settings file GPU Canary started
 // with has an error (msg says which file and what): the defaults are in
 // use until it is mended.
 func SettingsFileAtStart(msg string) Note {
-	return Note{Title: "The settings file has an error", Body: msg + ". GPU Canary runs with the default settings until it is mended.", Level: LevelWarning}
+	return Note{Title: "The settings file has an error", Body: human.Visible(msg + ". GPU Canary runs with the default settings until it is mended."), Level: LevelWarning}
 }
 
 // StartFileProblem is told for another file GPU Canary was started with
 // and cannot use (a GPU scenario file); problem names it and says why.
 func StartFileProblem(problem string) Note {
-	return Note{Title: "GPU Canary was started with a file it cannot use", Body: problem + ".", Level: LevelError}
+	return Note{Title: "GPU Canary was started with a file it cannot use", Body: human.Visible(problem + "."), Level: LevelError}
+}
+
+// titlePath is how a notification's title names the environment at p:
+// as ShortPath, with control and bidi characters shown as escapes
+// (human.Visible: a newline or U+202E in a folder's name would break or
+// reorder the title). The title is plain text by the notification
+// specification, which the body's escaping cannot be applied to (a
+// server that follows it would show &lt;), yet some servers parse
+// markup in it: a path holding <, > or & is not put in the title at
+// all, and the body, escaped for the server, names it.
+func titlePath(p string) string {
+	s := human.Visible(ShortPath(p))
+	if strings.ContainsAny(s, "<>&") {
+		return "an environment"
+	}
+	return s
 }
 
 // ShortPath writes a path under the home directory as ~/….

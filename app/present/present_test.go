@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -297,5 +298,51 @@ func TestNoReinstallForADeadInterpreter(t *testing.T) {
 		if got := NeedsReinstall(monitor.EnvReport{Findings: tc.findings}); got != tc.want {
 			t.Errorf("%s: reinstall offered = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestNotificationTextIsSafe: a folder name holding markup, a newline or
+// U+202E never reaches a notification's title as written, and control
+// and bidi characters in the body show as escapes (issue 32, L8).
+func TestNotificationTextIsSafe(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, title string
+	}{
+		{"markup", `/srv/<a href="file:/etc/passwd">x</a>/.venv`, "torch lost its CUDA build in an environment"},
+		{"an ampersand", "/srv/a&b/.venv", "torch lost its CUDA build in an environment"},
+		{"a newline", "/srv/a\nFAKE TITLE/.venv", `torch lost its CUDA build in /srv/a\nFAKE TITLE/.venv`},
+		{"right-to-left override", "/srv/\u202evnev./.venv", `torch lost its CUDA build in /srv/\u202evnev./.venv`},
+		{"an escape", "/srv/\x1b]0;x\x07/.venv", `torch lost its CUDA build in /srv/\x1b]0;x\x07/.venv`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: tc.env, Message: "torch in " + tc.env + " was replaced.", Fix: "pip install --python " + tc.env + "/bin/python torch"}
+			n := Notification(e, false)
+			if n.Title != tc.title {
+				t.Errorf("title = %q, want %q", n.Title, tc.title)
+			}
+			if i := strings.IndexFunc(n.Title+n.Body, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\u202e' }); i >= 0 {
+				t.Errorf("a control or bidi character is left: title %q body %q", n.Title, n.Body)
+			}
+			if !strings.Contains(n.Body, human.Visible(tc.env)) {
+				t.Errorf("body %q does not name %q", n.Body, human.Visible(tc.env))
+			}
+		})
+	}
+	// The tray's own notes too.
+	for _, n := range []Note{ReportNotExported(errors.New("writing /srv/\u202eevil: denied")), CopyFailed("a\x1b[2Jb"), StartFileProblem("x\ny")} {
+		if i := strings.IndexFunc(n.Body, func(r rune) bool { return r < 0x20 || r == '\u202e' }); i >= 0 {
+			t.Errorf("body %q holds a control or bidi character", n.Body)
+		}
+	}
+}
+
+// TestEnvLabelNamesApp: the tray's line names the app whose environment
+// it is beside the path.
+func TestEnvLabelNamesApp(t *testing.T) {
+	env := &pyenv.Env{Path: filepath.Join("x", "ComfyUI_windows_portable", "python_embeded"), App: "ComfyUI portable",
+		Packages: map[string]*pyenv.Package{}}
+	got := EnvLabel(monitor.EnvReport{Env: env, Verdict: monitor.VerdictOK})
+	if got != "✓ ComfyUI_windows_portable/python_embeded (ComfyUI portable) — no torch" {
+		t.Errorf("EnvLabel = %q", got)
 	}
 }

@@ -49,6 +49,12 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	// environment's path and whatever a package's build prints: shown as
 	// text, never obeyed by the terminal.
 	std.out = human.NewWriter(std.out)
+	if o.indexBase != "" {
+		if err := config.CheckIndexBase(o.indexBase); err != nil {
+			fmt.Fprintf(std.err, "gpucanary fix: --index-base %v\n", err)
+			return exitUsage
+		}
+	}
 	path, resolved, err := envArg(arg, g.getenv)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %s\n", badPathMessage(path, err))

@@ -24,7 +24,10 @@ func main() {
 		installerGuardian = exe
 	}
 	kernelCache()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal, a dropped SSH session) stops a command
+	// as Ctrl-C does: a repair stops its installer, reports and records
+	// how it ended, rather than dying with the environment half-installed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	fatbin.Shared.Flush() // a cache: a failed write costs only a read next time

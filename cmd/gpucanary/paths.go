@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,7 +120,35 @@ func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolutio
 	case !fi.IsDir():
 		return path, r, errPathFile
 	}
+	if err := folderReadable(path); err != nil {
+		return path, r, err
+	}
 	return path, r, errPathNotEnv
+}
+
+// folderReadable says why the folder at path cannot be looked into (its
+// mode denies this user: chmod 000), or nil: such a folder is not "not a
+// Python environment", it could not be read. The error does not repeat
+// the path.
+func folderReadable(path string) error {
+	f, err := os.Open(path)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		// Listed; a folder that can be listed but not searched (r--)
+		// still hides pyvenv.cfg.
+		_, err = os.Lstat(filepath.Join(path, "pyvenv.cfg"))
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err
 }
 
 // envArg is the environment the path arg names for a command that needs

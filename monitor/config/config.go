@@ -94,6 +94,9 @@ func Load(path string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("reading settings %s: %w", path, err)
 	}
+	// Notepad starts a UTF-8 file with a byte-order mark, which TOML
+	// does not allow: it says nothing, so it is dropped.
+	data = bytes.TrimPrefix(data, utf8BOM)
 	read := c
 	// A key the program does not know is most often a typo
 	// ("discover_hom"): ignored, the setting the user meant would silently
@@ -112,6 +115,10 @@ func Load(path string) (Config, error) {
 	return read, nil
 }
 
+// utf8BOM is the byte-order mark some editors write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte("\ufeff")
+
 func (c Config) validate() error {
 	switch {
 	case c.Refresh.Duration < 100*time.Millisecond:
@@ -124,10 +131,23 @@ func (c Config) validate() error {
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
 	}
-	if u, err := url.Parse(c.IndexBase); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") || (u.Host == "" && u.Scheme != "file") {
-		return fmt.Errorf("index_base %q is not an http(s) or file URL", c.IndexBase)
+	if err := CheckIndexBase(c.IndexBase); err != nil {
+		return fmt.Errorf("index_base %w", err)
 	}
 	return checkNotify(c.Notify)
+}
+
+// CheckIndexBase says what is wrong with base as a PyTorch index base (a
+// mirror), or nil: an http(s) URL with a host, or a file URL. It is the
+// one check of the settings file's index_base and of `fix --index-base`,
+// so a value one refuses the other does not turn into a nonsense
+// command (a newline, "-rf", "ftp://…", "http://[::1").
+func CheckIndexBase(base string) error {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") || (u.Host == "" && u.Scheme != "file") {
+		return fmt.Errorf("%q is not an http(s) or file URL", base)
+	}
+	return nil
 }
 
 // unknownKeys names the keys of a settings file that no setting has.

@@ -86,3 +86,15 @@ func TestUnknownSettingListsTheKeys(t *testing.T) {
 		t.Errorf("err = %v, want it to list the settings", err)
 	}
 }
+
+// TestByteOrderMarkIsRead: Notepad writes a UTF-8 file with a byte-order
+// mark first; the settings in it are read, not refused (issue 32, L15).
+func TestByteOrderMarkIsRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("\ufeffcpu_fallback_percent = 30.0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := config.Load(path); err != nil || c.CPUFallbackPercent != 30 {
+		t.Errorf("a file with a byte-order mark: %+v, %v", c, err)
+	}
+}

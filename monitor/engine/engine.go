@@ -102,6 +102,10 @@ type Monitor struct {
 	w       *watcher
 	tick    Ticker // the polling ticker, reset by Reconfigure
 
+	// named are, with Options.Paths, the environments they name
+	// (discover): the only ones a watched folder may add (isCandidate).
+	named map[string]bool
+
 	// Test hooks (export_test.go): newFS replaces the kernel's file
 	// watcher, addWatch adding one watch (to simulate an inotify limit),
 	// inspect reading one environment (monitor.InspectOne; to simulate

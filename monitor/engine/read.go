@@ -78,6 +78,12 @@ func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o.Remembered = m.memory.paths()
 	d := pyenv.Search(ctx, o)
 	m.view.update(func(s *monitor.State) { s.DiscoveryComplete, s.SearchStopped = d.Complete, d.Stopped })
+	if len(o.Paths) > 0 {
+		m.named = map[string]bool{}
+		for _, f := range d.Found {
+			m.named[f.Path] = true
+		}
+	}
 	// A kernel whose interpreter is gone (Found.Missing) has no
 	// environment to watch: `check` reports it, the engine does not.
 	return slices.DeleteFunc(d.Found, func(f pyenv.Found) bool { return f.Missing != "" || m.envs.isForgotten(f.Path) }), d.Complete
@@ -241,9 +247,23 @@ func (m *Monitor) candidate(ctx context.Context, dir string) {
 }
 
 // isCandidate is true for a folder to read: one watched, or a new
-// environment not forgotten by hand.
+// environment not forgotten by hand. With environments named
+// (Options.Paths: `watch PATH`), a new one is read only if it is one of
+// them (deleted and created again): their folders are watched to see
+// that, and an environment someone else creates beside a named one is
+// not watched (in a shared folder, anyone could add series to the
+// agent's metrics).
 func (m *Monitor) isCandidate(dir string) bool {
-	return !m.envs.isForgotten(dir) && (m.envs.get(dir) != nil || pyenv.IsEnv(dir))
+	if m.envs.isForgotten(dir) {
+		return false
+	}
+	if m.envs.get(dir) != nil {
+		return true
+	}
+	if len(m.o.Paths) > 0 && !m.named[dir] {
+		return false
+	}
+	return pyenv.IsEnv(dir)
 }
 
 // rescan rediscovers and rereads everything (after an overflow, or

@@ -66,6 +66,10 @@ func (m *Monitor) pollRepairs(atStart bool) {
 		rl.seen, baseline = m.memory.repairs()
 		baseline = !baseline
 	}
+	var stillInterrupted map[string]bool
+	if baseline {
+		stillInterrupted = lastInterrupted(rl.dir, names)
+	}
 	var events []monitor.Event
 	for _, name := range names {
 		if rl.seen[name] == repairEnded {
@@ -76,7 +80,7 @@ func (m *Monitor) pollRepairs(atStart bool) {
 			continue // being created, or not a journal
 		}
 		ended := rec.Result != nil || !rec.Running()
-		if baseline && ended {
+		if baseline && ended && !stillInterrupted[name] {
 			rl.seen[name] = repairEnded
 			continue
 		}
@@ -101,6 +105,32 @@ func (m *Monitor) pollRepairs(atStart bool) {
 	}
 	m.memory.setRepairs(rl.seen)
 	m.publish(events)
+}
+
+// lastInterrupted names, among the journals in dir, those that are the
+// last repair of their environment and were interrupted (GPU Canary was
+// killed during it, or stopped by a signal: a closed terminal's SIGHUP
+// leaves a report nobody read). The first engine on a state folder takes
+// the repairs already ended as known, except these: the environment may
+// be half-installed, and nothing else would ever say so.
+func lastInterrupted(dir string, names []string) map[string]bool {
+	last := map[string]string{} // env -> its newest journal
+	interrupted := map[string]bool{}
+	for _, name := range names { // oldest first
+		rec, err := fix.ReadJournal(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		last[rec.Env] = name
+		interrupted[name] = rec.Interrupted || rec.Result != nil && rec.Result.Interrupted
+	}
+	out := map[string]bool{}
+	for _, name := range last {
+		if interrupted[name] {
+			out[name] = true
+		}
+	}
+	return out
 }
 
 func containsName(names []string, name string) bool {

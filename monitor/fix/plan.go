@@ -178,7 +178,7 @@ func NewPlan(r Request) (Plan, error) {
 		p.Packages = companions(r.Env, target, p.Variant)
 	}
 
-	p.Index = indexBase(r) + "/" + p.Variant
+	p.Index = uvproject.IndexURL(indexBase(r), p.Variant)
 
 	if p.SameBuild = sameBuild(r.Env, p); p.SameBuild {
 		p.Reasons = append(p.Reasons, "this installs the very builds that are installed: it repairs the install, and changes nothing about how they fit the driver and GPUs")

@@ -109,6 +109,10 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	}
 	var cause causeLines
 	out := func(line string) {
+		// An installer prints its index URL ("Looking in indexes: …"):
+		// a mirror's token in it must reach neither the terminal nor
+		// the journal.
+		line = procs.RedactLine(line)
 		cause.add(line)
 		if o.Line != nil {
 			o.Line(line)

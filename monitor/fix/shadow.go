@@ -9,6 +9,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
@@ -37,7 +38,7 @@ func removalPlan(r Request, torch *pyenv.Package) Plan {
 	p := Plan{Env: env.Path, Installer: pyenv.InstallerPip, RemoveFrom: folder, Removes: borrowedPins(env, folder)}
 	p.Reasons = append(p.Reasons, fmt.Sprintf("torch %s is loaded from %s (%s): a torch installed into the environment would never be imported while that copy is there, so the repair removes the copy instead", torch.Version, folder, says))
 	if tag := localTag(torch.Version); tag != "" {
-		p.Index = indexBase(r) + "/" + tag // where the rollback gets the removed build back from
+		p.Index = uvproject.IndexURL(indexBase(r), tag) // where the rollback gets the removed build back from
 	}
 	names := make([]string, len(p.Removes))
 	for i, pin := range p.Removes {

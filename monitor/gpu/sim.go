@@ -58,6 +58,9 @@ type simProcess struct {
 // compute capability that is not major.minor, a version that is not one,
 // numbers out of range) is an error saying what is wrong.
 func ParseScenario(data []byte) (State, error) {
+	// Notepad starts a UTF-8 file with a byte-order mark, which JSON
+	// does not allow: it says nothing, so it is dropped.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var sc scenario
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -140,6 +143,9 @@ type simBackend struct {
 	size  int64
 	state State
 	read  bool
+	// good is the last state read from a file that parsed, nil while
+	// none has (or the file went away since).
+	good *State
 }
 
 func newSim(path string) *simBackend { return &simBackend{path: path} }
@@ -147,26 +153,41 @@ func newSim(path string) *simBackend { return &simBackend{path: path} }
 var _ Backend = (*simBackend)(nil)
 
 // Snapshot returns the scenario's state, re-parsed when the file's
-// modification time or size changed. An unreadable or malformed file is
-// shown as the state's error: the last good state is not kept silently.
+// modification time or size changed. A missing or unreadable file is
+// the state's error, with no driver. A file that does not parse (caught
+// half-written by a script that rewrites it, or a typo) keeps the last
+// good reading, with the state's error saying what is wrong and that the
+// reading shown is the last good one: a simulated driver does not vanish
+// (NO_GPU_DRIVER) between two writes. It is read again at every
+// snapshot until it parses.
 func (s *simBackend) Snapshot(context.Context) State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	source := "sim:" + s.path
 	fi, err := os.Stat(s.path)
 	if err != nil {
-		s.read = false
+		s.read, s.good = false, nil
 		return State{Simulated: true, Source: source, Devices: []Device{}, Error: fmt.Sprintf("reading GPU scenario %s: %v", s.path, err)}
 	}
 	if s.read && fi.ModTime().Equal(s.mtime) && fi.Size() == s.size {
 		return s.state.clone()
 	}
 	st, err := ReadScenario(s.path)
-	if err != nil {
+	switch {
+	case err != nil && s.good != nil:
+		st = s.good.clone()
+		st.Error = err.Error() + "; the last good reading is shown"
+		s.read = false // read again at the next snapshot
+	case err != nil:
 		st = State{Simulated: true, Devices: []Device{}, Error: err.Error()}
+		s.read = false
+	default:
+		st.Source = source
+		good := st.clone()
+		s.good, s.read = &good, true
 	}
 	st.Source = source
-	s.state, s.mtime, s.size, s.read = st, fi.ModTime(), fi.Size(), true
+	s.state, s.mtime, s.size = st, fi.ModTime(), fi.Size()
 	return st.clone()
 }
 

@@ -123,6 +123,7 @@ func TestParseScenarioAccepts(t *testing.T) {
 		`{"devices": []}`,
 		`{"driver": "580", "devices": []}`,
 		`{"driver": "550.54.15", "cuda_driver": "12.10", "devices": [{"name": "x", "compute_capability": "12.0"}]}`,
+		"\ufeff{\"driver\": \"580\", \"devices\": []}", // Notepad's byte-order mark (issue 32, L15)
 		`{"driver": "1", "devices": [{"name": "x", "compute_capability": "10.3", "memory_used_bytes": null, "temperature_c": null, "power_watts": 0,
 		  "utilization_gpu_percent": 100, "processes": [{"pid": 4294967295, "used_memory_bytes": null, "sm_percent": null}]}]}`,
 	} {
@@ -185,15 +186,24 @@ func TestSimReReadsOnChange(t *testing.T) {
 		t.Errorf("missed a change of time only: %s", dump(got.Devices[0].Processes))
 	}
 
-	// A broken file is shown, not hidden behind the last good state.
+	// A file that does not parse (a script caught half-way through
+	// rewriting it) keeps the last good reading, and says what is wrong
+	// with the file (issue 32, L16: it was "no driver", NO_GPU_DRIVER).
 	writeScenario(t, path, `{"devices": [`, now.Add(3*time.Second))
 	got := b.Snapshot(ctx)
-	if !strings.HasPrefix(got.Error, "reading GPU scenario "+path+": ") || got.HasDriver() || !got.Simulated || got.Source != "sim:"+path {
+	if !strings.HasPrefix(got.Error, "reading GPU scenario "+path+": ") || !strings.HasSuffix(got.Error, "; the last good reading is shown") ||
+		!got.HasDriver() || got.Devices[0].Processes[0].PID != 77 || !got.Simulated || got.Source != "sim:"+path {
 		t.Errorf("malformed: %s", dump(got))
 	}
-	// ... and shown again on the next snapshot, from the cache.
-	if again := b.Snapshot(ctx); again.Error != got.Error {
+	// ... and shown again on the next snapshot.
+	if again := b.Snapshot(ctx); again.Error != got.Error || !again.HasDriver() {
 		t.Errorf("second snapshot of a malformed file: %s", dump(again))
+	}
+	// Written in full: read again, and the error is gone.
+	done := strings.Replace(same, `"pid": 77`, `"pid": 55`, 1)
+	writeScenario(t, path, done, now.Add(3*time.Second))
+	if got := b.Snapshot(ctx); got.Error != "" || got.Devices[0].Processes[0].PID != 55 {
+		t.Errorf("written in full: %s", dump(got))
 	}
 
 	if err := os.Remove(path); err != nil {
@@ -207,6 +217,19 @@ func TestSimReReadsOnChange(t *testing.T) {
 	writeScenario(t, path, string(a100), now.Add(4*time.Second))
 	if got := b.Snapshot(ctx); got.Error != "" || len(got.Devices) != 2 {
 		t.Errorf("restored: %s", dump(got))
+	}
+}
+
+// TestSimMalformedFromTheStart: with no good reading yet, a file that
+// does not parse is the state's error, with no driver.
+func TestSimMalformedFromTheStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpu.json")
+	writeScenario(t, path, `{"driver": "550`, time.Now())
+	b := Open(Options{SimFile: path})
+	defer b.Close()
+	st := b.Snapshot(context.Background())
+	if !strings.HasPrefix(st.Error, "reading GPU scenario "+path+": ") || strings.Contains(st.Error, "last good") || st.HasDriver() || !st.Simulated {
+		t.Errorf("state = %s", dump(st))
 	}
 }
 

@@ -19,8 +19,9 @@ import (
 var secretSuffixes = []string{"token", "secret", "password", "passwd", "passphrase", "pwd", "apikey", "credential", "credentials", "privatekey", "accesskey", "secretkey", "accountkey"}
 
 // secretWords are whole words that name a secret on their own: --pass,
-// --auth=, Authorization.
-var secretWords = []string{"pass", "auth", "authorization", "cookie", "sas", "otp"}
+// --auth=, Authorization, and a signed URL's signature (Azure SAS's
+// sig=, S3's X-Amz-Signature=).
+var secretWords = []string{"pass", "auth", "authorization", "cookie", "sas", "otp", "sig", "signature"}
 
 // nameWords splits an option or variable name into lowercase words:
 // "--hf-token" -> hf, token; "AWS_SECRET_ACCESS_KEY" -> aws, secret,
@@ -37,6 +38,9 @@ func nameWords(name string) []string {
 // and --sort-key do not.
 func secretName(name string) bool {
 	words := nameWords(name)
+	if len(words) == 1 && words[0] == "key" {
+		return true // --key VALUE, key=… in a query: the key itself
+	}
 	for i, w := range words {
 		if slices.Contains(secretWords, w) || hasSecretSuffix(w) {
 			return true
@@ -238,3 +242,8 @@ func hidePassword(a string) string {
 	}
 	return a
 }
+
+// RedactLine hides the secrets in one line of a program's own output
+// (pip's "Looking in indexes: https://mirror/whl/cu124?token=…", an
+// error that echoes a URL) as Redact hides them in an argument.
+func RedactLine(line string) string { return redactValue(line) }

@@ -41,8 +41,31 @@ func TestRedact(t *testing.T) {
 			[]string{"python", "--author", "me", "--lr=3", "--tokenizer", "gpt2", "--max-tokens", "100", "--key-file", "k.pem"}},
 		{"Windows paths", []string{`C:\Users\ada\.venv\Scripts\python.exe`, `C:\data`}, []string{`C:\Users\ada\.venv\Scripts\python.exe`, `C:\data`}},
 		{"secret flag last", []string{"python", "--token"}, []string{"python", "--token"}},
+		// Issue 32, L10: a signed URL's signature, and --key VALUE.
+		{"SAS sig=", []string{"azcopy", "copy", "https://a.blob.core.windows.net/c/f?sv=2022&sig=abc%2Fdef&se=x"}, []string{"azcopy", "copy", "https://a.blob.core.windows.net/c/f?sv=2022&sig=***&se=x"}},
+		{"S3 X-Amz-Signature=", []string{"curl", "https://b.s3.amazonaws.com/k?X-Amz-Date=1&X-Amz-Signature=f00d"}, []string{"curl", "https://b.s3.amazonaws.com/k?X-Amz-Date=1&X-Amz-Signature=***"}},
+		{"--key VALUE", []string{"python", "serve.py", "--key", "s3cr3t", "--port", "8000"}, []string{"python", "serve.py", "--key", "***", "--port", "8000"}},
+		{"--key=VALUE", []string{"python", "serve.py", "--key=s3cr3t"}, []string{"python", "serve.py", "--key=***"}},
+		{"key= in a query", []string{"wget", "https://maps.example/api?key=AIzaXYZ&q=1"}, []string{"wget", "https://maps.example/api?key=***&q=1"}},
+		{"--sort-key and --key-file stay", []string{"sort", "--sort-key", "2", "--key-file", "k.pem"}, []string{"sort", "--sort-key", "2", "--key-file", "k.pem"}},
 	}
 	checkRedact(t, tests)
+}
+
+// TestRedactLine: a line of an installer's own output is redacted as an
+// argument is (issue 32, L10: pip printed its index URL's token).
+func TestRedactLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Looking in indexes: https://mirror.example/whl/cu124?token=abc123", "Looking in indexes: https://mirror.example/whl/cu124?token=***"},
+		{"Looking in indexes: https://ada:hunter2@mirror.example/whl/cu124", "Looking in indexes: https://ada:***@mirror.example/whl/cu124"},
+		{"  Downloading https://blob.example/torch.whl?sv=1&sig=c2lnbmF0dXJl (908.2 MB)", "  Downloading https://blob.example/torch.whl?sv=1&sig=*** (908.2 MB)"},
+		{"Successfully installed torch-2.5.1+cu124", "Successfully installed torch-2.5.1+cu124"},
+		{"Collecting torch==2.5.1+cu124", "Collecting torch==2.5.1+cu124"},
+	} {
+		if got := RedactLine(c.in); got != c.want {
+			t.Errorf("RedactLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }
 
 type redactCase struct {

@@ -94,9 +94,11 @@ func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complet
 // folder (as an environment or a project) and its children, the
 // remembered roots, each manager's own places (conda's envs_dirs,
 // Poetry's virtualenvs, pyenv's versions, Jupyter's kernels, the system's
-// interpreters, ...), a walk of home that looks where environments are
-// likely first, and last, when a budget cut the search short, the
-// environments earlier searches remembered.
+// interpreters, the one-click apps' folders, ...), a walk of home that
+// looks where environments are likely first, then the walks of the
+// folders outside home that apps are unpacked into (a Windows drive's
+// root), and last, when a budget cut the search short, the environments
+// earlier searches remembered.
 // Environments are deduplicated by real path (the first way found wins)
 // and the order is deterministic.
 func Search(ctx context.Context, o DiscoverOptions) Discovery {
@@ -133,11 +135,27 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 	for _, r := range o.Roots {
 		d.walk(ctx, r, "root")
 	}
+	// The folders to walk outside home (a drive's root) are walked after
+	// home, which holds most environments, so their budgets come last.
+	var later []viaPlace
 	for _, m := range managers {
 		if m.Places == nil {
 			continue
 		}
 		for _, pl := range m.Places(w) {
+			if pl.Holds == HoldsTree {
+				// the walks of the folders apps are unpacked into go with
+				// the walk of home: a search without it walks none
+				if o.Home == "" {
+					continue
+				}
+				if !within(pl.Path, o.Home) {
+					later = append(later, viaPlace{pl, m.Name})
+					continue
+				}
+				d.walkPlace(ctx, pl, m.Name)
+				continue
+			}
 			for _, c := range pl.candidates() {
 				d.add(Found{Path: c.path, Via: m.Name, From: c.from, Missing: c.missing}, c.missing == "")
 			}
@@ -145,6 +163,9 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 	}
 	if o.Home != "" {
 		d.walk(ctx, o.Home, "home")
+	}
+	for _, l := range later {
+		d.walkPlace(ctx, l.Place, l.via)
 	}
 	if d.stopped != "" {
 		for _, p := range o.Remembered {
@@ -217,6 +238,12 @@ func (o DiscoverOptions) withDefaults() DiscoverOptions {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
+}
+
+// viaPlace is a place and the manager whose it is.
+type viaPlace struct {
+	Place
+	via string
 }
 
 type discovery struct {

@@ -161,6 +161,10 @@ type Env struct {
 	// Installer is the environment's manager, a Manager's Name (uv, pip,
 	// conda), or unknown.
 	Installer string `json:"installer"`
+	// App names the one-click app whose environment it is ("ComfyUI
+	// portable", "Stability Matrix (ComfyUI)"), from its path and the
+	// app's files around it (AppOf); empty when it is no known app's.
+	App string `json:"app,omitempty"`
 	// SitePackages is the directory packages are installed into.
 	SitePackages string `json:"site_packages,omitempty"`
 	// Sites are the folders `import` searches for packages, in the order

@@ -3,6 +3,7 @@ package pyenv_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"strings"
 	"testing"
 
@@ -95,7 +96,7 @@ func FuzzRequirement(f *testing.F) {
 	f.Add(`triton==3.1.0; platform_system == 'Linux' and platform_machine == 'x86_64' and python_version < '3.13'`)
 	f.Add(`x (>=1); (python_full_version >= "3.8.1" or extra not in "a b") and sys.platform ~= "3.1"`)
 	f.Add(`a; python_version == "3.*" or python_version === "1.0+local" or python_version < "1.0.dev0"`)
-	env := pyenv.MarkerEnv{"platform_system": "Linux", "platform_machine": "x86_64", "python_version": "3.11", "extra": ""}
+	env := pyspec.Env{"platform_system": "Linux", "platform_machine": "x86_64", "python_version": "3.11", "extra": ""}
 	f.Fuzz(func(t *testing.T, line string) {
 		r, ok := pyenv.ParseRequirement(line)
 		if !ok {
@@ -104,7 +105,7 @@ func FuzzRequirement(f *testing.F) {
 		if r.Name == "" || r.Name != pyenv.NormalizeName(r.Name) {
 			t.Fatalf("name %q is not normalized", r.Name)
 		}
-		applies, known := pyenv.EvalMarker(r.Marker, env)
+		applies, known := pyspec.Eval(r.Marker, env)
 		if !known && applies {
 			t.Fatalf("marker %q: applies although not known", r.Marker)
 		}

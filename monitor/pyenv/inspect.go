@@ -26,6 +26,9 @@ type inspector struct {
 	ownSites []string           // the environment's own site folders, existing or not, in sys.path order
 	unread   []pthLine          // .pth import lines GPU Canary did not follow
 	listed   map[string]listing // site folders listed, by path
+	// embeddedPth is an embedded distribution's ._pth file, read
+	// (embedded.go): it, not site, makes the import path.
+	embeddedPth *pthFile
 }
 
 // Inspect reads the environment at root from disk, with this process's
@@ -79,6 +82,7 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 	in.readSites()
 	in.checkRuntime()
 	in.installer()
+	in.env.App = AppOf(abs)
 	return in.env, nil
 }
 

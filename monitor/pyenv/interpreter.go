@@ -7,7 +7,7 @@ import "path/filepath"
 // from the layout, not checked on disk.
 func (e *Env) Interpreter() string {
 	switch {
-	case e.Layout == LayoutWindows && e.Kind == "conda":
+	case e.Layout == LayoutWindows && (e.Kind == "conda" || e.Kind == KindEmbedded):
 		return filepath.Join(e.Path, "python.exe")
 	case e.Layout == LayoutWindows:
 		return filepath.Join(e.Path, "Scripts", "python.exe")

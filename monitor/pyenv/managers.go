@@ -158,6 +158,12 @@ func table() []Manager {
 		{Name: "jupyter", Kind: KindVenv, Places: jupyterPlaces},
 		{Name: "system", Kind: KindPrefix, Places: systemPlaces},
 		{Name: "user-site", Kind: KindPrefix, Places: userSitePlaces},
+		// An embedded Python (embedded.go) is found by its files wherever
+		// its app keeps it; only its own pip installs into it.
+		{Name: embeddedManager, Kind: KindEmbedded, ClaimsEnv: true, Reinstall: embeddedReinstall},
+		// The one-click apps that keep their own environments (apps.go):
+		// their places are the apps table's, one entry an app.
+		{Name: "apps", Places: appPlaces},
 		{
 			Name:      InstallerPip,
 			Kind:      KindVenv,

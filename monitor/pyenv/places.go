@@ -70,6 +70,11 @@ type Place struct {
 	// From names what pointed there, for Found.From: the variable, the
 	// config file and key, or the tool's default.
 	From string
+	// Entries bounds a HoldsTree walk (0: the search's MaxEntries); Skip
+	// are folder names its walk does not enter at the place's top
+	// (Windows, Program Files on a drive's root).
+	Entries int
+	Skip    []string
 }
 
 // Holds says what a Place's path is.
@@ -88,6 +93,11 @@ const (
 	// NAME/kernel.json names the interpreter the kernel runs, whose
 	// environment is found (Jupyter's kernelspec layout).
 	HoldsKernels
+	// HoldsTree: the path is a folder people unpack apps into (Desktop,
+	// a drive's root): it is walked, Depth levels down, for the
+	// environments anywhere in it, within its Entries budget, and a walk
+	// that stops early says so (Discovery.Stopped).
+	HoldsTree
 )
 
 // candidate is an environment a place may hold, unchecked, with what

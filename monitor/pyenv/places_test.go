@@ -181,6 +181,25 @@ func TestManagerDefaultPlaces(t *testing.T) {
 				return p, "the system's interpreter"
 			}},
 		},
+		"apps": {
+			{setup: func(t *testing.T, home, other string) (string, string) {
+				// Stability Matrix's library, wherever library.json puts it
+				writeFile(t, home, ".config/StabilityMatrix/library.json", `{"LibraryPath": "`+filepath.ToSlash(filepath.Join(other, "SM"))+`"}`)
+				p, err := pyenvtest.StabilityMatrix(filepath.Join(other, "SM"), "ComfyUI", false, pyenvtest.Spec{})
+				must(t, err)
+				return p, filepath.Join(home, ".config", "StabilityMatrix", "library.json") + " LibraryPath"
+			}},
+			{setup: func(t *testing.T, home, _ string) (string, string) {
+				p, err := pyenvtest.Pinokio(filepath.Join(home, "pinokio"), "comfy.git", pyenvtest.Spec{})
+				must(t, err)
+				return p, "Pinokio's default " + filepath.Join(home, "pinokio")
+			}},
+			{vars: map[string]string{"INVOKEAI_ROOT": "OTHER/invoke"}, setup: func(t *testing.T, _, other string) (string, string) {
+				p, err := pyenvtest.InvokeAI(filepath.Join(other, "invoke"), pyenvtest.Spec{})
+				must(t, err)
+				return p, "$INVOKEAI_ROOT"
+			}},
+		},
 		"user-site": {
 			{setup: func(t *testing.T, home, _ string) (string, string) {
 				writeTorch(t, filepath.Join(home, ".local", "lib", "python3.11", "site-packages"), "2.5.1+cpu", "")

@@ -17,6 +17,8 @@ import (
 func (in *inspector) prefix(o InspectOptions) bool {
 	env, root := in.env, in.env.Path
 	switch {
+	case in.embedded(o):
+		return true
 	case windowsStdlib(root):
 		env.Kind, env.Layout = KindPrefix, LayoutWindows
 		env.Python = windowsPython(in.top)

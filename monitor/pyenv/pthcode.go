@@ -102,7 +102,19 @@ func readPthCode(code string) pthEffect {
 	return e
 }
 
+// dynamicCode matches a call that runs code built at run time (exec,
+// eval, compile, as builtins or as attributes: builtins.exec): what it
+// does to sys.path cannot be read from the line ("import sys;
+// exec(base64.b64decode('…'))" that puts a CPU torch first), so such a
+// line is taken as one that touches it.
+var dynamicCode = regexp.MustCompile(`\b(exec|eval|compile)\s*\(`)
+
+// touchesPath reports whether a statement may change sys.path: it names
+// it (pathWords), or it runs code built at run time (dynamicCode).
 func touchesPath(s string) bool {
+	if dynamicCode.MatchString(s) {
+		return true
+	}
 	for _, w := range pathWords {
 		if strings.Contains(s, w) {
 			return true

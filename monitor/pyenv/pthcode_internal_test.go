@@ -38,6 +38,14 @@ func TestReadPthCode(t *testing.T) {
 		{"distutils-precedence.pth", "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; enabled and __import__('_distutils_hack').add_shim(); ", "[]", false},
 		{"a namespace package", nspkg, "[]", false},
 		{"pywin32", "import pywin32_bootstrap", "[]", false},
+		// Code built at run time (issue 32, L13): what it does is unknown.
+		{"exec of base64", "import sys;exec(__import__('base64').b64decode('aW1wb3J0IHN5cw=='))", "[]", true},
+		{"exec with a space", "import base64; exec (base64.b64decode(b'eA=='))", "[]", true},
+		{"eval", "import os; eval(os.environ.get('X', '0'))", "[]", true},
+		{"compile", "import sys; c = compile('1', 'x', 'eval')", "[]", true},
+		{"builtins.exec", "import builtins; builtins.exec('pass')", "[]", true},
+		{"a followed insert then exec", "import sys; sys.path.insert(0, '/a'); exec('pass')", "[]", true},
+		{"execute is not exec", "import mod; mod.execute_later()", "[]", false},
 	} {
 		e := readPthCode(tt.line)
 		if got := fmt.Sprint(e.ops); got != tt.ops && !(got == "[]" && tt.ops == "[]") || e.pathCode != tt.pathCode {

@@ -52,3 +52,9 @@ func ParseRequirement(s string) (r Requirement, ok bool) {
 	r.Specifier, r.Marker = spec, strings.TrimSpace(marker)
 	return r, true
 }
+
+// isNameByte tells a letter or underscore, with which a distribution name
+// starts (PEP 508's identifier).
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

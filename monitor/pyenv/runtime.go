@@ -2,10 +2,9 @@ package pyenv
 
 import (
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"runtime"
 	"strings"
-
-	pep440 "github.com/aquasecurity/go-pep440-version"
 )
 
 // The NVIDIA runtime wheels of a CUDA torch.
@@ -67,8 +66,8 @@ var hostArch = runtime.GOARCH
 // python_version from Python, and extra unset. The others
 // (platform_release, implementation_name, python_full_version, …) are
 // unknown.
-func (e *Env) MarkerEnv() MarkerEnv {
-	m := MarkerEnv{"extra": ""}
+func (e *Env) MarkerEnv() pyspec.Env {
+	m := pyspec.Env{"extra": ""}
 	machine, knownArch := markerMachines[hostArch]
 	switch e.Layout {
 	case LayoutPOSIX:
@@ -108,7 +107,7 @@ func (in *inspector) checkRuntime() {
 		if !ok || !strings.HasPrefix(r.Name, "nvidia-") {
 			continue
 		}
-		if applies, known := EvalMarker(r.Marker, menv); !known || !applies {
+		if applies, known := pyspec.Eval(r.Marker, menv); !known || !applies {
 			continue
 		}
 		have := env.Packages[r.Name]
@@ -119,7 +118,7 @@ func (in *inspector) checkRuntime() {
 			}
 			continue
 		}
-		if ok, known := satisfies(have.Version, r.Specifier); known && !ok {
+		if ok, known := pyspec.Satisfies(have.Version, r.Specifier); known && !ok {
 			mismatched = append(mismatched, fmt.Sprintf("%s%s is required, %s is installed", r.Name, r.Specifier, have.Version))
 		}
 	}
@@ -174,27 +173,4 @@ func firstLib(missing []Requirement) string {
 		}
 	}
 	return ""
-}
-
-// satisfies reports whether version meets a PEP 440 specifier; known is
-// false when either cannot be read. An empty specifier allows any version.
-func satisfies(version, specifier string) (ok, known bool) {
-	if specifier == "" {
-		return true, true
-	}
-	spec, err := pep440.NewSpecifiers(specifier, pep440.WithPreRelease(true))
-	if err != nil {
-		return false, false
-	}
-	v, err := pep440.Parse(version)
-	if err != nil {
-		return false, false
-	}
-	switch checkSpec(spec, v) {
-	case triTrue:
-		return true, true
-	case triFalse:
-		return false, true
-	}
-	return false, false
 }

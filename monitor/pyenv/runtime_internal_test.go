@@ -1,6 +1,7 @@
 package pyenv
 
 import (
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"maps"
 	"testing"
 )
@@ -14,13 +15,13 @@ func TestMarkerEnv(t *testing.T) {
 		arch   string
 		layout Layout
 		python string
-		want   MarkerEnv
+		want   pyspec.Env
 	}{
-		{"amd64", LayoutPOSIX, "3.11", MarkerEnv{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "python_version": "3.11", "extra": ""}},
-		{"arm64", LayoutPOSIX, "3.12", MarkerEnv{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux", "platform_machine": "aarch64", "python_version": "3.12", "extra": ""}},
-		{"amd64", LayoutWindows, "3.11", MarkerEnv{"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64", "python_version": "3.11", "extra": ""}},
-		{"arm64", LayoutWindows, "", MarkerEnv{"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows", "platform_machine": "ARM64", "extra": ""}},
-		{"riscv64", LayoutPOSIX, "3.11", MarkerEnv{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux", "python_version": "3.11", "extra": ""}},
+		{"amd64", LayoutPOSIX, "3.11", pyspec.Env{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "python_version": "3.11", "extra": ""}},
+		{"arm64", LayoutPOSIX, "3.12", pyspec.Env{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux", "platform_machine": "aarch64", "python_version": "3.12", "extra": ""}},
+		{"amd64", LayoutWindows, "3.11", pyspec.Env{"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64", "python_version": "3.11", "extra": ""}},
+		{"arm64", LayoutWindows, "", pyspec.Env{"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows", "platform_machine": "ARM64", "extra": ""}},
+		{"riscv64", LayoutPOSIX, "3.11", pyspec.Env{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux", "python_version": "3.11", "extra": ""}},
 	}
 	for _, tt := range tests {
 		hostArch = tt.arch
@@ -31,7 +32,7 @@ func TestMarkerEnv(t *testing.T) {
 	}
 	// torch's requirement does not apply on an ARM machine.
 	hostArch = "arm64"
-	if applies, known := EvalMarker(`platform_system == "Linux" and platform_machine == "x86_64"`, (&Env{Layout: LayoutPOSIX, Python: "3.11"}).MarkerEnv()); !known || applies {
+	if applies, known := pyspec.Eval(`platform_system == "Linux" and platform_machine == "x86_64"`, (&Env{Layout: LayoutPOSIX, Python: "3.11"}).MarkerEnv()); !known || applies {
 		t.Errorf("torch's x86_64 marker on arm64: applies %v, known %v", applies, known)
 	}
 }

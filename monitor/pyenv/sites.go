@@ -228,8 +228,11 @@ func (in *inspector) importSites(o InspectOptions) {
 		sites = append(sites, Site{Path: path, From: from})
 	}
 	own := in.ownSites
-	switch env.Kind {
-	case KindVenv:
+	switch {
+	case env.Kind == KindEmbedded && in.embeddedPth != nil:
+		env.Sites = in.embeddedSites()
+		return
+	case env.Kind == KindVenv:
 		for _, p := range own {
 			add(p, SiteOwn)
 		}

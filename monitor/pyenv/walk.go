@@ -127,6 +127,30 @@ func (q *queue) Pop() any {
 // environment, and stops at MaxDepth. When its entry or time budget ends
 // it with folders still queued, it says so in d.stopped.
 func (d *discovery) walk(ctx context.Context, root, via string) {
+	d.walkLimited(ctx, root, walkLimits{via: via, depth: d.o.MaxDepth, entries: d.o.MaxEntries})
+}
+
+// walkLimits are one walk's bounds and how it names what it finds.
+type walkLimits struct {
+	via, from      string
+	depth, entries int
+	skip           []string // names not entered at the root
+}
+
+// walkPlace walks a HoldsTree place within its own bounds (never more
+// than the search's).
+func (d *discovery) walkPlace(ctx context.Context, pl Place, via string) {
+	l := walkLimits{via: via, from: pl.From, depth: min(max(pl.Depth, 1), d.o.MaxDepth), entries: d.o.MaxEntries, skip: pl.Skip}
+	if pl.Entries > 0 {
+		l.entries = min(pl.Entries, d.o.MaxEntries)
+	}
+	if exists(pl.Path) {
+		d.walkLimited(ctx, pl.Path, l)
+	}
+}
+
+func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) {
+	via := l.via
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return
@@ -144,8 +168,8 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 			d.stop(fmt.Sprintf("the search of %s ran out of time after %d entries (%d folders not searched)", abs, entries, q.Len()))
 			return
 		}
-		if entries > d.o.MaxEntries {
-			d.stop(fmt.Sprintf("the search of %s stopped at its budget of %d entries (%d folders not searched)", abs, d.o.MaxEntries, q.Len()))
+		if entries > l.entries {
+			d.stop(fmt.Sprintf("the search of %s stopped at its budget of %d entries (%d folders not searched)", abs, l.entries, q.Len()))
 			return
 		}
 		it := heap.Pop(q).(*walkItem)
@@ -171,16 +195,16 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 			}
 		}
 		if owners := listingOwners(ents); len(owners) > 0 || d.prefixListing(it.path, ents) {
-			d.add(Found{Path: it.path, Via: via}, false)
+			d.add(Found{Path: it.path, Via: via, From: l.from}, false)
 			for _, n := range nestedIn(owners) {
-				if e := findEntry(ents, n); e != nil && e.IsDir() && it.depth < d.o.MaxDepth {
+				if e := findEntry(ents, n); e != nil && e.IsDir() && it.depth < l.depth {
 					heap.Push(q, &walkItem{path: filepath.Join(it.path, n), real: filepath.Join(it.real, n), depth: it.depth + 1, base: it.base, score: it.score, seq: seq})
 					seq++
 				}
 			}
 			continue // an environment's own folders hold no others, but for its manager's Nested
 		}
-		if it.depth >= d.o.MaxDepth || holdsNoEnvs(ents) {
+		if it.depth >= l.depth || holdsNoEnvs(ents) {
 			continue
 		}
 		data := truncated || len(ents) >= dataMin && dirs*20 <= len(ents)
@@ -191,7 +215,7 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if skipped(it.path, name) || data && !likelyEnv(name) {
+			if skipped(it.path, name) || data && !likelyEnv(name) || it.depth == 0 && slices.ContainsFunc(l.skip, func(n string) bool { return strings.EqualFold(n, name) }) {
 				continue
 			}
 			child := &walkItem{path: filepath.Join(it.path, name), real: filepath.Join(it.real, name), depth: it.depth + 1, group: group}
@@ -201,7 +225,7 @@ func (d *discovery) walk(ctx context.Context, root, via string) {
 				// a link is followed only to an environment, never into a tree
 				// (a link to / must not make the search walk the machine)
 				if IsEnv(child.path) {
-					d.add(Found{Path: child.path, Via: via}, false)
+					d.add(Found{Path: child.path, Via: via, From: l.from}, false)
 				}
 				continue
 			default:
@@ -257,6 +281,15 @@ func holdsNoEnvs(ents []os.DirEntry) bool {
 // listing (a lib or Lib folder beside bin, include or python.exe) and
 // then from its standard library.
 func (d *discovery) prefixListing(path string, ents []os.DirEntry) bool {
+	if findEntry(ents, "python.exe") != nil {
+		names := make([]string, len(ents))
+		for i, e := range ents {
+			names[i] = e.Name()
+		}
+		if _, ok := embeddedListing(names); ok {
+			return true // an embedded Python (embedded.go)
+		}
+	}
 	hasLib := findEntry(ents, "lib") != nil || findEntry(ents, "Lib") != nil
 	if !hasLib || findEntry(ents, "bin") == nil && findEntry(ents, "include") == nil && findEntry(ents, "python.exe") == nil {
 		return false
@@ -352,5 +385,5 @@ func IsEnv(dir string) bool {
 			return true
 		}
 	}
-	return windowsStdlib(dir) || len(stdlibVersions(dir)) > 0 || isUserBase(dir, InspectOptions{})
+	return windowsStdlib(dir) || len(stdlibVersions(dir)) > 0 || isUserBase(dir, InspectOptions{}) || isEmbedded(dir)
 }

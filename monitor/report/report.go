@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -216,7 +215,7 @@ func envInfo(b Bundle) string {
 		for _, f := range e.Findings {
 			writef(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
 			if f.Fix != "" {
-				writef(&s, "  - fix: `%s`\n", f.Fix)
+				writef(&s, "  - fix: %s\n", code(f.Fix))
 			}
 		}
 	}
@@ -231,21 +230,28 @@ func envInfo(b Bundle) string {
 			if p.Graphics {
 				verdict += " (graphics, not a job)"
 			}
-			writef(&s, "| %d | %s | %s | %s | `%s` |\n", p.PID, verdict, mem, p.EnvPath, strings.ReplaceAll(p.Command(), "|", `\|`))
+			writef(&s, "| %d | %s | %s | %s | %s |\n", p.PID, verdict, mem, p.EnvPath, cellCode(p.Command()))
 		}
 	}
 	return s.String()
 }
 
 // writef writes to a Markdown file with every string argument made
-// visible (human.Visible): a path, a process's command or a package's
-// metadata holding terminal escapes must not reach whoever cats the file,
-// nor reorder its text with a bidi override.
+// visible (human.Visible) and escaped as Markdown (mdArg): a path, a
+// process's command or a package's metadata holding terminal escapes
+// must not reach whoever cats the file, nor reorder its text with a bidi
+// override, nor be read as HTML or markup by a Markdown viewer. Strings
+// to show as code are passed as code or cellCode.
 func writef(w *strings.Builder, format string, args ...any) {
 	for i, a := range args {
 		if v := reflect.ValueOf(a); v.Kind() == reflect.String {
-			args[i] = human.Visible(v.String())
+			if _, ok := a.(code); !ok {
+				if _, ok := a.(cellCode); !ok {
+					a = v.String()
+				}
+			}
 		}
+		args[i] = mdArg(a)
 	}
 	fmt.Fprintf(w, format, args...)
 }

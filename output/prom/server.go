@@ -81,7 +81,7 @@ func NewHandler(o HandlerOptions) (http.Handler, error) {
 		}
 		fmt.Fprintln(w, "GPU Canary agent is Ready.")
 	})
-	return mux, nil
+	return readOnly(mux), nil
 }
 
 // ValidateWebConfig checks the exporter toolkit's web config file (TLS

@@ -86,6 +86,9 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 func (p Printer) Env(e monitor.EnvReport) {
 	head := p.short(e.Path)
 	meta := []string{e.Installer}
+	if e.App != "" {
+		meta = []string{e.App, e.Installer} // the app whose environment it is, beside its path
+	}
 	if e.Python != "" {
 		meta = append(meta, "Python "+e.Python)
 	}

@@ -60,7 +60,7 @@ type BNB struct {
 type Spec struct {
 	Layout  pyenv.Layout // "" means POSIX
 	Python  string       // "" means "3.11"; "3.11" is written as 3.11.7
-	Manager string       // "venv" (default), "uv" or "conda"
+	Manager string       // "venv" (default), "uv", "conda" or "embedded" (python.org's embeddable package, Windows layout: apps.go)
 	Torch   *Torch
 	Vision  *Companion
 	Audio   *Companion

@@ -25,6 +25,9 @@ type writer struct {
 
 // Write creates the environment s describes at root (creating root).
 func Write(root string, s Spec) error {
+	if s.Manager == "embedded" {
+		s.Layout = pyenv.LayoutWindows // python.org's embeddable package is Windows'
+	}
 	w := &writer{root: root, s: s, win: s.Layout == pyenv.LayoutWindows}
 	if s.Python == "" {
 		s.Python = "3.11"
@@ -69,6 +72,8 @@ func (w *writer) skeleton() error {
 	}
 	var files map[string]string
 	switch {
+	case manager == "embedded":
+		files = embeddedFiles(w.s.Python)
 	case manager == "conda" && w.win:
 		files = map[string]string{"python.exe": "MZ", "Scripts/pip.exe": "MZ"}
 	case manager == "conda":
@@ -89,6 +94,7 @@ func (w *writer) skeleton() error {
 	case "uv":
 		files["pyvenv.cfg"] = fmt.Sprintf("home = %s\nimplementation = CPython\nuv = 0.5.11\nversion_info = %s\ninclude-system-site-packages = false\nprompt = project\n",
 			home, w.py)
+	case "embedded":
 	case "conda":
 		files["conda-meta/history"] = "==> 2024-11-20 10:00:00 <==\n# cmd: conda create -n ml python=" + w.s.Python + "\n"
 		rec := fmt.Sprintf("python-%s-h955ad1f_0.json", w.py)

@@ -3,6 +3,7 @@ package uvproject
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -30,9 +31,17 @@ var ErrUnsupportedLayout = errors.New("written inline or with dotted keys")
 func IndexName(tag string) string { return "pytorch-" + tag }
 
 // IndexURL is the index of a variant tag under indexBase
-// (https://download.pytorch.org/whl + cu128).
+// (https://download.pytorch.org/whl + cu128). The tag joins the base's
+// path, before its query and fragment: a mirror's base may carry a token
+// (https://mirror/whl?token=…), and …?token=…/cu128 is another URL. A base
+// that does not parse (the settings and --index-base refuse one) gets the
+// tag appended.
 func IndexURL(indexBase, tag string) string {
-	return strings.TrimRight(indexBase, "/") + "/" + tag
+	u, err := url.Parse(indexBase)
+	if err != nil {
+		return strings.TrimRight(indexBase, "/") + "/" + tag
+	}
+	return u.JoinPath(tag).String()
 }
 
 // pinPlan is what a pin has to add.

@@ -317,3 +317,20 @@ func TestPinTextChecksArguments(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexURL: the tag joins the base's path, before a query or a
+// fragment (issue 32, L10: …?token=x/cu124 was another URL).
+func TestIndexURL(t *testing.T) {
+	for _, c := range []struct{ base, want string }{
+		{"https://download.pytorch.org/whl", "https://download.pytorch.org/whl/cu128"},
+		{"https://download.pytorch.org/whl/", "https://download.pytorch.org/whl/cu128"},
+		{"https://mirror.example/whl?token=abc", "https://mirror.example/whl/cu128?token=abc"},
+		{"https://mirror.example/whl/?token=abc#frag", "https://mirror.example/whl/cu128?token=abc#frag"},
+		{"https://ada:pw@mirror.example", "https://ada:pw@mirror.example/cu128"},
+		{"file:///srv/whl", "file:///srv/whl/cu128"},
+	} {
+		if got := IndexURL(c.base, "cu128"); got != c.want {
+			t.Errorf("IndexURL(%q) = %q, want %q", c.base, got, c.want)
+		}
+	}
+}

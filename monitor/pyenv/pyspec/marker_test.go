@@ -1,22 +1,22 @@
-package pyenv_test
+package pyspec_test
 
 import (
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
-// TestEvalMarker is the marker evaluator against the markers torch and its
+// TestEval is the marker evaluator against the markers torch and its
 // dependencies write, and the corners of PEP 508: operators, both quote
 // styles, parentheses, version and string comparison, and three-valued
 // logic where a variable is unknown.
-func TestEvalMarker(t *testing.T) {
-	linux := pyenv.MarkerEnv{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux",
+func TestEval(t *testing.T) {
+	linux := pyspec.Env{"os_name": "posix", "sys_platform": "linux", "platform_system": "Linux",
 		"platform_machine": "x86_64", "python_version": "3.11", "extra": ""}
-	windows := pyenv.MarkerEnv{"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows",
+	windows := pyspec.Env{"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows",
 		"platform_machine": "AMD64", "python_version": "3.12", "extra": ""}
-	arm := pyenv.MarkerEnv{"platform_system": "Linux", "platform_machine": "aarch64", "python_version": "3.11", "extra": ""}
-	noPython := pyenv.MarkerEnv{"platform_system": "Linux", "platform_machine": "x86_64", "extra": ""}
+	arm := pyspec.Env{"platform_system": "Linux", "platform_machine": "aarch64", "python_version": "3.11", "extra": ""}
+	noPython := pyspec.Env{"platform_system": "Linux", "platform_machine": "x86_64", "extra": ""}
 	const (
 		yes     = "applies"
 		no      = "does not apply"
@@ -24,7 +24,7 @@ func TestEvalMarker(t *testing.T) {
 	)
 	tests := []struct {
 		marker string
-		env    pyenv.MarkerEnv
+		env    pyspec.Env
 		want   string
 	}{
 		{``, linux, yes},
@@ -35,7 +35,7 @@ func TestEvalMarker(t *testing.T) {
 		{`platform_system == "Linux" and platform_machine == "x86_64"`, windows, no},
 		{`platform_system == "Linux" and platform_machine == "x86_64"`, arm, no},
 		{`platform_system == "Linux" and platform_machine == "x86_64" and python_version < "3.13"`, linux, yes},
-		{`platform_system == "Linux" and platform_machine == "x86_64" and python_version < "3.13"`, pyenv.MarkerEnv{"platform_system": "Linux", "platform_machine": "x86_64", "python_version": "3.13"}, no},
+		{`platform_system == "Linux" and platform_machine == "x86_64" and python_version < "3.13"`, pyspec.Env{"platform_system": "Linux", "platform_machine": "x86_64", "python_version": "3.13"}, no},
 		{`python_version >= "3.9"`, linux, yes},
 		{`python_version >= "3.12"`, linux, no},
 		{`extra == "opt-einsum"`, linux, no},
@@ -94,7 +94,7 @@ func TestEvalMarker(t *testing.T) {
 		{`python_version >= 3.9`, linux, unknown},
 	}
 	for _, tt := range tests {
-		applies, known := pyenv.EvalMarker(tt.marker, tt.env)
+		applies, known := pyspec.Eval(tt.marker, tt.env)
 		got := unknown
 		switch {
 		case known && applies:
@@ -103,35 +103,7 @@ func TestEvalMarker(t *testing.T) {
 			got = no
 		}
 		if got != tt.want {
-			t.Errorf("EvalMarker(%s) in %v = %s, want %s", tt.marker, tt.env, got, tt.want)
-		}
-	}
-}
-
-// TestParseRequirement: the Requires-Dist forms torch and others write.
-func TestParseRequirement(t *testing.T) {
-	tests := []struct {
-		in   string
-		want pyenv.Requirement
-		ok   bool
-	}{
-		{`nvidia-cublas-cu12==12.4.5.8; platform_system == "Linux" and platform_machine == "x86_64"`,
-			pyenv.Requirement{Name: "nvidia-cublas-cu12", Specifier: "==12.4.5.8", Marker: `platform_system == "Linux" and platform_machine == "x86_64"`}, true},
-		{`Nvidia_CUDNN.cu12 (==9.1.0.70) ; platform_system == 'Linux'`,
-			pyenv.Requirement{Name: "nvidia-cudnn-cu12", Specifier: "==9.1.0.70", Marker: `platform_system == 'Linux'`}, true},
-		{`typing-extensions>=4.8.0`, pyenv.Requirement{Name: "typing-extensions", Specifier: ">=4.8.0"}, true},
-		{`filelock`, pyenv.Requirement{Name: "filelock"}, true},
-		{`torch<3,>=2.0`, pyenv.Requirement{Name: "torch", Specifier: "<3,>=2.0"}, true},
-		{`opt-einsum>=3.3; extra == "opt-einsum"`, pyenv.Requirement{Name: "opt-einsum", Specifier: ">=3.3", Marker: `extra == "opt-einsum"`}, true},
-		{`requests[security,socks] >= 2.8.1 ; python_version < "2.7"`, pyenv.Requirement{Name: "requests", Specifier: ">= 2.8.1", Marker: `python_version < "2.7"`}, true},
-		{`pip @ https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee ; python_version >= "3"`, pyenv.Requirement{Name: "pip", Marker: `python_version >= "3"`}, true},
-		{`==1.0`, pyenv.Requirement{}, false},
-		{`name[extra`, pyenv.Requirement{Name: "name"}, false},
-	}
-	for _, tt := range tests {
-		got, ok := pyenv.ParseRequirement(tt.in)
-		if ok != tt.ok || ok && got != tt.want {
-			t.Errorf("ParseRequirement(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("Eval(%s) in %v = %s, want %s", tt.marker, tt.env, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,8 @@
-package pyenv
+// Package pyspec holds the Python packaging standards GPU Canary reads
+// without Python, once for every part that reads them: PEP 508 environment
+// markers (which of an installed torch's NVIDIA runtime requirements apply
+// here; which platforms a uv.lock's torch is for) and PEP 440 specifiers.
+package pyspec
 
 import (
 	"strings"
@@ -6,13 +10,13 @@ import (
 	pep440 "github.com/aquasecurity/go-pep440-version"
 )
 
-// MarkerEnv holds the values of PEP 508's environment marker variables
+// Env holds the values of PEP 508's environment marker variables
 // (python_version, platform_system, …) for one environment. A variable it
 // does not hold is unknown: a comparison with it can be neither true nor
 // false.
-type MarkerEnv map[string]string
+type Env map[string]string
 
-// EvalMarker evaluates a PEP 508 environment marker (the part of a
+// Eval evaluates a PEP 508 environment marker (the part of a
 // requirement after ";") in env. known is false when the marker cannot be
 // parsed or its value depends on a variable env does not know; applies is
 // meaningful only when known is true. An empty marker always applies.
@@ -23,7 +27,7 @@ type MarkerEnv map[string]string
 // strings; in and not in test for a substring; either quote style. The
 // logic is three-valued, so "platform_system == 'Linux' and X" is false on
 // Windows whatever X is, and unknown on Linux when X is.
-func EvalMarker(marker string, env MarkerEnv) (applies, known bool) {
+func Eval(marker string, env Env) (applies, known bool) {
 	if strings.TrimSpace(marker) == "" {
 		return true, true
 	}
@@ -138,7 +142,7 @@ var markerVars = map[string]bool{
 type markerParser struct {
 	toks []markerTok
 	pos  int
-	env  MarkerEnv
+	env  Env
 	bad  bool
 }
 
@@ -268,7 +272,7 @@ func (p *markerParser) op() string {
 
 // compareMarker is one comparison, unknown when a side is a variable env
 // does not hold.
-func compareMarker(lhs markerValue, op string, rhs markerValue, env MarkerEnv) tri {
+func compareMarker(lhs markerValue, op string, rhs markerValue, env Env) tri {
 	l, lok := resolveMarker(lhs, env)
 	r, rok := resolveMarker(rhs, env)
 	switch {
@@ -282,7 +286,7 @@ func compareMarker(lhs markerValue, op string, rhs markerValue, env MarkerEnv) t
 	return triUnknown
 }
 
-func resolveMarker(v markerValue, env MarkerEnv) (string, bool) {
+func resolveMarker(v markerValue, env Env) (string, bool) {
 	if !v.isVar {
 		return v.text, true
 	}
@@ -295,7 +299,7 @@ func resolveMarker(v markerValue, env MarkerEnv) (string, bool) {
 // with a version of another major.minor ("3.13", "3.8.2"), so 3.11.0
 // stands for them; against one of the same major.minor the patch decides,
 // and the answer is unknown.
-func fullVersionCompare(env MarkerEnv, op, other string, cmp func(full string) tri) tri {
+func fullVersionCompare(env Env, op, other string, cmp func(full string) tri) tri {
 	py, ok := env["python_version"]
 	if !ok || op == "in" || op == "not in" || op == "===" {
 		return triUnknown

@@ -1,0 +1,268 @@
+package pyenv_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+)
+
+// cuda128 is torch 2.7.0+cu128 for Windows: the CUDA DLLs inside
+// torch\lib, as its wheel ships them.
+func cuda128() *pyenvtest.Torch {
+	return &pyenvtest.Torch{DistVersion: "2.7.0+cu128", CUDA: "12.8", Installer: "pip"}
+}
+
+// TestEmbeddedComfyUIPortable reads ComfyUI's portable release as it is
+// unpacked: an embedded Python 3.12 whose python312._pth defines the
+// import path.
+func TestEmbeddedComfyUIPortable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ComfyUI_windows_portable")
+	envPath, err := pyenvtest.ComfyUIPortable(dir, pyenvtest.Spec{Python: "3.12", Torch: cuda128()})
+	must(t, err)
+	if !pyenv.IsEnv(envPath) {
+		t.Fatal("IsEnv: python_embeded is not an environment")
+	}
+	env, err := pyenv.InspectWith(envPath, pyenv.InspectOptions{Home: t.TempDir(), Getenv: func(string) string { return "" }})
+	must(t, err)
+	if env.Kind != pyenv.KindEmbedded || env.Layout != pyenv.LayoutWindows || env.Python != "3.12" || env.Installer != "embedded" {
+		t.Errorf("kind, layout, python, installer = %s %s %s %s", env.Kind, env.Layout, env.Python, env.Installer)
+	}
+	if env.App != "ComfyUI portable" {
+		t.Errorf("app = %q", env.App)
+	}
+	tp := env.Torch()
+	if tp == nil || tp.Version != "2.7.0+cu128" || tp.Build != pyenv.BuildCUDA || tp.CUDA != "12.8" {
+		t.Fatalf("torch = %+v", tp)
+	}
+	site := filepath.Join(envPath, "Lib", "site-packages")
+	if tp.Site != site || env.SitePackages != site {
+		t.Errorf("torch read from %s, site-packages %s; want %s", tp.Site, env.SitePackages, site)
+	}
+	// sys.path: ../ComfyUI (line 1), . (line 3), then site's Lib\site-packages
+	var got []string
+	for _, s := range env.Sites {
+		got = append(got, s.From+" "+s.Path)
+	}
+	want := []string{"pth " + filepath.Join(dir, "ComfyUI"), "pth " + envPath, "own " + site}
+	if !slices.Equal(got, want) {
+		t.Errorf("sites =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if interp := env.Interpreter(); interp != filepath.Join(envPath, "python.exe") {
+		t.Errorf("interpreter = %s", interp)
+	}
+}
+
+// TestEmbeddedPth: the ._pth file decides what is importable; without
+// `import site` Lib\site-packages is not on the path (nor a user site:
+// a ._pth file makes the interpreter isolated), and without a ._pth
+// file the interpreter starts as any Windows installation, user site
+// first.
+func TestEmbeddedPth(t *testing.T) {
+	cases := []struct {
+		name      string
+		pth       string // "" removes the file
+		wantTorch bool
+		wantUser  bool
+	}{
+		{"import site", pyenvtest.EmbeddedPth("3.12", "", true), true, false},
+		{"no import site", pyenvtest.EmbeddedPth("3.12", "", false), false, false},
+		{"site-packages listed", "python312.zip\n.\nLib\\site-packages\n", true, false},
+		{"no _pth", "", true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			appdata := filepath.Join(home, "AppData", "Roaming")
+			user, err := pyenvtest.UserSite(home, pyenvtest.Spec{Python: "3.12"})
+			must(t, err)
+			winUser := filepath.Join(appdata, "Python", "Python312", "site-packages")
+			must(t, os.MkdirAll(filepath.Dir(winUser), 0o755))
+			must(t, os.Rename(user, winUser))
+			envPath := filepath.Join(t.TempDir(), "python_embeded")
+			must(t, pyenvtest.Write(envPath, pyenvtest.Spec{Manager: "embedded", Python: "3.12", Torch: cuda128()}))
+			pth := filepath.Join(envPath, "python312._pth")
+			if c.pth == "" {
+				must(t, os.Remove(pth))
+			} else {
+				must(t, os.WriteFile(pth, []byte(c.pth), 0o644))
+			}
+			env, err := pyenv.InspectWith(envPath, pyenv.InspectOptions{Home: home, Getenv: func(k string) string {
+				if k == "APPDATA" {
+					return appdata
+				}
+				return ""
+			}})
+			must(t, err)
+			if env.Kind != pyenv.KindEmbedded {
+				t.Fatalf("kind = %s", env.Kind)
+			}
+			if (env.Torch() != nil) != c.wantTorch {
+				t.Errorf("torch read = %v, want %v (sites %+v)", env.Torch() != nil, c.wantTorch, env.Sites)
+			}
+			if tp := env.Torch(); tp != nil {
+				if _, says, borrowed := env.Origin(tp); borrowed || tp.Site != env.SitePackages {
+					t.Errorf("torch read from %s (%s), want the environment's own %s", tp.Site, says, env.SitePackages)
+				}
+			}
+			onPath := slices.ContainsFunc(env.Sites, func(s pyenv.Site) bool { return s.From == pyenv.SiteUser })
+			if onPath != c.wantUser {
+				t.Errorf("user site on the path = %v, want %v", onPath, c.wantUser)
+			}
+		})
+	}
+}
+
+// TestEmbeddedReinstall: the repair runs the embedded Python's own pip
+// with -s.
+func TestEmbeddedReinstall(t *testing.T) {
+	envPath, err := pyenvtest.ComfyUIPortable(t.TempDir(), pyenvtest.Spec{Python: "3.12",
+		Torch: &pyenvtest.Torch{DistVersion: "2.7.0+cpu", Installer: "pip"}})
+	must(t, err)
+	env, err := pyenv.Inspect(envPath)
+	must(t, err)
+	c := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{Env: env, Python: env.Interpreter(),
+		Specs: []string{"torch==2.7.0+cu128"}, Index: "https://download.pytorch.org/whl/cu128",
+		LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
+	want := []string{filepath.Join(envPath, "python.exe"), "-s", "-m", "pip", "install", "--force-reinstall", "--no-deps",
+		"torch==2.7.0+cu128", "--index-url", "https://download.pytorch.org/whl/cu128"}
+	if c.Manager != "embedded" || !slices.Equal(c.Argv, want) {
+		t.Errorf("reinstall = %s %q", c.Manager, c.Argv)
+	}
+}
+
+// TestAppsDiscovered builds each app's layout as the app builds it,
+// under a home, and finds and names each environment.
+func TestAppsDiscovered(t *testing.T) {
+	for _, layout := range []pyenv.Layout{pyenv.LayoutPOSIX, pyenv.LayoutWindows} {
+		t.Run(string(layout), func(t *testing.T) { appsDiscovered(t, layout) })
+	}
+}
+
+// appsDiscovered: each app in the layout (the embedded Pythons are
+// Windows' whatever it is).
+func appsDiscovered(t *testing.T, win pyenv.Layout) {
+	home := t.TempDir()
+	torch := func() *pyenvtest.Torch { return cuda128() }
+	type build func() (string, error)
+	cases := []struct {
+		app   string
+		build build
+	}{
+		{"ComfyUI portable", func() (string, error) {
+			return pyenvtest.ComfyUIPortable(filepath.Join(home, "Desktop", "ComfyUI_windows_portable"), pyenvtest.Spec{Python: "3.12", Torch: torch()})
+		}},
+		{"Fooocus", func() (string, error) {
+			return pyenvtest.Fooocus(filepath.Join(home, "Downloads", "Fooocus_win64_2-5-0"), pyenvtest.Spec{Python: "3.10", Torch: torch()})
+		}},
+		{"Forge (one-click package)", func() (string, error) {
+			return pyenvtest.WebUIPackage(filepath.Join(home, "webui_forge_cu121_torch231"), true, pyenvtest.Spec{Python: "3.10", Torch: torch()})
+		}},
+		{"AUTOMATIC1111 (one-click package)", func() (string, error) {
+			return pyenvtest.WebUIPackage(filepath.Join(home, "sd.webui"), false, pyenvtest.Spec{Python: "3.10", Torch: torch()})
+		}},
+		{"AUTOMATIC1111", func() (string, error) {
+			return pyenvtest.WebUI(filepath.Join(home, "stable-diffusion-webui"), false, pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
+		}},
+		{"Forge", func() (string, error) {
+			return pyenvtest.WebUI(filepath.Join(home, "Documents", "stable-diffusion-webui-forge"), true, pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
+		}},
+		{"Stability Matrix (ComfyUI)", func() (string, error) {
+			return pyenvtest.StabilityMatrix(filepath.Join(home, "StabilityMatrix", "Data"), "ComfyUI", true, pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
+		}},
+		{"Pinokio (comfy.git)", func() (string, error) {
+			return pyenvtest.Pinokio(filepath.Join(home, "pinokio"), "comfy.git", pyenvtest.Spec{Layout: win, Python: "3.10", Torch: torch()})
+		}},
+		{"InvokeAI", func() (string, error) {
+			return pyenvtest.InvokeAI(filepath.Join(home, "invokeai"), pyenvtest.Spec{Layout: win, Python: "3.11", Torch: torch()})
+		}},
+		{"text-generation-webui", func() (string, error) {
+			return pyenvtest.TextGenWebUI(filepath.Join(home, "text-generation-webui"), pyenvtest.Spec{Layout: win, Python: "3.11", Torch: torch()})
+		}},
+		{"pixi (default)", func() (string, error) {
+			return pyenvtest.Pixi(filepath.Join(home, "code", "ml"), "default", pyenvtest.Spec{Layout: win, Python: "3.12", Torch: torch()})
+		}},
+	}
+	want := map[string]string{}
+	for _, c := range cases {
+		p, err := c.build()
+		must(t, err)
+		want[p] = c.app
+	}
+	d := pyenv.Search(context.Background(), pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), System: []string{},
+		Getenv: func(string) string { return "" }})
+	if !d.Complete {
+		t.Fatalf("search stopped: %s", d.Stopped)
+	}
+	found := map[string]bool{}
+	for _, f := range d.Found {
+		found[f.Path] = true
+	}
+	for p, app := range want {
+		if !found[p] {
+			t.Errorf("%s: %s not found", app, p)
+			continue
+		}
+		env, err := pyenv.Inspect(p)
+		if err != nil {
+			t.Errorf("%s: %v", app, err)
+			continue
+		}
+		if env.App != app {
+			t.Errorf("%s: app = %q", p, env.App)
+		}
+		if tp := env.Torch(); tp == nil || tp.Version != "2.7.0+cu128" {
+			t.Errorf("%s: torch = %+v", app, tp)
+		}
+	}
+}
+
+// TestAppOf: a folder named like an app's environment is no app's
+// without the app's files beside it.
+func TestAppOf(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "proj", "venv")
+	must(t, pyenvtest.Write(plain, pyenvtest.Spec{}))
+	sm := filepath.Join(dir, "lib", "Packages", "x", "venv")
+	must(t, pyenvtest.Write(sm, pyenvtest.Spec{}))
+	emb := filepath.Join(dir, "other", "python_embeded")
+	must(t, pyenvtest.Write(emb, pyenvtest.Spec{Manager: "embedded", Python: "3.12"}))
+	for _, p := range []string{plain, sm, emb, "/", "venv", `C:\venv`} {
+		if got := pyenv.AppOf(p); got != "" {
+			t.Errorf("AppOf(%s) = %q, want none", p, got)
+		}
+	}
+	env, err := pyenv.Inspect(emb)
+	must(t, err)
+	if env.Kind != pyenv.KindEmbedded || env.App != "" {
+		t.Errorf("an unknown app's embedded Python: kind %s, app %q", env.Kind, env.App)
+	}
+}
+
+// TestStabilityMatrixLibrary: Stability Matrix's library is wherever
+// library.json says, outside home too.
+func TestStabilityMatrixLibrary(t *testing.T) {
+	home, lib := t.TempDir(), filepath.Join(t.TempDir(), "SM Library")
+	p, err := pyenvtest.StabilityMatrix(lib, "stable-diffusion-webui-forge", false, pyenvtest.Spec{Python: "3.10", Torch: cuda128()})
+	must(t, err)
+	cfg := filepath.Join(home, ".config", "StabilityMatrix")
+	must(t, os.MkdirAll(cfg, 0o755))
+	must(t, os.WriteFile(filepath.Join(cfg, "library.json"), []byte(`{"LibraryPath": "`+filepath.ToSlash(lib)+`"}`), 0o644))
+	d := pyenv.Search(context.Background(), pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), System: []string{},
+		Getenv: func(string) string { return "" }})
+	i := slices.IndexFunc(d.Found, func(f pyenv.Found) bool { return f.Path == p })
+	if i < 0 {
+		t.Fatalf("%s not found in %+v", p, d.Found)
+	}
+	if f := d.Found[i]; f.Via != "apps" || !strings.Contains(f.From, "library.json LibraryPath") {
+		t.Errorf("found = %+v", f)
+	}
+	if app := pyenv.AppOf(p); app != "Stability Matrix (stable-diffusion-webui-forge)" {
+		t.Errorf("app = %q", app)
+	}
+}
