@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -96,7 +97,7 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 		if now-r.Used > 24*3600 {
 			r.Used = now
 			c.m[path] = r
-			c.dirty = true
+			c.dirty = c.dirty || r.persisted()
 		}
 		c.mu.Unlock()
 		return r.kernels()
@@ -114,7 +115,7 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 	c.reads++
 	if len(c.m) < cacheLimit || ok {
 		c.m[path] = r
-		c.dirty = true
+		c.dirty = c.dirty || r.persisted() || ok
 	}
 	c.mu.Unlock()
 	return k, err
@@ -144,6 +145,12 @@ func archNames(as []Arch) []string {
 		out[i] = a.number()
 	}
 	return out
+}
+
+// persisted is whether the answer is kept on disk: a CUDA library's,
+// or why its fat binary could not be read.
+func (r result) persisted() bool {
+	return !r.NoFatbin && (r.Err == "" || strings.HasPrefix(r.Err, ErrMalformed.Error()))
 }
 
 func (r result) kernels() (Kernels, error) {
@@ -200,6 +207,10 @@ func (c *Cache) load() {
 		if len(c.m) >= cacheLimit {
 			break
 		}
+		if !r.persisted() {
+			c.dirty = true // an older file's: written again without it
+			continue
+		}
 		if _, ok := c.m[p]; !ok {
 			c.m[p] = r
 		}
@@ -221,7 +232,17 @@ func (c *Cache) Flush() error {
 			delete(c.m, p)
 		}
 	}
-	data, err := json.Marshal(cacheFile{Version: cacheVersion, Files: c.m})
+	// Only CUDA libraries go to disk: the answer for any other library
+	// (most of an environment's) is a few small reads to get again, and
+	// a file of every library in every environment would cost more to
+	// load than that.
+	kept := map[string]result{}
+	for p, r := range c.m {
+		if r.persisted() {
+			kept[p] = r
+		}
+	}
+	data, err := json.Marshal(cacheFile{Version: cacheVersion, Files: kept})
 	if err != nil {
 		return fmt.Errorf("writing the CUDA kernel cache: %w", err)
 	}

@@ -39,6 +39,9 @@ func TestCache(t *testing.T) {
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("cache file %v %v, want mode 0600", fi, err)
 	}
+	if data, _ := os.ReadFile(file); strings.Contains(string(data), plain) || !strings.Contains(string(data), lib) {
+		t.Errorf("the file keeps CUDA libraries only:\n%s", data)
+	}
 
 	// Another run: answered from the file.
 	d := &Cache{}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
@@ -207,6 +208,11 @@ func isSharedLib(name string) bool {
 	return strings.HasSuffix(n, ".so") || strings.Contains(n, ".so.") || strings.HasSuffix(n, ".pyd") || strings.HasSuffix(n, ".dll")
 }
 
+// recordReaders are the buffers RECORDs are read through: an environment
+// has a RECORD per package, and a buffer each was most of what reading
+// a thousand environments allocated.
+var recordReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
 // recordPath is the path of a RECORD line (CSV: a path with a comma
 // is quoted), "" for none.
 func recordPath(line []byte) string {
@@ -225,13 +231,55 @@ func recordPath(line []byte) string {
 // (relative to the site, slash-separated); ok is false when there is no
 // RECORD to read.
 func recordLibs(path string) ([]string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, !errors.Is(err, os.ErrNotExist)
+	}
+	key := recordKey{fi.Size(), fi.ModTime().UnixNano()}
+	recordCache.Lock()
+	e, ok := recordCache.m[path]
+	recordCache.Unlock()
+	if ok && e.key == key {
+		return e.libs, true
+	}
+	libs, ok := readRecordLibs(path)
+	recordCache.Lock()
+	if len(recordCache.m) >= maxRecordCache {
+		clear(recordCache.m)
+	}
+	recordCache.m[path] = recordEntry{key, libs}
+	recordCache.Unlock()
+	return libs, ok
+}
+
+// recordCache keeps what each RECORD listed while its size and
+// modification time stay the same (pip and uv write it anew on every
+// install): an engine reading an environment again stats it instead.
+var recordCache = struct {
+	sync.Mutex
+	m map[string]recordEntry
+}{m: map[string]recordEntry{}}
+
+const maxRecordCache = 100000
+
+type recordKey struct{ size, mtime int64 }
+
+type recordEntry struct {
+	key  recordKey
+	libs []string
+}
+
+// readRecordLibs reads a RECORD for recordLibs.
+func readRecordLibs(path string) ([]string, bool) {
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
 	defer f.Close()
 	var out []string
-	br := bufio.NewReaderSize(io.LimitReader(f, recordLimit), 64<<10)
+	br := recordReaders.Get().(*bufio.Reader)
+	defer recordReaders.Put(br)
+	br.Reset(io.LimitReader(f, recordLimit))
 	for {
 		line, err := br.ReadSlice('\n')
 		if p := recordPath(line); isSharedLib(p[strings.LastIndexByte(p, '/')+1:]) {
