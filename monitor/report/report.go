@@ -209,7 +209,7 @@ func envInfo(b Bundle) string {
 				if l.Error != "" {
 					k = "could not be read: " + l.Error
 				}
-				writef(&s, "| %s | %s | %s | %s |\n", strings.ReplaceAll(l.File, "|", `\|`), l.Package, k, l.Runtime)
+				writef(&s, "| %s | %s | %s | %s |\n", l.File, l.Package, k, l.Runtime)
 			}
 		}
 		for _, f := range e.Findings {
