@@ -78,8 +78,11 @@ vet:
 # real pip (fix, engine, cmd) take about 2 minutes on a loaded 2-core
 # machine, and Go's default 10 minutes per package is too near on a
 # machine loaded far beyond that.
+# GPUCANARY_NPM_LIBS: monitor/fatbin's test reads the real CUDA libraries
+# npm serves (fetched once into the user's cache folder; skipped, saying
+# so, when npm does not answer).
 unit:
-	$(GO) test -race -count=1 -timeout 25m ./...
+	GPUCANARY_NPM_LIBS=1 $(GO) test -race -count=1 -timeout 25m ./...
 
 .PHONY: test-loaded
 ## test-loaded: make test RUNS times (5) in a row on a fresh clone of HEAD
