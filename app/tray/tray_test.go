@@ -21,6 +21,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
@@ -115,6 +116,17 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 	t.Cleanup(func() { cancel(); <-h.done })
 	h.waitFor("the first menu", func() bool { _, _, m := h.host.snapshot(); return len(m) > 0 })
 	return h
+}
+
+// engine is the engine the tray runs beside, for what a test sets or reads
+// in it that the tray does not use (its Policy).
+func (h *harness) engine() *engine.Monitor {
+	h.t.Helper()
+	m, ok := h.tr.d.Monitor.(*engine.Monitor)
+	if !ok {
+		h.t.Fatalf("the tray runs beside a %T, not an *engine.Monitor", h.tr.d.Monitor)
+	}
+	return m
 }
 
 func (h *harness) waitFor(what string, f func() bool) {
@@ -227,7 +239,7 @@ func TestTrayShowsVerdicts(t *testing.T) {
 	}
 	// Snooze marks it, live, and Unsnooze takes it back.
 	h.click("✗ llm", "Snooze for 1 hour")
-	if !strings.HasSuffix(h.item("✗ llm").Label, "(snoozed)") || h.tr.d.Monitor.Policy().Snoozed(h.paths[1], time.Now()).IsZero() {
+	if !strings.HasSuffix(h.item("✗ llm").Label, "(snoozed)") || h.engine().Policy().Snoozed(h.paths[1], time.Now()).IsZero() {
 		t.Error("snooze is not shown or not applied")
 	}
 	h.click("✗ llm", "Unsnooze")
@@ -370,7 +382,7 @@ func TestNotifications(t *testing.T) {
 	send(event(2, false))
 	h.click(LabelPause)
 	send(event(3, true))
-	if !h.tr.d.Monitor.Policy().Allows(monitor.KindCUDAWheelReplaced) || h.item(LabelResume).Label != LabelResume {
+	if !h.engine().Policy().Allows(monitor.KindCUDAWheelReplaced) || h.item(LabelResume).Label != LabelResume {
 		t.Error("pause is not shown as Resume")
 	}
 	h.click(LabelResume)
@@ -590,7 +602,7 @@ func TestRealWindowsProcess(t *testing.T) {
 // Resume and silences the tray; Resume in the menu ends it there.
 func TestPauseIsThePolicys(t *testing.T) {
 	h := start(t, presenttest.A100, nil)
-	policy := h.tr.d.Monitor.Policy()
+	policy := h.engine().Policy()
 	policy.Pause(time.Now().Add(time.Hour))
 	h.tr.do(h.tr.render)
 	h.sync()
