@@ -28,7 +28,8 @@ func watchFlags(fs *flag.FlagSet, g *globals) runFunc {
 // watched; the exit status is then 1, at once when no path is left to
 // watch.
 func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool, std stdio) int {
-	envs, bad, _ := envArgs(paths, g.getenv)
+	given, bad, _ := envArgs(paths, g.getenv)
+	envs := argPaths(given)
 	p := text.New(std.out, g.getenv)
 	for _, r := range bad {
 		for _, f := range r.Findings {

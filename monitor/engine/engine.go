@@ -205,7 +205,7 @@ func (m *Monitor) Stopped() <-chan struct{} { return m.stopped }
 
 // Add starts watching the environment at path (added by hand). The path
 // may also be a project folder or an interpreter: it is resolved
-// (pyenv.Resolve) to the environment that is watched; a project without
+// (pyenv.ResolveArg) to the environment that is watched; a project without
 // an environment yet is an error that says how to create it.
 func (m *Monitor) Add(path string) error {
 	select {
@@ -215,12 +215,9 @@ func (m *Monitor) Add(path string) error {
 	}
 	// resolved here, on the caller's goroutine, with this process's home
 	// and variables: the discovery options belong to the Run goroutine
-	r, err := pyenv.Resolve(path, pyenv.Where{})
+	r, err := pyenv.ResolveArg(path, pyenv.Where{})
 	if err != nil {
 		return err
-	}
-	if r.Env == "" {
-		return fmt.Errorf("%s (%s) has no environment yet: create it with `%s` in that folder", path, r.Rule, r.Create)
 	}
 	env := r.Env
 	return m.request(func(ctx context.Context) {
