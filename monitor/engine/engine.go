@@ -40,7 +40,12 @@ import (
 type Options struct {
 	// Paths are the environments to watch; empty means discover them
 	// (Discover) and watch the discovery roots for new ones.
-	Paths    []string
+	Paths []string
+	// Given, when set, is Paths as the caller resolved them already
+	// (pyenv.ResolveArg, one per path, in order): the environments to
+	// watch are made from them (pyenv.Given), so that a path typed is
+	// resolved once.
+	Given    []pyenv.Resolution
 	Discover pyenv.DiscoverOptions
 	GPU      gpu.Backend
 	// Processes is the process side: polled for JOB_ON_CPU, and asked
