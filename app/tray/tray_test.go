@@ -22,7 +22,6 @@ import (
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/engine"
 )
 
 // fakeHost records what the tray shows (evebuddy's fake desktop, for a
@@ -116,17 +115,6 @@ func start(t *testing.T, scenario string, edit func(*Deps)) *harness {
 	t.Cleanup(func() { cancel(); <-h.done })
 	h.waitFor("the first menu", func() bool { _, _, m := h.host.snapshot(); return len(m) > 0 })
 	return h
-}
-
-// engine is the engine the tray runs beside, for what a test sets or reads
-// in it that the tray does not use (its Policy).
-func (h *harness) engine() *engine.Monitor {
-	h.t.Helper()
-	m, ok := h.tr.d.Monitor.(*engine.Monitor)
-	if !ok {
-		h.t.Fatalf("the tray runs beside a %T, not an *engine.Monitor", h.tr.d.Monitor)
-	}
-	return m
 }
 
 func (h *harness) waitFor(what string, f func() bool) {

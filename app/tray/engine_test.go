@@ -7,7 +7,19 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
 )
+
+// engine is the engine the tray runs beside, for what a test sets or reads
+// in it that the tray does not use (its Policy).
+func (h *harness) engine() *engine.Monitor {
+	h.t.Helper()
+	m, ok := h.tr.d.Monitor.(*engine.Monitor)
+	if !ok {
+		h.t.Fatalf("the tray runs beside a %T, not an *engine.Monitor", h.tr.d.Monitor)
+	}
+	return m
+}
 
 // fakeEngine is the tray's Engine with no engine behind it: a fixed state,
 // no events, and the notification controls it is asked to set, recorded.
