@@ -78,8 +78,11 @@ vet:
 # real pip (fix, engine, cmd) take about 2 minutes on a loaded 2-core
 # machine, and Go's default 10 minutes per package is too near on a
 # machine loaded far beyond that.
+# GPUCANARY_NPM_LIBS: monitor/fatbin's test reads the real CUDA libraries
+# npm serves (fetched once into the user's cache folder; skipped, saying
+# so, when npm does not answer).
 unit:
-	$(GO) test -race -count=1 -timeout 25m ./...
+	GPUCANARY_NPM_LIBS=1 $(GO) test -race -count=1 -timeout 25m ./...
 
 .PHONY: test-loaded
 ## test-loaded: make test RUNS times (5) in a row on a fresh clone of HEAD
@@ -130,7 +133,7 @@ bench-windows:
 	@scripts/test-windows.sh bench
 
 ## gpu-kit-windows: what a Windows machine (with an NVIDIA driver) runs, no Go
-## needed (README, "Windows"): the GPU backend's and the process scanner's
+## needed (docs/testing.md, "What needs a real Windows machine"): the GPU backend's and the process scanner's
 ## tests, the stand-ins the latter loads (bin/winstub), and the CLI, all without cgo
 gpu-kit-windows:
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o bin/gpu.test.exe ./monitor/gpu
@@ -184,7 +187,7 @@ dist: deps
 	@cat $(DIST)/SHA256SUMS
 
 .PHONY: dist-windows
-## dist-windows: $(DIST)/gpucanary-VERSION-windows-amd64.zip: both exes, README,
+## dist-windows: $(DIST)/gpucanary-VERSION-windows-amd64.zip: both exes, README, docs/,
 ## LICENSE and the Windows build's third-party licences (make dist includes it)
 dist-windows: windows
 	scripts/dist-windows.sh $(DIST)

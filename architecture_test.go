@@ -41,18 +41,19 @@ var importRules = []importRule{
 	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report"}},
 	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/health", mod + "monitor/engine", mod + "monitor/report"},
 		only: []string{"monitor/gpu", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
-	{pkg: "monitor/pyenv", only: []string{"monitor/pyenv/pyspec", "monitor/safefs"}},
+	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
-	{pkg: "monitor/procs", only: []string{"monitor/gpu", "monitor/pyenv"}},
+	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/kb", only: []string{"monitor/gpu", "monitor/safefs"}}, // safefs: overlay files, which a user writes
+	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/safefs"}}, // safefs: overlay files, which a user writes
 	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},
 	{pkg: "monitor/report", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/store", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
+	{pkg: "monitor/fatbin/...", only: []string{}},
 	{pkg: "monitor/pathjson", only: []string{}},
 	{pkg: "monitor/human", only: []string{}},
 }

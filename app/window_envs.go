@@ -198,6 +198,12 @@ func (e *envsWindow) showDetail() {
 	if len(names) == 0 {
 		objs = append(objs, widget.NewLabel("  torch is not installed"))
 	}
+	if lines := pyenv.KernelLines(env.CUDALibs); len(lines) > 0 {
+		objs = append(objs, widget.NewLabelWithStyle("CUDA kernels", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		for _, l := range lines {
+			objs = append(objs, widget.NewLabel("  "+l))
+		}
+	}
 	if len(env.Findings) > 0 {
 		objs = append(objs, widget.NewLabelWithStyle("Findings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}

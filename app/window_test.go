@@ -17,6 +17,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // find walks a canvas object tree (containers and widget renderers) for
@@ -285,9 +286,10 @@ func TestEnvironmentsWindow(t *testing.T) {
 	}
 
 	e.selected = eng.state.Envs[1].Path
+	eng.state.Envs[1].CUDALibs = []pyenv.CUDALib{{Package: "llama-cpp-python", File: "/x/llama_cpp/lib/libggml-cuda.so", Kernels: "sm_86 sm_89 · PTX 80"}}
 	e.showDetail()
 	shown := strings.Join(labels(e.detail), "\n")
-	for _, want := range []string{`INSTALLER "uv"`, "lib/python3.12/site-packages/torch-2.10.0.dist-info/INSTALLER", "cuda, hip and xpu are None"} {
+	for _, want := range []string{"CUDA kernels\n  libggml-cuda.so (llama-cpp-python): sm_86 sm_89 · PTX 80", `INSTALLER "uv"`, "lib/python3.12/site-packages/torch-2.10.0.dist-info/INSTALLER", "cuda, hip and xpu are None"} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("the evidence lacks %q:\n%s", want, shown)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -46,6 +47,9 @@ func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Con
 			}
 		}()
 	}
+	// What the reads learned of CUDA libraries is kept for the next
+	// run and the next process (a no-op without a cache file).
+	defer fatbin.Shared.Flush()
 	for i, f := range found {
 		var rep EnvReport
 		select {

@@ -14,6 +14,14 @@ echo "== check over 20 environments, end to end, vs 20 Python interpreters readi
 run ./cmd/gpucanary/ 'BenchmarkCheck20Envs|BenchmarkPython20Interpreters' 10x
 
 echo
+echo "== The CUDA kernels of the real 159 MB libggml-cuda.so, headers only (goals: <= 8 MB read, <= 50 ms; the full library when make test fetched it, else the carved headers)"
+run ./monitor/fatbin/ 'BenchmarkReadReal|BenchmarkReadCarved' 20x
+
+echo
+echo "== check over 20 environments with real-size CUDA libraries, warm kernel cache (goal: within 1.5x of check over 20 environments)"
+run ./cmd/gpucanary/ 'BenchmarkCheck20Envs$|BenchmarkCheck20EnvsCUDALibs' 10x
+
+echo
 echo "== check --json of 1000 environments, named and discovered in a home, beside the 5466d2d build in the same run (goals: <= 0.35x its time, peak <= 35 MB; discovered <= 300 ms)"
 run ./cmd/gpucanary/ 'BenchmarkCheck1000EnvsVsBaseline|BenchmarkDiscoverCheck1000EnvsVsBaseline' 5x
 

@@ -11,6 +11,10 @@
 #   3. The same torch with CUDA_VISIBLE_DEVICES= (a CPU job) must get
 #      "cuda-idle", for the reason that CUDA_VISIBLE_DEVICES hides the GPU,
 #      and, busy past the 20 s window, a JOB_ON_CPU finding.
+#   1b. The arch list GPU Canary reads from torch's libtorch_cuda.so (its
+#      fat binary, check --json's cuda_libs) must hold every arch
+#      torch.cuda.get_arch_list() names (the reader may see more: kernels
+#      built for sm_90a and the like are not in torch's list).
 #   4. `watch --json`, the engine the tray runs, running alongside must
 #      raise a JOB_ON_CPU event for the CPU job and none for the GPU job.
 set -euo pipefail
@@ -63,6 +67,26 @@ import torch
 ok = (not g["simulated"] and g["driver"] and g["devices"] and t and t["build"] == "cuda"
       and t.get("cuda") == torch.version.cuda)
 print("CHECK", "PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
+PY
+
+echo "== libtorch_cuda's kernels: GPU Canary's reader vs torch.cuda.get_arch_list()"
+"$py" - /tmp/gc-check.json <<'PY'
+import json, sys, torch
+env = json.load(open(sys.argv[1]))["envs"][0]
+libs = [l for l in env.get("cuda_libs") or [] if l["package"] == "torch" and l["file"].endswith(("libtorch_cuda.so", "torch_cuda.dll"))]
+want = set(torch.cuda.get_arch_list())
+print("torch.cuda.get_arch_list():", sorted(want))
+if not libs:
+    print("no libtorch_cuda among cuda_libs:", [l["file"] for l in env.get("cuda_libs") or []])
+    print("ARCHS FAIL")
+    sys.exit(1)
+l = libs[0]
+got = set(l.get("sass") or []) | set(l.get("ptx") or [])
+print("reader:", l["file"], "->", l.get("kernels"), "runtime", l.get("cuda_runtime"), l.get("error", ""))
+print("missing from the reader:", sorted(want - got), "beyond torch's list:", sorted(got - want))
+ok = not l.get("error") and want <= got
+print("ARCHS", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 PY
 

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 )
 
@@ -22,11 +23,13 @@ func main() {
 	if exe, err := os.Executable(); err == nil {
 		installerGuardian = exe
 	}
+	kernelCache()
 	// SIGHUP (a closed terminal, a dropped SSH session) stops a command
 	// as Ctrl-C does: a repair stops its installer, reports and records
 	// how it ended, rather than dying with the environment half-installed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
+	fatbin.Shared.Flush() // a cache: a failed write costs only a read next time
 	os.Exit(code)
 }

@@ -19,7 +19,8 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		return
 	}
 	m := kb.MachineOf(c.g)
-	b := kb.CheckBuild(t.Version, t.CUDA, m)
+	bin, binEv := c.torchBinary(t)
+	b := kb.CheckBuildFrom(t.Version, t.CUDA, m, bin)
 	if b.Inferred != "" {
 		// A release newer than the tables, judged all the same: every
 		// finding below rests on inferred facts and says so.
@@ -103,14 +104,14 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		c.add(CodeGPUArchUnsupported, SeverityError,
 			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(bad), archReasons(bad), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
-			c.fixFor(CodeGPUArchUnsupported, SeverityError, t), t.Evidence)
+			c.fixFor(CodeGPUArchUnsupported, SeverityError, t), append(binEv, t.Evidence...))
 		return
 	}
 	if ptx := b.PTXOnly(); len(ptx) > 0 {
 		c.add(CodeGPUArchUnsupported, SeverityWarning,
 			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
-			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), t.Evidence)
+			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), append(binEv, t.Evidence...))
 	}
 }
 

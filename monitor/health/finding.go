@@ -87,6 +87,13 @@ const (
 	// Python X.Y than the one whose site-packages holds its packages (a
 	// base upgraded in place), which it never searches.
 	CodeEnvPythonMismatch = "ENV_PYTHON_MISMATCH"
+	// CodeCUDAKernelsMissing: a CUDA library a package installed
+	// (llama.cpp's ggml-cuda, bitsandbytes, an extension) carries no
+	// machine code for a GPU here, read from its fat binary: an error
+	// when no PTX reaches it either ("no kernel image is available for
+	// execution on the device"), a warning when only PTX does (compiled
+	// on first use). torch's own libtorch_cuda is GPU_ARCH_UNSUPPORTED's.
+	CodeCUDAKernelsMissing = "CUDA_KERNELS_MISSING"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

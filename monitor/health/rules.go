@@ -66,6 +66,7 @@ func CheckEnv(env *pyenv.Env, g gpu.State, o Options) []Finding {
 		c.bitsandbytes(t)
 	}
 	c.llama()
+	c.cudaKernels()
 	return c.out
 }
 

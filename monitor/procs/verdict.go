@@ -314,6 +314,9 @@ func cudaIdleReason(p *Proc, devices []gpu.Device) string {
 	if why := hiddenGPUs(p.CUDAVisibleDevices, devices); why != "" {
 		return "a CUDA build is loaded, but " + why + ": it computes on the CPU"
 	}
+	if why := missingKernels(p, devices); why != "" {
+		return "a CUDA build is loaded, but " + why + ": it computes on the CPU"
+	}
 	for _, u := range p.Unreadable {
 		if strings.HasPrefix(u, "environ:") {
 			return cudaIdleBase + " (CUDA_VISIBLE_DEVICES empty, device='cpu', or no .to('cuda'))"

@@ -177,6 +177,10 @@ type Env struct {
 	Packages map[string]*Package `json:"packages"`
 	Evidence []Evidence          `json:"evidence,omitempty"`
 	Problems []Problem           `json:"problems,omitempty"`
+	// CUDALibs are the CUDA libraries the packages installed, with the
+	// GPU architectures each carries (cudalibs.go): torch's
+	// libtorch_cuda first.
+	CUDALibs []CUDALib `json:"cuda_libs,omitempty"`
 	// PathCode names the .pth import lines that change the import path
 	// by code GPU Canary does not run (pthcode.go): where import finds
 	// torch may then differ from where it was read.

@@ -94,6 +94,7 @@ func (in *inspector) readSites() {
 	if env.Torch() == nil {
 		in.sayUnread()
 	}
+	in.readCUDALibs(sites)
 }
 
 // holds reports whether the site has a distribution or an import folder

@@ -232,6 +232,17 @@ func envInfo(b Bundle) string {
 				writef(&s, "| %s | %s | %s | %s | %s |\n", n, p.Version, buildOf(p), p.CUDA, p.Installer)
 			}
 		}
+		if len(e.CUDALibs) > 0 {
+			// What each CUDA library carries, read from its fat binary.
+			writef(&s, "\n| CUDA library | package | kernels | CUDA runtime |\n| --- | --- | --- | --- |\n")
+			for _, l := range e.CUDALibs {
+				k := l.Kernels
+				if l.Error != "" {
+					k = "could not be read: " + l.Error
+				}
+				writef(&s, "| %s | %s | %s | %s |\n", l.File, l.Package, k, l.Runtime)
+			}
+		}
 		for _, f := range e.Findings {
 			writef(&s, "\n- **%s** (%s): %s\n", f.Code, f.Severity, f.Message)
 			if f.Fix != "" {

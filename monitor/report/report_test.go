@@ -132,3 +132,23 @@ func TestMarkdownShowsEscapesInsteadOfObeyingThem(t *testing.T) {
 		t.Errorf("check.json does not keep the real path: %v %q", err, check.Envs)
 	}
 }
+
+// TestReportKernels: env_info.md lists each CUDA library with what its
+// fat binary carries, or why it could not be read.
+func TestReportKernels(t *testing.T) {
+	b := bundle()
+	b.Check.Envs[0].CUDALibs = []pyenv.CUDALib{
+		{Package: "llama-cpp-python", File: "/home/u/llm/.venv/lib/python3.11/site-packages/llama_cpp/lib/libggml-cuda.so",
+			Kernels: "sm_86 sm_89 sm_120 sm_121 · PTX 75 80 90", Runtime: "libcudart.so.13"},
+		{Package: "my-ext", File: "/x/a|b.so", Error: "malformed CUDA fat binary (section .nv_fatbin): truncated"},
+	}
+	info := envInfo(b)
+	for _, want := range []string{
+		"| /home/u/llm/.venv/lib/python3.11/site-packages/llama_cpp/lib/libggml-cuda.so | llama-cpp-python | sm_86 sm_89 sm_120 sm_121 · PTX 75 80 90 | libcudart.so.13 |",
+		`| /x/a\|b.so | my-ext | could not be read: malformed CUDA fat binary`,
+	} {
+		if !strings.Contains(info, want) {
+			t.Errorf("env_info.md lacks %q:\n%s", want, info)
+		}
+	}
+}

@@ -122,6 +122,7 @@ func (p Printer) Env(e monitor.EnvReport) {
 	if e.Torch() == nil && e.Packages != nil {
 		p.printf("  %s\n", p.paint(dim, "torch is not installed"))
 	}
+	p.kernels(e)
 	for _, f := range e.Findings {
 		p.Finding(f, "  ")
 	}

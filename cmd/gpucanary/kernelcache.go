@@ -1,0 +1,27 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
+)
+
+// kernelCacheVariable, set to "off", keeps the CUDA kernel cache in
+// memory only.
+const kernelCacheVariable = "GPUCANARY_KERNEL_CACHE"
+
+// kernelCache gives the CUDA libraries' kernel cache its file in the
+// user's cache folder ($XDG_CACHE_HOME or ~/.cache, %LocalAppData% on
+// Windows), so that each library's fat binary is read once and again
+// only when it changes, across runs.
+func kernelCache() {
+	if os.Getenv(kernelCacheVariable) == "off" {
+		return
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return
+	}
+	fatbin.Shared.SetFile(filepath.Join(dir, "gpucanary", "cuda-kernels.json"))
+}

@@ -1,0 +1,269 @@
+package fatbin
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Shared is the process's cache: the one the environment readers use,
+// so that the engine reads a library again only when it changes. The
+// command line gives it a file (SetFile) to last across runs.
+var Shared = &Cache{}
+
+// cacheLimit bounds the entries a cache holds and loads, and
+// cacheFileLimit the size of the file it loads.
+const (
+	cacheLimit     = 50000
+	cacheFileLimit = 32 << 20
+)
+
+// stamp is what says a file is unchanged: its device and inode (0 on
+// Windows, where os.Stat gives none), size and modification time.
+type stamp struct {
+	Dev   uint64 `json:"dev"`
+	Ino   uint64 `json:"ino"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
+}
+
+// result is one file's answer as cached.
+type result struct {
+	stamp
+	SASS       []string `json:"sass,omitempty"`
+	PTX        []string `json:"ptx,omitempty"`
+	Runtime    string   `json:"runtime,omitempty"`
+	Containers int      `json:"containers,omitempty"`
+	NoFatbin   bool     `json:"no_fatbin,omitempty"`
+	Err        string   `json:"error,omitempty"`
+	// Used is when the answer was last asked for (Unix seconds, updated
+	// at most daily): a file unused for cacheUnused is dropped at Flush,
+	// so the paths of deleted environments do not pile up.
+	Used int64 `json:"used"`
+}
+
+// cacheUnused is how long an answer nobody asks for is kept.
+const cacheUnused = 30 * 24 * time.Hour
+
+// Cache remembers what Read said of each file by path, while the file's
+// stamp stays the same, in memory and, with SetFile, on disk.
+type Cache struct {
+	mu     sync.Mutex
+	m      map[string]result
+	file   string
+	loaded bool
+	dirty  bool
+	reads  int // files read, not answered from the cache (for tests)
+}
+
+// SetFile makes the cache last across runs in path (loaded on first
+// use, written by Flush). A missing, unreadable or malformed file is an
+// empty cache, never an error.
+func (c *Cache) SetFile(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.file, c.loaded = path, false
+}
+
+// Reads is how many files the cache has read rather than answered.
+func (c *Cache) Reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads
+}
+
+// ReadFile is Read of the file at path, from the cache while the file is
+// unchanged. Only regular files are read: a FIFO or device is an error.
+func (c *Cache) ReadFile(path string) (Kernels, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Kernels{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Kernels{}, fmt.Errorf("%s is not a regular file", path)
+	}
+	st := stampOf(fi)
+	now := time.Now().Unix()
+	c.mu.Lock()
+	c.load()
+	r, ok := c.m[path]
+	if ok && r.stamp == st {
+		if now-r.Used > 24*3600 {
+			r.Used = now
+			c.m[path] = r
+			c.dirty = c.dirty || r.persisted()
+		}
+		c.mu.Unlock()
+		return r.kernels()
+	}
+	c.mu.Unlock()
+	k, err := readPath(path, fi)
+	r = result{stamp: st, Used: now, Runtime: k.Runtime, Containers: k.Containers, SASS: archNames(k.SASS), PTX: archNames(k.PTX)}
+	switch {
+	case errors.Is(err, ErrNoFatbin):
+		r.NoFatbin = true
+	case err != nil:
+		r = result{stamp: st, Used: now, Err: err.Error()}
+	}
+	c.mu.Lock()
+	c.reads++
+	if len(c.m) < cacheLimit || ok {
+		c.m[path] = r
+		c.dirty = c.dirty || r.persisted() || ok
+	}
+	c.mu.Unlock()
+	return k, err
+}
+
+// readPath opens and reads one library, checking that what was opened
+// is the regular file that was stat'ed.
+func readPath(path string, fi os.FileInfo) (Kernels, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Kernels{}, err
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil {
+		return Kernels{}, err
+	}
+	if !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
+		return Kernels{}, fmt.Errorf("%s changed while it was opened", path)
+	}
+	return Read(f, ofi.Size())
+}
+
+func archNames(as []Arch) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.number()
+	}
+	return out
+}
+
+// persisted is whether the answer is kept on disk: a CUDA library's,
+// or why its fat binary could not be read.
+func (r result) persisted() bool {
+	return !r.NoFatbin && (r.Err == "" || strings.HasPrefix(r.Err, ErrMalformed.Error()))
+}
+
+func (r result) kernels() (Kernels, error) {
+	if r.Err != "" {
+		return Kernels{}, errors.New(r.Err)
+	}
+	k := Kernels{Runtime: r.Runtime, Containers: r.Containers}
+	for _, s := range r.SASS {
+		if a, ok := ParseArch(s); ok {
+			k.SASS = append(k.SASS, a)
+		}
+	}
+	for _, s := range r.PTX {
+		if a, ok := ParseArch(s); ok {
+			k.PTX = append(k.PTX, a)
+		}
+	}
+	if r.NoFatbin {
+		return k, ErrNoFatbin
+	}
+	return k, nil
+}
+
+// cacheFile is the on-disk form.
+type cacheFile struct {
+	Version int               `json:"version"`
+	Files   map[string]result `json:"files"`
+}
+
+const cacheVersion = 1
+
+// load reads the cache file once; c.mu is held.
+func (c *Cache) load() {
+	if c.m == nil {
+		c.m = map[string]result{}
+	}
+	if c.loaded || c.file == "" {
+		return
+	}
+	c.loaded = true
+	f, err := os.Open(c.file)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	var cf cacheFile
+	if json.NewDecoder(io.LimitReader(f, cacheFileLimit)).Decode(&cf) != nil || cf.Version != cacheVersion {
+		return // a malformed or older cache is started again
+	}
+	for p, r := range cf.Files {
+		if len(c.m) >= cacheLimit {
+			break
+		}
+		if !r.persisted() {
+			c.dirty = true // an older file's: written again without it
+			continue
+		}
+		if _, ok := c.m[p]; !ok {
+			c.m[p] = r
+		}
+	}
+}
+
+// Flush writes the cache to its file when it changed: a new file in the
+// same folder (0600, the folder made 0700), renamed over the old one, so
+// a reader never sees half of it and two processes never mix theirs.
+func (c *Cache) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.file == "" || !c.dirty {
+		return nil
+	}
+	old := time.Now().Add(-cacheUnused).Unix()
+	for p, r := range c.m {
+		if r.Used < old {
+			delete(c.m, p)
+		}
+	}
+	// Only CUDA libraries go to disk: the answer for any other library
+	// (most of an environment's) is a few small reads to get again, and
+	// a file of every library in every environment would cost more to
+	// load than that.
+	kept := map[string]result{}
+	for p, r := range c.m {
+		if r.persisted() {
+			kept[p] = r
+		}
+	}
+	data, err := json.Marshal(cacheFile{Version: cacheVersion, Files: kept})
+	if err != nil {
+		return fmt.Errorf("writing the CUDA kernel cache: %w", err)
+	}
+	dir := filepath.Dir(c.file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".cuda-kernels-*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
+	}
+	if err := os.Rename(tmp.Name(), c.file); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
+	}
+	c.dirty = false
+	return nil
+}

@@ -1,0 +1,300 @@
+package pyenv
+
+// Every CUDA library the environment's packages installed, found from
+// each dist-info's RECORD (or, without one, the package's own folder),
+// with the GPU architectures its fat binary carries (monitor/fatbin):
+// what "no kernel image is available for execution on the device" is
+// decided by, read before anything runs, for packages GPU Canary has
+// never heard of too.
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/safefs"
+)
+
+// maxLibCandidates bounds the shared libraries looked at in one
+// environment (each is a stat, and a read of its headers the first time).
+const maxLibCandidates = 4000
+
+// CUDALib is one CUDA library of a package and what it carries.
+type CUDALib struct {
+	// Package is the distribution that installed it (normalized name).
+	Package string `json:"package"`
+	// File is the library's path.
+	File string `json:"file"`
+	// Kernels is the summary `check` prints:
+	// "sm_86 sm_89 sm_120 sm_121 · PTX 75 80 90".
+	Kernels string   `json:"kernels,omitempty"`
+	SASS    []string `json:"sass,omitempty"` // "sm_86", "sm_90a"
+	PTX     []string `json:"ptx,omitempty"`  // "compute_75"
+	// Runtime is the CUDA runtime it links ("libcudart.so.13").
+	Runtime string `json:"cuda_runtime,omitempty"`
+	// Error says why its fat binary could not be read; the other fields
+	// are then empty.
+	Error string `json:"error,omitempty"`
+}
+
+// Archs is what the library carries, for judging (fatbin.Kernels.Judge).
+func (l CUDALib) Archs() fatbin.Kernels {
+	var k fatbin.Kernels
+	for _, s := range l.SASS {
+		if a, ok := fatbin.ParseArch(s); ok {
+			k.SASS = append(k.SASS, a)
+		}
+	}
+	for _, s := range l.PTX {
+		if a, ok := fatbin.ParseArch(s); ok {
+			k.PTX = append(k.PTX, a)
+		}
+	}
+	k.Runtime = l.Runtime
+	return k
+}
+
+// KernelsReader reads a library's kernels: fatbin.Shared's, so that a
+// library is read again only when it changes. Tests replace it to count.
+var KernelsReader = fatbin.Shared.ReadFile
+
+// LibOf reads one library as a CUDALib of pkg; ok is false when it is no
+// CUDA library (no fat binary, or not a library GPU Canary can read the
+// headers of).
+func LibOf(pkg, file string) (CUDALib, bool) {
+	k, err := KernelsReader(file)
+	l := CUDALib{Package: pkg, File: file}
+	switch {
+	case errors.Is(err, fatbin.ErrMalformed):
+		l.Error = err.Error()
+	case err != nil:
+		return l, false
+	default:
+		l.Kernels, l.SASS, l.PTX, l.Runtime = k.String(), k.SASSNames(), k.PTXNames(), k.Runtime
+	}
+	return l, true
+}
+
+// TorchCUDALib is torch's libtorch_cuda.so or torch_cuda.dll among the
+// environment's CUDA libraries, nil when it has none (read).
+func (e *Env) TorchCUDALib() *CUDALib {
+	for i, l := range e.CUDALibs {
+		if l.Package == Torch && isTorchCUDA(filepath.Base(l.File)) {
+			return &e.CUDALibs[i]
+		}
+	}
+	return nil
+}
+
+func isTorchCUDA(name string) bool {
+	n := strings.ToLower(name)
+	return n == "libtorch_cuda.so" || n == "torch_cuda.dll"
+}
+
+// KernelLines describes CUDA libraries for people, one line per package
+// and arch list, the libraries of a package that carry the same ones
+// together: "libggml-cuda.so (llama-cpp-python): sm_86 sm_89 sm_120
+// sm_121 · PTX 75 80 90". check and the environments window show them.
+func KernelLines(libs []CUDALib) []string {
+	type line struct{ pkg, says string }
+	var order []line
+	names := map[line][]string{}
+	for _, l := range libs {
+		says := l.Kernels
+		if l.Error != "" {
+			says = "could not be read: " + l.Error
+		}
+		k := line{l.Package, says}
+		if _, ok := names[k]; !ok {
+			order = append(order, k)
+		}
+		names[k] = append(names[k], filepath.Base(l.File))
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		files := names[k]
+		list := strings.Join(files, ", ")
+		if len(files) > 3 {
+			list = fmt.Sprintf("%s and %d more", strings.Join(files[:2], ", "), len(files)-2)
+		}
+		out[i] = fmt.Sprintf("%s (%s): %s", list, k.pkg, k.says)
+	}
+	return out
+}
+
+// readCUDALibs lists every package's shared libraries, each package from
+// the first site that holds it, and keeps the CUDA ones: torch's
+// libtorch_cuda first, then torch's others, then by package and path.
+func (in *inspector) readCUDALibs(sites []*sitePackages) {
+	seen := map[string]bool{}
+	var libs []CUDALib
+	budget := maxLibCandidates
+	for _, sp := range sites {
+		for _, name := range sp.distNames() {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			for _, file := range packageLibs(sp, name, sp.dists[name][0]) {
+				if budget--; budget < 0 {
+					break
+				}
+				if l, ok := LibOf(name, file); ok {
+					libs = append(libs, l)
+				}
+			}
+		}
+	}
+	rank := func(l CUDALib) int {
+		switch {
+		case l.Package == Torch && isTorchCUDA(filepath.Base(l.File)):
+			return 0
+		case l.Package == Torch:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(libs, func(a, b CUDALib) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Package, b.Package), cmp.Compare(a.File, b.File))
+	})
+	in.env.CUDALibs = libs
+}
+
+// packageLibs are the shared libraries a dist installed: its RECORD's
+// *.so*, *.pyd and *.dll, or, without a RECORD (an egg-info, a conda
+// package), those in its import folder and the folders below it.
+func packageLibs(sp *sitePackages, name string, d distInfo) []string {
+	base := filepath.Dir(sp.distPath(d))
+	if rel, ok := recordLibs(filepath.Join(sp.distPath(d), "RECORD")); ok {
+		out := make([]string, 0, len(rel))
+		for _, r := range rel {
+			out = append(out, filepath.Join(base, filepath.FromSlash(r)))
+		}
+		return out
+	}
+	var out []string
+	root := sp.file(importName(name))
+	if _, ok := sp.ix.isDir(sp.path, importName(name)); !ok {
+		return nil
+	}
+	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case e.IsDir() && p != root && strings.Count(p[len(root):], string(filepath.Separator)) > 2:
+			return filepath.SkipDir
+		case !e.IsDir() && isSharedLib(e.Name()):
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// isSharedLib is true for libx.so, libx.so.12, x.pyd and x.dll.
+func isSharedLib(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, ".so") || strings.Contains(n, ".so.") || strings.HasSuffix(n, ".pyd") || strings.HasSuffix(n, ".dll")
+}
+
+// recordReaders are the buffers RECORDs are read through: an environment
+// has a RECORD per package, and a buffer each was most of what reading
+// a thousand environments allocated.
+var recordReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
+// recordPath is the path of a RECORD line (CSV: a path with a comma
+// is quoted), "" for none.
+func recordPath(line []byte) string {
+	if len(line) > 0 && line[0] == '"' {
+		rec, err := csv.NewReader(bytes.NewReader(line)).Read()
+		if err != nil || len(rec) == 0 {
+			return ""
+		}
+		return rec[0]
+	}
+	p, _, _ := bytes.Cut(line, []byte(","))
+	return string(bytes.TrimRight(p, "\r\n"))
+}
+
+// recordLibs are the shared-library paths a RECORD lists, as written
+// (relative to the site, slash-separated); ok is false when there is no
+// RECORD to read.
+func recordLibs(path string) ([]string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, !errors.Is(err, os.ErrNotExist)
+	}
+	key := recordKey{fi.Size(), fi.ModTime().UnixNano()}
+	recordCache.Lock()
+	e, ok := recordCache.m[path]
+	recordCache.Unlock()
+	if ok && e.key == key {
+		return e.libs, true
+	}
+	libs, ok := readRecordLibs(path)
+	recordCache.Lock()
+	if len(recordCache.m) >= maxRecordCache {
+		clear(recordCache.m)
+	}
+	recordCache.m[path] = recordEntry{key, libs}
+	recordCache.Unlock()
+	return libs, ok
+}
+
+// recordCache keeps what each RECORD listed while its size and
+// modification time stay the same (pip and uv write it anew on every
+// install): an engine reading an environment again stats it instead.
+var recordCache = struct {
+	sync.Mutex
+	m map[string]recordEntry
+}{m: map[string]recordEntry{}}
+
+const maxRecordCache = 100000
+
+type recordKey struct{ size, mtime int64 }
+
+type recordEntry struct {
+	key  recordKey
+	libs []string
+}
+
+// readRecordLibs reads a RECORD for recordLibs.
+func readRecordLibs(path string) ([]string, bool) {
+	f, err := safefs.Open(path)
+	if err != nil {
+		return nil, !errors.Is(err, os.ErrNotExist)
+	}
+	defer f.Close()
+	var out []string
+	br := recordReaders.Get().(*bufio.Reader)
+	defer recordReaders.Put(br)
+	br.Reset(io.LimitReader(f, recordLimit))
+	for {
+		line, err := br.ReadSlice('\n')
+		if p := recordPath(line); isSharedLib(p[strings.LastIndexByte(p, '/')+1:]) {
+			out = append(out, p)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil {
+				return out, true
+			}
+		case err != nil:
+			return out, true
+		}
+	}
+}
