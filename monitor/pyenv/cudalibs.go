@@ -243,13 +243,52 @@ func recordLibs(path string) ([]string, bool) {
 		return e.libs, true
 	}
 	libs, ok := readRecordLibs(path)
+	keepRecordLibs(path, key, libs)
+	return libs, ok
+}
+
+// keepRecordLibs keeps what the RECORD at path listed, as of key.
+func keepRecordLibs(path string, key recordKey, libs []string) {
 	recordCache.Lock()
 	if len(recordCache.m) >= maxRecordCache {
 		clear(recordCache.m)
 	}
 	recordCache.m[path] = recordEntry{key, libs}
 	recordCache.Unlock()
-	return libs, ok
+}
+
+// recordLib is the path of a RECORD line when it names a shared library
+// (isSharedLib); only those are made strings.
+func recordLib(line []byte) (string, bool) {
+	if len(line) == 0 {
+		return "", false
+	}
+	if line[0] != '"' {
+		p, _, _ := bytes.Cut(line, []byte(","))
+		p = bytes.TrimRight(p, "\r\n")
+		if !isSharedLibBytes(p[bytes.LastIndexByte(p, '/')+1:]) {
+			return "", false
+		}
+		return string(p), true
+	}
+	p := recordPath(line)
+	return p, isSharedLib(p[strings.LastIndexByte(p, '/')+1:])
+}
+
+// isSharedLibBytes is isSharedLib on a name not yet made a string.
+func isSharedLibBytes(name []byte) bool {
+	if len(name) > 64 {
+		return isSharedLib(string(name))
+	}
+	var low [64]byte
+	n := low[:len(name)]
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		n[i] = c
+	}
+	return bytes.HasSuffix(n, []byte(".so")) || bytes.Contains(n, []byte(".so.")) || bytes.HasSuffix(n, []byte(".pyd")) || bytes.HasSuffix(n, []byte(".dll"))
 }
 
 // recordCache keeps what each RECORD listed while its size and
@@ -280,9 +319,10 @@ func readRecordLibs(path string) ([]string, bool) {
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
 	br.Reset(io.LimitReader(f, recordLimit))
+	defer br.Reset(nil)
 	for {
 		line, err := br.ReadSlice('\n')
-		if p := recordPath(line); isSharedLib(p[strings.LastIndexByte(p, '/')+1:]) {
+		if p, ok := recordLib(line); ok {
 			out = append(out, p)
 		}
 		switch {

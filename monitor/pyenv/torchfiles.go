@@ -199,15 +199,25 @@ func pronounOf(n int) string {
 
 // recordSizes reads the sizes a RECORD gives (lines `path,sha256=…,size`)
 // of the paths that start with one of prefixes. It streams at most recordLimit
-// bytes; a RECORD it cannot read gives none.
+// bytes; a RECORD it cannot read gives none. The shared libraries it
+// lists are kept for recordLibs on the way (recordCache), so that torch's
+// RECORD, the longest of all, is read once per environment read.
 func recordSizes(path string, prefixes ...string) map[string]int64 {
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
 	out := map[string]int64{}
-	br := bufio.NewReaderSize(io.LimitReader(f, recordLimit), 64<<10)
+	var libs []string
+	br := recordReaders.Get().(*bufio.Reader)
+	defer recordReaders.Put(br)
+	br.Reset(io.LimitReader(f, recordLimit))
+	defer br.Reset(nil)
 	pres := make([][]byte, len(prefixes))
 	for i, pre := range prefixes {
 		pres[i] = []byte(pre)
@@ -220,8 +230,15 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 		}
 		return false
 	}
+	done := func() map[string]int64 {
+		keepRecordLibs(path, recordKey{fi.Size(), fi.ModTime().UnixNano()}, libs)
+		return out
+	}
 	for {
 		line, err := br.ReadSlice('\n')
+		if p, ok := recordLib(line); ok {
+			libs = append(libs, p)
+		}
 		if hasPrefix(line) {
 			line = bytes.TrimRight(line, "\r\n")
 			if i := bytes.LastIndexByte(line, ','); i > 0 {
@@ -240,10 +257,10 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 				_, err = br.ReadSlice('\n')
 			}
 			if err != nil {
-				return out
+				return done()
 			}
 		case err != nil:
-			return out
+			return done()
 		}
 	}
 }
