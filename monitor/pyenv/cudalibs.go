@@ -308,8 +308,31 @@ type recordEntry struct {
 	libs []string
 }
 
+// smallRecord is the size under which a RECORD is read whole on the raw
+// descriptor (safefs.ReadFile): most packages' are a few hundred bytes.
+const smallRecord = 64 << 10
+
 // readRecordLibs reads a RECORD for recordLibs.
 func readRecordLibs(path string) ([]string, bool) {
+	data, err := safefs.ReadFile(path, smallRecord)
+	switch {
+	case err == nil:
+		var out []string
+		for len(data) > 0 {
+			line := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				line, data = data[:i+1], data[i+1:]
+			} else {
+				data = nil
+			}
+			if p, ok := recordLib(line); ok {
+				out = append(out, p)
+			}
+		}
+		return out, true
+	case !errors.Is(err, safefs.ErrTooLarge):
+		return nil, !errors.Is(err, os.ErrNotExist)
+	}
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
