@@ -37,12 +37,15 @@ func checkTorchFiles(p *Package, sp *sitePackages, folder string, d *distInfo, v
 	}
 	libProblems(p, libs, record)
 	missingLibProblem(p, libs, record)
-	coreProblem(p, dir, record)
+	// torch/ is listed once, for its compiled core and the Python it is
+	// built for both.
+	ix, _ := listDir(dir) // nil when it cannot be listed: neither judges then
+	coreProblem(p, dir, ix, record)
 	if d == nil {
-		abiProblem(p, dir, "", py)
+		abiProblem(p, dir, ix, "", py)
 		return
 	}
-	abiProblem(p, dir, filepath.Join(sp.distPath(*d), "WHEEL"), py)
+	abiProblem(p, dir, ix, filepath.Join(sp.distPath(*d), "WHEEL"), py)
 	meta := "METADATA"
 	if d.egg {
 		meta = "PKG-INFO"
@@ -269,12 +272,8 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 // Python loads only one whose tag is its own (cpython-311, cp311), so
 // one built for another Python is "No module named 'torch._C'". The
 // files decide; with no _C file at all the WHEEL's tags do.
-func abiProblem(p *Package, dir, wheel, py string) {
-	if py == "" {
-		return
-	}
-	ix, err := listDir(dir)
-	if err != nil {
+func abiProblem(p *Package, dir string, ix *dirIndex, wheel, py string) {
+	if py == "" || ix == nil {
 		return
 	}
 	var others []string
