@@ -124,19 +124,12 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 // readPath opens and reads one library, checking that what was opened
 // is the regular file that was stat'ed.
 func readPath(path string, fi os.FileInfo) (Kernels, error) {
-	f, err := os.Open(path)
+	r, size, closeLib, err := openLib(path, fi)
 	if err != nil {
 		return Kernels{}, err
 	}
-	defer f.Close()
-	ofi, err := f.Stat()
-	if err != nil {
-		return Kernels{}, err
-	}
-	if !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
-		return Kernels{}, fmt.Errorf("%s changed while it was opened", path)
-	}
-	return Read(newHeadReader(f, ofi.Size()), ofi.Size())
+	defer closeLib()
+	return Read(newHeadReader(r, size), size)
 }
 
 // headSize is how much of a library readPath reads at once first: the
