@@ -74,7 +74,11 @@ func (t *Tray) read(dec *json.Decoder) {
 		switch {
 		case m.State != nil:
 			t.mu.Lock()
+			envs := t.state.Envs
 			t.state = *m.State
+			if m.EnvsSame {
+				t.state.Envs = envs
+			}
 			t.mu.Unlock()
 		case m.Event != nil:
 			t.mu.Lock()

@@ -52,10 +52,15 @@ type Hello struct {
 
 // ToWindows is one message from the tray process; one field is set.
 type ToWindows struct {
-	Hello   *Hello         `json:"hello,omitempty"`
-	State   *monitor.State `json:"state,omitempty"`
-	Event   *monitor.Event `json:"event,omitempty"`
-	Request *Request       `json:"request,omitempty"`
+	Hello *Hello         `json:"hello,omitempty"`
+	State *monitor.State `json:"state,omitempty"`
+	// EnvsSame, with State, says that the environments are those of the
+	// last state sent, which State leaves out: the tray sends its state
+	// on every refresh for the GPU and the processes, and the
+	// environments, most of it, only when they change.
+	EnvsSame bool           `json:"envs_same,omitempty"`
+	Event    *monitor.Event `json:"event,omitempty"`
+	Request  *Request       `json:"request,omitempty"`
 }
 
 // FromWindows is one message from the windows process; one field is set.

@@ -161,6 +161,12 @@ type tray struct {
 	// goroutine that starts the windows process.
 	samplesMu sync.Mutex
 	samples   present.GPUSamples
+	// helloSince is set when a windows process said hello since the last
+	// state sent: the next one carries the environments whatever they
+	// are (under samplesMu, as Hello runs off the loop).
+	helloSince bool
+	// sentEnvs are the environments last sent to the windows process.
+	sentEnvs *[]monitor.EnvReport
 
 	// clicks are clicks on notifications: the environment to show.
 	clicks <-chan link.Request
@@ -312,8 +318,25 @@ func (t *tray) render() {
 		t.shownMenu = &m
 	}
 	if t.d.Windows != nil && t.d.Windows.Running() {
-		t.d.Windows.Send(link.ToWindows{State: &s})
+		t.d.Windows.Send(t.stateMessage(s))
 	}
+}
+
+// stateMessage is the refresh the windows process gets: the whole state
+// when its environments changed since the last one sent (or a new
+// process said hello), else the state without them (link.ToWindows'
+// EnvsSame). The GPU and processes, which the charts follow, always go.
+func (t *tray) stateMessage(s monitor.State) link.ToWindows {
+	t.samplesMu.Lock()
+	fresh := t.helloSince
+	t.helloSince = false
+	t.samplesMu.Unlock()
+	if !fresh && t.sentEnvs != nil && reflect.DeepEqual(*t.sentEnvs, s.Envs) {
+		s.Envs = nil
+		return link.ToWindows{State: &s, EnvsSame: true}
+	}
+	t.sentEnvs = &s.Envs
+	return link.ToWindows{State: &s}
 }
 
 // Hello is what a new windows process starts from. It is called by
@@ -322,6 +345,7 @@ func (t *tray) render() {
 func (t *tray) Hello() link.Hello {
 	t.samplesMu.Lock()
 	samples := t.samples.Clone()
+	t.helloSince = true
 	t.samplesMu.Unlock()
 	return link.Hello{State: t.d.Monitor.State(), History: t.d.Monitor.History(), Samples: samples}
 }

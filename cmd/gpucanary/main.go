@@ -23,6 +23,7 @@ func main() {
 	if exe, err := os.Executable(); err == nil {
 		installerGuardian = exe
 	}
+	stopProfiles := startProfiles()
 	kernelCache()
 	// SIGHUP (a closed terminal, a dropped SSH session) stops a command
 	// as Ctrl-C does: a repair stops its installer, reports and records
@@ -31,5 +32,6 @@ func main() {
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	fatbin.Shared.Flush() // a cache: a failed write costs only a read next time
+	stopProfiles()
 	os.Exit(code)
 }

@@ -124,19 +124,48 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 // readPath opens and reads one library, checking that what was opened
 // is the regular file that was stat'ed.
 func readPath(path string, fi os.FileInfo) (Kernels, error) {
-	f, err := os.Open(path)
+	r, size, closeLib, err := openLib(path, fi)
 	if err != nil {
 		return Kernels{}, err
 	}
-	defer f.Close()
-	ofi, err := f.Stat()
-	if err != nil {
-		return Kernels{}, err
+	defer closeLib()
+	return Read(newHeadReader(r, size), size)
+}
+
+// headSize is how much of a library readPath reads at once first: the
+// magic number, the ELF or PE header and, for a small file, all of it,
+// in one read where they were three or more.
+const headSize = 4 << 10
+
+// headReader answers reads within a file's first headSize bytes from
+// one read of them, and the others from the file.
+type headReader struct {
+	r    io.ReaderAt
+	head []byte
+	all  bool // head is the whole file
+}
+
+func newHeadReader(r io.ReaderAt, size int64) io.ReaderAt {
+	buf := make([]byte, min(max(size, 0), headSize))
+	n, err := r.ReadAt(buf, 0)
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+		return &headReader{r: r, head: buf[:n], all: err != nil || int64(n) == size}
 	}
-	if !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
-		return Kernels{}, fmt.Errorf("%s changed while it was opened", path)
+	return r
+}
+
+func (h *headReader) ReadAt(p []byte, off int64) (int, error) {
+	switch {
+	case off < 0:
+	case off+int64(len(p)) <= int64(len(h.head)):
+		return copy(p, h.head[off:]), nil
+	case h.all && off >= int64(len(h.head)):
+		return 0, io.EOF
+	case h.all:
+		return copy(p, h.head[off:]), io.EOF
 	}
-	return Read(f, ofi.Size())
+	return h.r.ReadAt(p, off)
 }
 
 func archNames(as []Arch) []string {

@@ -243,13 +243,52 @@ func recordLibs(path string) ([]string, bool) {
 		return e.libs, true
 	}
 	libs, ok := readRecordLibs(path)
+	keepRecordLibs(path, key, libs)
+	return libs, ok
+}
+
+// keepRecordLibs keeps what the RECORD at path listed, as of key.
+func keepRecordLibs(path string, key recordKey, libs []string) {
 	recordCache.Lock()
 	if len(recordCache.m) >= maxRecordCache {
 		clear(recordCache.m)
 	}
 	recordCache.m[path] = recordEntry{key, libs}
 	recordCache.Unlock()
-	return libs, ok
+}
+
+// recordLib is the path of a RECORD line when it names a shared library
+// (isSharedLib); only those are made strings.
+func recordLib(line []byte) (string, bool) {
+	if len(line) == 0 {
+		return "", false
+	}
+	if line[0] != '"' {
+		p, _, _ := bytes.Cut(line, []byte(","))
+		p = bytes.TrimRight(p, "\r\n")
+		if !isSharedLibBytes(p[bytes.LastIndexByte(p, '/')+1:]) {
+			return "", false
+		}
+		return string(p), true
+	}
+	p := recordPath(line)
+	return p, isSharedLib(p[strings.LastIndexByte(p, '/')+1:])
+}
+
+// isSharedLibBytes is isSharedLib on a name not yet made a string.
+func isSharedLibBytes(name []byte) bool {
+	if len(name) > 64 {
+		return isSharedLib(string(name))
+	}
+	var low [64]byte
+	n := low[:len(name)]
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		n[i] = c
+	}
+	return bytes.HasSuffix(n, []byte(".so")) || bytes.Contains(n, []byte(".so.")) || bytes.HasSuffix(n, []byte(".pyd")) || bytes.HasSuffix(n, []byte(".dll"))
 }
 
 // recordCache keeps what each RECORD listed while its size and
@@ -269,8 +308,31 @@ type recordEntry struct {
 	libs []string
 }
 
+// smallRecord is the size under which a RECORD is read whole on the raw
+// descriptor (safefs.ReadFile): most packages' are a few hundred bytes.
+const smallRecord = 64 << 10
+
 // readRecordLibs reads a RECORD for recordLibs.
 func readRecordLibs(path string) ([]string, bool) {
+	data, err := safefs.ReadFile(path, smallRecord)
+	switch {
+	case err == nil:
+		var out []string
+		for len(data) > 0 {
+			line := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				line, data = data[:i+1], data[i+1:]
+			} else {
+				data = nil
+			}
+			if p, ok := recordLib(line); ok {
+				out = append(out, p)
+			}
+		}
+		return out, true
+	case !errors.Is(err, safefs.ErrTooLarge):
+		return nil, !errors.Is(err, os.ErrNotExist)
+	}
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
@@ -280,9 +342,10 @@ func readRecordLibs(path string) ([]string, bool) {
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
 	br.Reset(io.LimitReader(f, recordLimit))
+	defer br.Reset(nil)
 	for {
 		line, err := br.ReadSlice('\n')
-		if p := recordPath(line); isSharedLib(p[strings.LastIndexByte(p, '/')+1:]) {
+		if p, ok := recordLib(line); ok {
 			out = append(out, p)
 		}
 		switch {

@@ -44,17 +44,21 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 	dir := sp.distPath(d)
 	p.DistInfo = dir
 	p.DistVersion = d.version
-	if kind := fileKind(dir); kind != "" && kind != "a folder" {
-		p.Problems = append(p.Problems, Problem{Kind: ProblemUnreadable, Path: dir,
-			Message: dir + " is " + kind + ", not a folder: GPU Canary did not read it"})
-		return
-	}
 	metaName := "METADATA"
 	if d.egg {
 		metaName = "PKG-INFO"
 	}
 	metaPath := dir + string(os.PathSeparator) + metaName
 	m, err := readMetadataFile(metaPath)
+	// What the folder is, asked only when its METADATA could not be read
+	// (a FIFO or a file where the folder belongs fails that read too).
+	if err != nil {
+		if kind := fileKind(dir); kind != "" && kind != "a folder" {
+			p.Problems = append(p.Problems, Problem{Kind: ProblemUnreadable, Path: dir,
+				Message: dir + " is " + kind + ", not a folder: GPU Canary did not read it"})
+			return
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: metaPath,
@@ -100,13 +104,15 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 // readVersionPy reads a package's version.py, recording each field it says
 // as evidence. A missing or unreadable file is a problem on p.
 func readVersionPy(p *Package, path, pkg string) *VersionPy {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: path,
-			Message: pkg + "/version.py is missing: files of the package were deleted; reinstall " + pkg})
-		return nil
-	}
 	data, err := readSmall(path, smallFileLimit)
 	if err != nil {
+		// Missing, not a link that leads nowhere: asked only when the
+		// read failed.
+		if _, lerr := os.Lstat(path); errors.Is(lerr, fs.ErrNotExist) {
+			p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: path,
+				Message: pkg + "/version.py is missing: files of the package were deleted; reinstall " + pkg})
+			return nil
+		}
 		pr := problemFor(path, pkg+"/version.py", err)
 		if errors.Is(err, safefs.ErrNotRegular) {
 			// Checked with Python 3.11 and pip 23: import fails with

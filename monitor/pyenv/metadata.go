@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // MetadataLimit is the most ParseMetadata reads: a METADATA's header block
@@ -28,10 +29,18 @@ var ErrNoMetadataVersion = errors.New("no Version header")
 // ParseMetadata reads only the RFC 822 header block of a METADATA file: it
 // stops at the first blank line or after MetadataLimit bytes, whichever comes
 // first, and never reads more than MetadataLimit bytes from r.
+// metadataReaders are the buffers METADATA headers are read through:
+// every package of every environment has one, and a buffer each was
+// most of what a check of many environments allocated.
+var metadataReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
 func ParseMetadata(r io.Reader) (Metadata, error) {
 	var m Metadata
 	lr := &io.LimitedReader{R: r, N: MetadataLimit}
-	br := bufio.NewReaderSize(lr, 16<<10)
+	br := metadataReaders.Get().(*bufio.Reader)
+	defer metadataReaders.Put(br)
+	br.Reset(lr)
+	defer br.Reset(nil)
 	for {
 		line, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {

@@ -58,9 +58,8 @@ func isCoreName(name string) bool {
 // type and size as libProblems judges torch/lib: Python's import of an
 // empty one, a FIFO or a dangling link fails (ImportError), as it does
 // when the one the RECORD lists is gone.
-func coreProblem(p *Package, dir string, record map[string]int64) {
-	ix, err := listDir(dir)
-	if err != nil {
+func coreProblem(p *Package, dir string, ix *dirIndex, record map[string]int64) {
+	if ix == nil {
 		return
 	}
 	var gone, damaged []libFault

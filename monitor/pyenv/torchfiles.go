@@ -37,12 +37,15 @@ func checkTorchFiles(p *Package, sp *sitePackages, folder string, d *distInfo, v
 	}
 	libProblems(p, libs, record)
 	missingLibProblem(p, libs, record)
-	coreProblem(p, dir, record)
+	// torch/ is listed once, for its compiled core and the Python it is
+	// built for both.
+	ix, _ := listDir(dir) // nil when it cannot be listed: neither judges then
+	coreProblem(p, dir, ix, record)
 	if d == nil {
-		abiProblem(p, dir, "", py)
+		abiProblem(p, dir, ix, "", py)
 		return
 	}
-	abiProblem(p, dir, filepath.Join(sp.distPath(*d), "WHEEL"), py)
+	abiProblem(p, dir, ix, filepath.Join(sp.distPath(*d), "WHEEL"), py)
 	meta := "METADATA"
 	if d.egg {
 		meta = "PKG-INFO"
@@ -199,15 +202,25 @@ func pronounOf(n int) string {
 
 // recordSizes reads the sizes a RECORD gives (lines `path,sha256=…,size`)
 // of the paths that start with one of prefixes. It streams at most recordLimit
-// bytes; a RECORD it cannot read gives none.
+// bytes; a RECORD it cannot read gives none. The shared libraries it
+// lists are kept for recordLibs on the way (recordCache), so that torch's
+// RECORD, the longest of all, is read once per environment read.
 func recordSizes(path string, prefixes ...string) map[string]int64 {
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
 	out := map[string]int64{}
-	br := bufio.NewReaderSize(io.LimitReader(f, recordLimit), 64<<10)
+	var libs []string
+	br := recordReaders.Get().(*bufio.Reader)
+	defer recordReaders.Put(br)
+	br.Reset(io.LimitReader(f, recordLimit))
+	defer br.Reset(nil)
 	pres := make([][]byte, len(prefixes))
 	for i, pre := range prefixes {
 		pres[i] = []byte(pre)
@@ -220,8 +233,15 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 		}
 		return false
 	}
+	done := func() map[string]int64 {
+		keepRecordLibs(path, recordKey{fi.Size(), fi.ModTime().UnixNano()}, libs)
+		return out
+	}
 	for {
 		line, err := br.ReadSlice('\n')
+		if p, ok := recordLib(line); ok {
+			libs = append(libs, p)
+		}
 		if hasPrefix(line) {
 			line = bytes.TrimRight(line, "\r\n")
 			if i := bytes.LastIndexByte(line, ','); i > 0 {
@@ -240,10 +260,10 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 				_, err = br.ReadSlice('\n')
 			}
 			if err != nil {
-				return out
+				return done()
 			}
 		case err != nil:
-			return out
+			return done()
 		}
 	}
 }
@@ -252,12 +272,8 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 // Python loads only one whose tag is its own (cpython-311, cp311), so
 // one built for another Python is "No module named 'torch._C'". The
 // files decide; with no _C file at all the WHEEL's tags do.
-func abiProblem(p *Package, dir, wheel, py string) {
-	if py == "" {
-		return
-	}
-	ix, err := listDir(dir)
-	if err != nil {
+func abiProblem(p *Package, dir string, ix *dirIndex, wheel, py string) {
+	if py == "" || ix == nil {
 		return
 	}
 	var others []string

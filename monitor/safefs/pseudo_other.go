@@ -4,4 +4,4 @@ package safefs
 
 // checkFS accepts every file: the pseudo file systems it guards against
 // on Linux (pseudo_linux.go) are Linux's.
-func checkFS(path string, fd int) error { return nil }
+func checkFS(path string, fd int, dev uint64) error { return nil }

@@ -15,7 +15,6 @@ package safefs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 )
@@ -39,27 +38,7 @@ func OpenDir(path string) (*os.File, error) { return open(path, true) }
 // ReadFile reads at most limit bytes of the regular file at path; a
 // longer file is an error wrapping ErrTooLarge, so a huge file planted
 // where a small one belongs is never read whole.
-func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// A file that says it is too long is refused before it is read: a
-	// 300 MB file is not read whole to learn what its size already says.
-	// (Files that say 0, as procfs does, are still read up to the limit.)
-	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
-		return nil, fmt.Errorf("reading %s: %w (%d bytes; it has %d)", path, ErrTooLarge, limit, fi.Size())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("reading %s: %w (%d bytes)", path, ErrTooLarge, limit)
-	}
-	return data, nil
-}
+func ReadFile(path string, limit int64) ([]byte, error) { return readFile(path, limit) }
 
 // ErrTooLarge is wrapped by ReadFile's error for a file over its limit.
 var ErrTooLarge = errors.New("file larger than the read limit")

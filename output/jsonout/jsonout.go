@@ -13,6 +13,8 @@
 package jsonout
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -22,9 +24,45 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
-// Check writes `check --json`: the whole CheckResult, indented.
+// Check writes `check --json`: the whole CheckResult, indented. The
+// environments are written one at a time, as the encoder would have
+// indented them in the whole: a thousand of them were the whole document
+// built twice in memory (compact, then indented), most of the peak of a
+// check.
 func Check(w io.Writer, r monitor.CheckResult) error {
-	return indented(w, r)
+	if len(r.Envs) == 0 {
+		return indented(w, r)
+	}
+	envs := r.Envs
+	r.Envs = []monitor.EnvReport{}
+	var frame bytes.Buffer
+	if err := indented(&frame, r); err != nil {
+		return err
+	}
+	// At the top level's indentation only: a nested key is indented
+	// further, and a string holds no bare quote.
+	const empty = "\n  \"envs\": []"
+	head, tail, ok := bytes.Cut(frame.Bytes(), []byte(empty))
+	if !ok {
+		r.Envs = envs
+		return indented(w, r)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString("\n  \"envs\": [\n    ")
+	for i, e := range envs {
+		if i > 0 {
+			bw.WriteString(",\n    ")
+		}
+		b, err := json.MarshalIndent(e, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+	}
+	bw.WriteString("\n  ]")
+	bw.Write(tail)
+	return bw.Flush()
 }
 
 // processList is `ps --json`'s shape: DESIGN.md's processes plus the GPU,
