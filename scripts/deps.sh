@@ -5,7 +5,7 @@
 set -euo pipefail
 
 build=(gcc pkg-config libgl1-mesa-dev xorg-dev libxkbcommon-dev)
-test=(xvfb x11-utils dbus-x11 dunst adwaita-icon-theme haskell-status-notifier-item-utils imagemagick xdotool
+test=(xvfb x11-utils dbus-x11 dunst adwaita-icon-theme haskell-status-notifier-item-utils imagemagick xdotool time
       python3 python3-venv python3-pip python3-psutil python3-torch
       wine64 gcc-mingw-w64-x86-64)
 # The agent's tests and benchmark: promtool and a real Prometheus, node_exporter as the peer.
