@@ -21,8 +21,8 @@ import (
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
-	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
 const a100 = presenttest.A100
@@ -83,7 +83,7 @@ func TestWindowsOpenAndHide(t *testing.T) {
 	u.wins.envs.showDetail()
 	found := false
 	for _, o := range u.wins.envs.detail.Objects {
-		if lbl, ok := o.(*widget.Label); ok && strings.Contains(lbl.Text, health.CodeTorchCPUBuild) {
+		if lbl, ok := o.(*widget.Label); ok && strings.Contains(lbl.Text, finding.CodeTorchCPUBuild) {
 			found = true
 		}
 	}

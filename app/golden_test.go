@@ -14,7 +14,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 )
 
 // goldenNow is the golden windows' clock.
@@ -76,7 +76,7 @@ func goldenEvents() []monitor.Event {
 		{Time: at(3), Kind: monitor.KindJobOnCPU, Env: llm, PID: 5151,
 			Message: "`python serve.py` (PID 5151) in " + llm + " has been busy on the CPU for 25s: torch is a CPU-only build, although an NVIDIA GPU is present."},
 		{Time: at(42), Kind: monitor.KindFindingRaised, Env: llm,
-			Finding: &health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError},
+			Finding: &finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError},
 			Message: "torch 2.10.0 is a CPU-only build, but this machine has an NVIDIA A100-SXM4-40GB."},
 		{Time: at(42), Kind: monitor.KindCUDAWheelReplaced, Env: llm,
 			Message: "torch in " + llm + " was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run`."},

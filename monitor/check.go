@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -42,9 +43,9 @@ type EnvReport struct {
 	// From says what pointed there: a manager's config or default
 	// folder, a kernel.json, or how a path argument was resolved
 	// ("./ → ./.venv (uv project)").
-	From     string           `json:"found_from,omitempty"`
-	Verdict  Verdict          `json:"verdict"`
-	Findings []health.Finding `json:"findings"`
+	From     string            `json:"found_from,omitempty"`
+	Verdict  Verdict           `json:"verdict"`
+	Findings []finding.Finding `json:"findings"`
 	// Guarded is true when `gpucanary guard` keeps the environment's
 	// torch and its files are as it wrote them; GuardChanged names those
 	// removed or edited by hand since (monitor/guard). The command line
@@ -71,7 +72,7 @@ type CheckResult struct {
 	GPU  gpu.State   `json:"gpu"`
 	Envs []EnvReport `json:"envs"`
 	// Findings are about the machine, not one environment (NO_GPU_DRIVER).
-	Findings []health.Finding `json:"findings"`
+	Findings []finding.Finding `json:"findings"`
 	// Complete is false when the environment search was cut short by its
 	// budget: an environment missing from Envs may still be there.
 	Complete bool `json:"complete"`
@@ -81,7 +82,7 @@ type CheckResult struct {
 
 // HasErrors reports whether any finding is an error; `check` exits 1 then.
 func (r CheckResult) HasErrors() bool {
-	if health.Worst(r.Findings) == health.SeverityError {
+	if finding.Worst(r.Findings) == finding.SeverityError {
 		return true
 	}
 	for _, e := range r.Envs {
@@ -101,7 +102,7 @@ func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Optio
 	g = AnnotateGPU(g)
 	res := CheckResult{GPU: g, Envs: make([]EnvReport, len(found)), Findings: health.CheckGPU(g), Complete: true}
 	if res.Findings == nil {
-		res.Findings = []health.Finding{}
+		res.Findings = []finding.Finding{}
 	}
 	read := func(ctx context.Context, f pyenv.Found) EnvReport { return InspectOne(ctx, f, g, o) }
 	InspectEach(ctx, found, read, func(i int, rep EnvReport) bool {
@@ -144,13 +145,13 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 			uv = &info
 			fs = append(fs, health.CheckUVProject(env, info, g)...)
 		} else {
-			fs = append(fs, health.Finding{Code: health.CodeUVWillReplaceTorch, Severity: health.SeverityInfo, Env: env.Path,
+			fs = append(fs, finding.Finding{Code: finding.CodeUVWillReplaceTorch, Severity: finding.SeverityInfo, Env: env.Path,
 				Message: fmt.Sprintf("The uv project beside this environment could not be read, so GPU Canary cannot tell whether `uv sync` would replace torch: %v.", err)})
 		}
 	}
 	SortFindings(fs)
 	if fs == nil {
-		fs = []health.Finding{}
+		fs = []finding.Finding{}
 	}
 	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs, uvProject: uv}
 }
@@ -160,7 +161,7 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 // the environment was read (whether the torch its lock installs runs
 // depends on the GPU); ok is false when there was no project read, and
 // the findings of the report (one saying it could not be read) stand.
-func (r EnvReport) UVFindings(g gpu.State) (fs []health.Finding, ok bool) {
+func (r EnvReport) UVFindings(g gpu.State) (fs []finding.Finding, ok bool) {
 	if r.uvProject == nil || r.Env == nil {
 		return nil, false
 	}
@@ -183,7 +184,7 @@ func WithFixCommands(o health.Options) health.Options {
 // (nil, null in JSON), not "torch is not installed".
 func Unreadable(f pyenv.Found, err error) EnvReport {
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
-	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictError, Findings: []health.Finding{health.Unreadable(f.Path, err)}}
+	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictError, Findings: []finding.Finding{health.Unreadable(f.Path, err)}}
 }
 
 // notCreated is the report on a project folder whose environment does
@@ -191,7 +192,7 @@ func Unreadable(f pyenv.Found, err error) EnvReport {
 func notCreated(f pyenv.Found) EnvReport {
 	// Nothing was read: its packages are unknown (null), not "none".
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
-	fs := []health.Finding{health.NotCreated(f.Path, f.From, f.Create)}
+	fs := []finding.Finding{health.NotCreated(f.Path, f.From, f.Create)}
 	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
 }
 
@@ -200,16 +201,16 @@ func notCreated(f pyenv.Found) EnvReport {
 // read, a finding that says the kernel cannot start.
 func kernelGone(f pyenv.Found) EnvReport {
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
-	fs := []health.Finding{health.KernelGone(f.Path, f.From, f.Missing)}
+	fs := []finding.Finding{health.KernelGone(f.Path, f.From, f.Missing)}
 	return EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: VerdictOf(env, fs), Findings: fs}
 }
 
 // VerdictOf is env's verdict given its findings fs.
-func VerdictOf(env *pyenv.Env, fs []health.Finding) Verdict {
-	switch health.Worst(fs) {
-	case health.SeverityError:
+func VerdictOf(env *pyenv.Env, fs []finding.Finding) Verdict {
+	switch finding.Worst(fs) {
+	case finding.SeverityError:
 		return VerdictError
-	case health.SeverityWarning:
+	case finding.SeverityWarning:
 		return VerdictWarning
 	}
 	if env.Torch() == nil {
@@ -220,7 +221,7 @@ func VerdictOf(env *pyenv.Env, fs []health.Finding) Verdict {
 
 // SortFindings puts errors first, then warnings, then info, keeping the
 // rules' order within a severity: the order reports and views show.
-func SortFindings(fs []health.Finding) {
+func SortFindings(fs []finding.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Severity.Rank() > fs[j].Severity.Rank() })
 }
 

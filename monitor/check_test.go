@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -33,7 +34,7 @@ func TestCheckFixCommands(t *testing.T) {
 			res := Check(context.Background(), g, []pyenv.Found{{Path: env, Via: "argument"}}, tc.o)
 			var fixes []string
 			for _, f := range res.Envs[0].Findings {
-				if f.Code == health.CodeTorchCPUBuild {
+				if f.Code == finding.CodeTorchCPUBuild {
 					fixes = append(fixes, f.Fix)
 				}
 			}

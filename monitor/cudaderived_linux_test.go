@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -29,7 +30,7 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 	// check judges the venv on the GPU a scenario with driver gives, or,
 	// for a driver version a scenario refuses (it is not one), on the
 	// state an NVML that answered it would give.
-	check := func(t *testing.T, driver string) (CheckResult, map[string]health.Finding, map[string]any) {
+	check := func(t *testing.T, driver string) (CheckResult, map[string]finding.Finding, map[string]any) {
 		t.Helper()
 		scenario := fmt.Sprintf(`{"driver": %q, "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960}]}`, driver)
 		g, err := gpu.ParseScenario([]byte(scenario))
@@ -37,7 +38,7 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 			g = gpu.State{Driver: driver, Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0", MemoryTotalBytes: 42949672960}}}
 		}
 		res := Check(context.Background(), g, []pyenv.Found{{Path: venv}}, health.Options{})
-		found := map[string]health.Finding{}
+		found := map[string]finding.Finding{}
 		for _, f := range res.Envs[0].Findings {
 			found[f.Code] = f
 		}
@@ -54,11 +55,11 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 
 	t.Run("derived", func(t *testing.T) {
 		_, found, js := check(t, "535.104.05")
-		f, ok := found[health.CodeDriverTooOld]
-		if !ok || f.Severity != health.SeverityWarning || !strings.Contains(f.Message, "supports CUDA 12.2 (derived from driver 535.104.05, a lower bound)") {
+		f, ok := found[finding.CodeDriverTooOld]
+		if !ok || f.Severity != finding.SeverityWarning || !strings.Contains(f.Message, "supports CUDA 12.2 (derived from driver 535.104.05, a lower bound)") {
 			t.Errorf("cu124 on driver 535.104.05: %+v", found)
 		}
-		if _, unchecked := found[health.CodeTorchBuildUnchecked]; unchecked {
+		if _, unchecked := found[finding.CodeTorchBuildUnchecked]; unchecked {
 			t.Errorf("the derived version was not used: %+v", found)
 		}
 		if js["cuda_driver"] != "" || js["cuda_driver_derived"] != "12.2" || js["driver"] != "535.104.05" {
@@ -71,10 +72,10 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 	} {
 		t.Run(driver, func(t *testing.T) {
 			_, found, js := check(t, driver)
-			if _, ok := found[health.CodeDriverTooOld]; ok {
+			if _, ok := found[finding.CodeDriverTooOld]; ok {
 				t.Errorf("judged against a CUDA version nobody gave: %+v", found)
 			}
-			f, ok := found[health.CodeTorchBuildUnchecked]
+			f, ok := found[finding.CodeTorchBuildUnchecked]
 			if !ok || !strings.Contains(f.Message, "could not be checked against the NVIDIA driver "+driver) || !strings.Contains(f.Message, why) {
 				t.Errorf("the driver check's finding: %+v", found)
 			}

@@ -3,7 +3,7 @@ package monitor
 import (
 	"fmt"
 
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -16,7 +16,7 @@ import (
 // Python); named on the command line (via "argument") it is judged. Either
 // way each finding that a reinstall would fix says that the repair is
 // apt's or a virtual environment's, never pip's (fix blocks it).
-func DistroJudged(env *pyenv.Env, via string, fs []health.Finding) []health.Finding {
+func DistroJudged(env *pyenv.Env, via string, fs []finding.Finding) []finding.Finding {
 	site := pyenv.DistroManaged(env)
 	if site == "" {
 		return fs
@@ -26,11 +26,11 @@ func DistroJudged(env *pyenv.Env, via string, fs []health.Finding) []health.Find
 		if f.Env != env.Path {
 			continue
 		}
-		if health.FixedByReinstall(f.Code) {
+		if finding.FixedByReinstall(f.Code) {
 			f.Message += fmt.Sprintf(" torch here is the distribution's package (%s), which pip must not change: `gpucanary fix %s` says how apt repairs it, or how to install a CUDA build in a virtual environment.", site, env.Path)
 		}
-		if via != "argument" && f.Severity != health.SeverityInfo {
-			f.Severity = health.SeverityInfo
+		if via != "argument" && f.Severity != finding.SeverityInfo {
+			f.Severity = finding.SeverityInfo
 			f.Message += fmt.Sprintf(" The system's Python is reported, not judged, unless it is named: gpucanary check %s.", env.Path)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -33,30 +34,30 @@ func TestSystemTorchIsReportedNotJudged(t *testing.T) {
 	g := gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0"}}}
 	for _, tc := range []struct {
 		via  string
-		want health.Severity
+		want finding.Severity
 	}{
-		{"system", health.SeverityInfo},
-		{"argument", health.SeverityError},
+		{"system", finding.SeverityInfo},
+		{"argument", finding.SeverityError},
 	} {
 		t.Run(tc.via, func(t *testing.T) {
 			rep := InspectOne(context.Background(), pyenv.Found{Path: "/usr", Via: tc.via}, g, health.Options{})
 			if rep.Env == nil || pyenv.DistroManaged(rep.Env) != "/usr/lib/python3/dist-packages" {
 				t.Fatalf("/usr's torch is not read as the distribution's: %+v", rep.Env)
 			}
-			var cpu *health.Finding
+			var cpu *finding.Finding
 			for i, f := range rep.Findings {
 				if strings.Contains(f.Fix, "pip") {
 					t.Errorf("%s gives a pip command for the system's Python: %s", f.Code, f.Fix)
 				}
-				if f.Code == health.CodeTorchCPUBuild {
+				if f.Code == finding.CodeTorchCPUBuild {
 					cpu = &rep.Findings[i]
 				}
 			}
 			if cpu == nil || cpu.Severity != tc.want || !strings.Contains(cpu.Message, "distribution's package") {
 				t.Fatalf("TORCH_CPU_BUILD = %+v; want %s saying the torch is the distribution's", cpu, tc.want)
 			}
-			if tc.via != "argument" && health.Worst(rep.Findings) != health.SeverityInfo {
-				t.Errorf("found by discovery, /usr's worst finding is %s: %+v", health.Worst(rep.Findings), rep.Findings)
+			if tc.via != "argument" && finding.Worst(rep.Findings) != finding.SeverityInfo {
+				t.Errorf("found by discovery, /usr's worst finding is %s: %+v", finding.Worst(rep.Findings), rep.Findings)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -19,7 +20,7 @@ func TestCheckKernelGone(t *testing.T) {
 		t.Fatalf("%d reports, want 1", len(res.Envs))
 	}
 	rep := res.Envs[0]
-	if rep.Verdict != VerdictWarning || len(rep.Findings) != 1 || rep.Findings[0].Code != health.CodeEnvInterpreterMissing ||
+	if rep.Verdict != VerdictWarning || len(rep.Findings) != 1 || rep.Findings[0].Code != finding.CodeEnvInterpreterMissing ||
 		rep.From != f.From || rep.Via != "jupyter" || rep.Packages != nil {
 		t.Errorf("report %+v, findings %+v", rep, rep.Findings)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pathjson"
@@ -14,7 +15,7 @@ import (
 // Process is one row of `gpucanary ps` with the findings about it.
 type Process struct {
 	procs.Row
-	Findings []health.Finding `json:"findings"`
+	Findings []finding.Finding `json:"findings"`
 }
 
 // MarshalJSON writes the row as its fields say, except what was not
@@ -56,7 +57,7 @@ func Processes(ps []procs.Proc, g gpu.State, envs map[string]*pyenv.Env, rule pr
 	for i, r := range rows {
 		fs := health.CheckProcess(r)
 		if fs == nil {
-			fs = []health.Finding{}
+			fs = []finding.Finding{}
 		}
 		out[i] = Process{Row: r, Findings: fs}
 	}

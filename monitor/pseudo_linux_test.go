@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -37,7 +38,7 @@ func TestVersionPyOnProcfsIsRefused(t *testing.T) {
 	var said []string
 	for _, f := range res.Envs[0].Findings {
 		said = append(said, f.Code+": "+f.Message)
-		if f.Code == health.CodeEnvUnreadable && strings.Contains(f.Message, "version.py") &&
+		if f.Code == finding.CodeEnvUnreadable && strings.Contains(f.Message, "version.py") &&
 			strings.Contains(f.Message, "procfs") && strings.Contains(f.Message, "pseudo file system") {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -44,7 +45,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	if res.Envs[1].Torch() == nil || res.Envs[1].Verdict == VerdictError {
 		t.Errorf("the good environment was not read: %+v", res.Envs[1])
 	}
-	if f := res.Envs[0].Findings; len(f) != 1 || f[0].Code != health.CodeEnvUnreadable || !strings.Contains(f[0].Message, "not answering") {
+	if f := res.Envs[0].Findings; len(f) != 1 || f[0].Code != finding.CodeEnvUnreadable || !strings.Contains(f[0].Message, "not answering") {
 		t.Errorf("the stuck environment: %+v", f)
 	}
 	for len(calls) > 0 {

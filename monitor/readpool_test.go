@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -169,7 +170,7 @@ func TestAStopWaitsForNoHungRead(t *testing.T) {
 		if r.Path != found[i].Path {
 			t.Errorf("report %d is %s, want %s: not in the order given", i, r.Path, found[i].Path)
 		}
-		if i < len(hung) && (len(r.Findings) != 1 || r.Findings[0].Code != health.CodeEnvUnreadable || !strings.Contains(r.Findings[0].Message, "canceled")) {
+		if i < len(hung) && (len(r.Findings) != 1 || r.Findings[0].Code != finding.CodeEnvUnreadable || !strings.Contains(r.Findings[0].Message, "canceled")) {
 			t.Errorf("hung %s: %+v", r.Path, r.Findings)
 		}
 	}

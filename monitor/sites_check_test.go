@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -51,7 +52,7 @@ func TestSystemSiteVenvOverCPUTorch(t *testing.T) {
 	}
 	found := false
 	for _, f := range rep.Findings {
-		found = found || f.Code == health.CodeTorchCPUBuild && f.Severity == health.SeverityError
+		found = found || f.Code == finding.CodeTorchCPUBuild && f.Severity == finding.SeverityError
 	}
 	if !found || !res.HasErrors() || rep.Verdict != monitor.VerdictError {
 		t.Errorf("verdict %s, findings %+v: want TORCH_CPU_BUILD as an error", rep.Verdict, rep.Findings)

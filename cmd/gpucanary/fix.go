@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -198,7 +199,7 @@ func (g *globals) fixService() fix.Service {
 		Verify: func(e *pyenv.Env, st gpu.State) []string {
 			var out []string
 			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
-				if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
+				if f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) {
 					out = append(out, f.Code+": "+f.Message)
 				}
 			}

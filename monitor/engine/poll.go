@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -60,7 +61,7 @@ func (m *Monitor) recheckEnv(path string, g gpu.State, now time.Time) {
 		fs = append(fs, uv...)
 	} else {
 		for _, f := range e.report.Findings {
-			if f.Code == health.CodeUVWillReplaceTorch {
+			if f.Code == finding.CodeUVWillReplaceTorch {
 				fs = append(fs, f)
 			}
 		}
@@ -118,7 +119,7 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	monitor.MarkGone(rows, m.o.Alive)
 	pp.idle = len(rows) == 0
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
-	var fs []health.Finding
+	var fs []finding.Finding
 	for _, r := range rows {
 		fs = append(fs, r.Findings...)
 	}

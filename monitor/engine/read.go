@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -216,7 +216,7 @@ func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport)
 		blame(ev, c)
 		if ev.Kind == monitor.KindCUDAWheelReplaced || ev.Kind == monitor.KindTorchChanged {
 			for _, f := range rep.Findings {
-				if f.Fix != "" && f.Severity == health.SeverityError {
+				if f.Fix != "" && f.Severity == finding.SeverityError {
 					ev.Fix = f.Fix
 					break
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
@@ -54,7 +55,7 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	got := map[string]string{}
 	for _, r := range e.M.State().Envs {
 		for _, f := range r.Findings {
-			if f.Code == health.CodeTorchCPUBuild {
+			if f.Code == finding.CodeTorchCPUBuild {
 				got[r.Path] = f.Fix
 			}
 		}

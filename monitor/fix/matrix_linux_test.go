@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -156,10 +157,10 @@ func TestPlansClearTheirFindings(t *testing.T) {
 		}
 	})
 	for _, want := range []string{
-		health.CodeTorchCPUBuild + "/error", health.CodeGPUArchUnsupported + "/error", health.CodeGPUArchUnsupported + "/warning",
-		health.CodeDriverTooOld + "/error", health.CodeDriverTooOld + "/warning", health.CodeTorchFamilyMismatch + "/error",
-		health.CodeTorchInstallBroken + "/error", health.CodeTorchInstallBroken + "/warning", health.CodeTorchNonNVIDIA + "/error",
-		"no fix/" + health.CodeGPUArchUnsupported, "no fix/" + health.CodeTorchCPUBuild, "withheld/" + health.CodeDriverTooOld,
+		finding.CodeTorchCPUBuild + "/error", finding.CodeGPUArchUnsupported + "/error", finding.CodeGPUArchUnsupported + "/warning",
+		finding.CodeDriverTooOld + "/error", finding.CodeDriverTooOld + "/warning", finding.CodeTorchFamilyMismatch + "/error",
+		finding.CodeTorchInstallBroken + "/error", finding.CodeTorchInstallBroken + "/warning", finding.CodeTorchNonNVIDIA + "/error",
+		"no fix/" + finding.CodeGPUArchUnsupported, "no fix/" + finding.CodeTorchCPUBuild, "withheld/" + finding.CodeDriverTooOld,
 		"route/pip", "route/uv", "mixed=true", "mixed=false", "upgrade", "fix with warnings",
 		"form/install", "form/repair", "form/repair-all",
 		"runtime/" + pyenv.ProblemMissingRuntime + "/pip", "runtime/" + pyenv.ProblemMissingRuntime + "/uv", "runtime/" + pyenv.ProblemRuntimeMismatch + "/pip",
@@ -194,7 +195,7 @@ func (j matrixJudge) run(t *testing.T, dir string, machines []matrixMachine) map
 	for _, m := range machines {
 		env := j.inspect(t, dir)
 		for _, f := range health.CheckEnv(env, m.g, j.opts) {
-			if !health.FixedByReinstall(f.Code) {
+			if !finding.FixedByReinstall(f.Code) {
 				continue
 			}
 			p, err := fix.NewPlan(fix.Request{Env: env, GPU: m.g, IndexBase: j.index, LookPath: j.look})
@@ -218,8 +219,8 @@ func (j matrixJudge) run(t *testing.T, dir string, machines []matrixMachine) map
 				switch {
 				case r.Code == f.Code && r.Severity.Rank() >= f.Severity.Rank():
 					still = true
-				case r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityError,
-					r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityWarning && len(p.Warnings) == 0:
+				case r.Code != f.Code && finding.FixedByReinstall(r.Code) && r.Severity == finding.SeverityError,
+					r.Code != f.Code && finding.FixedByReinstall(r.Code) && r.Severity == finding.SeverityWarning && len(p.Warnings) == 0:
 					t.Errorf("%s: the plan for %s left %s %s, which it did not warn of: %s", m.name, f.Code, r.Code, r.Severity, r.Message)
 				}
 			}
@@ -293,7 +294,7 @@ func applyToCopy(t *testing.T, env *pyenv.Env, g gpu.State, index string, look f
 	res, err := fix.Run(context.Background(), plan, cp, fix.RunOptions{Env: runEnv, Check: func(e *pyenv.Env) []string {
 		var out []string
 		for _, f := range health.CheckEnv(e, g, opts) {
-			if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
+			if f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) {
 				out = append(out, f.Code+": "+f.Message)
 			}
 		}

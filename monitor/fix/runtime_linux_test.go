@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -82,7 +83,7 @@ func (c runtimeCase) run(t *testing.T, p fix.Plan, env *pyenv.Env) fix.Result {
 	res, err := fix.Run(context.Background(), p, env, fix.RunOptions{Env: c.environ, Check: func(e *pyenv.Env) []string {
 		var out []string
 		for _, f := range health.CheckEnv(e, a100D550, opts) {
-			if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
+			if f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) {
 				out = append(out, f.Code+": "+f.Message)
 			}
 		}
@@ -155,7 +156,7 @@ func TestRepairFromCPUInstallsTheRuntime(t *testing.T) {
 	}
 	res = c.run(t, old, inspectPath(t, copyDir))
 	if res.Fixed || !slices.ContainsFunc(res.Remaining, func(r string) bool {
-		return strings.HasPrefix(r, health.CodeTorchInstallBroken+": ") && strings.Contains(r, "not installed: nvidia-")
+		return strings.HasPrefix(r, finding.CodeTorchInstallBroken+": ") && strings.Contains(r, "not installed: nvidia-")
 	}) {
 		t.Errorf("--force-reinstall --no-deps counted as fixed, or its missing runtime unseen: %+v", res)
 	}

@@ -6,6 +6,7 @@ package health
 
 import (
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"path/filepath"
 	"strings"
 
@@ -114,10 +115,10 @@ func (c *envCheck) kernelsFinding(key string, js []libJudged) {
 		if key == nvidiaWheels {
 			advice = " Install the wheels of a CUDA version that supports the GPUs here."
 		}
-		c.add(CodeCUDAKernelsMissing, SeverityError, strings.Join(append(errs, warns...), " ")+advice, "", ev)
+		c.add(finding.CodeCUDAKernelsMissing, finding.SeverityError, strings.Join(append(errs, warns...), " ")+advice, "", ev)
 		return
 	}
-	c.add(CodeCUDAKernelsMissing, SeverityWarning, strings.Join(warns, " "), "", ev)
+	c.add(finding.CodeCUDAKernelsMissing, finding.SeverityWarning, strings.Join(warns, " "), "", ev)
 }
 
 // jitWords says what PTX-only GPUs get.

@@ -1,10 +1,9 @@
-// Package health turns what was read (environments, the GPU) into findings
-// with stable codes: what is wrong in the user's words, how bad it is, and
-// the exact command that fixes it.
-//
-// Rules are pure functions of their inputs, so the tray, `check`, `watch`
-// and the report always agree on what is wrong.
-package health
+// Package finding is what the rules say and every view shows: a Finding
+// with its stable code, its severity and the command that fixes it. It is
+// a leaf below the rules (monitor/health), the repair (monitor/fix) and
+// the shared types (monitor), so that a view that shows findings needs
+// none of the rules that make them.
+package finding
 
 import (
 	"strconv"
@@ -94,6 +93,12 @@ const (
 	// execution on the device"), a warning when only PTX does (compiled
 	// on first use). torch's own libtorch_cuda is GPU_ARCH_UNSUPPORTED's.
 	CodeCUDAKernelsMissing = "CUDA_KERNELS_MISSING"
+	// CodeGPUMemoryOrphaned: GPU memory that no live process holds. NVML lists
+	// a PID that is not running (a process killed while the driver was busy
+	// with it, a zombie context), or the memory in use exceeds what the
+	// processes NVML lists hold by more than health.OrphanMargin: the memory
+	// taken, and the next job runs out of it.
+	CodeGPUMemoryOrphaned = "GPU_MEMORY_ORPHANED"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

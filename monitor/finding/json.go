@@ -1,4 +1,4 @@
-package health
+package finding
 
 import (
 	"encoding/json"
