@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/inspect"
+
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -85,7 +87,7 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 		found = g.search(ctx, envs)
 		sayResolved(found.Found, resolved)
 	}
-	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res := inspect.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
 	res.Findings = append(res.Findings, health.CheckGPUMemory(res.GPU, procs.HostPIDs(""))...)
 	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	g.markGuarded(res.Envs)

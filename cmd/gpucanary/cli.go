@@ -16,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
@@ -156,9 +157,11 @@ func (g *globals) configPath() string {
 	return p
 }
 
-// openGPU opens the configured backend: the scenario file, else NVML.
+// openGPU opens the configured backend: the scenario file, else NVML,
+// annotated with what kb knows (kb.Annotated), so that every command
+// describes the GPU as the engine does.
 func (g *globals) openGPU() gpu.Backend {
-	return gpu.Open(gpu.Options{SimFile: g.gpuSim, Logger: g.log.With("component", "gpu")})
+	return kb.Annotated(gpu.Open(gpu.Options{SimFile: g.gpuSim, Logger: g.log.With("component", "gpu")}))
 }
 
 // discoverOptions says where to look for environments: home, the

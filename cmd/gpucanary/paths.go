@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/inspect"
+
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -38,7 +40,7 @@ func envArgs(args []string, getenv func(string) string) (envs []string, bad []mo
 	for _, a := range args {
 		path, r, err := resolveArg(a, getenv)
 		if err != nil {
-			bad = append(bad, monitor.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
+			bad = append(bad, inspect.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
 			continue
 		}
 		envs = append(envs, path)

@@ -24,7 +24,7 @@ type Options struct {
 	// env for the GPU g, "" when none can be proposed; the findings a
 	// reinstall fixes show it. Planning a reinstall is monitor/fix's job,
 	// above the rules in the flow, so it comes in here: cmd/gpucanary and
-	// monitor.Check pass fix.Advice's. nil proposes no command.
+	// inspect.Check pass fix.Advice's. nil proposes no command.
 	Reinstall func(env *pyenv.Env, g gpu.State) string
 }
 

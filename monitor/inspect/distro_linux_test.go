@@ -1,6 +1,6 @@
 //go:build linux
 
-package monitor
+package inspect
 
 import (
 	"context"

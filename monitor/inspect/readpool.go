@@ -1,7 +1,8 @@
-package monitor
+package inspect
 
 import (
 	"context"
+	"github.com/gpucanary/gpucanary/monitor"
 	"runtime"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
@@ -25,13 +26,13 @@ var readWorkers = max(4, runtime.GOMAXPROCS(0))
 // way are told to stop (their context ends). When ctx ends, the reports
 // not yet read are Unreadable with ctx's error at once: InspectEach never
 // waits for a read that has not returned.
-func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) EnvReport, use func(i int, rep EnvReport) bool) {
+func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) monitor.EnvReport, use func(i int, rep monitor.EnvReport) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make([]chan EnvReport, len(found))
+	results := make([]chan monitor.EnvReport, len(found))
 	next := make(chan int, len(found))
 	for i := range found {
-		results[i] = make(chan EnvReport, 1)
+		results[i] = make(chan monitor.EnvReport, 1)
 		next <- i
 	}
 	close(next)
@@ -51,7 +52,7 @@ func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Con
 	// run and the next process (a no-op without a cache file).
 	defer fatbin.Shared.Flush()
 	for i, f := range found {
-		var rep EnvReport
+		var rep monitor.EnvReport
 		select {
 		case rep = <-results[i]:
 		case <-ctx.Done():

@@ -1,10 +1,11 @@
 //go:build !windows
 
-package monitor
+package inspect
 
 import (
 	"context"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,8 +34,8 @@ func hangingReads(t *testing.T, hung []string) (entered, read <-chan string, rel
 	}
 	others, started := make(chan string, 100), make(chan string, len(hung))
 	returned := make(chan struct{}, len(hung))
-	old, oldTimeout := inspect, ReadTimeout
-	inspect = func(p string) (*pyenv.Env, error) {
+	old, oldTimeout := readEnv, ReadTimeout
+	readEnv = func(p string) (*pyenv.Env, error) {
 		if slices.Contains(hung, p) {
 			defer func() { returned <- struct{}{} }()
 			started <- p
@@ -70,7 +71,7 @@ func hangingReads(t *testing.T, hung []string) (entered, read <-chan string, rel
 				t.Error("a hung read did not return after the FIFO was opened")
 			}
 		}
-		inspect, ReadTimeout = old, oldTimeout // once no read is under way
+		readEnv, ReadTimeout = old, oldTimeout // once no read is under way
 	})
 	return started, others, release
 }
@@ -116,7 +117,7 @@ func waitReads(t *testing.T, entered, read <-chan string, hung, good []string) {
 
 // await is Check's result from done, or a failure saying late when none
 // came within a minute.
-func await(t *testing.T, done <-chan CheckResult, late string) CheckResult {
+func await(t *testing.T, done <-chan monitor.CheckResult, late string) monitor.CheckResult {
 	t.Helper()
 	select {
 	case res := <-done:
@@ -124,7 +125,7 @@ func await(t *testing.T, done <-chan CheckResult, late string) CheckResult {
 	case <-time.After(time.Minute):
 		t.Fatal(late)
 	}
-	return CheckResult{}
+	return monitor.CheckResult{}
 }
 
 // TestHungReadsHoldOnlyTheirWorkers: while the reads of all but one of
@@ -134,7 +135,7 @@ func await(t *testing.T, done <-chan CheckResult, late string) CheckResult {
 func TestHungReadsHoldOnlyTheirWorkers(t *testing.T) {
 	found, hung, good := hungAndGood(t)
 	entered, read, release := hangingReads(t, hung)
-	done := make(chan CheckResult, 1)
+	done := make(chan monitor.CheckResult, 1)
 	go func() { done <- Check(context.Background(), gpu.State{}, found, health.Options{}) }()
 	waitReads(t, entered, read, hung, good)
 	select {
@@ -147,7 +148,7 @@ func TestHungReadsHoldOnlyTheirWorkers(t *testing.T) {
 	for i, r := range res.Envs {
 		if r.Path != found[i].Path {
 			t.Errorf("report %d is %s, want %s: not in the order given", i, r.Path, found[i].Path)
-		} else if r.Torch() == nil || r.Verdict == VerdictError {
+		} else if r.Torch() == nil || r.Verdict == monitor.VerdictError {
 			t.Errorf("%s was not read: %+v", r.Path, r)
 		}
 	}
@@ -161,7 +162,7 @@ func TestAStopWaitsForNoHungRead(t *testing.T) {
 	entered, read, _ := hangingReads(t, hung)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan CheckResult, 1)
+	done := make(chan monitor.CheckResult, 1)
 	go func() { done <- Check(ctx, gpu.State{}, found, health.Options{}) }()
 	waitReads(t, entered, read, hung, good)
 	cancel()

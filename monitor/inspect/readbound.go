@@ -1,4 +1,4 @@
-package monitor
+package inspect
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 // can block in the kernel for good. It is a variable for tests.
 var ReadTimeout = 10 * time.Second
 
-// inspect reads an environment; tests replace it to simulate a read
+// readEnv reads an environment; tests replace it to simulate a read
 // that never returns.
-var inspect = pyenv.Inspect
+var readEnv = pyenv.Inspect
 
 // stuck are the environments whose last read has not returned: a read
 // that blocks in the kernel cannot be cancelled, so its goroutine waits
@@ -44,7 +44,7 @@ func inspectBounded(ctx context.Context, path string) (*pyenv.Env, error) {
 	}
 	done := make(chan result, 1)
 	started := time.Now()
-	read, timeout := inspect, ReadTimeout // read before the read starts: tests put them back once it has
+	read, timeout := readEnv, ReadTimeout // read before the read starts: tests put them back once it has
 	go func() {
 		env, err := read(path)
 		done <- result{env, err}

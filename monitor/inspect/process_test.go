@@ -1,9 +1,10 @@
-package monitor
+package inspect
 
 import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/gpucanary/gpucanary/monitor"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,7 +71,7 @@ func TestProcessJSONUnknowns(t *testing.T) {
 		}
 	}
 	// Read back (the link to the windows process does), the row is whole.
-	var again []Process
+	var again []monitor.Process
 	if err := json.Unmarshal(b.Bytes(), &again); err != nil || len(again) != len(rows) || again[0].CPUPercent != 99.5 || !again[2].OutsideContainer {
 		t.Errorf("read back: %+v, %v", again, err)
 	}

@@ -1,9 +1,10 @@
-package monitor
+package inspect
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 	// check judges the venv on the GPU a scenario with driver gives, or,
 	// for a driver version a scenario refuses (it is not one), on the
 	// state an NVML that answered it would give.
-	check := func(t *testing.T, driver string) (CheckResult, map[string]finding.Finding, map[string]any) {
+	check := func(t *testing.T, driver string) (monitor.CheckResult, map[string]finding.Finding, map[string]any) {
 		t.Helper()
 		scenario := fmt.Sprintf(`{"driver": %q, "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960}]}`, driver)
 		g, err := gpu.ParseScenario([]byte(scenario))

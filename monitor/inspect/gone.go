@@ -1,4 +1,6 @@
-package monitor
+package inspect
+
+import "github.com/gpucanary/gpucanary/monitor"
 
 // goneReason is the reason of a row whose PID the driver lists but no
 // process has, on the host's PID namespace.
@@ -9,7 +11,7 @@ const goneReason = "NVML lists this PID, but no process has it: the process is g
 // is not running: on the host's PID namespace such a PID is no other
 // container's process, but memory no live process holds. alive nil (a
 // view that cannot tell) leaves every row as it is.
-func MarkGone(rows []Process, alive func(pid int) bool) {
+func MarkGone(rows []monitor.Process, alive func(pid int) bool) {
 	if alive == nil {
 		return
 	}

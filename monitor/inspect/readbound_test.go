@@ -1,7 +1,8 @@
-package monitor
+package inspect
 
 import (
 	"context"
+	"github.com/gpucanary/gpucanary/monitor"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,8 +31,8 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	}
 	release := make(chan struct{})
 	calls := make(chan string, 10)
-	old, oldTimeout := inspect, ReadTimeout
-	inspect = func(p string) (*pyenv.Env, error) {
+	old, oldTimeout := readEnv, ReadTimeout
+	readEnv = func(p string) (*pyenv.Env, error) {
 		calls <- p
 		if p == hung {
 			<-release
@@ -39,10 +40,10 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 		return pyenv.Inspect(p)
 	}
 	ReadTimeout = 200 * time.Millisecond
-	t.Cleanup(func() { close(release); inspect, ReadTimeout = old, oldTimeout })
+	t.Cleanup(func() { close(release); readEnv, ReadTimeout = old, oldTimeout })
 
 	res := Check(context.Background(), gpu.State{}, []pyenv.Found{{Path: hung}, {Path: good}}, health.Options{})
-	if res.Envs[1].Torch() == nil || res.Envs[1].Verdict == VerdictError {
+	if res.Envs[1].Torch() == nil || res.Envs[1].Verdict == monitor.VerdictError {
 		t.Errorf("the good environment was not read: %+v", res.Envs[1])
 	}
 	if f := res.Envs[0].Findings; len(f) != 1 || f[0].Code != finding.CodeEnvUnreadable || !strings.Contains(f[0].Message, "not answering") {
@@ -62,14 +63,14 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	// A cancelled context does not wait for the deadline.
 	ReadTimeout = time.Hour
 	other := filepath.Join(dir, "other")
-	inspect = func(p string) (*pyenv.Env, error) { <-release; return nil, nil }
+	readEnv = func(p string) (*pyenv.Env, error) { <-release; return nil, nil }
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	done := make(chan EnvReport, 1)
+	done := make(chan monitor.EnvReport, 1)
 	go func() { done <- InspectOne(ctx, pyenv.Found{Path: other}, gpu.State{}, health.Options{}) }()
 	select {
 	case r := <-done:
-		if r.Verdict != VerdictError {
+		if r.Verdict != monitor.VerdictError {
 			t.Errorf("cancelled read: %+v", r)
 		}
 	case <-time.After(time.Minute):

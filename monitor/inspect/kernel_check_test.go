@@ -1,7 +1,8 @@
-package monitor
+package inspect
 
 import (
 	"context"
+	"github.com/gpucanary/gpucanary/monitor"
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
@@ -20,7 +21,7 @@ func TestCheckKernelGone(t *testing.T) {
 		t.Fatalf("%d reports, want 1", len(res.Envs))
 	}
 	rep := res.Envs[0]
-	if rep.Verdict != VerdictWarning || len(rep.Findings) != 1 || rep.Findings[0].Code != finding.CodeEnvInterpreterMissing ||
+	if rep.Verdict != monitor.VerdictWarning || len(rep.Findings) != 1 || rep.Findings[0].Code != finding.CodeEnvInterpreterMissing ||
 		rep.From != f.From || rep.Via != "jupyter" || rep.Packages != nil {
 		t.Errorf("report %+v, findings %+v", rep, rep.Findings)
 	}
