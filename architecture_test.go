@@ -14,7 +14,7 @@ const mod = "github.com/gpucanary/gpucanary/"
 
 // importRule is one of docs/ARCHITECTURE.md's arrows. A package matches pkg
 // ("monitor/kb") or, for a pattern ending in "/...", the tree below it.
-// forbidden names import prefixes it must not have; only, when set, is the
+// forbidden names imports it must not have (forbids); only, when set, is the
 // complete list of the module's packages it may import (a leaf's rule:
 // anything new it reaches for has to be added here, on purpose).
 type importRule struct {
@@ -35,9 +35,13 @@ var importRules = []importRule{
 	{pkg: "monitor", only: []string{"monitor/finding", "monitor/gpu", "monitor/pathjson", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject"}},
 	{pkg: "monitor/finding", only: []string{"monitor/pathjson", "monitor/pyenv"}},
 	{pkg: "monitor/inspect", forbidden: []string{mod + "monitor/engine", mod + "monitor/store", mod + "monitor/report"}},
-	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report"}},
-	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/health", mod + "monitor/engine", mod + "monitor/report"},
-		only: []string{"monitor/gpu", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
+	// The rules ask the repair planner for their fix commands directly;
+	// the runner, which runs and verifies a repair, sits above them.
+	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"}},
+	{pkg: "monitor/fixplan", forbidden: []string{mod + "monitor/fix", mod + "monitor/health"},
+		only: []string{"monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/shell"}},
+	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"},
+		only: []string{"monitor/finding", "monitor/fixplan", "monitor/gpu", "monitor/health", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
 	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
@@ -121,10 +125,20 @@ func (r importRule) matches(pkg string) bool {
 	return pkg == tree || isTree && strings.HasPrefix(pkg, tree+"/")
 }
 
+// forbids reports whether the forbidden import f names dep: f itself or
+// the tree below it ("monitor/fix" is not "monitor/fixplan"); an f that
+// ends in "/" ("fyne.io/") names everything under it.
+func forbids(f, dep string) bool {
+	if strings.HasSuffix(f, "/") {
+		return strings.HasPrefix(dep, f)
+	}
+	return dep == f || strings.HasPrefix(dep, f+"/")
+}
+
 // judge says what is wrong with pkg importing dep, "" when nothing is.
 func (r importRule) judge(pkg, dep string) string {
 	for _, f := range r.forbidden {
-		if strings.HasPrefix(dep, f) {
+		if forbids(f, dep) {
 			return "imports " + dep
 		}
 	}

@@ -15,14 +15,15 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // Repairer plans and runs the reinstall of a CUDA torch; cmd/gpucanary
 // passes monitor/fix's Service, the same repair as `gpucanary fix`.
 type Repairer interface {
-	Plan(ctx context.Context, env string) (fix.Plan, error)
-	Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error)
+	Plan(ctx context.Context, env string) (fixplan.Plan, error)
+	Run(ctx context.Context, p fixplan.Plan, line func(string)) (fix.Result, error)
 }
 
 // reinstall shows the plan, asks, then runs it with a progress dialog
@@ -86,7 +87,7 @@ func (u *ui) reinstall(env string) {
 
 // runRepair runs p in the background; the channel closes when the result
 // has been shown.
-func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
+func (u *ui) runRepair(p fixplan.Plan, win fyne.Window) <-chan struct{} {
 	ctx, cancel := context.WithCancel(u.life)
 	status := widget.NewLabel("Starting " + p.Installer + "…")
 	status.Wrapping = fyne.TextWrapWord

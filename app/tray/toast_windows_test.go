@@ -18,7 +18,7 @@ import (
 // Canary's AppUserModelID for this user, per toastRegistration, with the
 // icon written where IconUri points; a stale value (the program moved) is
 // rewritten. Whether the toast itself shows is Windows' part (wine has no
-// toast platform; README, "Windows"): notify must return either way.
+// toast platform; docs/testing.md, "Testing the Windows build"): notify must return either way.
 // scripts/test-windows.sh reads the values back with wine's reg.exe too.
 func TestWindowsToastRegistration(t *testing.T) {
 	t.Setenv("LOCALAPPDATA", t.TempDir())

@@ -13,7 +13,7 @@ import (
 	"slices"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -214,5 +214,5 @@ func (g *globals) search(ctx context.Context, paths []string) pyenv.Discovery {
 // healthOptions are the rules' options: fix commands from fix's planner,
 // from the configured index.
 func (g *globals) healthOptions() health.Options {
-	return health.Options{Getenv: g.getenv, Reinstall: fix.Advice{IndexBase: g.cfg.IndexBase}.Reinstall}
+	return health.Options{Getenv: g.getenv, Advice: fixplan.Advice{IndexBase: g.cfg.IndexBase}}
 }

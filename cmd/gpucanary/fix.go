@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -74,7 +73,7 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	pr, err := svc.Prepare(ctx, path)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
-		if errors.Is(err, fix.ErrNoTorch) && !errors.Is(err, fix.ErrBadVariant) {
+		if errors.Is(err, fixplan.ErrNoTorch) && !errors.Is(err, fixplan.ErrBadVariant) {
 			return exitFound
 		}
 		return exitUsage
@@ -196,15 +195,7 @@ func (g *globals) fixService() fix.Service {
 			}
 			return g.cfg.IndexBase
 		},
-		Verify: func(e *pyenv.Env, st gpu.State) []string {
-			var out []string
-			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
-				if f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) {
-					out = append(out, f.Code+": "+f.Message)
-				}
-			}
-			return out
-		},
+		Verify:    fix.Reinstallable(g.healthOptions()),
 		Processes: freshScan{},
 		Guardian:  installerGuardian,
 		Guards:    fixGuards{g.keeper()},
@@ -228,7 +219,7 @@ func (freshScan) Scan(ctx context.Context) ([]procs.Proc, error) {
 	return procs.NewSource(procs.Options{}).Scan(ctx)
 }
 
-func printPlan(std stdio, p fix.Plan, simulated bool) {
+func printPlan(std stdio, p fixplan.Plan, simulated bool) {
 	fmt.Fprintf(std.out, "Plan for %s\n", p.Env)
 	if p.Installer != "" {
 		fmt.Fprintf(std.out, "  installer: %s\n", p.Installer)
@@ -279,7 +270,7 @@ func printPlan(std stdio, p fix.Plan, simulated bool) {
 }
 
 // pinList names pins as the plan shows them: "torch 2.5.1+cu124, torchvision 0.20.1+cu124".
-func pinList(pins []fix.Pin) string {
+func pinList(pins []fixplan.Pin) string {
 	names := make([]string, len(pins))
 	for i, pin := range pins {
 		names[i] = pin.Name + " " + pin.Version

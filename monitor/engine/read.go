@@ -10,10 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/inspect"
-
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/finding"
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -40,7 +40,7 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	mirror := "https://mirror.example.org/pytorch"
 	err := e.M.Reconfigure(engine.Settings{
 		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Home: emptyHome, System: []string{}, Getenv: noEnv},
-		Health:   health.Options{Reinstall: fix.Advice{IndexBase: mirror}.Reinstall, Getenv: noEnv},
+		Health:   health.Options{Advice: fixplan.Advice{IndexBase: mirror}, Getenv: noEnv},
 		Interval: time.Second,
 		Kinds:    []monitor.Kind{monitor.KindCUDAWheelReplaced},
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -58,8 +59,8 @@ func (c repairCase) run(t *testing.T, ctx context.Context, script string, record
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := fix.Plan{Env: c.env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Index: "https://download.pytorch.org/whl/cu124",
-		Packages: []fix.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
+	p := fixplan.Plan{Env: c.env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Index: "https://download.pytorch.org/whl/cu124",
+		Packages: []fixplan.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
 		Argv:     []string{"/bin/sh", "-c", script, "sh", c.env, c.staged}}
 	res, err := fix.Run(ctx, p, env, fix.RunOptions{Journal: fix.NewJournal(c.journals, c.env, time.Now()), Recorded: recorded})
 	if err != nil {
@@ -228,7 +229,7 @@ func killedJournal(t *testing.T, c repairCase) {
 	started := time.Now() // after the other repairs: journals are published in the order they started
 	j := fix.NewJournal(c.journals, c.env, started)
 	lines := []map[string]any{
-		{"time": started, "event": "started", "env": c.env, "recorder_pid": dead.Process.Pid, "plan": fix.Plan{Env: c.env, Argv: []string{"pip", "install"}}},
+		{"time": started, "event": "started", "env": c.env, "recorder_pid": dead.Process.Pid, "plan": fixplan.Plan{Env: c.env, Argv: []string{"pip", "install"}}},
 		{"time": started.Add(time.Second), "event": "installer", "pid": dead.Process.Pid},
 	}
 	var b strings.Builder

@@ -3,6 +3,8 @@ package fix
 import (
 	"context"
 	"fmt"
+
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 )
 
 // Guards is what a repair needs of `gpucanary guard` (monitor/guard,
@@ -22,7 +24,7 @@ type Guards interface {
 // the guard then holds the torch the repair left. A guard that cannot be
 // set again (the install left no CUDA torch) is said through line; the
 // repair's own result stands.
-func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, error) {
+func (s Service) Run(ctx context.Context, p fixplan.Plan, line func(string)) (Result, error) {
 	if s.Guards == nil || !s.Guards.Guarded(p.Env) {
 		return s.run(ctx, p, line)
 	}

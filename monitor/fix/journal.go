@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -44,7 +45,7 @@ type journalEntry struct {
 	// started
 	Env      string            `json:"env,omitempty"`
 	Recorder int               `json:"recorder_pid,omitempty"`
-	Plan     *Plan             `json:"plan,omitempty"`
+	Plan     *fixplan.Plan     `json:"plan,omitempty"`
 	Before   map[string]string `json:"before,omitempty"`
 	Rollback string            `json:"rollback,omitempty"`
 	// installer
@@ -65,7 +66,7 @@ func NewJournal(dir, env string, now time.Time) *Journal {
 // before, the rollback command) and syncs it to disk. Its error means the
 // journal cannot be kept (a full disk, a read-only state folder): Run
 // stops before changing anything, and no empty journal is left behind.
-func (j *Journal) begin(p Plan, before map[string]string, rollback string) error {
+func (j *Journal) begin(p fixplan.Plan, before map[string]string, rollback string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(j.Path), 0o700); err != nil {
@@ -76,7 +77,7 @@ func (j *Journal) begin(p Plan, before map[string]string, rollback string) error
 		return fmt.Errorf("creating the repair journal %s: %w", j.Path, err)
 	}
 	j.f = f
-	shown := p.shown()
+	shown := p.Shown()
 	j.appendLocked(journalEntry{Time: j.start, Event: "started", Env: j.env, Recorder: os.Getpid(), Plan: &shown, Before: before, Rollback: rollback})
 	if j.err == nil {
 		// A full disk can take the write into the page cache and fail
@@ -144,7 +145,7 @@ type JournalRecord struct {
 	Path     string
 	Started  time.Time
 	Env      string
-	Plan     Plan
+	Plan     fixplan.Plan
 	Before   map[string]string
 	Rollback string
 	// Recorder is the GPU Canary process that ran the repair, and

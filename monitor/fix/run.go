@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -37,10 +39,10 @@ type RunOptions struct {
 	// recorded the start of the run, and again once it has recorded the
 	// end: a live engine reads it then (fix.Service.Recorded).
 	Recorded func(journal string)
-	// Check lists the error findings that remain about an environment
-	// ("CODE: message"); the caller passes the health rules. nil checks
+	// Check lists the error findings that remain about an environment;
+	// the caller passes the health rules' (Reinstallable). nil checks
 	// nothing beyond the build.
-	Check func(*pyenv.Env) []string
+	Check func(*pyenv.Env) []finding.Finding
 	// Env is the environment variables of the installer ("" = inherit).
 	Env []string
 	// Guardian is GPU Canary's own executable, run between it and the
@@ -99,7 +101,7 @@ var ErrBlocked = errors.New("the plan cannot be carried out")
 // reads the environment again and verifies the result. The journal, when
 // given, gets the plan, the before state, the output and the after state
 // whatever happens.
-func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, error) {
+func Run(ctx context.Context, p fixplan.Plan, env *pyenv.Env, o RunOptions) (Result, error) {
 	if p.Blocked != "" || len(p.Argv) == 0 {
 		return Result{}, fmt.Errorf("%w: %s", ErrBlocked, p.Blocked)
 	}
@@ -332,10 +334,10 @@ func removeStashes(env *pyenv.Env, stashes []string) []string {
 
 // verify reads the result: fixed when torch is the planned CUDA build and
 // no error finding about torch remains.
-func verify(p Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
+func verify(p fixplan.Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
 	var remaining []string
 	if o.Check != nil {
-		remaining = o.Check(env)
+		remaining = lines(o.Check(env))
 	}
 	t := env.Torch()
 	switch {
@@ -377,9 +379,9 @@ func versions(env *pyenv.Env) map[string]string {
 
 // rollbackCommand reinstalls what was there before: from the index of its
 // local tag (+cpu, +cu121), or from the default index when it had none.
-func rollbackCommand(p Plan, env *pyenv.Env) string {
+func rollbackCommand(p fixplan.Plan, env *pyenv.Env) string {
 	if len(p.Removes) > 0 {
-		return restoreCommand(p)
+		return fixplan.RestoreCommand(p)
 	}
 	before := versions(env)
 	if len(before) == 0 {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 }
 
 type helperJob struct {
-	Plan     Plan
+	Plan     fixplan.Plan
 	Env      string
 	Journal  string
 	Environ  []string
@@ -105,13 +106,13 @@ func newInterruptCase(t *testing.T) interruptCase {
 	return c
 }
 
-func (c interruptCase) plan(t *testing.T) (Plan, *pyenv.Env) {
+func (c interruptCase) plan(t *testing.T) (fixplan.Plan, *pyenv.Env) {
 	t.Helper()
 	env, err := pyenv.Inspect(c.venv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(Request{Env: env, GPU: a100, IndexBase: os.Getenv("GPUCANARY_TEST_INDEX"), HostPython: c.py,
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100, IndexBase: os.Getenv("GPUCANARY_TEST_INDEX"), HostPython: c.py,
 		LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
 	if err != nil || p.Blocked != "" || p.Variant != "cu124" {
 		t.Fatalf("plan: %+v, %v", p, err)
@@ -287,7 +288,7 @@ func TestKilledRepairStopsItsInstaller(t *testing.T) {
 // line; the rest still reads.
 func TestReadJournalIgnoresACutLine(t *testing.T) {
 	j := NewJournal(t.TempDir(), "/home/ada/llm/.venv", time.Now())
-	j.begin(Plan{Env: "/home/ada/llm/.venv"}, map[string]string{"torch": "2.5.1+cpu"}, "pip install torch==2.5.1+cpu")
+	j.begin(fixplan.Plan{Env: "/home/ada/llm/.venv"}, map[string]string{"torch": "2.5.1+cpu"}, "pip install torch==2.5.1+cpu")
 	j.line("Collecting torch")
 	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {

@@ -3,13 +3,13 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -57,7 +57,7 @@ func TestEnvironmentProblemsAreNotTorchs(t *testing.T) {
 			mustDo(t, tc.damage(root, site))
 			env, err := pyenv.Inspect(root)
 			mustDo(t, err)
-			fs := CheckEnv(env, a100Driver550, Options{Reinstall: reinstallStub})
+			fs := CheckEnv(env, a100Driver550, Options{})
 			path := tc.path(root, site)
 			says := strings.ReplaceAll(tc.says, "{path}", path)
 			var found bool
@@ -83,7 +83,7 @@ func TestEnvironmentProblemsAreNotTorchs(t *testing.T) {
 		mustDo(t, os.Mkdir(filepath.Join(site, "~orch"), 0o755))
 		env, err := pyenv.Inspect(root)
 		mustDo(t, err)
-		fs := CheckEnv(env, a100Driver550, Options{Reinstall: reinstallStub})
+		fs := CheckEnv(env, a100Driver550, Options{})
 		if len(fs) != 1 || fs[0].Code != finding.CodeTorchInstallBroken || fs[0].Severity != finding.SeverityWarning || !strings.Contains(fs[0].Message, "torch: pip left ~orch behind") {
 			t.Errorf("findings:\n%s", dump(fs))
 		}

@@ -2,10 +2,10 @@ package health
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"path/filepath"
 	"slices"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )

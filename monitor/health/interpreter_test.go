@@ -1,14 +1,13 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -108,7 +107,7 @@ func TestEnvironmentIntegrityFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs := CheckEnv(env, a100Driver550, Options{Reinstall: fix.Advice{}.Reinstall})
+			fs := CheckEnv(env, a100Driver550, Options{})
 			got := byCode(fs)
 			if len(got) != len(tt.want) {
 				t.Fatalf("findings:\n%s\nwant codes %v", dump(fs), tt.want)
@@ -173,7 +172,7 @@ func TestRecreateFixWorks(t *testing.T) {
 			env, err := pyenv.Inspect(venv)
 			mustDo(t, err)
 			var fixCmd string
-			for _, f := range CheckEnv(env, a100Driver550, Options{Reinstall: fix.Advice{}.Reinstall}) {
+			for _, f := range CheckEnv(env, a100Driver550, Options{}) {
 				if f.Code == tc.code {
 					fixCmd = f.Fix
 				}

@@ -6,11 +6,11 @@ package health
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"path/filepath"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )

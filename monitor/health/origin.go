@@ -2,10 +2,10 @@ package health
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"maps"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 

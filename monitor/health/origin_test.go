@@ -1,13 +1,12 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -33,7 +32,7 @@ func TestUserSiteShadowFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Reinstall: fix.Advice{}.Reinstall}
+	opts := Options{}
 	for _, tt := range []struct {
 		name, build, hides, fix string
 	}{

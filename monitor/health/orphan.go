@@ -2,11 +2,11 @@ package health
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )

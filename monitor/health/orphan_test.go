@@ -1,10 +1,10 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 )
 

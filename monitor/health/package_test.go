@@ -1,12 +1,12 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"

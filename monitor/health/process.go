@@ -2,9 +2,9 @@ package health
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )

@@ -1,11 +1,11 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 

@@ -2,13 +2,14 @@ package health
 
 import (
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"slices"
 	"strconv"
 	"strings"
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -20,12 +21,12 @@ type Options struct {
 	// Getenv reads GPU Canary's own environment (BNB_CUDA_VERSION); nil
 	// means no variables are set.
 	Getenv func(string) string
-	// Reinstall writes the command that reinstalls the right CUDA torch in
-	// env for the GPU g, "" when none can be proposed; the findings a
-	// reinstall fixes show it. Planning a reinstall is monitor/fix's job,
-	// above the rules in the flow, so it comes in here: cmd/gpucanary and
-	// inspect.Check pass fix.Advice's. nil proposes no command.
-	Reinstall func(env *pyenv.Env, g gpu.State) string
+	// Advice writes the command that reinstalls the right CUDA torch,
+	// which the findings a reinstall fixes show: the planner's
+	// (monitor/fixplan), so the advice and the repair never disagree. Its
+	// zero value plans from the official index; the settings' mirror is
+	// its IndexBase.
+	Advice fixplan.Advice
 }
 
 // CheckGPU reports what is wrong with the machine's GPU as a whole.
@@ -96,8 +97,8 @@ func (c *envCheck) add(code string, sev finding.Severity, msg string, fix string
 // reinstall is the command that reinstalls the right CUDA torch here, or
 // "": none where the environment's interpreter cannot run it.
 func (c *envCheck) reinstall() string {
-	if !c.did && c.o.Reinstall != nil && runnable(c.env) {
-		c.fix = c.o.Reinstall(c.env, c.g)
+	if !c.did && runnable(c.env) {
+		c.fix = c.o.Advice.Reinstall(c.env, c.g)
 	}
 	c.did = true
 	return c.fix

@@ -1,12 +1,12 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -267,9 +267,9 @@ func checkRules(t *testing.T, spec pyenvtest.Spec, g gpu.State, vars map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The real advice, as the command line injects it: the wanted fixes
-	// are the commands a user is shown.
-	got := CheckEnv(env, g, Options{Getenv: func(k string) string { return vars[k] }, Reinstall: fix.Advice{}.Reinstall})
+	// The planner's advice from the official index: the wanted fixes are
+	// the commands a user is shown.
+	got := CheckEnv(env, g, Options{Getenv: func(k string) string { return vars[k] }})
 	if len(got) != len(wants) {
 		t.Fatalf("got %d findings, want %d:\n%s", len(got), len(wants), dump(got))
 	}
@@ -291,17 +291,10 @@ func checkRules(t *testing.T, spec pyenvtest.Spec, g gpu.State, vars map[string]
 	}
 }
 
-// reinstallStub stands in for fix's planner (health's code does not import
-// it; its tests may): a command that names the environment and the driver
-// it was asked about, so a test sees what the builder was asked.
-func reinstallStub(env *pyenv.Env, g gpu.State) string {
-	return "reinstall in " + env.Path + " on driver " + g.Driver
-}
-
-// TestReinstallIsInjected: the findings a reinstall fixes show the command
-// the injected builder writes, asked once per environment; without a
-// builder they propose none, and fixes that are not a reinstall stay.
-func TestReinstallIsInjected(t *testing.T) {
+// TestReinstallIsThePlanners: the findings a reinstall fixes show the
+// command the planner writes (fixplan.Advice, the same for every one of
+// them), and fixes that are not a reinstall stay.
+func TestReinstallIsThePlanners(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "env")
 	spec := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"},
 		Vision: &pyenvtest.Companion{Version: "0.20.1+cpu"}, Llama: &pyenvtest.Llama{Version: "0.3.2", Backends: []string{"cpu"}}}
@@ -312,34 +305,31 @@ func TestReinstallIsInjected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := 0
-	counted := func(e *pyenv.Env, g gpu.State) string { calls++; return reinstallStub(e, g) }
 	for _, tc := range []struct {
-		name      string
-		reinstall func(*pyenv.Env, gpu.State) string
-		want      map[string]string // code -> fix
+		name   string
+		advice fixplan.Advice
 	}{
-		{"with a builder", counted, map[string]string{
-			finding.CodeGPUArchUnsupported: "reinstall in " + env.Path + " on driver 570.86.10", finding.CodeTorchFamilyMismatch: "reinstall in " + env.Path + " on driver 570.86.10",
-			finding.CodeLlamaCPPCPUBuild: `CMAKE_ARGS="-DGGML_CUDA=on" ` + env.Interpreter() + " -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.2"}},
-		{"without one", nil, map[string]string{
-			finding.CodeGPUArchUnsupported: "", finding.CodeTorchFamilyMismatch: "",
-			finding.CodeLlamaCPPCPUBuild: `CMAKE_ARGS="-DGGML_CUDA=on" ` + env.Interpreter() + " -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.2"}},
+		{"the official index", fixplan.Advice{}},
+		{"a mirror", fixplan.Advice{IndexBase: "https://mirror.example/whl"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			planned := tc.advice.Reinstall(env, rtx5090)
+			if planned == "" || !strings.Contains(planned, env.Path) {
+				t.Fatalf("the planner wrote %q", planned)
+			}
+			want := map[string]string{
+				finding.CodeGPUArchUnsupported: planned, finding.CodeTorchFamilyMismatch: planned,
+				finding.CodeLlamaCPPCPUBuild: `CMAKE_ARGS="-DGGML_CUDA=on" ` + env.Interpreter() + " -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.2"}
 			got := map[string]string{}
-			for _, f := range CheckEnv(env, rtx5090, Options{Reinstall: tc.reinstall}) {
+			for _, f := range CheckEnv(env, rtx5090, Options{Advice: tc.advice}) {
 				got[f.Code] = f.Fix
 			}
-			for code, fix := range tc.want {
+			for code, fix := range want {
 				if g, ok := got[code]; !ok || g != fix {
 					t.Errorf("%s: fix %q, want %q (findings: %v)", code, g, fix, got)
 				}
 			}
 		})
-	}
-	if calls != 1 {
-		t.Errorf("the builder was asked %d times for one environment, want once", calls)
 	}
 }
 

@@ -1,9 +1,9 @@
 package health
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/finding"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )

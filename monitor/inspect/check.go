@@ -13,7 +13,6 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
-	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -67,7 +66,7 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		rep.OutOfFiles = safefs.IsOutOfFiles(err)
 		return rep
 	}
-	fs := DistroJudged(env, f.Via, health.CheckEnv(env, g, WithFixCommands(o)))
+	fs := DistroJudged(env, f.Via, health.CheckEnv(env, g, o))
 	var uv *uvproject.LockInfo
 	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
 		if info, err := uvproject.ReadProject(p); err == nil {
@@ -92,7 +91,7 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 // that could not be read keeps its finding as it was. The findings are
 // sorted as Check sorts them.
 func Rejudge(rep monitor.EnvReport, g gpu.State, o health.Options) []finding.Finding {
-	fs := DistroJudged(rep.Env, rep.Via, health.CheckEnv(rep.Env, g, WithFixCommands(o)))
+	fs := DistroJudged(rep.Env, rep.Via, health.CheckEnv(rep.Env, g, o))
 	if rep.UVProject != nil {
 		fs = append(fs, health.CheckUVProject(rep.Env, *rep.UVProject, g)...)
 	} else {
@@ -104,16 +103,6 @@ func Rejudge(rep monitor.EnvReport, g gpu.State, o health.Options) []finding.Fin
 	}
 	monitor.SortFindings(fs)
 	return fs
-}
-
-// WithFixCommands gives the rules fix's planner for their fix commands
-// (from the official index) when the caller gave none: Check and the live
-// engine use it, so a finding a reinstall fixes always shows the command.
-func WithFixCommands(o health.Options) health.Options {
-	if o.Reinstall == nil {
-		o.Reinstall = fix.Advice{}.Reinstall
-	}
-	return o
 }
 
 // Unreadable is the report of an environment that could not be read, or

@@ -2,9 +2,9 @@ package inspect
 
 import (
 	"context"
-	"github.com/gpucanary/gpucanary/monitor"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"

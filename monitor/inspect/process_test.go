@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/gpucanary/gpucanary/monitor"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )

@@ -2,12 +2,12 @@ package inspect
 
 import (
 	"context"
-	"github.com/gpucanary/gpucanary/monitor"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"

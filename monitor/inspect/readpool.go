@@ -2,9 +2,9 @@ package inspect
 
 import (
 	"context"
-	"github.com/gpucanary/gpucanary/monitor"
 	"runtime"
 
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )

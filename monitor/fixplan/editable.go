@@ -1,4 +1,4 @@
-package fix
+package fixplan
 
 import (
 	"fmt"

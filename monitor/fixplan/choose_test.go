@@ -1,4 +1,4 @@
-package fix_test
+package fixplan_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -93,7 +93,7 @@ func TestPlanChoosesForEveryGPU(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := inspect(t, filepath.Join(t.TempDir(), "env"), tt.spec)
-			p, err := fix.NewPlan(fix.Request{Env: env, GPU: tt.gpu, LookPath: anyPath})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: tt.gpu, LookPath: anyPath})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestUpgradeInAUVProjectNeedsThePin(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := inspect(t, filepath.Join(proj, ".venv"), pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "uv"}})
-	p, err := fix.NewPlan(fix.Request{Env: env, GPU: rtx5090, LookPath: anyPath})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: rtx5090, LookPath: anyPath})
 	if err != nil || !p.Upgrade || p.Installer != "uv" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
@@ -184,9 +184,9 @@ func TestVariantIsValidated(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := inspect(t, filepath.Join(t.TempDir(), "env"), tt.spec)
-			p, err := fix.NewPlan(fix.Request{Env: env, GPU: tt.gpu, Variant: tt.variant, LookPath: anyPath})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: tt.gpu, Variant: tt.variant, LookPath: anyPath})
 			if tt.refused != "" {
-				if !errors.Is(err, fix.ErrBadVariant) || !strings.Contains(err.Error(), tt.refused) {
+				if !errors.Is(err, fixplan.ErrBadVariant) || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("NewPlan = %+v, %v; want ErrBadVariant saying %q", p, err, tt.refused)
 				}
 				return

@@ -1,4 +1,4 @@
-package fix
+package fixplan
 
 import (
 	"os"
@@ -69,7 +69,7 @@ func TestRemovalPlan(t *testing.T) {
 		if len(p.Packages) != 1 || p.Packages[0] != (Pin{"torch", "2.5.1"}) || p.CUDA != "12.1" || p.Variant != "" {
 			t.Errorf("what it leaves imported: %+v, CUDA %s, variant %s", p.Packages, p.CUDA, p.Variant)
 		}
-		if got, want := restoreCommand(p), filepath.Join(root, "bin", "python")+" -m pip install --user --no-deps torch==2.5.1+cpu torchvision==0.20.1+cpu --index-url https://mirror.example/whl/cpu"; got != want {
+		if got, want := RestoreCommand(p), filepath.Join(root, "bin", "python")+" -m pip install --user --no-deps torch==2.5.1+cpu torchvision==0.20.1+cpu --index-url https://mirror.example/whl/cpu"; got != want {
 			t.Errorf("rollback\n  %s\nwant\n  %s", got, want)
 		}
 	})

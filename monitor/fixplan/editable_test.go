@@ -1,4 +1,4 @@
-package fix_test
+package fixplan_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -46,7 +46,7 @@ func TestPlanSaysItReplacesAnEditableTorch(t *testing.T) {
 	if tor := env.Torch(); !tor.Editable || tor.SourceDir() != src {
 		t.Fatalf("torch Editable %v, SourceDir %q; want true, %q", tor.Editable, tor.SourceDir(), src)
 	}
-	p, err := fix.NewPlan(fix.Request{Env: env, GPU: a100Only, LookPath: anyPath})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100Only, LookPath: anyPath})
 	if err != nil || p.Blocked != "" || len(p.Argv) == 0 {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
@@ -59,7 +59,7 @@ func TestPlanSaysItReplacesAnEditableTorch(t *testing.T) {
 	}
 
 	plain := editableEnv(t, `{"dir_info": {}, "url": "`+url+`"}`)
-	p, err = fix.NewPlan(fix.Request{Env: plain, GPU: a100Only, LookPath: anyPath})
+	p, err = fixplan.NewPlan(fixplan.Request{Env: plain, GPU: a100Only, LookPath: anyPath})
 	if err != nil || len(p.Consequences) > 0 {
 		t.Errorf("a folder install that is not editable: Consequences %q, %v", p.Consequences, err)
 	}

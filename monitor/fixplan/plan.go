@@ -13,7 +13,7 @@
 // disagree. Service is the repair as a whole (plan, in-use guard, run with a
 // journal, verification), which `gpucanary fix` and the tray's windows both
 // call.
-package fix
+package fixplan
 
 import (
 	"errors"
@@ -108,7 +108,7 @@ type Plan struct {
 	// copy of the old one).
 	Cleanup []string `json:"cleanup,omitempty"`
 	// Resumes is the journal of the interrupted repair this plan
-	// finishes, when torch is gone because of it (resumePlan).
+	// finishes, when torch is gone because of it (Resume).
 	Resumes string `json:"resumes,omitempty"`
 }
 
@@ -122,9 +122,9 @@ func (p Plan) Command() string { return shell.Join(procs.Redact(p.Argv)) }
 // ShownIndex is Index as it may be shown: a password in it redacted.
 func (p Plan) ShownIndex() string { return procs.Redact([]string{p.Index})[0] }
 
-// shown is p as it may be written down (the journal): its argv and index
+// Shown is p as it may be written down (the journal): its argv and index
 // redacted.
-func (p Plan) shown() Plan {
+func (p Plan) Shown() Plan {
 	p.Argv, p.Index = procs.Redact(p.Argv), p.ShownIndex()
 	return p
 }

@@ -1,4 +1,4 @@
-package fix_test
+package fixplan_test
 
 import (
 	"os/exec"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -45,7 +45,7 @@ func TestPlanInstaller(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := fix.NewPlan(fix.Request{Env: env, Variant: "cu124", LookPath: look})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, Variant: "cu124", LookPath: look})
 			if err != nil {
 				t.Fatal(err)
 			}

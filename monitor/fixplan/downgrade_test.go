@@ -1,4 +1,4 @@
-package fix_test
+package fixplan_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -25,7 +25,7 @@ func TestDowngradeForALostArchitecture(t *testing.T) {
 		// torchaudio's last release is 2.11: it is not pinned.
 		Audio: &pyenvtest.Companion{Version: "2.11.0+cu130", CUDA: "13.0"},
 	})
-	p, err := fix.NewPlan(fix.Request{Env: env, GPU: pascal, LookPath: anyPath})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: pascal, LookPath: anyPath})
 	if err != nil || p.Blocked != "" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}

@@ -1,4 +1,4 @@
-package fix
+package fixplan
 
 import (
 	"fmt"
@@ -122,10 +122,10 @@ func indexBase(r Request) string {
 	return DefaultIndexBase
 }
 
-// restoreCommand puts back what a removal took from the user site: pip
+// RestoreCommand puts back what a removal took from the user site: pip
 // install --user of the very versions, without dependencies, run as the
 // removal ran.
-func restoreCommand(p Plan) string {
+func RestoreCommand(p Plan) string {
 	i := slices.Index(p.Argv, "uninstall")
 	if i < 0 {
 		return ""

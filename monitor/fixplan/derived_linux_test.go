@@ -1,11 +1,11 @@
-package fix_test
+package fixplan_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -41,7 +41,7 @@ func TestPlanOnDerivedDriverCUDA(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := inspect(t, filepath.Join(t.TempDir(), "venv"), pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: tt.torch, CUDA: tt.cuda, Installer: "pip"}})
-			p, err := fix.NewPlan(fix.Request{Env: env, GPU: a100(tt.driver), Variant: tt.variant, LookPath: anyPath})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100(tt.driver), Variant: tt.variant, LookPath: anyPath})
 			if err != nil || p.Blocked != "" {
 				t.Fatalf("plan %+v, %v", p, err)
 			}

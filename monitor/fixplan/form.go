@@ -1,4 +1,4 @@
-package fix
+package fixplan
 
 import (
 	"github.com/gpucanary/gpucanary/monitor/kb"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package fix
+package fixplan
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -15,6 +16,9 @@ import (
 // in /usr (externally managed) runs nothing, names no interpreter that
 // is not there, and says the distribution's way (apt) and the venv
 // that holds a CUDA build instead.
+// a100 is the GPU the runner's Linux tests plan for.
+var a100 = gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{Index: 0, Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0"}}}
+
 func TestDistroTorchIsNotPipsToChange(t *testing.T) {
 	for _, p := range []string{"/usr/lib/python3/dist-packages/torch/__init__.py", "/usr/lib/python3.11/EXTERNALLY-MANAGED"} {
 		if _, err := os.Stat(p); err != nil {
