@@ -40,8 +40,12 @@ var importRules = []importRule{
 	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"}},
 	{pkg: "monitor/fixplan", forbidden: []string{mod + "monitor/fix", mod + "monitor/health"},
 		only: []string{"monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/shell"}},
+	// The engine reads the repairs' journals, and nothing else of the
+	// runner: a repair runs in the process that asked for it.
+	{pkg: "monitor/engine", forbidden: []string{mod + "monitor/fix"}},
+	{pkg: "monitor/fixjournal", only: []string{"monitor/fixplan", "monitor/safefs"}},
 	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"},
-		only: []string{"monitor/finding", "monitor/fixplan", "monitor/gpu", "monitor/health", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
+		only: []string{"monitor/finding", "monitor/fixjournal", "monitor/fixplan", "monitor/gpu", "monitor/health", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
 	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},

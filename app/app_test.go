@@ -22,6 +22,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -144,7 +145,7 @@ func (f *fakeRepairer) Plan(_ context.Context, env string) (fixplan.Plan, error)
 	return fixplan.Plan{Env: env, Installer: "pip", Variant: "cu124", Argv: []string{"pip"}, Packages: []fixplan.Pin{{Name: "torch", Version: "2.10.0+cu128"}}}, nil
 }
 
-func (f *fakeRepairer) Run(ctx context.Context, p fixplan.Plan, line func(string)) (fix.Result, error) {
+func (f *fakeRepairer) Run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
 	line("Downloading torch-2.10.0+cu128-cp311-cp311-linux_x86_64.whl (900 MB)")
 	f.ran <- p
 	cancelled := ctx.Done()
@@ -154,9 +155,9 @@ func (f *fakeRepairer) Run(ctx context.Context, p fixplan.Plan, line func(string
 	select {
 	case <-f.release:
 	case <-cancelled:
-		return fix.Result{Why: "cancelled"}, errors.New("the installer was cancelled and stopped")
+		return fixjournal.Result{Why: "cancelled"}, errors.New("the installer was cancelled and stopped")
 	}
-	return fix.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
+	return fixjournal.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
 }
 
 // TestReinstallRequest is the tray's "Reinstall CUDA torch…": the plan
@@ -321,7 +322,7 @@ func TestReinstallOfAHealthyEnvironment(t *testing.T) {
 // installer's own error lines, and offers a rollback only when the run
 // gave one (it changed something).
 func TestNotFixedExplainsItself(t *testing.T) {
-	failed := fix.Result{Why: "the installer failed with exit status 1", Before: map[string]string{"torch": "2.5.1+cpu"},
+	failed := fixjournal.Result{Why: "the installer failed with exit status 1", Before: map[string]string{"torch": "2.5.1+cpu"},
 		After: map[string]string{"torch": "2.5.1+cpu"}, Cause: []string{"ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"},
 		Journal: "/state/journal/x.jsonl"}
 	text := notFixedText(failed)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
@@ -23,7 +24,7 @@ import (
 // passes monitor/fix's Service, the same repair as `gpucanary fix`.
 type Repairer interface {
 	Plan(ctx context.Context, env string) (fixplan.Plan, error)
-	Run(ctx context.Context, p fixplan.Plan, line func(string)) (fix.Result, error)
+	Run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error)
 }
 
 // reinstall shows the plan, asks, then runs it with a progress dialog
@@ -143,7 +144,7 @@ func (u *ui) runRepair(p fixplan.Plan, win fyne.Window) <-chan struct{} {
 // notFixedText explains a repair that did not fix: why, in the
 // installer's own words when it failed, and how to put back what was
 // there, only when the run changed something (fix gives a rollback then).
-func notFixedText(res fix.Result) string {
+func notFixedText(res fixjournal.Result) string {
 	text := wrap("Not fixed: " + res.Why + ".")
 	if len(res.Cause) > 0 {
 		text += "\n\nThe installer said:"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
@@ -77,7 +78,7 @@ func (c runtimeCase) plan(t *testing.T, dir string) (fixplan.Plan, *pyenv.Env) {
 
 // run carries p out on env, verified by the health rules as `gpucanary
 // fix` verifies it.
-func (c runtimeCase) run(t *testing.T, p fixplan.Plan, env *pyenv.Env) fix.Result {
+func (c runtimeCase) run(t *testing.T, p fixplan.Plan, env *pyenv.Env) fixjournal.Result {
 	t.Helper()
 	opts := rulesOptions(c.base, c.look)
 	res, err := fix.Run(context.Background(), p, env, fix.RunOptions{Env: c.environ, Check: func(e *pyenv.Env) []finding.Finding { return fix.Reinstallable(opts)(e, a100D550) }})

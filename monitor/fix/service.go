@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
@@ -154,20 +155,20 @@ func HealthyText(env *pyenv.Env) string {
 // its output sent to line, and verifies the result against the GPU as it
 // is now. The journal, when JournalDir is set, records the run whatever
 // happens.
-func (s Service) run(ctx context.Context, p fixplan.Plan, line func(string)) (Result, error) {
+func (s Service) run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
 	env, err := pyenv.Inspect(p.Env)
 	if err != nil {
-		return Result{}, err
+		return fixjournal.Result{}, err
 	}
 	if !s.Force {
 		if err := s.InUse(ctx, env.Path); err != nil {
-			return Result{}, err
+			return fixjournal.Result{}, err
 		}
 	}
 	g := s.gpu(ctx)
 	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian, Recorded: s.Recorded}
 	if s.JournalDir != "" {
-		o.Journal = NewJournal(s.JournalDir, env.Path, time.Now())
+		o.Journal = fixjournal.NewJournal(s.JournalDir, env.Path, time.Now())
 	}
 	if s.Verify != nil {
 		o.Check = func(e *pyenv.Env) []finding.Finding { return s.Verify(e, g) }
@@ -177,11 +178,11 @@ func (s Service) run(ctx context.Context, p fixplan.Plan, line func(string)) (Re
 
 // lastUnfinished is the journal of the last repair of env when it did
 // not get to its end (JournalRecord.Unfinished), or nil.
-func (s Service) lastUnfinished(env string) *JournalRecord {
+func (s Service) lastUnfinished(env string) *fixjournal.JournalRecord {
 	if s.JournalDir == "" {
 		return nil
 	}
-	rec, err := LastJournal(s.JournalDir, env)
+	rec, err := fixjournal.LastJournal(s.JournalDir, env)
 	if err != nil || !rec.Unfinished() {
 		return nil
 	}
@@ -202,11 +203,11 @@ func (s Service) ClearLeftovers(pr Prepared) []string {
 
 // LastInterrupted is the journal of the last repair of env when that
 // repair never finished (GPU Canary was killed during it), or nil.
-func (s Service) LastInterrupted(env string) *JournalRecord {
+func (s Service) LastInterrupted(env string) *fixjournal.JournalRecord {
 	if s.JournalDir == "" {
 		return nil
 	}
-	rec, err := LastJournal(s.JournalDir, env)
+	rec, err := fixjournal.LastJournal(s.JournalDir, env)
 	if err != nil || rec == nil || !rec.Interrupted {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -236,7 +237,7 @@ func TestServiceRun(t *testing.T) {
 		if filepath.Dir(res.Journal) != journals {
 			t.Errorf("journal %q is not in %s", res.Journal, journals)
 		}
-		if rec, err := ReadJournal(res.Journal); err != nil || rec.Result == nil || !rec.Result.Fixed || rec.Env != c.env {
+		if rec, err := fixjournal.ReadJournal(res.Journal); err != nil || rec.Result == nil || !rec.Result.Fixed || rec.Env != c.env {
 			t.Errorf("journal: %+v, %v", rec, err)
 		}
 		if rec := s.LastInterrupted(c.env); rec != nil {
@@ -339,7 +340,7 @@ func TestLastInterrupted(t *testing.T) {
 	started := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	line := fmt.Sprintf(`{"time":%q,"event":"started","env":%q,"recorder_pid":%d,"plan":{"env":%q}}`+"\n",
 		started.Format(time.RFC3339Nano), env, gone.Process.Pid, env)
-	path := filepath.Join(dir, "20250301T120000.000Z-"+safeName(env)+".jsonl")
+	path := fixjournal.NewJournal(dir, env, started).Path // 20250301T120000.000Z-NAME.jsonl
 	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}

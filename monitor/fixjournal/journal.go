@@ -1,4 +1,8 @@
-package fix
+// Package fixjournal is a repair's journal: the runner (monitor/fix)
+// appends to it as a repair goes, and the live engine reads it
+// (ReadJournal, JournalNames) to record each repair as events, so the
+// engine needs nothing of the runner but this.
+package fixjournal
 
 import (
 	"bufio"
@@ -62,11 +66,11 @@ func NewJournal(dir, env string, now time.Time) *Journal {
 	return &Journal{Path: filepath.Join(dir, name), env: env, start: now}
 }
 
-// begin writes the journal's first record (the plan, the versions
+// Begin writes the journal's first record (the plan, the versions
 // before, the rollback command) and syncs it to disk. Its error means the
 // journal cannot be kept (a full disk, a read-only state folder): Run
 // stops before changing anything, and no empty journal is left behind.
-func (j *Journal) begin(p fixplan.Plan, before map[string]string, rollback string) error {
+func (j *Journal) Begin(p fixplan.Plan, before map[string]string, rollback string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(j.Path), 0o700); err != nil {
@@ -96,13 +100,13 @@ func (j *Journal) begin(p fixplan.Plan, before map[string]string, rollback strin
 	return nil
 }
 
-func (j *Journal) installer(pid int) {
+func (j *Journal) Installer(pid int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.appendLocked(journalEntry{Time: time.Now(), Event: "installer", PID: pid})
 }
 
-func (j *Journal) line(s string) {
+func (j *Journal) Line(s string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.lines >= maxJournalLines {
@@ -112,7 +116,7 @@ func (j *Journal) line(s string) {
 	j.appendLocked(journalEntry{Time: time.Now(), Event: "output", Line: s})
 }
 
-func (j *Journal) finish(r Result) error {
+func (j *Journal) Finish(r Result) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.appendLocked(journalEntry{Time: time.Now(), Event: "finished", Result: &r})
@@ -270,4 +274,40 @@ func safeName(env string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// Result is what a repair did.
+type Result struct {
+	// Fixed is true only when torch is now the planned CUDA build and no
+	// error finding remains about torch.
+	Fixed bool `json:"fixed"`
+	// Why says what went wrong when not fixed.
+	Why      string            `json:"why,omitempty"`
+	ExitCode int               `json:"exit_code"`
+	Before   map[string]string `json:"before"`
+	After    map[string]string `json:"after"`
+	// Remaining are the error findings still raised after the run.
+	Remaining []string `json:"remaining,omitempty"`
+	// Interrupted is true when the run was cancelled (Ctrl-C, SIGTERM,
+	// Cancel in the tray) or timed out and the installer was stopped.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Broken lists what is half-done in the environment after the run:
+	// pip's stash of the old version, a package folder without its
+	// dist-info. An installer stopped between removing the old torch and
+	// installing the new one leaves this; pip does not roll back on
+	// Ctrl-C.
+	Broken []string `json:"broken,omitempty"`
+	// Cleaned are the leftovers of an earlier interrupted run (pip's ~
+	// stash folders) removed after this run was verified.
+	Cleaned []string `json:"cleaned,omitempty"`
+	// Cause is the installer's own words when it failed: its error lines
+	// (pip's "ERROR: …", uv's "error: …" and what follows), else its last
+	// lines. Empty when the installer did not fail.
+	Cause []string `json:"cause,omitempty"`
+	// Rollback is the command that puts the previous versions back; it is
+	// given only when the run changed something (After differs from
+	// Before, or the environment is half-installed).
+	Rollback string `json:"rollback,omitempty"`
+	Journal  string `json:"journal,omitempty"`
+	Duration string `json:"duration"`
 }

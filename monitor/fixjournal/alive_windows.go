@@ -1,6 +1,6 @@
 //go:build windows
 
-package fix
+package fixjournal
 
 import "golang.org/x/sys/windows"
 

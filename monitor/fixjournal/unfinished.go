@@ -1,4 +1,4 @@
-package fix
+package fixjournal
 
 // Unfinished reports whether rec is a repair that did not get to its
 // end: killed (no result), or stopped or failed with the environment
