@@ -211,7 +211,7 @@ func (g *globals) search(ctx context.Context, paths []string) pyenv.Discovery {
 	return pyenv.Search(ctx, o)
 }
 
-// healthOptions are the rules' options: fix commands from fix's planner,
+// healthOptions are the rules' options: fix commands from the planner,
 // from the configured index.
 func (g *globals) healthOptions() health.Options {
 	return health.Options{Getenv: g.getenv, Advice: fixplan.Advice{IndexBase: g.cfg.IndexBase}}

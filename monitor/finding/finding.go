@@ -1,8 +1,8 @@
 // Package finding is what the rules say and every view shows: a Finding
 // with its stable code, its severity and the command that fixes it. It is
-// a leaf below the rules (monitor/health), the repair (monitor/fix) and
-// the shared types (monitor), so that a view that shows findings needs
-// none of the rules that make them.
+// a leaf below the rules (monitor/health), the repair (monitor/fixplan,
+// monitor/fix) and the shared types (monitor), so that a view that shows
+// findings needs none of the rules that make them.
 package finding
 
 import (
@@ -163,7 +163,7 @@ func FixedByReinstall(code string) bool { return reinstallable[code] }
 // for an environment with these findings: one of them is an error a
 // reinstall fixes, and none says that the environment's interpreter is
 // missing or runs another Python than its packages'. Every installer
-// runs that interpreter, so there the repair is blocked (monitor/fix)
+// runs that interpreter, so there the repair is blocked (monitor/fixplan)
 // until the environment is made again, which those findings' fix does.
 func ReinstallHelps(fs []Finding) bool {
 	helps := false

@@ -7,7 +7,7 @@ import (
 
 // Advice writes the fix commands findings show: the command of the plan
 // `gpucanary fix` would make, so the advice and the repair never disagree.
-// Its Reinstall is what the health rules take as health.Options.Reinstall.
+// The health rules write their fix commands with it (health.Options.Advice).
 type Advice struct {
 	// IndexBase replaces DefaultIndexBase (a mirror).
 	IndexBase string

@@ -1,4 +1,4 @@
-// Package fix plans and runs the repair of an environment whose torch is not
+// Package fixplan plans the repair of an environment whose torch is not
 // the CUDA build it should be: an install of torch and its installed
 // companions, pinned exactly, from the right download.pytorch.org index,
 // which brings the NVIDIA runtime wheels a CUDA torch requires and leaves
@@ -9,10 +9,9 @@
 // A Plan is data a person can read before anything runs: the installer, the
 // exact argv (never a shell string), the packages and why each choice was
 // made. Health findings show Plan.Command() as their fix (through Advice,
-// which cmd hands the rules), so the advice and the repair can never
-// disagree. Service is the repair as a whole (plan, in-use guard, run with a
-// journal, verification), which `gpucanary fix` and the tray's windows both
-// call.
+// which the rules ask directly: the planner sits below them), so the
+// advice and the repair can never disagree. Running a plan is
+// monitor/fix's job.
 package fixplan
 
 import (

@@ -272,7 +272,7 @@ func (c *envCheck) fixFor(code string, sev finding.Severity, t *pyenv.Package) s
 		return ""
 	}
 	if c.env.AheadOfOwn(t) {
-		// The repair removes this copy (monitor/fix): the one it hides
+		// The repair removes this copy (monitor/fixplan): the one it hides
 		// is judged then, not a build the repair chooses.
 		if c.raisedWithout(t, code) >= sev.Rank() {
 			return ""
