@@ -157,3 +157,24 @@ func (r importRule) judge(pkg, dep string) string {
 	}
 	return "imports " + dep + ", which is not among the packages it may import"
 }
+
+// TestForbidsNamesATreeNotAPrefix: forbidding the runner (monitor/fix)
+// forbids no package whose name merely begins the same (monitor/fixplan).
+func TestForbidsNamesATreeNotAPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		f, dep string
+		want   bool
+	}{
+		{mod + "monitor/fix", mod + "monitor/fix", true},
+		{mod + "monitor/fix", mod + "monitor/fix/sub", true},
+		{mod + "monitor/fix", mod + "monitor/fixplan", false},
+		{mod + "monitor/fix", mod + "monitor/fixjournal", false},
+		{"fyne.io/", "fyne.io/fyne/v2", true},
+		{"fyne.io/fyne", "fyne.io/fyne/v2/app", true},
+		{"fyne.io/fyne", "fyne.io/systray", false},
+	} {
+		if got := forbids(tc.f, tc.dep); got != tc.want {
+			t.Errorf("forbids(%q, %q) = %v, want %v", tc.f, tc.dep, got, tc.want)
+		}
+	}
+}
