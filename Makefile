@@ -133,7 +133,7 @@ bench-windows:
 	@scripts/test-windows.sh bench
 
 ## gpu-kit-windows: what a Windows machine (with an NVIDIA driver) runs, no Go
-## needed (README, "Windows"): the GPU backend's and the process scanner's
+## needed (docs/testing.md, "What needs a real Windows machine"): the GPU backend's and the process scanner's
 ## tests, the stand-ins the latter loads (bin/winstub), and the CLI, all without cgo
 gpu-kit-windows:
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o bin/gpu.test.exe ./monitor/gpu
@@ -187,7 +187,7 @@ dist: deps
 	@cat $(DIST)/SHA256SUMS
 
 .PHONY: dist-windows
-## dist-windows: $(DIST)/gpucanary-VERSION-windows-amd64.zip: both exes, README,
+## dist-windows: $(DIST)/gpucanary-VERSION-windows-amd64.zip: both exes, README, docs/,
 ## LICENSE and the Windows build's third-party licences (make dist includes it)
 dist-windows: windows
 	scripts/dist-windows.sh $(DIST)

@@ -28,6 +28,13 @@ var importRules = []importRule{
 	{pkg: "output/...", forbidden: []string{mod + "app", mod + "cmd", mod + "monitor/engine", mod + "monitor/inspect", mod + "monitor/health", "fyne.io/"}},
 	{pkg: "app/...", forbidden: []string{mod + "cmd"}},
 	{pkg: "app/present", forbidden: []string{"fyne.io/", mod + "monitor/engine"}},
+	// The text for people every view shares: a leaf of output/ that app/
+	// and output/text both import.
+	{pkg: "output/words", only: []string{"monitor", "monitor/human", "monitor/procs"}},
+	// A repair plan in words, for fix and the windows' dialog; the other
+	// outputs do not import the planner.
+	{pkg: "output/plantext", only: []string{"monitor/fixplan"}},
+	{pkg: "output/text", forbidden: []string{mod + "monitor/fix", mod + "monitor/fixplan"}},
 	{pkg: "app/tray", forbidden: []string{"fyne.io/fyne"}},
 	// The shared types' package runs nothing: no engine, no rule, no
 	// repair, no one-shot check. They import it, so that a view of its

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // goldenNow is the golden windows' clock.
@@ -27,8 +29,56 @@ func goldenState() monitor.State {
 		s.Processes[i].StartTime = goldenStart // one process across states
 	}
 	s.Processes[1].BusyFor = 3*time.Minute + 25*time.Second
+	s.Envs = append(s.Envs, comfyEnv())
 	return s
 }
+
+// comfyPath is the golden ComfyUI environment, the one the environments
+// window shows: an app's name, a guard, and CUDA libraries whose kernels
+// run on the A100 (torch's sm_80), reach it through PTX only
+// (llama-cpp-python's) or are not loaded.
+const comfyPath = "/home/ada/comfy/.venv"
+
+func comfyEnv() monitor.EnvReport {
+	site := comfyPath + "/lib/python3.12/site-packages/"
+	ggml := site + "llama_cpp/lib/libggml-cuda.so"
+	lib := func(pkg, file string, sass, ptx []string) pyenv.CUDALib {
+		l := pyenv.CUDALib{Package: pkg, File: file, SASS: sass, PTX: ptx, Runtime: "libcudart.so.12"}
+		l.Kernels = l.Archs().String()
+		return l
+	}
+	libs := []pyenv.CUDALib{
+		lib("torch", site+"torch/lib/libtorch_cuda.so", []string{"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"}, []string{"compute_120"}),
+		lib("llama-cpp-python", ggml, []string{"sm_86", "sm_89", "sm_120"}, []string{"compute_75"}),
+		lib("nvidia-cublas-cu12", site+"nvidia/cublas/lib/libcublasLt.so.12", []string{"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"}, []string{"compute_90"}),
+	}
+	env := &pyenv.Env{Path: comfyPath, App: "ComfyUI", Python: "3.12", Layout: pyenv.LayoutPOSIX, Installer: "uv", Kind: "venv", CUDALibs: libs,
+		Packages: map[string]*pyenv.Package{
+			"torch":            {Version: "2.7.1+cu128", Build: pyenv.BuildCUDA, CUDA: "12.8", Installer: "uv"},
+			"torchvision":      {Version: "0.22.1+cu128", Build: pyenv.BuildCUDA, CUDA: "12.8"},
+			"llama-cpp-python": {Version: "0.3.16", Build: pyenv.BuildCUDA, Backends: []string{"cuda", "cpu"}, Installer: "uv"},
+		}}
+	gpu := "NVIDIA A100-SXM4-40GB (sm_80)"
+	return monitor.EnvReport{Env: env, Verdict: monitor.VerdictWarning, Guarded: true, Findings: []finding.Finding{{
+		Code: finding.CodeCUDAKernelsMissing, Severity: finding.SeverityWarning,
+		Message: "libggml-cuda.so of llama-cpp-python 0.3.16 (" + ggml + ") has no machine code for " + gpu + " (it carries " + libs[1].Kernels + "). On " + gpu +
+			" it runs only through compute_75 PTX, which the driver compiles just in time: the first start takes minutes, and the driver must support that PTX version.",
+		Evidence: []pyenv.Evidence{{File: ggml, Says: "carries " + libs[1].Kernels}}}}}
+}
+
+// goldenDeps are the golden windows' dependencies: the fixed engine, and
+// a guard on the ComfyUI environment.
+func goldenDeps() Deps {
+	return Deps{Engine: fixedEngine{}, Config: config.Default(), Guard: goldenGuard{}}
+}
+
+// goldenGuard is the golden machine's guard: set on the ComfyUI
+// environment alone; setting or lifting it is refused.
+type goldenGuard struct{}
+
+func (goldenGuard) Guard(string) ([]string, []string, error) { return nil, nil, errors.New("golden") }
+func (goldenGuard) Guarded(env string) bool                  { return env == comfyPath }
+func (goldenGuard) Unguard(string) ([]string, error)         { return nil, errors.New("golden") }
 
 // goldenStart is when the golden processes started: the runtime column
 // reads the wall clock, so it is 75 minutes before the test began.
@@ -103,7 +153,7 @@ type goldenWindow struct {
 var goldenWindows = []goldenWindow{
 	{"envs", func(w *windows) fyne.Window {
 		w.showEnvs()
-		w.envs.list.Select(1) // the broken environment, with its finding and fix
+		w.envs.selectEnv(comfyPath) // an app's, guarded, with CUDA libraries and a finding
 		return w.envs.win
 	}},
 	{"procs", func(w *windows) fyne.Window {
@@ -139,7 +189,7 @@ func TestWindowGolden(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				a := test.NewTempApp(t)
-				u := newUI(a, Deps{Engine: fixedEngine{}, Config: config.Default()})
+				u := newUI(a, goldenDeps())
 				u.now = func() time.Time { return goldenNow }
 				goldenSamples(u.wins)
 				win := gw.open(u.wins)

@@ -34,7 +34,12 @@ func (u *ui) keep(env string) {
 
 // offerKeep asks whether to keep env's CUDA build (after intro, the text
 // of what led here: a repair's result) and sets the guard on yes.
-func (u *ui) offerKeep(env, intro string, win fyne.Window) {
+func (u *ui) offerKeep(env, intro string, win fyne.Window) { u.askKeep(env, intro, win, func() {}) }
+
+// askKeep is offerKeep, calling then once the dialog is answered and the
+// guard set or refused: the environments window's toggle shows the
+// state the disk has then.
+func (u *ui) askKeep(env, intro string, win fyne.Window, then func()) {
 	title := "Keep this CUDA build"
 	if intro != "" {
 		title = "Reinstalled: keep this CUDA build?"
@@ -44,6 +49,7 @@ func (u *ui) offerKeep(env, intro string, win fyne.Window) {
 		if ok {
 			u.setGuard(env, win)
 		}
+		then()
 	}, win)
 	d.SetConfirmText("Keep it")
 	d.SetDismissText("Not now")

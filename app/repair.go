@@ -18,6 +18,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/plantext"
 )
 
 // Repairer plans and runs the reinstall of a CUDA torch; cmd/gpucanary
@@ -49,33 +50,11 @@ func (u *ui) reinstall(env string) {
 		dialog.ShowInformation("Cannot reinstall", wrap(p.Blocked), win)
 		return
 	}
-	var pins []string
-	for _, pin := range p.Packages {
-		pins = append(pins, pin.Name+" "+pin.Version)
-	}
-	title, verb := "Reinstall CUDA torch", "Reinstall"
-	if p.Upgrade {
-		// No build of the installed torch runs here: say what else changes.
-		title, verb = "Upgrade torch", "Upgrade"
-	}
-	if p.Downgrade {
-		// No build of it or a newer release has code for a GPU here.
-		title, verb = "Go back to an older torch", "Install the older"
-	}
-	msg := fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.\n\n%s", verb, present.ShortPath(env), strings.Join(pins, ", "), p.ShownIndex(), p.Installer, wrap(strings.Join(p.Reasons, ". ")))
-	if len(p.Removes) > 0 {
-		// A copy ahead of the environment's own is taken away, not
-		// reinstalled (fix's removalPlan).
-		var gone []string
-		for _, pin := range p.Removes {
-			gone = append(gone, pin.Name+" "+pin.Version)
-		}
-		title = "Remove the torch that hides this environment's"
-		msg = fmt.Sprintf("Remove %s\nfrom %s, with %s.\n\n%s", strings.Join(gone, ", "), present.ShortPath(p.RemoveFrom), p.Installer, wrap(strings.Join(p.Reasons, ". ")))
-	}
-	if len(p.Consequences) > 0 {
+	ask := plantext.AskFor(p, env, present.ShortPath)
+	title, msg := ask.Title, ask.What+"\n\n"+wrap(ask.Why)
+	if len(ask.Changes) > 0 {
 		msg += "\n\nWhat else changes:"
-		for _, c := range p.Consequences {
+		for _, c := range ask.Changes {
 			msg += "\n" + wrap("• "+c)
 		}
 	}

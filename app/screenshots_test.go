@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
-
-	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
 // screenshotsDir is where the README's screenshots live, from this
@@ -49,7 +47,7 @@ func TestScreenshots(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				a := test.NewTempApp(t)
-				u := newUI(a, Deps{Engine: fixedEngine{}, Config: config.Default()})
+				u := newUI(a, goldenDeps())
 				u.now = func() time.Time { return goldenNow }
 				goldenSamples(u.wins)
 				win := gw.open(u.wins)

@@ -2,11 +2,13 @@ package app
 
 import (
 	"fmt"
+	"image/color"
 	"sort"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -26,6 +29,7 @@ type envsWindow struct {
 	list     *widget.List
 	detail   *fyne.Container
 	envs     []monitor.EnvReport
+	gpu      gpu.State // the GPUs the kernel chips are judged on
 	selected string
 	noGPU    *widget.Label
 	// remove is "Remove from list", offered once an environment is selected.
@@ -42,13 +46,20 @@ func newEnvsWindow(w *windows) *envsWindow {
 			sub := widget.NewLabel("manager")
 			sub.SizeName = theme.SizeNameCaptionText
 			// Labels pad themselves; the two lines of one row sit closer.
-			lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), widget.NewLabel("environment"), sub)
-			b := newBadge(widestVerdict(), widget.MediumImportance, "") // the badges' column fits every word
-			return container.New(layout.NewBorderLayout(nil, nil, b, nil), lines, b)
+			name := widget.NewLabel("environment")
+			name.Truncation = fyne.TextTruncateEllipsis // the detail has it whole
+			lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), name, sub)
+			// The badges' column fits every word, whichever a row shows,
+			// so that the names line up.
+			b := newBadge(widestVerdict(), widget.MediumImportance, "")
+			sizer := canvas.NewRectangle(color.Transparent)
+			sizer.SetMinSize(b.MinSize())
+			col := container.NewStack(sizer, b)
+			return container.New(layout.NewBorderLayout(nil, nil, col, nil), lines, col)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			row := o.(*fyne.Container)
-			box, b := row.Objects[0].(*fyne.Container), row.Objects[1].(*badge)
+			box, b := row.Objects[0].(*fyne.Container), row.Objects[1].(*fyne.Container).Objects[1].(*badge)
 			l, sub := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
 			b.set(envBadge(e.envs[i]))
 			// The badge says the verdict; the tray's mark before the
@@ -90,7 +101,7 @@ func newEnvsWindow(w *windows) *envsWindow {
 	})
 	e.remove.Disable() // until an environment is selected
 	split := container.NewHSplit(e.list, container.NewVScroll(e.detail))
-	split.Offset = 0.42
+	split.Offset = 0.45
 	e.win.SetContent(container.NewBorder(e.noGPU, container.NewHBox(add, e.remove), nil, nil, split))
 	return e
 }
@@ -106,7 +117,7 @@ func (e *envsWindow) selectEnv(path string) {
 }
 
 func (e *envsWindow) refresh(s monitor.State) {
-	e.envs = s.Envs
+	e.envs, e.gpu = s.Envs, s.GPU
 	e.noGPU.SetText(envsHeader(s))
 	e.list.Refresh()
 	if e.selected == "" && len(e.envs) > 0 {
@@ -182,6 +193,7 @@ func (e *envsWindow) showDetail() {
 		widget.NewLabelWithStyle(withApp(env.Path, env.App), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		widget.NewLabel(fmt.Sprintf("Verdict: %s · manager: %s · Python %s · %s layout", env.Verdict, env.Installer, orDash(env.Python), env.Layout)),
 		widget.NewLabel("Last change: " + lastChangeText(e.w.lastChanged()[env.Path], e.w.u.now())),
+		e.guardToggle(env),
 		widget.NewLabelWithStyle("torch and its companions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 	}
 	names := make([]string, 0, len(env.Packages))
@@ -198,12 +210,7 @@ func (e *envsWindow) showDetail() {
 	if len(names) == 0 {
 		objs = append(objs, widget.NewLabel("  torch is not installed"))
 	}
-	if lines := pyenv.KernelLines(env.CUDALibs); len(lines) > 0 {
-		objs = append(objs, widget.NewLabelWithStyle("CUDA kernels", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-		for _, l := range lines {
-			objs = append(objs, widget.NewLabel("  "+l))
-		}
-	}
+	objs = append(objs, kernelChips(env.CUDALibs, e.gpu)...)
 	if len(env.Findings) > 0 {
 		objs = append(objs, widget.NewLabelWithStyle("Findings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}
@@ -237,6 +244,9 @@ func (e *envsWindow) showDetail() {
 // its tray label: its manager and when its packages last changed.
 func envDetailLine(e monitor.EnvReport, changed, now time.Time) string {
 	s := "manager: " + orDash(e.Installer)
+	if e.Guarded {
+		s += " · guarded"
+	}
 	if !changed.IsZero() {
 		s += " · changed " + when(changed, now)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,10 +17,15 @@ import (
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // procColumns are the columns of `gpucanary ps`.
 var procColumns = []string{"GPU", "PID", "User", "Environment", "GPU memory", "SM %", "CPU %", "RSS", "Runtime", "Verdict", "Command"}
+
+// procCells are what procColumns say of a process (words.Cell).
+var procCells = []words.Col{words.ColGPU, words.ColPID, words.ColUser, words.ColEnv, words.ColGPUMemory, words.ColSM,
+	words.ColCPU, words.ColRSS, words.ColRuntime, words.ColVerdict, words.ColCommand}
 
 // procsWindow is a live, sortable table of GPU workloads, with a memory
 // bar per GPU.
@@ -258,55 +262,9 @@ func procCompare(col string) func(a, b monitor.Process) int {
 	return func(a, b monitor.Process) int { return strings.Compare(cell(a, i), cell(b, i)) }
 }
 
-// cell is the text of one table cell.
+// cell is the text of one table cell: words' process cell, as ps says it.
 func cell(r monitor.Process, col int) string {
-	switch procColumns[col] {
-	case "GPU":
-		if len(r.GPUs) == 0 {
-			return "-"
-		}
-		g := make([]string, len(r.GPUs))
-		for i, n := range r.GPUs {
-			g[i] = strconv.Itoa(n)
-		}
-		return strings.Join(g, ",")
-	case "PID":
-		return fmt.Sprint(r.PID)
-	case "User":
-		return r.User
-	case "Environment":
-		return present.ShortPath(r.EnvPath)
-	case "GPU memory":
-		if r.GPUMemoryBytes == nil {
-			return "n/a"
-		}
-		return human.Bytes(*r.GPUMemoryBytes)
-	case "SM %":
-		if r.SMPercent == nil {
-			return "-"
-		}
-		return fmt.Sprint(*r.SMPercent)
-	case "CPU %":
-		if !r.Measured() {
-			return "-" // a process outside this view: unknown, not 0
-		}
-		return fmt.Sprintf("%.1f", r.CPUPercent)
-	case "RSS":
-		if !r.Measured() {
-			return "-"
-		}
-		return human.Bytes(r.RSSBytes)
-	case "Runtime":
-		if r.StartTime.IsZero() {
-			return "-"
-		}
-		return human.Duration(time.Since(r.StartTime))
-	case "Verdict":
-		return string(r.Verdict)
-	case "Command":
-		return present.TildeHome(r.Command())
-	}
-	return ""
+	return words.Cell(r, procCells[col], time.Now(), present.HomeDir())
 }
 
 // updateTerminate offers "Terminate…" only for a job the engine says is

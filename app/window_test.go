@@ -247,7 +247,8 @@ type stateEngine struct {
 
 func (e *stateEngine) State() monitor.State { return e.state }
 
-// labels are the texts of every label and check under o.
+// labels are the texts of every label, check and badge ("[sm_80]")
+// under o.
 func labels(o fyne.CanvasObject) []string {
 	var out []string
 	find(o, func(o fyne.CanvasObject) bool {
@@ -256,6 +257,8 @@ func labels(o fyne.CanvasObject) []string {
 			out = append(out, x.Text)
 		case *widget.Check:
 			out = append(out, x.Text)
+		case *badge:
+			out = append(out, "["+x.Text+"]")
 		}
 		return false
 	})
@@ -286,10 +289,10 @@ func TestEnvironmentsWindow(t *testing.T) {
 	}
 
 	e.selected = eng.state.Envs[1].Path
-	eng.state.Envs[1].CUDALibs = []pyenv.CUDALib{{Package: "llama-cpp-python", File: "/x/llama_cpp/lib/libggml-cuda.so", Kernels: "sm_86 sm_89 · PTX 80"}}
+	eng.state.Envs[1].CUDALibs = []pyenv.CUDALib{{Package: "llama-cpp-python", File: "/x/llama_cpp/lib/libggml-cuda.so", Kernels: "sm_86 sm_89 · PTX 80", SASS: []string{"sm_86", "sm_89"}, PTX: []string{"compute_80"}}}
 	e.showDetail()
 	shown := strings.Join(labels(e.detail), "\n")
-	for _, want := range []string{"CUDA kernels\n  libggml-cuda.so (llama-cpp-python): sm_86 sm_89 · PTX 80", `INSTALLER "uv"`, "lib/python3.12/site-packages/torch-2.10.0.dist-info/INSTALLER", "cuda, hip and xpu are None"} {
+	for _, want := range []string{"libggml-cuda.so (llama-cpp-python)\n[sm_86]\n[sm_89]\n[PTX 80]", `INSTALLER "uv"`, "lib/python3.12/site-packages/torch-2.10.0.dist-info/INSTALLER", "cuda, hip and xpu are None"} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("the evidence lacks %q:\n%s", want, shown)
 		}

@@ -191,15 +191,15 @@ func (w *windows) addPath(path string) {
 	win := w.host()
 	// What the command line accepts, the windows accept: an environment, a
 	// project folder (its manager's environment) or an interpreter.
-	r, err := pyenv.Resolve(path, pyenv.Where{})
-	switch {
-	case err != nil:
+	r, err := pyenv.ResolveArg(path, pyenv.Where{})
+	if nc, ok := pyenv.IsNotCreated(err); ok {
+		dialog.ShowInformation("No environment yet",
+			wrap(nc.NotCreated(path)+", then add it again.")+"\n\nNothing was added.", win)
+		return
+	}
+	if err != nil {
 		dialog.ShowInformation("Not a Python environment",
 			wrap(path+" is not a Python environment (it holds no pyvenv.cfg, conda-meta or interpreter), nor a project folder of a manager GPU Canary knows. Choose the environment's folder or the project's.")+"\n\nNothing was added.", win)
-		return
-	case r.Env == "":
-		dialog.ShowInformation("No environment yet",
-			wrap(path+" is a project folder ("+r.Rule+") whose environment does not exist yet: create it with `"+r.Create+"` in that folder, then add it again.")+"\n\nNothing was added.", win)
 		return
 	}
 	path = r.Env

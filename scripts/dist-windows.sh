@@ -5,7 +5,7 @@
 #                                         gpucanaryw.exe (the tray; start it,
 #                                         pin it, "Start at login" in Settings),
 #                                         gpucanary.exe (every command, in a
-#                                         console), README.md, LICENSE,
+#                                         console), README.md, docs/, LICENSE,
 #                                         third_party_licenses/ (of the
 #                                         Windows build: go-licenses with
 #                                         GOOS=windows)
@@ -14,7 +14,7 @@
 # file's time in the archive; default now), EXES (the folder holding the two
 # exes; default bin, where make windows puts them, with their resources
 # from scripts/winres.sh). KEEP_WORK=1 keeps OUT/.work-windows.
-# Signing (README, "Windows"): SIGN_PKCS12=FILE.pfx with its password in
+# Signing (docs/windows.md): SIGN_PKCS12=FILE.pfx with its password in
 # SIGN_PASSWORD_FILE signs both exes with osslsigncode (SHA-256
 # Authenticode) before they are zipped, time-stamped by SIGN_TIMESTAMP_URL
 # when set; unset, the exes go out unsigned.
@@ -46,6 +46,7 @@ echo "dist-windows: $name.zip"
 stage=$work/$name
 mkdir -p "$stage"
 cp "$exes/gpucanary.exe" "$exes/gpucanaryw.exe" README.md LICENSE "$stage/"
+mkdir -p "$stage/docs" && cp docs/*.md "$stage/docs/"
 if [ -n "${SIGN_PKCS12:-}" ]; then
   command -v osslsigncode >/dev/null || { echo "dist-windows: SIGN_PKCS12 is set but osslsigncode is missing" >&2; exit 1; }
   for exe in gpucanary.exe gpucanaryw.exe; do

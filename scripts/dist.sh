@@ -2,7 +2,7 @@
 # Builds GPU Canary's Linux release files into OUT (make dist runs it):
 #   gpucanary-VERSION-linux-amd64.tar.gz   the tray and the CLI, the menu entry,
 #                                          icons, user unit, install script,
-#                                          README, LICENSE, third-party licences
+#                                          README, docs/, LICENSE, licences
 #   gpucanary_VERSION-1_amd64.deb          the tray app, menu entry and icons
 #   gpucanary-cli_VERSION-1_amd64.deb      the command line and the user unit
 # Usage: scripts/dist.sh OUT
@@ -59,6 +59,7 @@ cp "$work/bin/gpucanary" "$work/bin/gpucanary-cli" "$stage/bin/"
 cp -r packaging "$stage/"
 cp scripts/install.sh "$stage/scripts/"
 cp README.md LICENSE "$stage/"
+mkdir -p "$stage/docs" && cp docs/*.md "$stage/docs/"
 # The tray binary links everything the CLI does and more; both sets are
 # merged so the archive covers either binary.
 cp -r "$work/licenses-cli/." "$work/licenses-gui/." "$stage/third_party_licenses/"

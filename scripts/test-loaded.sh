@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test-loaded: run `make test` RUNS times in a row (default 5) on a
 # fresh clone of HEAD while another job keeps every core busy. A test that
-# races the clock fails here long before it fails on a user's machine; the
-# README's Testing section records what this printed.
+# races the clock fails here long before it fails on a user's machine
+# (docs/testing.md). It prints each run's result, time and load average.
 #
 # The clone is fresh (no bin/, no build outputs), the Go caches are the
 # machine's own: a cold cache only makes the first run longer, never

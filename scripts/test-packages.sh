@@ -152,7 +152,7 @@ tar -xzf "$tarball" -C "$tmp/unpacked"
 top=$tmp/unpacked/gpucanary-$VERSION-linux-amd64
 for f in bin/gpucanary bin/gpucanary-cli scripts/install.sh packaging/linux/io.github.gpucanary.desktop \
   packaging/linux/icons/hicolor/256x256/apps/io.github.gpucanary.png packaging/linux/gpucanary-watch.service \
-  README.md LICENSE third_party_licenses/licenses.tsv third_party_licenses/go/LICENSE \
+  README.md docs/codes.md LICENSE third_party_licenses/licenses.tsv third_party_licenses/go/LICENSE \
   third_party_licenses/fyne.io/fyne/v2/LICENSE third_party_licenses/fyne.io/fyne/v2/theme/font/LICENSE_Inter.txt; do
   [ -f "$top/$f" ] || fail "the archive lacks $f"
 done

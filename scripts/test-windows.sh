@@ -30,7 +30,7 @@
 # alive, steady and first).
 #
 # WINE_PACKAGES: the packages whose tests run under wine. A package joins
-# the list once its tests pass there (README, "Windows").
+# the list once its tests pass there (docs/testing.md, "Testing the Windows build").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8

@@ -27,7 +27,7 @@ func TestSecondTrayRaisesTheFirst(t *testing.T) {
 	home := t.TempDir()
 	sim := filepath.Join(home, "gpu.json")
 	os.WriteFile(sim, []byte(a100), 0o644)
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	env := append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {

@@ -46,7 +46,7 @@ func TestKeepThisCUDABuild(t *testing.T) {
 	}
 	defer conn.Close()
 	cmd := exec.Command(bin, "--gpu-sim", sim)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
 	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf

@@ -2,12 +2,12 @@ package present
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // Level is what a notification says, which picks its icon: something is
@@ -153,26 +153,16 @@ func titlePath(p string) string {
 	return s
 }
 
-// ShortPath writes a path under the home directory as ~/….
-func ShortPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if h := homeDir(); h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
-		return "~" + p[len(h):]
-	}
-	return p
-}
+// ShortPath writes a path under the home directory as ~/… (words.Short).
+func ShortPath(p string) string { return words.Short(HomeDir(), p) }
 
-// TildeHome writes every mention of the home directory in s as ~.
-func TildeHome(s string) string {
-	if h := homeDir(); h != "" && h != "/" {
-		return strings.ReplaceAll(s, h+string(filepath.Separator), "~"+string(filepath.Separator))
-	}
-	return s
-}
+// TildeHome writes every mention of the home directory in s as ~
+// (words.TildeIn).
+func TildeHome(s string) string { return words.TildeIn(HomeDir(), s) }
 
-func homeDir() string {
+// HomeDir is this user's home folder, which the views write as ~ ("" when
+// there is none).
+func HomeDir() string {
 	h, _ := os.UserHomeDir()
 	return h
 }

@@ -62,7 +62,7 @@ func TestModel(t *testing.T) {
 }
 
 func TestNotificationText(t *testing.T) {
-	home := homeDir()
+	home := HomeDir()
 	env := home + "/work/llm/.venv"
 	replaced := monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: env, Notify: true,
 		Before:  &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"},
@@ -144,7 +144,7 @@ func TestActivateCommand(t *testing.T) {
 // TestTrayNotes: the tray's own notifications say what happened with the
 // level it deserves, so "Report exported" does not wear a warning.
 func TestTrayNotes(t *testing.T) {
-	home := homeDir()
+	home := HomeDir()
 	for _, tc := range []struct {
 		name  string
 		n     Note

@@ -44,24 +44,24 @@ func (t *tray) menu(m present.TrayModel) []Item {
 		)
 		if e.Snoozed {
 			sub = append(sub, Item{Label: "Unsnooze", Action: on(func() {
-				t.d.Monitor.Policy().Snooze(e.Path, time.Time{})
+				t.d.Monitor.Snooze(e.Path, time.Time{})
 				t.render()
 			})})
 		} else {
 			sub = append(sub, Item{Label: "Snooze for 1 hour", Action: on(func() {
-				t.d.Monitor.Policy().Snooze(e.Path, t.now().Add(time.Hour))
+				t.d.Monitor.Snooze(e.Path, t.now().Add(time.Hour))
 				t.render()
 			})})
 		}
 		items = append(items, Item{Label: label, Children: sub})
 	}
 	pause := Item{Label: LabelPause, Action: on(func() {
-		t.d.Monitor.Policy().Pause(t.now().Add(time.Hour))
+		t.d.Monitor.Pause(t.now().Add(time.Hour))
 		t.render()
 	})}
 	if m.Paused {
 		pause = Item{Label: LabelResume, Action: on(func() {
-			t.d.Monitor.Policy().Pause(time.Time{})
+			t.d.Monitor.Pause(time.Time{})
 			t.render()
 		})}
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/engine"
 )
 
 // Windows is the windows process as the tray sees it (*link.Windows).
@@ -39,8 +38,9 @@ type Windows interface {
 // Deps is what the tray needs. Desktop side effects are functions here; a
 // nil one uses the platform's.
 type Deps struct {
-	// Monitor is the engine; the caller runs Monitor.Run.
-	Monitor *engine.Monitor
+	// Monitor is the engine (an *engine.Monitor, whose Run the caller
+	// runs), as the tray uses it.
+	Monitor Engine
 	// Events is the engine's subscription, taken by the caller before it
 	// started the engine, so that the first read's findings are told
 	// whichever comes first, the engine's first read or the tray's loop
@@ -294,7 +294,7 @@ func (t *tray) render() {
 	t.samples.Add(s, now, refreshEvery/2)
 	t.samplesMu.Unlock()
 	m := present.Model(s, t.paused(now), func(env string) bool {
-		return !t.d.Monitor.Policy().Snoozed(env, now).IsZero()
+		return !t.d.Monitor.Snoozed(env, now).IsZero()
 	})
 	m.SettingsError = t.settingsErr
 	if m.Icon != t.shownIcon {
@@ -360,7 +360,7 @@ func (t *tray) onEvent(e monitor.Event) {
 
 // paused reports whether notifications are paused: the policy holds the
 // one pause, which the menu sets.
-func (t *tray) paused(now time.Time) bool { return !t.d.Monitor.Policy().Paused(now).IsZero() }
+func (t *tray) paused(now time.Time) bool { return !t.d.Monitor.Paused(now).IsZero() }
 
 // notifyEvent turns an event the engine says to notify (Event.Notify)
 // into a desktop notification, unless notifications are paused (an event

@@ -227,7 +227,7 @@ func TestTrayShowsVerdicts(t *testing.T) {
 	}
 	// Snooze marks it, live, and Unsnooze takes it back.
 	h.click("✗ llm", "Snooze for 1 hour")
-	if !strings.HasSuffix(h.item("✗ llm").Label, "(snoozed)") || h.tr.d.Monitor.Policy().Snoozed(h.paths[1], time.Now()).IsZero() {
+	if !strings.HasSuffix(h.item("✗ llm").Label, "(snoozed)") || h.engine().Policy().Snoozed(h.paths[1], time.Now()).IsZero() {
 		t.Error("snooze is not shown or not applied")
 	}
 	h.click("✗ llm", "Unsnooze")
@@ -370,7 +370,7 @@ func TestNotifications(t *testing.T) {
 	send(event(2, false))
 	h.click(LabelPause)
 	send(event(3, true))
-	if !h.tr.d.Monitor.Policy().Allows(monitor.KindCUDAWheelReplaced) || h.item(LabelResume).Label != LabelResume {
+	if !h.engine().Policy().Allows(monitor.KindCUDAWheelReplaced) || h.item(LabelResume).Label != LabelResume {
 		t.Error("pause is not shown as Resume")
 	}
 	h.click(LabelResume)
@@ -590,7 +590,7 @@ func TestRealWindowsProcess(t *testing.T) {
 // Resume and silences the tray; Resume in the menu ends it there.
 func TestPauseIsThePolicys(t *testing.T) {
 	h := start(t, presenttest.A100, nil)
-	policy := h.tr.d.Monitor.Policy()
+	policy := h.engine().Policy()
 	policy.Pause(time.Now().Add(time.Hour))
 	h.tr.do(h.tr.render)
 	h.sync()

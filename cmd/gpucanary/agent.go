@@ -34,7 +34,7 @@ Flags:
                              flagged Python process (gpucanary_process_*),
                              with its PID, environment, verdict, container,
                              pod and namespace: a series per job, so off by
-                             default (README "Metrics")
+                             default (docs/prometheus.md, "Metrics")
   --collector.processes.max N
                              at most N processes get series (default 200),
                              flagged ones first; the rest are counted in

@@ -77,13 +77,18 @@ func checkText(res monitor.CheckResult, _ bool, _ time.Time, std stdio, getenv f
 // ENV_UNREADABLE finding of its own, after the others are read: the exit
 // status is 1 when any error finding is raised, a bad path included.
 func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, std stdio) int {
-	envs, bad, resolved := envArgs(paths, g.getenv)
+	given, bad, resolved := envArgs(paths, g.getenv)
 	b := g.openGPU()
 	defer b.Close()
 	began := time.Now()
 	found := pyenv.Discovery{Complete: true}
-	if len(paths) == 0 || len(envs) > 0 {
-		found = g.search(ctx, envs)
+	switch {
+	case len(paths) == 0:
+		found = g.search(ctx, nil)
+	case len(given) > 0:
+		// resolved once, above: the search's answer for paths given,
+		// without resolving them again
+		found = pyenv.Given(given)
 		sayResolved(found.Found, resolved)
 	}
 	res := inspect.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())

@@ -184,7 +184,7 @@ func (g *globals) discoverOptions(paths []string) pyenv.DiscoverOptions {
 func addedEnvs(paths []string, getenv func(string) string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		if r, err := pyenv.Resolve(p, pyenv.Where{Getenv: getenv}); err == nil && r.Env != "" {
+		if r, err := pyenv.ResolveArg(p, pyenv.Where{Getenv: getenv}); err == nil {
 			p = r.Env
 		}
 		out = append(out, p)

@@ -19,6 +19,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 	"github.com/gpucanary/gpucanary/monitor/store"
+	"github.com/gpucanary/gpucanary/output/plantext"
 )
 
 // fixOptions are fix's flags.
@@ -96,7 +97,7 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 			env.Path, fix.HealthyText(env), shell.Quote(env.Path))
 		return exitOK
 	}
-	printPlan(std, plan, pr.GPU.Simulated)
+	plantext.Write(std.out, plan, pr.GPU.Simulated)
 	if rec := svc.LastInterrupted(env.Path); rec != nil {
 		fmt.Fprintf(std.out, "\nNote: the last repair of this environment, started %s, was interrupted before it finished (journal: %s).\n",
 			rec.Started.Local().Format("2006-01-02 15:04"), rec.Path)
@@ -217,65 +218,6 @@ type freshScan struct{}
 
 func (freshScan) Scan(ctx context.Context) ([]procs.Proc, error) {
 	return procs.NewSource(procs.Options{}).Scan(ctx)
-}
-
-func printPlan(std stdio, p fixplan.Plan, simulated bool) {
-	fmt.Fprintf(std.out, "Plan for %s\n", p.Env)
-	if p.Installer != "" {
-		fmt.Fprintf(std.out, "  installer: %s\n", p.Installer)
-	}
-	switch {
-	case len(p.Removes) > 0:
-		fmt.Fprintf(std.out, "  removes:   %s from %s\n", pinList(p.Removes), p.RemoveFrom)
-		if len(p.Packages) > 0 {
-			fmt.Fprintf(std.out, "  imports:   %s (CUDA %s) once it is gone\n", pinList(p.Packages), p.CUDA)
-		}
-	case len(p.Packages) > 0:
-		fmt.Fprintf(std.out, "  packages:  %s\n", pinList(p.Packages))
-	}
-	if p.Variant != "" {
-		fmt.Fprintf(std.out, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.ShownIndex())
-	}
-	if p.Upgrade {
-		fmt.Fprintln(std.out, "  NOTE:      this installs a newer torch than the one installed (see why below)")
-	}
-	if p.Downgrade {
-		fmt.Fprintln(std.out, "  NOTE:      this installs an older torch than the one installed (see why below)")
-	}
-	label := "changes:  "
-	switch {
-	case p.Upgrade:
-		label = "upgrade:  "
-	case p.Downgrade:
-		label = "downgrade:"
-	}
-	for _, c := range p.Consequences {
-		fmt.Fprintf(std.out, "  %s %s\n", label, c)
-	}
-	for _, w := range p.Warnings {
-		fmt.Fprintf(std.out, "  WARNING:   %s\n", w)
-	}
-	if simulated {
-		fmt.Fprintln(std.out, "  GPU:       simulated (--gpu-sim)")
-	}
-	for _, r := range p.Reasons {
-		fmt.Fprintf(std.out, "  why:       %s\n", r)
-	}
-	if len(p.Argv) > 0 {
-		fmt.Fprintf(std.out, "  command:   %s\n", p.Command())
-	}
-	for _, c := range p.Cleanup {
-		fmt.Fprintf(std.out, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", c)
-	}
-}
-
-// pinList names pins as the plan shows them: "torch 2.5.1+cu124, torchvision 0.20.1+cu124".
-func pinList(pins []fixplan.Pin) string {
-	names := make([]string, len(pins))
-	for i, pin := range pins {
-		names[i] = pin.Name + " " + pin.Version
-	}
-	return strings.Join(names, ", ")
 }
 
 func describeVersions(v map[string]string) string {

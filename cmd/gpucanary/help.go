@@ -5,7 +5,8 @@ package main
 // exit status. TestEveryFlagIsDocumented fails on a flag missing here.
 
 const simFlagHelp = `  --gpu-sim FILE       replace NVML with a simulated GPU read from FILE
-                       (README, "GPU scenario file"); also before the command`
+                       (docs/json.md, "GPU scenario file"); also before
+                       the command`
 
 const checkHelp = `Usage: gpucanary check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]
 

@@ -29,27 +29,37 @@ var (
 )
 
 // envArgs sorts the paths given into those that name an environment, a
-// project folder or an interpreter (absolute; the search resolves each
-// again and records the rule, pyenv.Search) and, for each that names
-// none, a report whose one finding, ENV_UNREADABLE, says what is wrong
-// with it. resolved maps each environment a path was resolved to to the
-// line that says so with the path as typed (resolvedLine).
-func envArgs(args []string, getenv func(string) string) (envs []string, bad []monitor.EnvReport, resolved map[string]string) {
+// project folder or an interpreter (each resolved once, here: Arg is the
+// path made absolute; pyenv.Given makes the search's answer of them) and,
+// for each that names none, a report whose one finding, ENV_UNREADABLE,
+// says what is wrong with it. resolved maps each environment a path was
+// resolved to to the line that says so with the path as typed
+// (resolvedLine).
+func envArgs(args []string, getenv func(string) string) (given []pyenv.Resolution, bad []monitor.EnvReport, resolved map[string]string) {
 	resolved = map[string]string{}
 	for _, a := range args {
 		path, r, err := resolveArg(a, getenv)
-		if err != nil {
+		if _, ok := pyenv.IsNotCreated(err); err != nil && !ok {
 			bad = append(bad, inspect.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
 			continue
 		}
-		envs = append(envs, path)
+		given = append(given, r)
 		if line := resolvedLine(a, r); line != "" {
 			if _, ok := resolved[r.Env]; !ok {
 				resolved[r.Env] = line // the first path wins, as in the search
 			}
 		}
 	}
-	return envs, bad, resolved
+	return given, bad, resolved
+}
+
+// argPaths are the paths given, absolute, of resolutions envArgs made.
+func argPaths(given []pyenv.Resolution) []string {
+	out := make([]string, 0, len(given))
+	for _, r := range given {
+		out = append(out, r.Arg)
+	}
+	return out
 }
 
 // sayResolved replaces what the search says about each environment a
@@ -93,11 +103,12 @@ const viaArgument = "argument"
 // badPathMessage is what is wrong with a path given, in one sentence.
 func badPathMessage(path string, err error) string { return health.Unreadable(path, err).Message }
 
-// resolveArg resolves the path arg as it was typed (pyenv.Resolve: an
+// resolveArg resolves the path arg as it was typed (pyenv.ResolveArg: an
 // environment; a project folder, to the environment its manager uses; an
 // interpreter, to its environment or prefix). It returns arg made
 // absolute, what it resolved to, and an error that says, without
-// repeating the path, what is wrong when it names none of these.
+// repeating the path, what is wrong when it names none of these (a
+// project folder without its environment yet: *pyenv.NotCreatedError).
 func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolution, error) {
 	path, err := filepath.Abs(arg)
 	if err != nil {
@@ -114,10 +125,11 @@ func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolutio
 		}
 		return path, pyenv.Resolution{}, err
 	}
-	r, err := pyenv.Resolve(path, pyenv.Where{Getenv: getenv})
+	r, err := pyenv.ResolveArg(path, pyenv.Where{Getenv: getenv})
+	if _, ok := pyenv.IsNotCreated(err); err == nil || ok {
+		return path, r, err
+	}
 	switch {
-	case err == nil:
-		return path, r, nil
 	case !fi.IsDir():
 		return path, r, errPathFile
 	}
@@ -158,11 +170,11 @@ func folderReadable(path string) error {
 // says how to create it.
 func envArg(arg string, getenv func(string) string) (env, resolved string, err error) {
 	path, r, err := resolveArg(arg, getenv)
-	switch {
-	case err != nil:
+	if nc, ok := pyenv.IsNotCreated(err); ok {
+		return path, "", errors.New(nc.NotCreated("the project folder") + ", then run this again")
+	}
+	if err != nil {
 		return path, "", err
-	case r.Env == "":
-		return path, "", fmt.Errorf("it is a project folder (%s) with no environment yet: create it with `%s` in that folder, then run this again", r.Rule, r.Create)
 	}
 	return r.Env, resolvedLine(arg, r), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/report"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 func reportFlags(fs *flag.FlagSet, g *globals) runFunc {
@@ -38,7 +39,7 @@ func cmdReport(ctx context.Context, g *globals, dir string, paths []string, std 
 
 // writeReport takes the evidence (GPU, environments, processes) and writes
 // the bundle into dir; the tray's "Export report…" uses it too.
-func writeReport(ctx context.Context, g *globals, dir string, paths []string) (envCount int, jobs present.Jobs, err error) {
+func writeReport(ctx context.Context, g *globals, dir string, paths []string) (envCount int, jobs words.Jobs, err error) {
 	now := time.Now()
 	b := g.openGPU()
 	defer b.Close()
@@ -65,7 +66,7 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: summary,
 		Knowledge: report.Knowledge{AsOf: kb.AsOf(), Overlays: kb.Overlays()}}
 	if err := report.Write(dir, bundle); err != nil {
-		return 0, present.Jobs{}, err
+		return 0, words.Jobs{}, err
 	}
-	return len(res.Envs), present.CountJobs(rows), nil
+	return len(res.Envs), words.CountJobs(rows), nil
 }

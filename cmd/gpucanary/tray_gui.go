@@ -267,9 +267,19 @@ func errText(err error) string {
 // guard `gpucanary guard` sets.
 type appGuard struct{ k guard.Keeper }
 
+var _ app.Unguarder = appGuard{}
+
 func (a appGuard) Guard(env string) (pins, lines []string, err error) {
 	r, err := a.k.Guard(env)
 	return r.Pins, r.Lines, err
 }
 
 func (a appGuard) Guarded(env string) bool { return a.k.StateDir != "" && a.k.Read(env).Guarded }
+
+// Unguard is the environments window's guard toggle turned off
+// (app.Unguarder): `gpucanary unguard` without --force, so that files
+// edited by hand since are left alone and named.
+func (a appGuard) Unguard(env string) ([]string, error) {
+	r, err := a.k.Unguard(env, false)
+	return r.Lines, err
+}

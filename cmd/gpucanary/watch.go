@@ -10,6 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/store"
 	"github.com/gpucanary/gpucanary/output/jsonout"
 	"github.com/gpucanary/gpucanary/output/text"
@@ -28,7 +29,7 @@ func watchFlags(fs *flag.FlagSet, g *globals) runFunc {
 // watched; the exit status is then 1, at once when no path is left to
 // watch.
 func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool, std stdio) int {
-	envs, bad, _ := envArgs(paths, g.getenv)
+	given, bad, _ := envArgs(paths, g.getenv)
 	p := text.New(std.out, g.getenv)
 	for _, r := range bad {
 		for _, f := range r.Findings {
@@ -46,7 +47,7 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 	code := exitOK
 	if len(bad) > 0 {
 		code = exitFound
-		if len(envs) == 0 {
+		if len(given) == 0 {
 			return exitFound
 		}
 	}
@@ -56,7 +57,7 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 		return exitUsage
 	}
 	defer releaseState()
-	m, closeEngine := g.newMonitor(envs, st)
+	m, closeEngine := g.newMonitor(argPaths(given), st, given...)
 	defer closeEngine()
 	events, unsubscribe := m.Subscribe()
 	defer unsubscribe()
@@ -123,9 +124,12 @@ func printWatch(p text.Printer, m *engine.Monitor, events <-chan monitor.Event, 
 	}
 }
 
-// newMonitor builds the engine from the settings, remembering in st (nil:
-// nothing is remembered); the returned function releases what it opened.
-func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, func()) {
+// newMonitor builds the engine from the settings over the environments at
+// paths (nil: discovered ones), remembering in st (nil: nothing is
+// remembered); the returned function releases what it opened. given,
+// when the command resolved paths already (envArgs), are those
+// resolutions, so the engine does not resolve them again.
+func (g *globals) newMonitor(paths []string, st *store.Store, given ...pyenv.Resolution) (*engine.Monitor, func()) {
 	b := g.openGPU()
 	// The repairs' journals are read by the engine that owns the state
 	// folder (the only writer of its history).
@@ -139,6 +143,7 @@ func (g *globals) newMonitor(paths []string, st *store.Store) (*engine.Monitor, 
 	policy.SetKinds(monitor.Kinds(g.cfg.Notify))
 	m := engine.New(engine.Options{
 		Paths:     paths,
+		Given:     given,
 		Discover:  g.discoverOptions(nil),
 		GPU:       b,
 		Processes: g.processSource(),

@@ -41,7 +41,12 @@ import (
 type Options struct {
 	// Paths are the environments to watch; empty means discover them
 	// (Discover) and watch the discovery roots for new ones.
-	Paths    []string
+	Paths []string
+	// Given, when set, is Paths as the caller resolved them already
+	// (pyenv.ResolveArg, one per path, in order): the environments to
+	// watch are made from them (pyenv.Given), so that a path typed is
+	// resolved once.
+	Given    []pyenv.Resolution
 	Discover pyenv.DiscoverOptions
 	GPU      gpu.Backend
 	// Processes is the process side: polled for JOB_ON_CPU, and asked
@@ -207,7 +212,7 @@ func (m *Monitor) Stopped() <-chan struct{} { return m.stopped }
 
 // Add starts watching the environment at path (added by hand). The path
 // may also be a project folder or an interpreter: it is resolved
-// (pyenv.Resolve) to the environment that is watched; a project without
+// (pyenv.ResolveArg) to the environment that is watched; a project without
 // an environment yet is an error that says how to create it.
 func (m *Monitor) Add(path string) error {
 	select {
@@ -217,12 +222,9 @@ func (m *Monitor) Add(path string) error {
 	}
 	// resolved here, on the caller's goroutine, with this process's home
 	// and variables: the discovery options belong to the Run goroutine
-	r, err := pyenv.Resolve(path, pyenv.Where{})
+	r, err := pyenv.ResolveArg(path, pyenv.Where{})
 	if err != nil {
 		return err
-	}
-	if r.Env == "" {
-		return fmt.Errorf("%s (%s) has no environment yet: create it with `%s` in that folder", path, r.Rule, r.Create)
 	}
 	env := r.Env
 	return m.request(func(ctx context.Context) {

@@ -83,7 +83,12 @@ func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
 	o.Remembered = m.memory.paths()
-	d := pyenv.Search(ctx, o)
+	var d pyenv.Discovery
+	if len(o.Paths) > 0 && len(m.o.Given) > 0 {
+		d = pyenv.Given(m.o.Given) // resolved by the caller: not again
+	} else {
+		d = pyenv.Search(ctx, o)
+	}
 	m.view.update(func(s *monitor.State) { s.DiscoveryComplete, s.SearchStopped = d.Complete, d.Stopped })
 	if len(o.Paths) > 0 {
 		m.named = map[string]bool{}

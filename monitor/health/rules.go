@@ -51,12 +51,8 @@ func Unreadable(path string, err error) finding.Finding {
 // not exist yet: whose project it is (rule, "uv project") and the command
 // that creates it.
 func NotCreated(project, rule, create string) finding.Finding {
-	what := project
-	if rule != "" {
-		what += " (" + rule + ")"
-	}
 	return finding.Finding{Code: finding.CodeEnvNotCreated, Severity: finding.SeverityWarning, Env: project, Fix: create,
-		Message: fmt.Sprintf("%s has no environment yet, so there is no torch to check. Create it with `%s` in that folder, then check again.", what, create)}
+		Message: pyenv.NotCreatedSentence(project, rule, create) + ", then check again (until then there is no torch to check)."}
 }
 
 // CheckEnv evaluates every rule on one environment.

@@ -6,7 +6,7 @@
 // object that holds an environment path (an environment's "path", the
 // "env" of an event, a process or a finding) therefore carries, only for
 // such a path, a sibling field with the exact bytes in standard base64:
-// "path_bytes" beside "path", "env_bytes" beside "env" (README, "Paths
+// "path_bytes" beside "path", "env_bytes" beside "env" (docs/json.md, "Paths
 // that are not UTF-8"). Reading the JSON back restores the exact path
 // from it. It imports nothing of GPU Canary's, so that monitor and the
 // leaves below it (health) write the same field the same way.

@@ -108,14 +108,10 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 	if len(o.Paths) > 0 {
 		for _, p := range o.Paths {
 			r, err := Resolve(p, w)
-			switch {
-			case err != nil:
-				d.add(Found{Path: p, Via: "argument"}, false)
-			case r.Env == "":
-				d.add(Found{Path: r.Project, Via: "argument", From: r.Rule, Create: r.Create}, false)
-			default:
-				d.add(Found{Path: r.Env, Via: "argument", From: r.Line()}, false)
+			if err != nil {
+				r = Resolution{Arg: p} // read, and reported, as given
 			}
+			d.given(r)
 		}
 		return Discovery{Found: d.found, Complete: true}
 	}

@@ -128,7 +128,7 @@ func TestWithEnv(t *testing.T) {
 //
 // No PowerShell can be installed on this build machine (Debian has no
 // package; the npm and .deb installers download from GitHub, which is
-// not reachable), so this is the check on Linux; README, "Windows".
+// not reachable), so this is the check on Linux; docs/testing.md.
 func psParse(t *testing.T, line string) []string {
 	t.Helper()
 	line = strings.TrimPrefix(line, "& ")

@@ -81,7 +81,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
 }
 
-// The metrics. Names and labels are a contract (README "Metrics"): add,
+// The metrics. Names and labels are a contract (docs/prometheus.md, "Metrics"): add,
 // never rename.
 var (
 	descBuildInfo  = desc("build_info", "GPU Canary's version and the Go release it was built with; always 1.", "version", "goversion")

@@ -9,6 +9,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // Check prints `gpucanary check`'s answer: the GPU, the machine's
@@ -156,14 +157,6 @@ func (p Printer) Finding(f finding.Finding, indent string) {
 
 // Summary is check's last line: how many environments, how many bad.
 func (p Printer) Summary(r monitor.CheckResult) string {
-	var bad, warn int
-	for _, e := range r.Envs {
-		switch e.Verdict {
-		case monitor.VerdictError:
-			bad++
-		case monitor.VerdictWarning:
-			warn++
-		}
-	}
+	bad, warn := words.Verdicts(r.Envs)
 	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
 }

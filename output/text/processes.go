@@ -10,6 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // Processes prints the nvitop-like table of `gpucanary ps`: the GPU with
@@ -37,13 +38,13 @@ func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
 	for _, r := range rows {
 		cells := make([]string, len(cols))
 		for i, c := range cols {
-			v := pad(string(cell(c.value(r, p, now), c.width)), c.width, c.right)
+			v := pad(string(cell(words.Cell(r, c.cell, now, p.Home), c.width)), c.width, c.right)
 			if c.head == "VERDICT" {
 				v = string(p.paint(verdictColour(r.Verdict), v))
 			}
 			cells[i] = v
 		}
-		p.printf("%s %s\n", safe(strings.Join(cells, " ")), cell(r.Command(), cmdWidth))
+		p.printf("%s %s\n", safe(strings.Join(cells, " ")), cell(words.Cell(r, words.ColCommand, now, p.Home), cmdWidth))
 		for _, f := range r.Findings {
 			p.Finding(f, "     ")
 		}
@@ -118,8 +119,9 @@ type column struct {
 	right bool // numbers align right
 	// drop is the order in which a narrow terminal loses it (1 first); 0
 	// is never.
-	drop  int
-	value func(r monitor.Process, p Printer, now time.Time) string
+	drop int
+	// cell is what it says of a process (words.Cell).
+	cell words.Col
 }
 
 // Widths of the command column: at least this much is kept on a narrow
@@ -131,64 +133,25 @@ const (
 	maxDrop     = 6
 )
 
+// processColumns are ps's columns, each one of words' process cells.
 var processColumns = []column{
-	{head: "GPU", width: 4, min: 3, value: func(r monitor.Process, _ Printer, _ time.Time) string {
-		if len(r.GPUs) == 0 {
-			return "-"
-		}
-		return fmt.Sprint(r.GPUs[0])
-	}},
-	{head: "PID", width: 7, min: 7, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string { return fmt.Sprint(r.PID) }},
-	{head: "USER", width: 9, min: 6, drop: 5, value: func(r monitor.Process, _ Printer, _ time.Time) string { return r.User }},
-	{head: "ENVIRONMENT", width: 22, min: 10, drop: 6, value: func(r monitor.Process, p Printer, _ time.Time) string {
-		if r.EnvPath == "" {
-			return "-"
-		}
-		return p.short(r.EnvPath)
-	}},
-	{head: "GPU-MEM", width: 9, min: 9, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string {
-		if r.GPUMemoryBytes == nil {
-			return "n/a"
-		}
-		return human.Bytes(*r.GPUMemoryBytes)
-	}},
-	{head: "SM%", width: 4, min: 4, right: true, drop: 3, value: func(r monitor.Process, _ Printer, _ time.Time) string {
-		if r.SMPercent == nil {
-			return "-"
-		}
-		return fmt.Sprint(*r.SMPercent)
-	}},
+	{head: "GPU", width: 4, min: 3, cell: words.ColGPU},
+	{head: "PID", width: 7, min: 7, right: true, cell: words.ColPID},
+	{head: "USER", width: 9, min: 6, drop: 5, cell: words.ColUser},
+	{head: "ENVIRONMENT", width: 22, min: 10, drop: 6, cell: words.ColEnv},
+	{head: "GPU-MEM", width: 9, min: 9, right: true, cell: words.ColGPUMemory},
+	{head: "SM%", width: 4, min: 4, right: true, drop: 3, cell: words.ColSM},
 	// CPU% and RSS are unknown for a process outside this view (another
 	// PID namespace): "-", never 0.
-	{head: "CPU%", width: 6, min: 6, right: true, value: func(r monitor.Process, _ Printer, _ time.Time) string {
-		if !r.Measured() {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f", r.CPUPercent)
-	}},
-	{head: "RSS", width: 9, min: 9, right: true, drop: 1, value: func(r monitor.Process, _ Printer, _ time.Time) string {
-		if !r.Measured() {
-			return "-"
-		}
-		return human.Bytes(r.RSSBytes)
-	}},
-	{head: "TIME", width: 8, min: 8, right: true, drop: 2, value: func(r monitor.Process, _ Printer, now time.Time) string {
-		if r.StartTime.IsZero() {
-			return "-"
-		}
-		return human.Duration(now.Sub(r.StartTime))
-	}},
-	{head: "VERDICT", width: 9, min: 9, value: func(r monitor.Process, _ Printer, _ time.Time) string { return string(r.Verdict) }},
+	{head: "CPU%", width: 6, min: 6, right: true, cell: words.ColCPU},
+	{head: "RSS", width: 9, min: 9, right: true, drop: 1, cell: words.ColRSS},
+	{head: "TIME", width: 8, min: 8, right: true, drop: 2, cell: words.ColRuntime},
+	{head: "VERDICT", width: 9, min: 9, cell: words.ColVerdict},
 }
 
 // containerColumn is the container (or pod) a process runs in, after
 // USER; it is shown only when some process runs in one.
-var containerColumn = column{head: "CONTAINER", width: 12, min: 8, drop: 4, value: func(r monitor.Process, _ Printer, _ time.Time) string {
-	if r.Container == nil {
-		return "-"
-	}
-	return r.Container.Short()
-}}
+var containerColumn = column{head: "CONTAINER", width: 12, min: 8, drop: 4, cell: words.ColContainer}
 
 // columnsFor is the table's columns for rows: processColumns, with
 // CONTAINER when any process runs in a container.

@@ -19,12 +19,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // Printer renders results for a person.
@@ -113,18 +113,9 @@ func visibleArg(a any) any {
 	return a
 }
 
-// short replaces the home directory with ~ for reading, never for JSON.
-func (p Printer) short(path string) string {
-	if p.Home != "" {
-		if rel, err := filepath.Rel(p.Home, path); err == nil && !strings.HasPrefix(rel, "..") {
-			if rel == "." {
-				return "~"
-			}
-			return filepath.Join("~", rel)
-		}
-	}
-	return path
-}
+// short replaces the home directory with ~ for reading, never for JSON
+// (words.Short).
+func (p Printer) short(path string) string { return words.Short(p.Home, path) }
 
 func (p Printer) now() time.Time {
 	if p.Now == nil {

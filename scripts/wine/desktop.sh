@@ -5,8 +5,8 @@
 #   desktop_build   cross-builds what the checks run (after the other builds)
 #   desktop_checks  runs them; a failure is added to failed
 #
-# What is proven here and what needs a real Windows machine: README,
-# "Windows".
+# What is proven here and what needs a real Windows machine:
+# docs/testing.md, "Testing the Windows build".
 
 # desktop_packages run whole under wine; desktop_only run only their
 # Windows tests (the rest of their tests assume POSIX paths or Xvfb).
@@ -106,7 +106,7 @@ desktop_checks() {
   fi
   rm -f "$system32/nvml.dll"
 
-  # The zip a user unpacks: both exes, README, LICENSE, the licences of the
+  # The zip a user unpacks: both exes, README, docs/, LICENSE, the licences of the
   # Windows build; its console exe runs from where it was unpacked.
   if ! EXES=$work/exes VERSION=$desktop_version scripts/dist-windows.sh "$work/dist" >"$out" 2>&1; then
     desktop_fail "scripts/dist-windows.sh failed" "$out"
@@ -114,7 +114,7 @@ desktop_checks() {
   fi
   local name=gpucanary-$desktop_version-windows-amd64 f
   (cd "$work/dist" && unzip -q "$name.zip")
-  for f in gpucanary.exe gpucanaryw.exe README.md LICENSE third_party_licenses/licenses.tsv \
+  for f in gpucanary.exe gpucanaryw.exe README.md docs/windows.md LICENSE third_party_licenses/licenses.tsv \
     third_party_licenses/git.sr.ht/~jackmordaunt/go-toast/v2/LICENSE third_party_licenses/go/LICENSE; do
     [ -f "$work/dist/$name/$f" ] || desktop_fail "the zip lacks $name/$f"
   done
@@ -129,8 +129,8 @@ desktop_checks() {
 
 # desktop_signing: the signing hook of dist-windows.sh, with a throwaway
 # self-signed certificate made for this run (never shipped; a release
-# brings its own, README "Windows"): both exes come out of the zip with an
-# Authenticode signature that osslsigncode verifies against it.
+# brings its own, docs/windows.md, "Signing"): both exes come out of the
+# zip with an Authenticode signature that osslsigncode verifies against it.
 desktop_signing() {
   local out=$work/desktop.out sign=$work/sign
   if ! command -v osslsigncode >/dev/null || ! command -v openssl >/dev/null; then

@@ -1,0 +1,34 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"strings"
+)
+
+// managerVars point environment managers at the developer's own
+// environments (pyenv's versions, an active conda or venv); the tray
+// under test finds them there, and the screenshots would show this
+// machine's environments instead of the test's.
+var managerVars = []string{"PYENV_ROOT", "PYENV_VERSION", "CONDA_PREFIX", "CONDA_EXE", "CONDARC", "MAMBA_ROOT_PREFIX",
+	"VIRTUAL_ENV", "WORKON_HOME", "PYTHONUSERBASE", "PIPX_HOME", "HATCH_CONFIG", "HATCH_DATA_DIR", "INVOKEAI_ROOT",
+	"JUPYTER_DATA_DIR", "JUPYTER_PATH", "PDM_CONFIG_FILE", "POETRY_CACHE_DIR", "POETRY_CONFIG_DIR", "POETRY_VIRTUALENVS_PATH",
+	"STABILITY_MATRIX_APPDATAHOME", "UV_PROJECT_ENVIRONMENT"}
+
+// testEnviron is os.Environ without managerVars: the gpucanary under
+// test sees the test's home and nothing of the machine's managers.
+func testEnviron() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, m := range managerVars {
+			drop = drop || k == m
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

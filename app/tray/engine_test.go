@@ -1,0 +1,96 @@
+package tray
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/app/present/presenttest"
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
+)
+
+// engine is the engine the tray runs beside, for what a test sets or reads
+// in it that the tray does not use (its Policy).
+func (h *harness) engine() *engine.Monitor {
+	h.t.Helper()
+	m, ok := h.tr.d.Monitor.(*engine.Monitor)
+	if !ok {
+		h.t.Fatalf("the tray runs beside a %T, not an *engine.Monitor", h.tr.d.Monitor)
+	}
+	return m
+}
+
+// fakeEngine is the tray's Engine with no engine behind it: a fixed state,
+// no events, and the notification controls it is asked to set, recorded.
+type fakeEngine struct {
+	mu      sync.Mutex
+	state   monitor.State
+	events  chan monitor.Event
+	paused  time.Time
+	snoozed map[string]time.Time
+}
+
+func newFakeEngine(s monitor.State) *fakeEngine {
+	return &fakeEngine{state: s, events: make(chan monitor.Event), snoozed: map[string]time.Time{}}
+}
+
+func (f *fakeEngine) State() monitor.State     { return f.state }
+func (f *fakeEngine) History() []monitor.Event { return nil }
+func (f *fakeEngine) Subscribe() (<-chan monitor.Event, func()) {
+	return f.events, func() {}
+}
+func (f *fakeEngine) Add(string) error    { return nil }
+func (f *fakeEngine) Forget(string) error { return nil }
+func (f *fakeEngine) ReadJournals() error { return nil }
+func (f *fakeEngine) Snooze(env string, until time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snoozed[env] = until
+}
+func (f *fakeEngine) Snoozed(env string, now time.Time) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if u := f.snoozed[env]; u.After(now) {
+		return u
+	}
+	return time.Time{}
+}
+func (f *fakeEngine) Pause(until time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.paused = until
+}
+func (f *fakeEngine) Paused(now time.Time) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.paused.After(now) {
+		return f.paused
+	}
+	return time.Time{}
+}
+
+// TestTrayOverAFakeEngine: the tray needs no running engine, only its
+// Engine: the menu is the fake's state, and Pause and Resume in the menu
+// set the fake's pause (an hour from now, then zero).
+func TestTrayOverAFakeEngine(t *testing.T) {
+	f := newFakeEngine(presenttest.State())
+	h := start(t, presenttest.A100, func(d *Deps) { d.Monitor = f })
+	before := time.Now()
+	h.click(LabelPause)
+	h.sync()
+	f.mu.Lock()
+	paused := f.paused
+	f.mu.Unlock()
+	if paused.Before(before.Add(59*time.Minute)) || paused.After(time.Now().Add(61*time.Minute)) {
+		t.Fatalf("Pause in the menu paused the engine until %v, want an hour from %v", paused, before)
+	}
+	if h.item(LabelResume).Label != LabelResume {
+		t.Fatal("the fake engine's pause is not shown as Resume")
+	}
+	h.click(LabelResume)
+	h.sync()
+	if f.Paused(time.Now()) != (time.Time{}) || h.item(LabelPause).Label != LabelPause {
+		t.Error("Resume in the menu did not end the fake engine's pause")
+	}
+}

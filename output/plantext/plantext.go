@@ -1,0 +1,108 @@
+// Package plantext is a repair plan (fixplan.Plan) in words, once for both
+// places that show one before it runs: `gpucanary fix` prints it as
+// labelled lines, and the windows ask with it in a dialog. It is its own
+// package so that the other outputs (check, ps, watch) do not import the
+// repair planner.
+package plantext
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
+)
+
+// Pins names pins as a plan shows them: "torch 2.5.1+cu124, torchvision 0.20.1+cu124".
+func Pins(pins []fixplan.Pin) string {
+	names := make([]string, len(pins))
+	for i, pin := range pins {
+		names[i] = pin.Name + " " + pin.Version
+	}
+	return strings.Join(names, ", ")
+}
+
+// Write prints p as `gpucanary fix` shows it before asking: what it
+// installs (or removes) from where, with which command, why, and what
+// else changes. simulated says the GPU was simulated (--gpu-sim).
+func Write(w io.Writer, p fixplan.Plan, simulated bool) {
+	fmt.Fprintf(w, "Plan for %s\n", p.Env)
+	if p.Installer != "" {
+		fmt.Fprintf(w, "  installer: %s\n", p.Installer)
+	}
+	switch {
+	case len(p.Removes) > 0:
+		fmt.Fprintf(w, "  removes:   %s from %s\n", Pins(p.Removes), p.RemoveFrom)
+		if len(p.Packages) > 0 {
+			fmt.Fprintf(w, "  imports:   %s (CUDA %s) once it is gone\n", Pins(p.Packages), p.CUDA)
+		}
+	case len(p.Packages) > 0:
+		fmt.Fprintf(w, "  packages:  %s\n", Pins(p.Packages))
+	}
+	if p.Variant != "" {
+		fmt.Fprintf(w, "  variant:   %s (CUDA %s)\n  index:     %s\n", p.Variant, p.CUDA, p.ShownIndex())
+	}
+	if p.Upgrade {
+		fmt.Fprintln(w, "  NOTE:      this installs a newer torch than the one installed (see why below)")
+	}
+	if p.Downgrade {
+		fmt.Fprintln(w, "  NOTE:      this installs an older torch than the one installed (see why below)")
+	}
+	label := "changes:  "
+	switch {
+	case p.Upgrade:
+		label = "upgrade:  "
+	case p.Downgrade:
+		label = "downgrade:"
+	}
+	for _, c := range p.Consequences {
+		fmt.Fprintf(w, "  %s %s\n", label, c)
+	}
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "  WARNING:   %s\n", warn)
+	}
+	if simulated {
+		fmt.Fprintln(w, "  GPU:       simulated (--gpu-sim)")
+	}
+	for _, r := range p.Reasons {
+		fmt.Fprintf(w, "  why:       %s\n", r)
+	}
+	if len(p.Argv) > 0 {
+		fmt.Fprintf(w, "  command:   %s\n", p.Command())
+	}
+	for _, c := range p.Cleanup {
+		fmt.Fprintf(w, "  cleanup:   %s (left by an interrupted install; removed once the new torch is verified)\n", c)
+	}
+}
+
+// Ask is p as a dialog asks before running it: its title, what is done
+// ("Reinstall in ~/llm/.venv:\n\ntorch 2.5.1+cu124\nfrom …, with uv."),
+// why (the plan's reasons, one paragraph for the dialog to wrap) and what
+// else changes (each a line of its own).
+type Ask struct {
+	Title, What, Why string
+	Changes          []string
+}
+
+// AskFor is the dialog's words for p on the environment env; short
+// writes a path as the view shows it (~ for home).
+func AskFor(p fixplan.Plan, env string, short func(string) string) Ask {
+	title, verb := "Reinstall CUDA torch", "Reinstall"
+	if p.Upgrade {
+		// No build of the installed torch runs here: say what else changes.
+		title, verb = "Upgrade torch", "Upgrade"
+	}
+	if p.Downgrade {
+		// No build of it or a newer release has code for a GPU here.
+		title, verb = "Go back to an older torch", "Install the older"
+	}
+	a := Ask{Title: title, Why: strings.Join(p.Reasons, ". "), Changes: p.Consequences,
+		What: fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.", verb, short(env), Pins(p.Packages), p.ShownIndex(), p.Installer)}
+	if len(p.Removes) > 0 {
+		// A copy ahead of the environment's own is taken away, not
+		// reinstalled (fix's removalPlan).
+		a.Title = "Remove the torch that hides this environment's"
+		a.What = fmt.Sprintf("Remove %s\nfrom %s, with %s.", Pins(p.Removes), short(p.RemoveFrom), p.Installer)
+	}
+	return a
+}

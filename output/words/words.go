@@ -1,0 +1,46 @@
+// Package words is the text for people that every view shares: the
+// command line's tables, the tray, the windows and the evidence bundle
+// say a process's cells, a path under home, and how many jobs and broken
+// environments there are with these functions, so that a thing is said
+// one way wherever it is read. It holds no layout (columns' widths,
+// colours, Fyne widgets stay with each view) and imports neither app/
+// nor the engine, so both output/text and app/ can use it.
+package words
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Short writes path under home as ~/… (home itself as ~); "" home, or a
+// path elsewhere, is path unchanged.
+func Short(home, path string) string {
+	if home == "" || path == "" {
+		return path
+	}
+	if rel, err := filepath.Rel(home, path); err == nil && filepath.IsAbs(path) && !strings.HasPrefix(rel, "..") {
+		if rel == "." {
+			return "~"
+		}
+		return filepath.Join("~", rel)
+	}
+	return path
+}
+
+// TildeIn writes every mention of the folder home (followed by a
+// separator) in s, a command line or a message, as ~.
+func TildeIn(home, s string) string {
+	if home == "" || home == "/" {
+		return s
+	}
+	return strings.ReplaceAll(s, home+string(filepath.Separator), "~"+string(filepath.Separator))
+}
+
+// Count is n things, singular or plural: "1 env", "3 envs".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,63 @@
+package words
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+func TestShort(t *testing.T) {
+	home := filepath.FromSlash("/home/ada")
+	for _, tc := range []struct{ home, path, want string }{
+		{home, filepath.FromSlash("/home/ada/llm/.venv"), filepath.FromSlash("~/llm/.venv")},
+		{home, home, "~"},
+		{home, filepath.FromSlash("/home/adam/x"), filepath.FromSlash("/home/adam/x")},
+		{home, "", ""},
+		{"", filepath.FromSlash("/home/ada/x"), filepath.FromSlash("/home/ada/x")},
+	} {
+		if got := Short(tc.home, tc.path); got != tc.want {
+			t.Errorf("Short(%q, %q) = %q, want %q", tc.home, tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestCell: what is unknown is "-", never 0; every GPU a process uses is
+// named; home is ~ in the environment and the command.
+func TestCell(t *testing.T) {
+	home := filepath.FromSlash("/home/ada")
+	start := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	mem := uint64(3 << 30)
+	job := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 4242, User: "ada", StartTime: start, CPUPercent: 99.5, RSSBytes: 2 << 30,
+		Cmdline: []string{"python", filepath.FromSlash("/home/ada/train.py")}, EnvPath: filepath.FromSlash("/home/ada/llm/.venv")},
+		Verdict: procs.VerdictGPU, GPUs: []int{0, 1}, GPUMemoryBytes: &mem}}
+	outside := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 77777}, Verdict: procs.VerdictGPU, OutsideContainer: true}}
+	now := start.Add(90 * time.Minute)
+	for _, tc := range []struct {
+		r    monitor.Process
+		c    Col
+		want string
+	}{
+		{job, ColGPU, "0,1"},
+		{job, ColPID, "4242"},
+		{job, ColEnv, filepath.FromSlash("~/llm/.venv")},
+		{job, ColCommand, "python " + filepath.FromSlash("~/train.py")},
+		{job, ColCPU, "99.5"},
+		{job, ColRuntime, "1h30m"},
+		{job, ColVerdict, "gpu"},
+		{job, ColContainer, "-"},
+		{outside, ColGPU, "-"},
+		{outside, ColEnv, "-"},
+		{outside, ColCPU, "-"},
+		{outside, ColRSS, "-"},
+		{outside, ColRuntime, "-"},
+		{outside, ColGPUMemory, "n/a"},
+		{outside, ColSM, "-"},
+	} {
+		if got := Cell(tc.r, tc.c, now, home); got != tc.want {
+			t.Errorf("Cell(pid %d, %d) = %q, want %q", tc.r.PID, tc.c, got, tc.want)
+		}
+	}
+}
