@@ -14,7 +14,7 @@ const mod = "github.com/gpucanary/gpucanary/"
 
 // importRule is one of docs/ARCHITECTURE.md's arrows. A package matches pkg
 // ("monitor/kb") or, for a pattern ending in "/...", the tree below it.
-// forbidden names import prefixes it must not have; only, when set, is the
+// forbidden names imports it must not have (forbids); only, when set, is the
 // complete list of the module's packages it may import (a leaf's rule:
 // anything new it reaches for has to be added here, on purpose).
 type importRule struct {
@@ -25,7 +25,7 @@ type importRule struct {
 
 var importRules = []importRule{
 	{pkg: "monitor/...", forbidden: []string{mod + "app", mod + "cmd", mod + "output", "fyne.io/"}},
-	{pkg: "output/...", forbidden: []string{mod + "app", mod + "cmd", mod + "monitor/engine", "fyne.io/"}},
+	{pkg: "output/...", forbidden: []string{mod + "app", mod + "cmd", mod + "monitor/engine", mod + "monitor/inspect", mod + "monitor/health", "fyne.io/"}},
 	{pkg: "app/...", forbidden: []string{mod + "cmd"}},
 	{pkg: "app/present", forbidden: []string{"fyne.io/", mod + "monitor/engine"}},
 	// The text for people every view shares: a leaf of output/ that app/
@@ -33,14 +33,26 @@ var importRules = []importRule{
 	{pkg: "output/words", only: []string{"monitor", "monitor/human", "monitor/procs"}},
 	// A repair plan in words, for fix and the windows' dialog; the other
 	// outputs do not import the planner.
-	{pkg: "output/plantext", only: []string{"monitor/fix"}},
-	{pkg: "output/text", forbidden: []string{mod + "monitor/fix"}},
+	{pkg: "output/plantext", only: []string{"monitor/fixplan"}},
+	{pkg: "output/text", forbidden: []string{mod + "monitor/fix", mod + "monitor/fixplan"}},
 	{pkg: "app/tray", forbidden: []string{"fyne.io/fyne"}},
-	// The shared types' package runs no engine: the engine imports it.
-	{pkg: "monitor", forbidden: []string{mod + "monitor/engine", mod + "monitor/store", mod + "monitor/report"}},
-	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report"}},
-	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/health", mod + "monitor/engine", mod + "monitor/report"},
-		only: []string{"monitor/gpu", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
+	// The shared types' package runs nothing: no engine, no rule, no
+	// repair, no one-shot check. They import it, so that a view of its
+	// types (output/) needs none of them.
+	{pkg: "monitor", only: []string{"monitor/finding", "monitor/gpu", "monitor/pathjson", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject"}},
+	{pkg: "monitor/finding", only: []string{"monitor/pathjson", "monitor/pyenv"}},
+	{pkg: "monitor/inspect", forbidden: []string{mod + "monitor/engine", mod + "monitor/store", mod + "monitor/report"}},
+	// The rules ask the repair planner for their fix commands directly;
+	// the runner, which runs and verifies a repair, sits above them.
+	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"}},
+	{pkg: "monitor/fixplan", forbidden: []string{mod + "monitor/fix", mod + "monitor/health"},
+		only: []string{"monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/shell"}},
+	// The engine reads the repairs' journals, and nothing else of the
+	// runner: a repair runs in the process that asked for it.
+	{pkg: "monitor/engine", forbidden: []string{mod + "monitor/fix"}},
+	{pkg: "monitor/fixjournal", only: []string{"monitor/fixplan", "monitor/safefs"}},
+	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"},
+		only: []string{"monitor/finding", "monitor/fixjournal", "monitor/fixplan", "monitor/gpu", "monitor/health", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
 	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
@@ -124,10 +136,20 @@ func (r importRule) matches(pkg string) bool {
 	return pkg == tree || isTree && strings.HasPrefix(pkg, tree+"/")
 }
 
+// forbids reports whether the forbidden import f names dep: f itself or
+// the tree below it ("monitor/fix" is not "monitor/fixplan"); an f that
+// ends in "/" ("fyne.io/") names everything under it.
+func forbids(f, dep string) bool {
+	if strings.HasSuffix(f, "/") {
+		return strings.HasPrefix(dep, f)
+	}
+	return dep == f || strings.HasPrefix(dep, f+"/")
+}
+
 // judge says what is wrong with pkg importing dep, "" when nothing is.
 func (r importRule) judge(pkg, dep string) string {
 	for _, f := range r.forbidden {
-		if strings.HasPrefix(dep, f) {
+		if forbids(f, dep) {
 			return "imports " + dep
 		}
 	}
@@ -141,4 +163,25 @@ func (r importRule) judge(pkg, dep string) string {
 		}
 	}
 	return "imports " + dep + ", which is not among the packages it may import"
+}
+
+// TestForbidsNamesATreeNotAPrefix: forbidding the runner (monitor/fix)
+// forbids no package whose name merely begins the same (monitor/fixplan).
+func TestForbidsNamesATreeNotAPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		f, dep string
+		want   bool
+	}{
+		{mod + "monitor/fix", mod + "monitor/fix", true},
+		{mod + "monitor/fix", mod + "monitor/fix/sub", true},
+		{mod + "monitor/fix", mod + "monitor/fixplan", false},
+		{mod + "monitor/fix", mod + "monitor/fixjournal", false},
+		{"fyne.io/", "fyne.io/fyne/v2", true},
+		{"fyne.io/fyne", "fyne.io/fyne/v2/app", true},
+		{"fyne.io/fyne", "fyne.io/systray", false},
+	} {
+		if got := forbids(tc.f, tc.dep); got != tc.want {
+			t.Errorf("forbids(%q, %q) = %v, want %v", tc.f, tc.dep, got, tc.want)
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,8 +20,11 @@ import (
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
 const a100 = presenttest.A100
@@ -83,7 +85,7 @@ func TestWindowsOpenAndHide(t *testing.T) {
 	u.wins.envs.showDetail()
 	found := false
 	for _, o := range u.wins.envs.detail.Objects {
-		if lbl, ok := o.(*widget.Label); ok && strings.Contains(lbl.Text, health.CodeTorchCPUBuild) {
+		if lbl, ok := o.(*widget.Label); ok && strings.Contains(lbl.Text, finding.CodeTorchCPUBuild) {
 			found = true
 		}
 	}
@@ -133,17 +135,17 @@ func TestParseSettings(t *testing.T) {
 
 // fakeRepairer records the plan it is asked to run.
 type fakeRepairer struct {
-	ran     chan fix.Plan
+	ran     chan fixplan.Plan
 	release chan struct{} // Run returns when it is closed
 	// deaf makes Run ignore its context, like an installer that does not stop.
 	deaf bool
 }
 
-func (f *fakeRepairer) Plan(_ context.Context, env string) (fix.Plan, error) {
-	return fix.Plan{Env: env, Installer: "pip", Variant: "cu124", Argv: []string{"pip"}, Packages: []fix.Pin{{Name: "torch", Version: "2.10.0+cu128"}}}, nil
+func (f *fakeRepairer) Plan(_ context.Context, env string) (fixplan.Plan, error) {
+	return fixplan.Plan{Env: env, Installer: "pip", Variant: "cu124", Argv: []string{"pip"}, Packages: []fixplan.Pin{{Name: "torch", Version: "2.10.0+cu128"}}}, nil
 }
 
-func (f *fakeRepairer) Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error) {
+func (f *fakeRepairer) Run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
 	line("Downloading torch-2.10.0+cu128-cp311-cp311-linux_x86_64.whl (900 MB)")
 	f.ran <- p
 	cancelled := ctx.Done()
@@ -153,9 +155,9 @@ func (f *fakeRepairer) Run(ctx context.Context, p fix.Plan, line func(string)) (
 	select {
 	case <-f.release:
 	case <-cancelled:
-		return fix.Result{Why: "cancelled"}, errors.New("the installer was cancelled and stopped")
+		return fixjournal.Result{Why: "cancelled"}, errors.New("the installer was cancelled and stopped")
 	}
-	return fix.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
+	return fixjournal.Result{Fixed: true, After: map[string]string{"torch": "2.10.0+cu128"}}, nil
 }
 
 // TestReinstallRequest is the tray's "Reinstall CUDA torch…": the plan
@@ -163,7 +165,7 @@ func (f *fakeRepairer) Run(ctx context.Context, p fix.Plan, line func(string)) (
 // installer runs, even with every window closed.
 func TestReinstallRequest(t *testing.T) {
 	u := newTestUI(t, a100)
-	rep := &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{})}
+	rep := &fakeRepairer{ran: make(chan fixplan.Plan, 1), release: make(chan struct{})}
 	u.d.Repair = rep
 	u.handle(link.Request{Repair: u.paths[1]})
 	if u.wins.envs == nil || u.wins.open() != 1 {
@@ -171,7 +173,7 @@ func TestReinstallRequest(t *testing.T) {
 	}
 	p, _ := rep.Plan(context.Background(), u.paths[1])
 	finished := u.runRepair(p, u.wins.host())
-	var got fix.Plan
+	var got fixplan.Plan
 	select {
 	case got = <-rep.ran:
 	case <-time.After(5 * time.Second):
@@ -197,7 +199,7 @@ func TestQuitStopsARepair(t *testing.T) {
 	u := newTestUI(t, a100)
 	var logged bytes.Buffer
 	u.d.Log = slog.New(slog.NewTextHandler(&logged, nil))
-	rep := &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{})}
+	rep := &fakeRepairer{ran: make(chan fixplan.Plan, 1), release: make(chan struct{})}
 	u.d.Repair = rep
 	p, _ := rep.Plan(context.Background(), u.paths[1])
 	finished := u.runRepair(p, u.wins.host())
@@ -214,7 +216,7 @@ func TestQuitStopsARepair(t *testing.T) {
 
 	// An installer that does not stop does not hold shutdown for ever.
 	deaf := newTestUI(t, a100)
-	rep = &fakeRepairer{ran: make(chan fix.Plan, 1), release: make(chan struct{}), deaf: true}
+	rep = &fakeRepairer{ran: make(chan fixplan.Plan, 1), release: make(chan struct{}), deaf: true}
 	deaf.d.Repair = rep
 	defer close(rep.release)
 	deaf.runRepair(p, deaf.wins.host())
@@ -294,8 +296,8 @@ func TestAddEnvironmentRefusesAFolderThatIsNotOne(t *testing.T) {
 // menu offered the reinstall.
 type nothingToFix struct{ fakeRepairer }
 
-func (nothingToFix) Plan(_ context.Context, env string) (fix.Plan, error) {
-	return fix.Plan{}, fmt.Errorf("%w in %s: torch 2.5.1+cu124 (CUDA 12.4) raises none of the findings a CUDA torch reinstall fixes on this machine", fix.ErrNothingToFix, env)
+func (nothingToFix) Plan(_ context.Context, env string) (fixplan.Plan, error) {
+	return fixplan.Plan{}, fmt.Errorf("%w in %s: torch 2.5.1+cu124 (CUDA 12.4) raises none of the findings a CUDA torch reinstall fixes on this machine", fix.ErrNothingToFix, env)
 }
 
 // TestReinstallOfAHealthyEnvironment: a reinstall asked for an
@@ -320,7 +322,7 @@ func TestReinstallOfAHealthyEnvironment(t *testing.T) {
 // installer's own error lines, and offers a rollback only when the run
 // gave one (it changed something).
 func TestNotFixedExplainsItself(t *testing.T) {
-	failed := fix.Result{Why: "the installer failed with exit status 1", Before: map[string]string{"torch": "2.5.1+cpu"},
+	failed := fixjournal.Result{Why: "the installer failed with exit status 1", Before: map[string]string{"torch": "2.5.1+cpu"},
 		After: map[string]string{"torch": "2.5.1+cpu"}, Cause: []string{"ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"},
 		Journal: "/state/journal/x.jsonl"}
 	text := notFixedText(failed)

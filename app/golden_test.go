@@ -15,7 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -59,8 +59,8 @@ func comfyEnv() monitor.EnvReport {
 			"llama-cpp-python": {Version: "0.3.16", Build: pyenv.BuildCUDA, Backends: []string{"cuda", "cpu"}, Installer: "uv"},
 		}}
 	gpu := "NVIDIA A100-SXM4-40GB (sm_80)"
-	return monitor.EnvReport{Env: env, Verdict: monitor.VerdictWarning, Guarded: true, Findings: []health.Finding{{
-		Code: health.CodeCUDAKernelsMissing, Severity: health.SeverityWarning,
+	return monitor.EnvReport{Env: env, Verdict: monitor.VerdictWarning, Guarded: true, Findings: []finding.Finding{{
+		Code: finding.CodeCUDAKernelsMissing, Severity: finding.SeverityWarning,
 		Message: "libggml-cuda.so of llama-cpp-python 0.3.16 (" + ggml + ") has no machine code for " + gpu + " (it carries " + libs[1].Kernels + "). On " + gpu +
 			" it runs only through compute_75 PTX, which the driver compiles just in time: the first start takes minutes, and the driver must support that PTX version.",
 		Evidence: []pyenv.Evidence{{File: ggml, Says: "carries " + libs[1].Kernels}}}}}
@@ -126,7 +126,7 @@ func goldenEvents() []monitor.Event {
 		{Time: at(3), Kind: monitor.KindJobOnCPU, Env: llm, PID: 5151,
 			Message: "`python serve.py` (PID 5151) in " + llm + " has been busy on the CPU for 25s: torch is a CPU-only build, although an NVIDIA GPU is present."},
 		{Time: at(42), Kind: monitor.KindFindingRaised, Env: llm,
-			Finding: &health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError},
+			Finding: &finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError},
 			Message: "torch 2.10.0 is a CPU-only build, but this machine has an NVIDIA A100-SXM4-40GB."},
 		{Time: at(42), Kind: monitor.KindCUDAWheelReplaced, Env: llm,
 			Message: "torch in " + llm + " was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run`."},

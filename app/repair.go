@@ -15,6 +15,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/output/plantext"
 )
@@ -22,8 +24,8 @@ import (
 // Repairer plans and runs the reinstall of a CUDA torch; cmd/gpucanary
 // passes monitor/fix's Service, the same repair as `gpucanary fix`.
 type Repairer interface {
-	Plan(ctx context.Context, env string) (fix.Plan, error)
-	Run(ctx context.Context, p fix.Plan, line func(string)) (fix.Result, error)
+	Plan(ctx context.Context, env string) (fixplan.Plan, error)
+	Run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error)
 }
 
 // reinstall shows the plan, asks, then runs it with a progress dialog
@@ -65,7 +67,7 @@ func (u *ui) reinstall(env string) {
 
 // runRepair runs p in the background; the channel closes when the result
 // has been shown.
-func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
+func (u *ui) runRepair(p fixplan.Plan, win fyne.Window) <-chan struct{} {
 	ctx, cancel := context.WithCancel(u.life)
 	status := widget.NewLabel("Starting " + p.Installer + "…")
 	status.Wrapping = fyne.TextWrapWord
@@ -121,7 +123,7 @@ func (u *ui) runRepair(p fix.Plan, win fyne.Window) <-chan struct{} {
 // notFixedText explains a repair that did not fix: why, in the
 // installer's own words when it failed, and how to put back what was
 // there, only when the run changed something (fix gives a rollback then).
-func notFixedText(res fix.Result) string {
+func notFixedText(res fixjournal.Result) string {
 	text := wrap("Not fixed: " + res.Why + ".")
 	if len(res.Cause) > 0 {
 		text += "\n\nThe installer said:"

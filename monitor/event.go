@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -63,7 +63,7 @@ type Event struct {
 	// Culprit is who made the change, where it can be known.
 	Culprit *Culprit `json:"culprit,omitempty"`
 	// Finding is the finding raised or cleared.
-	Finding *health.Finding `json:"finding,omitempty"`
+	Finding *finding.Finding `json:"finding,omitempty"`
 	// PID is the process a job event is about.
 	PID int `json:"pid,omitempty"`
 	// Notify is the notification policy's decision: show this to the user

@@ -8,7 +8,7 @@ import (
 
 // Every JSON of an environment path (check --json, watch --json, ps
 // --json, the report, the link between the tray and its windows) goes
-// through the types below and health.Finding, so each carries, only for a
+// through the types below and finding.Finding, so each carries, only for a
 // path that is not UTF-8, a sibling field with its exact bytes
 // (pathjson): "path_bytes" beside an environment's "path", "env_bytes"
 // beside an event's, a process's or a finding's "env". Reading the JSON

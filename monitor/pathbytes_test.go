@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -25,8 +25,8 @@ func TestPathsThatAreNotUTF8KeepTheirBytes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := State{
-				Envs:      []EnvReport{{Env: &pyenv.Env{Path: tc.path, Python: "3.11"}, Via: "argument", Verdict: VerdictNoTorch, Findings: []health.Finding{}}},
-				Processes: []Process{{Row: procs.Row{Proc: procs.Proc{PID: 7, EnvPath: tc.path}}, Findings: []health.Finding{}}},
+				Envs:      []EnvReport{{Env: &pyenv.Env{Path: tc.path, Python: "3.11"}, Via: "argument", Verdict: VerdictNoTorch, Findings: []finding.Finding{}}},
+				Processes: []Process{{Row: procs.Row{Proc: procs.Proc{PID: 7, EnvPath: tc.path}}, Findings: []finding.Finding{}}},
 			}
 			ev := Event{Kind: KindEnvAdded, Env: tc.path, Message: "m"}
 			for name, v := range map[string]any{"state": st, "event": ev} {
@@ -65,7 +65,7 @@ func TestPathsThatAreNotUTF8KeepTheirBytes(t *testing.T) {
 // TestPlainJSONUnchanged: for UTF-8 paths the JSON is the types' own,
 // field for field, so check --json's shape does not move.
 func TestPlainJSONUnchanged(t *testing.T) {
-	e := EnvReport{Env: &pyenv.Env{Path: "/a"}, Via: "home", Verdict: VerdictOK, Findings: []health.Finding{}}
+	e := EnvReport{Env: &pyenv.Env{Path: "/a"}, Via: "home", Verdict: VerdictOK, Findings: []finding.Finding{}}
 	type plain EnvReport
 	got, _ := json.Marshal(e)
 	want, _ := json.Marshal(plain(e))
@@ -80,11 +80,11 @@ func TestPlainJSONUnchanged(t *testing.T) {
 // read back exact, so its Key matches its environment's again.
 func TestFindingsKeepTheirEnvBytes(t *testing.T) {
 	const path = "/srv/caf\xe9/.venv"
-	f := health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError, Message: "m", Env: path}
+	f := finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError, Message: "m", Env: path}
 	st := State{
-		Envs:      []EnvReport{{Env: &pyenv.Env{Path: path}, Verdict: VerdictError, Findings: []health.Finding{f}}},
-		Findings:  []health.Finding{f},
-		Processes: []Process{{Row: procs.Row{Proc: procs.Proc{PID: 7, EnvPath: path}}, Findings: []health.Finding{f}}},
+		Envs:      []EnvReport{{Env: &pyenv.Env{Path: path}, Verdict: VerdictError, Findings: []finding.Finding{f}}},
+		Findings:  []finding.Finding{f},
+		Processes: []Process{{Row: procs.Row{Proc: procs.Proc{PID: 7, EnvPath: path}}, Findings: []finding.Finding{f}}},
 	}
 	ev := Event{Kind: KindFindingRaised, Env: path, Message: "m", Finding: &f}
 	var doc struct {
@@ -106,7 +106,7 @@ func TestFindingsKeepTheirEnvBytes(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	for _, got := range []health.Finding{back.Envs[0].Findings[0], back.Findings[0], back.Processes[0].Findings[0]} {
+	for _, got := range []finding.Finding{back.Envs[0].Findings[0], back.Findings[0], back.Processes[0].Findings[0]} {
 		if got.Env != path || got.Key() != f.Key() || got.Code != f.Code {
 			t.Errorf("finding read back as %+v (%q)", got, got.Env)
 		}

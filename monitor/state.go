@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
 // State is everything the engine currently knows.
@@ -16,7 +16,7 @@ type State struct {
 	Processes []Process   `json:"processes"`
 	// Findings are about the machine or the engine itself
 	// (NO_GPU_DRIVER, WATCH_DEGRADED).
-	Findings []health.Finding `json:"findings"`
+	Findings []finding.Finding `json:"findings"`
 	// Started is false until the first full read is done.
 	Started bool `json:"started"`
 	// DiscoveryComplete is false when the last search for environments

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
@@ -104,14 +104,14 @@ func EnvLabel(e monitor.EnvReport) string {
 
 // NeedsReinstall is true when an error finding that a CUDA torch
 // reinstall fixes is raised and the environment's interpreter can run
-// the installer (health.ReinstallHelps): the menu offers no repair that
+// the installer (finding.ReinstallHelps): the menu offers no repair that
 // cannot run.
-func NeedsReinstall(e monitor.EnvReport) bool { return health.ReinstallHelps(e.Findings) }
+func NeedsReinstall(e monitor.EnvReport) bool { return finding.ReinstallHelps(e.Findings) }
 
 // FixOf is the first error finding's fix command.
 func FixOf(e monitor.EnvReport) string {
 	for _, f := range e.Findings {
-		if f.Fix != "" && f.Severity == health.SeverityError {
+		if f.Fix != "" && f.Severity == finding.SeverityError {
 			return f.Fix
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/output/words"
 )
@@ -91,8 +91,8 @@ func Notification(e monitor.Event, reinstall bool) Note {
 }
 
 // severityLevel is the notification level of a finding's severity.
-var severityLevel = map[health.Severity]Level{
-	health.SeverityError: LevelError, health.SeverityWarning: LevelWarning, health.SeverityInfo: LevelInfo,
+var severityLevel = map[finding.Severity]Level{
+	finding.SeverityError: LevelError, finding.SeverityWarning: LevelWarning, finding.SeverityInfo: LevelInfo,
 }
 
 // The tray's own notifications, about what the user asked of it.

@@ -10,8 +10,8 @@ import (
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -70,11 +70,11 @@ func TestNotificationText(t *testing.T) {
 		Message: "torch in " + env + " was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run`.",
 		Fix:     "uv pip install --python " + env + " --reinstall --no-deps torch==2.10.0+cu128"}
 	job := monitor.Event{Kind: monitor.KindJobOnCPU, Env: env, PID: 4242, Notify: true,
-		Finding: &health.Finding{Code: health.CodeJobOnCPU, Severity: health.SeverityError, Env: env, PID: 4242},
+		Finding: &finding.Finding{Code: finding.CodeJobOnCPU, Severity: finding.SeverityError, Env: env, PID: 4242},
 		Message: "`python train.py` (PID 4242) in " + env + " has been busy on the CPU for 25s: torch is a CPU-only build (libtorch_cpu without libtorch_cuda), although an NVIDIA GPU is present."}
 	cleared := monitor.Event{Kind: monitor.KindFindingCleared, Env: env, Notify: true, Message: "TORCH_CPU_BUILD is resolved in " + env + ".", Fix: "ignored"}
 	warned := monitor.Event{Kind: monitor.KindFindingRaised, Env: env, Notify: true, Message: "an old driver",
-		Finding: &health.Finding{Code: "DRIVER_OLD", Severity: health.SeverityWarning, Env: env}}
+		Finding: &finding.Finding{Code: "DRIVER_OLD", Severity: finding.SeverityWarning, Env: env}}
 	for _, tc := range []struct {
 		name       string
 		e          monitor.Event
@@ -259,16 +259,16 @@ func TestSummarySaysSearchIncomplete(t *testing.T) {
 // interpreter; fix's plan is blocked there): the finding's recreate
 // command is the repair. The same torch with a working interpreter is.
 func TestNoReinstallForADeadInterpreter(t *testing.T) {
-	cpu := health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError}
+	cpu := finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError}
 	for _, tc := range []struct {
 		name     string
-		findings []health.Finding
+		findings []finding.Finding
 		want     bool
 	}{
-		{"CPU torch", []health.Finding{cpu}, true},
-		{"CPU torch, interpreter gone", []health.Finding{cpu, {Code: health.CodeEnvInterpreterMissing, Severity: health.SeverityError}}, false},
-		{"another Python, then CPU torch", []health.Finding{{Code: health.CodeEnvPythonMismatch, Severity: health.SeverityError}, cpu}, false},
-		{"a warning a reinstall fixes", []health.Finding{{Code: health.CodeTorchCPUBuild, Severity: health.SeverityWarning}}, false},
+		{"CPU torch", []finding.Finding{cpu}, true},
+		{"CPU torch, interpreter gone", []finding.Finding{cpu, {Code: finding.CodeEnvInterpreterMissing, Severity: finding.SeverityError}}, false},
+		{"another Python, then CPU torch", []finding.Finding{{Code: finding.CodeEnvPythonMismatch, Severity: finding.SeverityError}, cpu}, false},
+		{"a warning a reinstall fixes", []finding.Finding{{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityWarning}}, false},
 	} {
 		if got := NeedsReinstall(monitor.EnvReport{Findings: tc.findings}); got != tc.want {
 			t.Errorf("%s: reinstall offered = %v, want %v", tc.name, got, tc.want)

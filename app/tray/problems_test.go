@@ -15,6 +15,8 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -88,9 +90,9 @@ func TestJournalWordReachesTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := fix.Plan{Env: env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Packages: []fix.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
+	p := fixplan.Plan{Env: env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Packages: []fixplan.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
 		Argv: []string{"/bin/sh", "-c", "echo 'ERROR: No matching distribution found for torch==2.5.1+cu124'; exit 1"}}
-	res, err := fix.Run(context.Background(), p, penv, fix.RunOptions{Journal: fix.NewJournal(journals, env, time.Now())})
+	res, err := fix.Run(context.Background(), p, penv, fix.RunOptions{Journal: fixjournal.NewJournal(journals, env, time.Now())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/jsonout"
@@ -90,7 +91,7 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 		found = pyenv.Given(given)
 		sayResolved(found.Found, resolved)
 	}
-	res := monitor.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res := inspect.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
 	res.Findings = append(res.Findings, health.CheckGPUMemory(res.GPU, procs.HostPIDs(""))...)
 	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	g.markGuarded(res.Envs)

@@ -13,9 +13,10 @@ import (
 	"slices"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
@@ -156,9 +157,11 @@ func (g *globals) configPath() string {
 	return p
 }
 
-// openGPU opens the configured backend: the scenario file, else NVML.
+// openGPU opens the configured backend: the scenario file, else NVML,
+// annotated with what kb knows (kb.Annotated), so that every command
+// describes the GPU as the engine does.
 func (g *globals) openGPU() gpu.Backend {
-	return gpu.Open(gpu.Options{SimFile: g.gpuSim, Logger: g.log.With("component", "gpu")})
+	return kb.Annotated(gpu.Open(gpu.Options{SimFile: g.gpuSim, Logger: g.log.With("component", "gpu")}))
 }
 
 // discoverOptions says where to look for environments: home, the
@@ -208,8 +211,8 @@ func (g *globals) search(ctx context.Context, paths []string) pyenv.Discovery {
 	return pyenv.Search(ctx, o)
 }
 
-// healthOptions are the rules' options: fix commands from fix's planner,
+// healthOptions are the rules' options: fix commands from the planner,
 // from the configured index.
 func (g *globals) healthOptions() health.Options {
-	return health.Options{Getenv: g.getenv, Reinstall: fix.Advice{IndexBase: g.cfg.IndexBase}.Reinstall}
+	return health.Options{Getenv: g.getenv, Advice: fixplan.Advice{IndexBase: g.cfg.IndexBase}}
 }

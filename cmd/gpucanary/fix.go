@@ -12,8 +12,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -74,7 +74,7 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	pr, err := svc.Prepare(ctx, path)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
-		if errors.Is(err, fix.ErrNoTorch) && !errors.Is(err, fix.ErrBadVariant) {
+		if errors.Is(err, fixplan.ErrNoTorch) && !errors.Is(err, fixplan.ErrBadVariant) {
 			return exitFound
 		}
 		return exitUsage
@@ -196,15 +196,7 @@ func (g *globals) fixService() fix.Service {
 			}
 			return g.cfg.IndexBase
 		},
-		Verify: func(e *pyenv.Env, st gpu.State) []string {
-			var out []string
-			for _, f := range health.CheckEnv(e, st, g.healthOptions()) {
-				if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
-					out = append(out, f.Code+": "+f.Message)
-				}
-			}
-			return out
-		},
+		Verify:    fix.Reinstallable(g.healthOptions()),
 		Processes: freshScan{},
 		Guardian:  installerGuardian,
 		Guards:    fixGuards{g.keeper()},

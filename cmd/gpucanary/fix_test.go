@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
@@ -113,7 +113,7 @@ func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
 	if len(journals) != 1 {
 		t.Fatalf("journals: %v", journals)
 	}
-	j, err := fix.ReadJournal(journals[0])
+	j, err := fixjournal.ReadJournal(journals[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 )
 
 // TestFixStopsCleanlyOnHangup: SIGHUP (the terminal closed, the SSH
@@ -62,7 +62,7 @@ func TestFixStopsCleanlyOnHangup(t *testing.T) {
 	if len(journals) != 1 {
 		t.Fatalf("journals: %v", journals)
 	}
-	rec, err := fix.ReadJournal(journals[0])
+	rec, err := fixjournal.ReadJournal(journals[0])
 	if err != nil || rec.Result == nil || !rec.Result.Interrupted {
 		t.Errorf("the journal does not record the interrupted end: %+v, %v", rec.Result, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -39,7 +40,7 @@ func envArgs(args []string, getenv func(string) string) (given []pyenv.Resolutio
 	for _, a := range args {
 		path, r, err := resolveArg(a, getenv)
 		if _, ok := pyenv.IsNotCreated(err); err != nil && !ok {
-			bad = append(bad, monitor.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
+			bad = append(bad, inspect.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
 			continue
 		}
 		given = append(given, r)

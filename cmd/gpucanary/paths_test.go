@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 )
 
 // badPaths makes one path of each kind that names no environment, and
@@ -55,10 +55,10 @@ func TestCheckReportsEveryBadPath(t *testing.T) {
 	}
 	var res struct {
 		Envs []struct {
-			Path     string           `json:"path"`
-			Verdict  string           `json:"verdict"`
-			Packages map[string]any   `json:"packages"`
-			Findings []health.Finding `json:"findings"`
+			Path     string            `json:"path"`
+			Verdict  string            `json:"verdict"`
+			Packages map[string]any    `json:"packages"`
+			Findings []finding.Finding `json:"findings"`
 		} `json:"envs"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
@@ -69,7 +69,7 @@ func TestCheckReportsEveryBadPath(t *testing.T) {
 	}
 	for _, e := range res.Envs[1:] {
 		want, ok := says[e.Path]
-		if !ok || e.Verdict != "error" || len(e.Findings) != 1 || e.Findings[0].Code != health.CodeEnvUnreadable || e.Findings[0].Env != e.Path {
+		if !ok || e.Verdict != "error" || len(e.Findings) != 1 || e.Findings[0].Code != finding.CodeEnvUnreadable || e.Findings[0].Env != e.Path {
 			t.Errorf("bad path %s: %+v", e.Path, e)
 			continue
 		}
@@ -133,14 +133,14 @@ func TestWatchReportsBadPathsAndWatchesTheRest(t *testing.T) {
 	raised := map[string]bool{}
 	for sc.Scan() {
 		var ev struct {
-			Kind    string          `json:"kind"`
-			Env     string          `json:"env"`
-			Finding *health.Finding `json:"finding"`
+			Kind    string           `json:"kind"`
+			Env     string           `json:"env"`
+			Finding *finding.Finding `json:"finding"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("not a JSON line: %q", sc.Text())
 		}
-		if ev.Kind == "FINDING_RAISED" && ev.Finding != nil && ev.Finding.Code == health.CodeEnvUnreadable {
+		if ev.Kind == "FINDING_RAISED" && ev.Finding != nil && ev.Finding.Code == finding.CodeEnvUnreadable {
 			if !strings.Contains(ev.Finding.Message, says[ev.Env]) {
 				t.Errorf("%s: %q", ev.Env, ev.Finding.Message)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/jsonout"
@@ -95,12 +96,12 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		}
 		now := time.Now()
 		st := b.Snapshot(ctx)
-		rows := monitor.Processes(ps, st, envs, g.busyRule(), tracker, now)
+		rows := inspect.Processes(ps, st, envs, g.busyRule(), tracker, now)
 		sortRows(rows)
 		// After the snapshot: a PID it lists that is gone now is no
 		// process that started since the scan.
 		alive := procs.HostPIDs("")
-		monitor.MarkGone(rows, alive)
+		inspect.MarkGone(rows, alive)
 		machine := health.CheckGPUMemory(st, alive)
 		if asJSON {
 			write := jsonout.Processes

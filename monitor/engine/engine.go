@@ -31,6 +31,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -126,7 +127,7 @@ type Monitor struct {
 
 	// Test hooks (export_test.go): newFS replaces the kernel's file
 	// watcher, addWatch adding one watch (to simulate an inotify limit),
-	// inspect reading one environment (monitor.InspectOne; to simulate
+	// inspect reading one environment (inspect.InspectOne; to simulate
 	// a read that hangs).
 	newFS    func() (*fsnotify.Watcher, error)
 	addWatch func(fsw *fsnotify.Watcher, path string) error
@@ -153,6 +154,7 @@ func New(o Options) *Monitor {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.GPU = kb.Annotated(o.GPU) // the GPU as every command describes it
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}

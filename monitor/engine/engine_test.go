@@ -16,8 +16,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -71,7 +71,7 @@ func TestOverwriteIsCaughtWithCulprit(t *testing.T) {
 		t.Errorf("fix = %q, want a reinstall from cu124 (A100, driver CUDA 12.4)", ev.Fix)
 	}
 	// The finding it causes is raised but not told twice.
-	fr := e.Wait(2*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeTorchCPUBuild))
+	fr := e.Wait(2*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeTorchCPUBuild))
 	if fr.Notify {
 		t.Error("TORCH_CPU_BUILD was notified on top of CUDA_WHEEL_REPLACED")
 	}
@@ -85,7 +85,7 @@ func TestOverwriteIsCaughtWithCulprit(t *testing.T) {
 
 	// Putting the CUDA build back clears the finding.
 	f.Install(t, venv, "2.5.1+cu121")
-	e.Wait(10*time.Second, monitortest.Finding(monitor.KindFindingCleared, health.CodeTorchCPUBuild))
+	e.Wait(10*time.Second, monitortest.Finding(monitor.KindFindingCleared, finding.CodeTorchCPUBuild))
 }
 
 // TestAStopDuringTheFirstReadForgetsNothing: a run stopped before its
@@ -113,7 +113,7 @@ func TestAStopDuringTheFirstReadForgetsNothing(t *testing.T) {
 	if !ev.Offline || !strings.Contains(ev.Message, "2.5.1+cu121") {
 		t.Errorf("offline event after an interrupted run = %+v", ev)
 	}
-	if n := third.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeEnvUnreadable)); n != 0 {
+	if n := third.Count(monitortest.Finding(monitor.KindFindingRaised, finding.CodeEnvUnreadable)); n != 0 {
 		t.Errorf("the interrupted read became a finding:\n%s", third.Dump())
 	}
 }
@@ -256,7 +256,7 @@ func TestOverflowRescansAndSaysSo(t *testing.T) {
 	engine.Overflow(e.M)
 
 	e.Wait(5*time.Second, kind(monitor.KindCUDAWheelReplaced, venv))
-	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeWatchDegraded))
+	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeWatchDegraded))
 	if !strings.Contains(ev.Message, "overflowed") {
 		t.Errorf("message = %q", ev.Message)
 	}
@@ -277,7 +277,7 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 	f.Install(t, venv, "2.5.1+cpu")
 	e.Wait(10*time.Second, kind(monitor.KindCUDAWheelReplaced, venv))
 	e.Wait(2*time.Second, func(e monitor.Event) bool {
-		return monitortest.Finding(monitor.KindFindingRaised, health.CodeWatchDegraded)(e) && strings.Contains(e.Message, "max_user_watches")
+		return monitortest.Finding(monitor.KindFindingRaised, finding.CodeWatchDegraded)(e) && strings.Contains(e.Message, "max_user_watches")
 	})
 }
 
@@ -294,7 +294,7 @@ func TestNoFileWatcherPollsInstead(t *testing.T) {
 	})
 	e := monitortest.Run(t, m)
 	e.Wait(5*time.Second, func(e monitor.Event) bool {
-		return monitortest.Finding(monitor.KindFindingRaised, health.CodeWatchDegraded)(e) &&
+		return monitortest.Finding(monitor.KindFindingRaised, finding.CodeWatchDegraded)(e) &&
 			strings.Contains(e.Message, "max_user_instances") && strings.Contains(e.Message, "polled every 200ms")
 	})
 	if n := len(e.M.State().Envs); n != 1 {
@@ -388,7 +388,7 @@ func TestStashLeftBehindDoesNotHideChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Wait(5*time.Second, kind(monitor.KindCUDAWheelReplaced, venv))
-	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeTorchInstallBroken))
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeTorchInstallBroken))
 }
 
 // TestGPUStateChange: the GPU is polled on the engine's clock; a driver
@@ -414,5 +414,5 @@ func TestGPUStateChange(t *testing.T) {
 	if !strings.Contains(ev.Message, "no longer answers") {
 		t.Errorf("message = %q", ev.Message)
 	}
-	e.Wait(2*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeNoGPUDriver))
+	e.Wait(2*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeNoGPUDriver))
 }

@@ -70,8 +70,8 @@ func NewDebouncer(c Clock, d time.Duration, fire func(string)) *Debouncer {
 func (b *debouncer) Touch(key string) bool { return b.touch(key) }
 func (b *debouncer) Stop()                 { b.stop() }
 
-// SetInspect replaces how one environment is read (monitor.InspectOne),
+// SetInspect replaces how one environment is read (inspect.InspectOne),
 // before Run: a test's read can hang for real.
-func SetInspect(m *Monitor, inspect func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport) {
-	m.inspect = inspect
+func SetInspect(m *Monitor, read func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport) {
+	m.inspect = read
 }

@@ -8,19 +8,19 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // findingSet is the findings raised about one subject (an environment,
-// the GPU, the processes), by key (health.Finding.Key).
-type findingSet map[string]health.Finding
+// the GPU, the processes), by key (finding.Finding.Key).
+type findingSet map[string]finding.Finding
 
 // findingChange is what one update raised and cleared.
 type findingChange struct {
-	raised  []health.Finding // in the order found
-	cleared []health.Finding // in key order
+	raised  []finding.Finding // in the order found
+	cleared []finding.Finding // in key order
 }
 
 // update makes now the raised findings and says what changed. It is the
@@ -29,7 +29,7 @@ type findingChange struct {
 // raised but with another verdict (its severity or its fix changed: a CPU
 // build that was fine without a GPU is an error once one is there) is
 // raised again, so what was said last about it is never stale.
-func (s *findingSet) update(now []health.Finding) findingChange {
+func (s *findingSet) update(now []finding.Finding) findingChange {
 	var c findingChange
 	next := make(findingSet, len(now))
 	for _, f := range now {
@@ -55,7 +55,7 @@ func (s *findingSet) update(now []health.Finding) findingChange {
 // than when it was told: another severity or another fix. A finding whose
 // severity is not known (remembered by its key only) has not changed, as
 // far as anyone can tell.
-func changedVerdict(held, now health.Finding) bool {
+func changedVerdict(held, now finding.Finding) bool {
 	return held.Severity != "" && (held.Severity != now.Severity || held.Fix != now.Fix)
 }
 
@@ -63,9 +63,9 @@ func changedVerdict(held, now health.Finding) bool {
 // told) then with the severity and fix in told, so it is raised again only
 // if its verdict changed meanwhile, and its clear names its code. An empty
 // told (a state file of an earlier version) knows the key only.
-func carried(key, env string, told store.Told) health.Finding {
+func carried(key, env string, told store.Told) finding.Finding {
 	code, _, _ := strings.Cut(key, "|")
-	return health.Finding{Code: code, Env: env, Severity: health.Severity(told.Severity), Fix: told.Fix}
+	return finding.Finding{Code: code, Env: env, Severity: finding.Severity(told.Severity), Fix: told.Fix}
 }
 
 // envFindingEvents are the events of an environment's findings changing.
@@ -115,7 +115,7 @@ func jobEvents(at time.Time, c findingChange) []monitor.Event {
 type machineState struct {
 	gpu      gpu.State
 	gpuFinds findingSet
-	engine   map[string]health.Finding
+	engine   map[string]finding.Finding
 	// memFinds are GPU_MEMORY_ORPHANED's raised, memSeen its findings
 	// on the last poll (orphan.go).
 	memFinds findingSet
@@ -123,15 +123,15 @@ type machineState struct {
 }
 
 func newMachineState() machineState {
-	return machineState{gpuFinds: findingSet{}, engine: map[string]health.Finding{}, memFinds: findingSet{}}
+	return machineState{gpuFinds: findingSet{}, engine: map[string]finding.Finding{}, memFinds: findingSet{}}
 }
 
 // findings are the machine's findings in key order.
-func (ms *machineState) findings() []health.Finding {
+func (ms *machineState) findings() []finding.Finding {
 	all := maps.Clone(ms.engine)
 	maps.Copy(all, ms.gpuFinds)
 	maps.Copy(all, ms.memFinds)
-	out := make([]health.Finding, 0, len(all))
+	out := make([]finding.Finding, 0, len(all))
 	for _, k := range slices.Sorted(maps.Keys(all)) {
 		out = append(out, all[k])
 	}
@@ -140,7 +140,7 @@ func (ms *machineState) findings() []health.Finding {
 
 // degrade raises WATCH_DEGRADED once per reason.
 func (m *Monitor) degrade(reason, msg string) {
-	m.raiseOnce(health.Finding{Code: health.CodeWatchDegraded, Severity: health.SeverityWarning, Env: "watch:" + reason,
+	m.raiseOnce(finding.Finding{Code: finding.CodeWatchDegraded, Severity: finding.SeverityWarning, Env: "watch:" + reason,
 		Message: "File watching is degraded: " + msg + "."})
 }
 
@@ -149,7 +149,7 @@ func (m *Monitor) degrade(reason, msg string) {
 // why), and logs it once: the user learns that GPU Canary is not
 // remembering, and why, instead of losing the file to the next save.
 func (m *Monitor) storeUnreadable(what string, err error) {
-	f := health.Finding{Code: health.CodeStoreUnreadable, Severity: health.SeverityWarning, Env: "store:" + what,
+	f := finding.Finding{Code: finding.CodeStoreUnreadable, Severity: finding.SeverityWarning, Env: "store:" + what,
 		Message: fmt.Sprintf("GPU Canary cannot keep its %s: %v.", what, err)}
 	if _, ok := m.machine.engine[f.Key()]; !ok {
 		m.log.Warn("a file of GPU Canary's state is left alone", "what", what, "err", err)
@@ -158,7 +158,7 @@ func (m *Monitor) storeUnreadable(what string, err error) {
 }
 
 // raiseOnce raises a finding about the engine itself, once.
-func (m *Monitor) raiseOnce(f health.Finding) {
+func (m *Monitor) raiseOnce(f finding.Finding) {
 	if _, ok := m.machine.engine[f.Key()]; ok {
 		return
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -49,9 +49,9 @@ func (s *simGPU) set(scenario string) {
 }
 
 // cpuBuild matches TORCH_CPU_BUILD being raised with severity sev.
-func cpuBuild(sev health.Severity) func(monitor.Event) bool {
+func cpuBuild(sev finding.Severity) func(monitor.Event) bool {
 	return func(e monitor.Event) bool {
-		return e.Kind == monitor.KindFindingRaised && e.Finding != nil && e.Finding.Code == health.CodeTorchCPUBuild && e.Finding.Severity == sev
+		return e.Kind == monitor.KindFindingRaised && e.Finding != nil && e.Finding.Code == finding.CodeTorchCPUBuild && e.Finding.Severity == sev
 	}
 }
 
@@ -87,12 +87,12 @@ func TestGPUDependentFindingsFollowTheGPU(t *testing.T) {
 	opts := engine.Options{Paths: []string{venv}, Store: st, GPU: sim, Clock: clock, Interval: every}
 
 	e := monitortest.Start(t, opts)
-	e.Wait(5*time.Second, cpuBuild(health.SeverityInfo))
+	e.Wait(5*time.Second, cpuBuild(finding.SeverityInfo))
 
 	// A GPU appears: the CPU build is now an error, with its fix.
 	sim.set(monitortest.A100)
 	clock.Advance(every)
-	ev := e.Wait(5*time.Second, cpuBuild(health.SeverityError))
+	ev := e.Wait(5*time.Second, cpuBuild(finding.SeverityError))
 	if !strings.Contains(ev.Message, "but this machine has an NVIDIA A100") || !strings.Contains(ev.Fix, "torch==2.5.1+cu124") {
 		t.Errorf("raised again as %q, fix %q", ev.Message, ev.Fix)
 	}
@@ -100,26 +100,26 @@ func TestGPUDependentFindingsFollowTheGPU(t *testing.T) {
 	sim.set(noGPU)
 	clock.Advance(every)
 	e.Wait(5*time.Second, func(later monitor.Event) bool {
-		return cpuBuild(health.SeverityInfo)(later) && later.Time.After(ev.Time)
+		return cpuBuild(finding.SeverityInfo)(later) && later.Time.After(ev.Time)
 	})
 	e.Stop()
-	if got := latestAbout(t, st, venv, health.CodeTorchCPUBuild); got.Finding.Severity != health.SeverityInfo {
+	if got := latestAbout(t, st, venv, finding.CodeTorchCPUBuild); got.Finding.Severity != finding.SeverityInfo {
 		t.Fatalf("the history's latest word without a GPU: %q", got.Message)
 	}
 
 	// GPU Canary restarts with the GPU there.
 	sim.set(monitortest.A100)
 	second := monitortest.Start(t, opts)
-	second.Wait(5*time.Second, cpuBuild(health.SeverityError))
+	second.Wait(5*time.Second, cpuBuild(finding.SeverityError))
 	second.Stop()
-	if got := latestAbout(t, st, venv, health.CodeTorchCPUBuild); strings.Contains(got.Message, "no NVIDIA GPU is present") || got.Finding.Severity != health.SeverityError {
+	if got := latestAbout(t, st, venv, finding.CodeTorchCPUBuild); strings.Contains(got.Message, "no NVIDIA GPU is present") || got.Finding.Severity != finding.SeverityError {
 		t.Errorf("after a restart with a GPU, the history's latest word is %s: %q", got.Finding.Severity, got.Message)
 	}
 
 	// Nothing changed since: nothing is raised again.
 	third := monitortest.Start(t, opts)
 	third.Stop()
-	if n := third.Count(cpuBuild(health.SeverityError)) + third.Count(cpuBuild(health.SeverityInfo)); n != 0 {
+	if n := third.Count(cpuBuild(finding.SeverityError)) + third.Count(cpuBuild(finding.SeverityInfo)); n != 0 {
 		t.Errorf("raised again with nothing changed:\n%s", third.Dump())
 	}
 }
@@ -136,7 +136,7 @@ func TestRestartFromAnOlderStateFile(t *testing.T) {
 	sim := newSimGPU(t, noGPU)
 	opts := engine.Options{Paths: []string{venv}, Store: store.Open(dir), GPU: sim}
 	first := monitortest.Start(t, opts)
-	first.Wait(5*time.Second, cpuBuild(health.SeverityInfo))
+	first.Wait(5*time.Second, cpuBuild(finding.SeverityInfo))
 	first.Stop()
 
 	// Keep only what an earlier version wrote: the keys.
@@ -162,7 +162,7 @@ func TestRestartFromAnOlderStateFile(t *testing.T) {
 	sim.set(monitortest.A100)
 	opts.Store = store.Open(dir)
 	second := monitortest.Start(t, opts)
-	second.Wait(5*time.Second, cpuBuild(health.SeverityError))
+	second.Wait(5*time.Second, cpuBuild(finding.SeverityError))
 }
 
 // TestAWakingGPUIsJudged: an asleep GPU whose name says nothing of its
@@ -180,12 +180,12 @@ func TestAWakingGPUIsJudged(t *testing.T) {
 	clock := monitortest.NewClock(time.Now())
 	const every = time.Second
 	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: sim, Clock: clock, Interval: every})
-	if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeGPUArchUnsupported)); n != 0 {
+	if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, finding.CodeGPUArchUnsupported)); n != 0 {
 		t.Fatalf("judged against a GPU whose architecture is not known:\n%s", e.Dump())
 	}
 	sim.set(awake)
 	clock.Advance(every)
-	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeGPUArchUnsupported))
+	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeGPUArchUnsupported))
 	if !strings.Contains(ev.Message, "sm_120") || !strings.Contains(ev.Fix, "torch==2.7.1+cu128") {
 		t.Errorf("message %q, fix %q", ev.Message, ev.Fix)
 	}
@@ -208,12 +208,12 @@ func TestGPUChangeKeepsUVFindings(t *testing.T) {
 	clock := monitortest.NewClock(time.Now())
 	const every = time.Second
 	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: sim, Clock: clock, Interval: every})
-	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeUVWillReplaceTorch))
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeUVWillReplaceTorch))
 	sim.set(noGPU)
 	clock.Advance(every)
 	e.Wait(5*time.Second, kind(monitor.KindGPUStateChanged, ""))
 	e.Stop()
-	if n := e.Count(monitortest.Finding(monitor.KindFindingCleared, health.CodeUVWillReplaceTorch)); n != 0 {
+	if n := e.Count(monitortest.Finding(monitor.KindFindingCleared, finding.CodeUVWillReplaceTorch)); n != 0 {
 		t.Errorf("a GPU change cleared the uv project's finding:\n%s", e.Dump())
 	}
 }
@@ -245,17 +245,17 @@ func TestGPUChangeRejudgesUVLock(t *testing.T) {
 	clock := monitortest.NewClock(time.Now())
 	const every = time.Second
 	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: sim, Clock: clock, Interval: every})
-	if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeUVWillReplaceTorch)); n != 0 {
+	if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, finding.CodeUVWillReplaceTorch)); n != 0 {
 		t.Fatalf("a lock no worse than the installed torch:\n%s", e.Dump())
 	}
 	sim.set(rtx5090)
 	clock.Advance(every)
-	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeUVWillReplaceTorch))
+	ev := e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeUVWillReplaceTorch))
 	if !strings.Contains(ev.Message, "cu126 has no code for NVIDIA GeForce RTX 5090 (sm_120)") || ev.Fix != "gpucanary fix --pin-index "+venv ||
-		ev.Finding == nil || ev.Finding.Severity != health.SeverityError {
+		ev.Finding == nil || ev.Finding.Severity != finding.SeverityError {
 		t.Errorf("message %q, fix %q, finding %+v", ev.Message, ev.Fix, ev.Finding)
 	}
 	sim.set(monitortest.A100)
 	clock.Advance(every)
-	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingCleared, health.CodeUVWillReplaceTorch))
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingCleared, finding.CodeUVWillReplaceTorch))
 }

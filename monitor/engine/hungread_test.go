@@ -16,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -43,7 +44,7 @@ func newHangingRead(t *testing.T, m *engine.Monitor, hung string) *hangingRead {
 	engine.SetInspect(m, func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport {
 		if f.Path != h.hung {
 			defer func() { h.read <- f.Path }()
-			return monitor.InspectOne(ctx, f, g, o)
+			return inspect.InspectOne(ctx, f, g, o)
 		}
 		h.inFlight.Add(1)
 		defer h.inFlight.Done()
@@ -54,7 +55,7 @@ func newHangingRead(t *testing.T, m *engine.Monitor, hung string) *hangingRead {
 		if r, err := os.Open(fifo); err == nil { // blocks until released
 			r.Close()
 		}
-		return monitor.InspectOne(ctx, f, g, o)
+		return inspect.InspectOne(ctx, f, g, o)
 	})
 	t.Cleanup(func() {
 		h.release() // after the engine stopped (cleanups run last first)

@@ -10,6 +10,8 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -36,9 +38,9 @@ func TestInterruptedRepairIsNewsToTheFirstEngine(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			p := fix.Plan{Env: c.env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Packages: []fix.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
+			p := fixplan.Plan{Env: c.env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Packages: []fixplan.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
 				Argv: []string{"/bin/sh", "-c", "echo waiting; exec sleep 60"}}
-			res, err := fix.Run(ctx, p, env, fix.RunOptions{Journal: fix.NewJournal(c.journals, c.env, time.Now()), Line: func(l string) {
+			res, err := fix.Run(ctx, p, env, fix.RunOptions{Journal: fixjournal.NewJournal(c.journals, c.env, time.Now()), Line: func(l string) {
 				if l == "waiting" {
 					cancel() // what the SIGHUP of a closed terminal does to `gpucanary fix`
 				}

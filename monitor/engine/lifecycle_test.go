@@ -10,7 +10,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -102,7 +102,7 @@ func TestRemovedEnvironmentsAreForgotten(t *testing.T) {
 	first.Stop()
 	for _, p := range []string{deleted, byHand} {
 		cleared := first.Count(func(e monitor.Event) bool {
-			return monitortest.Finding(monitor.KindFindingCleared, health.CodeTorchCPUBuild)(e) && e.Env == p
+			return monitortest.Finding(monitor.KindFindingCleared, finding.CodeTorchCPUBuild)(e) && e.Env == p
 		})
 		if cleared != 1 {
 			t.Errorf("%s: TORCH_CPU_BUILD cleared %d times, want 1\n%s", p, cleared, first.Dump())

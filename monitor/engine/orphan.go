@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
@@ -19,7 +20,7 @@ func (m *Monitor) pollGPUMemory(now time.Time) {
 	}
 	ms := &m.machine
 	seen := map[string]bool{}
-	var raised []health.Finding
+	var raised []finding.Finding
 	for _, f := range health.CheckGPUMemory(ms.gpu, m.o.Alive) {
 		k := f.Key()
 		if _, held := ms.memFinds[k]; held || ms.memSeen[k] {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -33,9 +33,9 @@ func TestGPUMemoryOrphaned(t *testing.T) {
 		Discover: pyenv.DiscoverOptions{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }},
 		GPU:      monitortest.SimGPU(t, orphanA100), Clock: clock, Interval: every, Alive: alive,
 	})
-	orphaned := func() *health.Finding {
+	orphaned := func() *finding.Finding {
 		for _, f := range e.M.State().Findings {
-			if f.Code == health.CodeGPUMemoryOrphaned {
+			if f.Code == finding.CodeGPUMemoryOrphaned {
 				return &f
 			}
 		}
@@ -59,15 +59,15 @@ func TestGPUMemoryOrphaned(t *testing.T) {
 	}
 	poll()
 	f := orphaned()
-	if f == nil || f.Severity != health.SeverityWarning || !strings.HasPrefix(f.Message, "GPU 0 (NVIDIA A100-SXM4-40GB): 8.0 GiB is held by no live process") {
+	if f == nil || f.Severity != finding.SeverityWarning || !strings.HasPrefix(f.Message, "GPU 0 (NVIDIA A100-SXM4-40GB): 8.0 GiB is held by no live process") {
 		t.Fatalf("after two polls: %+v", f)
 	}
-	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, health.CodeGPUMemoryOrphaned))
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingRaised, finding.CodeGPUMemoryOrphaned))
 
 	gone.Store(false)
 	poll()
 	if f := orphaned(); f != nil {
 		t.Errorf("still raised once the PID runs: %+v", f)
 	}
-	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingCleared, health.CodeGPUMemoryOrphaned))
+	e.Wait(5*time.Second, monitortest.Finding(monitor.KindFindingCleared, finding.CodeGPUMemoryOrphaned))
 }

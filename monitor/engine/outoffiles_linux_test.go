@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/engine"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -89,7 +89,7 @@ func TestOutOfFilesIsNotAFinding(t *testing.T) {
 			t.Errorf("an environment read without file descriptors was added: %+v", r.Findings)
 		}
 		for _, f := range r.Findings {
-			if f.Code == health.CodeEnvUnreadable || f.Code == health.CodeTorchInstallBroken {
+			if f.Code == finding.CodeEnvUnreadable || f.Code == finding.CodeTorchInstallBroken {
 				t.Errorf("%s: %s raised from a read without file descriptors: %s", r.Path, f.Code, f.Message)
 			}
 		}
@@ -105,7 +105,7 @@ func TestOutOfFilesIsNotAFinding(t *testing.T) {
 		t.Errorf("the new environment, read with descriptors back: torch %q", v)
 	}
 	e.Stop()
-	if d := e.Dump(); strings.Contains(d, health.CodeEnvUnreadable) {
-		t.Errorf("events name %s:\n%s", health.CodeEnvUnreadable, d)
+	if d := e.Dump(); strings.Contains(d, finding.CodeEnvUnreadable) {
+		t.Errorf("events name %s:\n%s", finding.CodeEnvUnreadable, d)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 )
 
 // Policy decides which events become notifications. It lives in the engine
@@ -139,7 +139,7 @@ func (p *Policy) Decide(e *monitor.Event, batchTold bool) {
 		}
 		delete(p.told, key)
 	case monitor.KindFindingRaised:
-		if e.Finding == nil || e.Finding.Severity != health.SeverityError {
+		if e.Finding == nil || e.Finding.Severity != finding.SeverityError {
 			return
 		}
 		if batchTold {

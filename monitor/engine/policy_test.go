@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 )
 
 var time0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -16,10 +16,10 @@ var time0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // an event at a time after time0 and whether it is told.
 func TestPolicyDecide(t *testing.T) {
 	const env = "/p/.venv"
-	cpuBuild := &health.Finding{Code: health.CodeTorchCPUBuild, Env: env, Severity: health.SeverityError}
-	warning := &health.Finding{Code: "OLD_DRIVER", Env: env, Severity: health.SeverityWarning}
-	job := &health.Finding{Code: health.CodeJobOnCPU, Env: env, PID: 7}
-	ev := func(k monitor.Kind, f *health.Finding) monitor.Event {
+	cpuBuild := &finding.Finding{Code: finding.CodeTorchCPUBuild, Env: env, Severity: finding.SeverityError}
+	warning := &finding.Finding{Code: "OLD_DRIVER", Env: env, Severity: finding.SeverityWarning}
+	job := &finding.Finding{Code: finding.CodeJobOnCPU, Env: env, PID: 7}
+	ev := func(k monitor.Kind, f *finding.Finding) monitor.Event {
 		return monitor.Event{Kind: k, Env: env, Finding: f}
 	}
 	type step struct {
@@ -99,12 +99,12 @@ func TestPolicyDecide(t *testing.T) {
 // clear is told later all the same.
 func TestPolicyBatch(t *testing.T) {
 	const env = "/p/.venv"
-	cpuBuild := &health.Finding{Code: health.CodeTorchCPUBuild, Env: env, Severity: health.SeverityError}
+	cpuBuild := &finding.Finding{Code: finding.CodeTorchCPUBuild, Env: env, Severity: finding.SeverityError}
 	p := NewPolicy()
 	batch := []monitor.Event{
 		{Time: time0, Kind: monitor.KindCUDAWheelReplaced, Env: env},
 		{Time: time0, Kind: monitor.KindFindingRaised, Env: env, Finding: cpuBuild},
-		{Time: time0, Kind: monitor.KindFindingRaised, Env: "/other", Finding: &health.Finding{Code: health.CodeTorchCPUBuild, Env: "/other", Severity: health.SeverityError}},
+		{Time: time0, Kind: monitor.KindFindingRaised, Env: "/other", Finding: &finding.Finding{Code: finding.CodeTorchCPUBuild, Env: "/other", Severity: finding.SeverityError}},
 	}
 	p.DecideAll(batch)
 	if !batch[0].Notify || batch[1].Notify || !batch[2].Notify {

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
@@ -24,7 +26,7 @@ func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 	if m.o.GPU == nil {
 		return
 	}
-	g := monitor.AnnotateGPU(m.o.GPU.Snapshot(ctx))
+	g := m.o.GPU.Snapshot(ctx) // annotated (New: kb.Annotated)
 	prev := m.machine.gpu
 	m.machine.gpu = g
 	m.view.update(func(s *monitor.State) { s.GPU = g })
@@ -55,17 +57,7 @@ func (m *Monitor) recheckEnv(path string, g gpu.State, now time.Time) {
 	if e.report.Env == nil || len(e.report.Env.Packages) == 0 && e.report.Verdict == monitor.VerdictError {
 		return
 	}
-	fs := monitor.DistroJudged(e.report.Env, e.report.Via, health.CheckEnv(e.report.Env, g, monitor.WithFixCommands(m.o.Health)))
-	if uv, ok := e.report.UVFindings(g); ok {
-		fs = append(fs, uv...)
-	} else {
-		for _, f := range e.report.Findings {
-			if f.Code == health.CodeUVWillReplaceTorch {
-				fs = append(fs, f)
-			}
-		}
-	}
-	monitor.SortFindings(fs)
+	fs := inspect.Rejudge(e.report, g, m.o.Health)
 	e.report.Findings = fs
 	e.report.Verdict = monitor.VerdictOf(e.report.Env, fs)
 	m.publish(envFindingEvents(path, now, e.findings.update(fs)))
@@ -114,11 +106,11 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 		pp.tracker = procs.NewBusyTracker()
 	}
 	now := m.clock.Now()
-	rows := monitor.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Busy, pp.tracker, now)
-	monitor.MarkGone(rows, m.o.Alive)
+	rows := inspect.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Busy, pp.tracker, now)
+	inspect.MarkGone(rows, m.o.Alive)
 	pp.idle = len(rows) == 0
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
-	var fs []health.Finding
+	var fs []finding.Finding
 	for _, r := range rows {
 		fs = append(fs, r.Findings...)
 	}

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -25,7 +26,7 @@ func (m *Monitor) start(ctx context.Context) {
 	var events []monitor.Event
 	// The history is read only if a remembered finding needs it.
 	readPast := sync.OnceValue(m.memory.history)
-	monitor.InspectEach(ctx, found, m.reader(), func(i int, rep monitor.EnvReport) bool {
+	inspect.InspectEach(ctx, found, m.reader(), func(i int, rep monitor.EnvReport) bool {
 		if ctx.Err() != nil {
 			// Stopped while reading: what is not read is not known, so it
 			// is neither a finding nor a record that replaces the one
@@ -129,24 +130,24 @@ func (m *Monitor) readEnv(ctx context.Context, path, via string) { m.readEnvs(ct
 // viaWatch is how an environment found by a watch or a rescan was found.
 const viaWatch = "watch"
 
-// reader reads one environment for monitor.InspectEach against the GPU
+// reader reads one environment for inspect.InspectEach against the GPU
 // and options as they are now (read here, on the Run goroutine, not by
 // the readers).
 func (m *Monitor) reader() func(context.Context, pyenv.Found) monitor.EnvReport {
-	inspect := m.inspect
-	if inspect == nil {
-		inspect = monitor.InspectOne
+	read := m.inspect
+	if read == nil {
+		read = inspect.InspectOne
 	}
 	g, o, guards := m.machine.gpu, m.o.Health, m.o.Guards
 	return func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
-		return withGuard(guards, inspect(ctx, f, g, o))
+		return withGuard(guards, read(ctx, f, g, o))
 	}
 }
 
 // readEnvs reads the environments at paths again (via says how a new one
 // was found): one that is gone is removed, a folder that is not (or no
 // longer) an environment is left, the others are read concurrently
-// (monitor.InspectEach, so one whose file system hangs holds only its own
+// (inspect.InspectEach, so one whose file system hangs holds only its own
 // read, until its deadline) and what each read found is applied and
 // published in paths' order.
 func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
@@ -166,7 +167,7 @@ func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 		}
 	}
 	readOne := m.reader()
-	monitor.InspectEach(ctx, found, func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
+	inspect.InspectEach(ctx, found, func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
 		if skip[f.Path] {
 			return monitor.EnvReport{}
 		}
@@ -221,7 +222,7 @@ func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport)
 		blame(ev, c)
 		if ev.Kind == monitor.KindCUDAWheelReplaced || ev.Kind == monitor.KindTorchChanged {
 			for _, f := range rep.Findings {
-				if f.Fix != "" && f.Severity == health.SeverityError {
+				if f.Fix != "" && f.Severity == finding.SeverityError {
 					ev.Fix = f.Fix
 					break
 				}

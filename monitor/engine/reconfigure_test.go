@@ -9,7 +9,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -39,7 +40,7 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	mirror := "https://mirror.example.org/pytorch"
 	err := e.M.Reconfigure(engine.Settings{
 		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Home: emptyHome, System: []string{}, Getenv: noEnv},
-		Health:   health.Options{Reinstall: fix.Advice{IndexBase: mirror}.Reinstall, Getenv: noEnv},
+		Health:   health.Options{Advice: fixplan.Advice{IndexBase: mirror}, Getenv: noEnv},
 		Interval: time.Second,
 		Kinds:    []monitor.Kind{monitor.KindCUDAWheelReplaced},
 	})
@@ -54,7 +55,7 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	got := map[string]string{}
 	for _, r := range e.M.State().Envs {
 		for _, f := range r.Findings {
-			if f.Code == health.CodeTorchCPUBuild {
+			if f.Code == finding.CodeTorchCPUBuild {
 				got[r.Path] = f.Fix
 			}
 		}

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 )
 
 // Repairs become events from their journals. A repair runs in whichever
 // process asked for it (`gpucanary fix` in a terminal, the tray's windows
 // process), and each run appends to a journal of its own in the state
-// folder (fix.Journal) as it goes; the engine is the one writer of the
+// folder (fixjournal.Journal) as it goes; the engine is the one writer of the
 // event history. So the journal is the message: the engine reads the
 // journal folder on every poll (and at once when the windows process says
 // a journal was written, Monitor.ReadJournals) and publishes what each
@@ -56,7 +56,7 @@ func (m *Monitor) pollRepairs(atStart bool) {
 	if rl.dir == "" {
 		return
 	}
-	names, err := fix.JournalNames(rl.dir)
+	names, err := fixjournal.JournalNames(rl.dir)
 	if err != nil {
 		m.log.Warn("reading repair journals", "err", err)
 		return
@@ -75,7 +75,7 @@ func (m *Monitor) pollRepairs(atStart bool) {
 		if rl.seen[name] == repairEnded {
 			continue
 		}
-		rec, err := fix.ReadJournal(filepath.Join(rl.dir, name))
+		rec, err := fixjournal.ReadJournal(filepath.Join(rl.dir, name))
 		if err != nil {
 			continue // being created, or not a journal
 		}
@@ -117,7 +117,7 @@ func lastInterrupted(dir string, names []string) map[string]bool {
 	last := map[string]string{} // env -> its newest journal
 	interrupted := map[string]bool{}
 	for _, name := range names { // oldest first
-		rec, err := fix.ReadJournal(filepath.Join(dir, name))
+		rec, err := fixjournal.ReadJournal(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
@@ -143,7 +143,7 @@ func containsName(names []string, name string) bool {
 }
 
 // repairStartedEvent is REPAIR_STARTED for the run rec records.
-func repairStartedEvent(rec fix.JournalRecord) monitor.Event {
+func repairStartedEvent(rec fixjournal.JournalRecord) monitor.Event {
 	r := repairOf(rec)
 	msg := fmt.Sprintf("A repair of %s started", rec.Env)
 	if r.Command != "" {
@@ -153,7 +153,7 @@ func repairStartedEvent(rec fix.JournalRecord) monitor.Event {
 }
 
 // repairEndedEvent is how the run rec records ended.
-func repairEndedEvent(rec fix.JournalRecord) monitor.Event {
+func repairEndedEvent(rec fixjournal.JournalRecord) monitor.Event {
 	r := repairOf(rec)
 	ev := monitor.Event{Time: rec.Finished, Env: rec.Env, Repair: r}
 	res := rec.Result
@@ -183,7 +183,7 @@ func repairEndedEvent(rec fix.JournalRecord) monitor.Event {
 }
 
 // repairOf is the Repair of an event from its journal.
-func repairOf(rec fix.JournalRecord) *monitor.Repair {
+func repairOf(rec fixjournal.JournalRecord) *monitor.Repair {
 	r := &monitor.Repair{Journal: rec.Path, Command: rec.Plan.Command(), Before: rec.Before, PID: rec.Recorder}
 	if res := rec.Result; res != nil {
 		r.After, r.Why, r.Cause, r.Rollback = res.After, res.Why, res.Cause, res.Rollback

@@ -13,6 +13,8 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -52,16 +54,16 @@ func (c repairCase) start(t *testing.T, interval time.Duration) *monitortest.Eng
 
 // run repairs the environment with the installer script (run by sh, $1
 // the environment, $2 the staged CUDA one).
-func (c repairCase) run(t *testing.T, ctx context.Context, script string, recorded func(string)) fix.Result {
+func (c repairCase) run(t *testing.T, ctx context.Context, script string, recorded func(string)) fixjournal.Result {
 	t.Helper()
 	env, err := pyenv.Inspect(c.env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := fix.Plan{Env: c.env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Index: "https://download.pytorch.org/whl/cu124",
-		Packages: []fix.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
+	p := fixplan.Plan{Env: c.env, Installer: "pip", Variant: "cu124", CUDA: "12.4", Index: "https://download.pytorch.org/whl/cu124",
+		Packages: []fixplan.Pin{{Name: "torch", Version: "2.5.1+cu124"}},
 		Argv:     []string{"/bin/sh", "-c", script, "sh", c.env, c.staged}}
-	res, err := fix.Run(ctx, p, env, fix.RunOptions{Journal: fix.NewJournal(c.journals, c.env, time.Now()), Recorded: recorded})
+	res, err := fix.Run(ctx, p, env, fix.RunOptions{Journal: fixjournal.NewJournal(c.journals, c.env, time.Now()), Recorded: recorded})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestRepairsAreEvents(t *testing.T) {
 	})
 	t.Run("interrupted", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
-		done := make(chan fix.Result, 1)
+		done := make(chan fixjournal.Result, 1)
 		go func() { done <- c.run(t, ctx, `echo waiting; exec sleep 60`, nil) }()
 		e.Wait(10*time.Second, func(ev monitor.Event) bool {
 			return ev.Kind == monitor.KindRepairStarted && strings.Contains(ev.Message, "sleep 60")
@@ -226,9 +228,9 @@ func killedJournal(t *testing.T, c repairCase) {
 		t.Fatal(err)
 	}
 	started := time.Now() // after the other repairs: journals are published in the order they started
-	j := fix.NewJournal(c.journals, c.env, started)
+	j := fixjournal.NewJournal(c.journals, c.env, started)
 	lines := []map[string]any{
-		{"time": started, "event": "started", "env": c.env, "recorder_pid": dead.Process.Pid, "plan": fix.Plan{Env: c.env, Argv: []string{"pip", "install"}}},
+		{"time": started, "event": "started", "env": c.env, "recorder_pid": dead.Process.Pid, "plan": fixplan.Plan{Env: c.env, Argv: []string{"pip", "install"}}},
 		{"time": started.Add(time.Second), "event": "installer", "pid": dead.Process.Pid},
 	}
 	var b strings.Builder

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -38,13 +38,13 @@ func TestAnUnreadableHistoryIsKept(t *testing.T) {
 			if after := monitortest.StateOf(t, history); after != before {
 				t.Errorf("the history file changed: %+v, was %+v", after, before)
 			}
-			if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeTorchCPUBuild)); n != 1 {
+			if n := e.Count(monitortest.Finding(monitor.KindFindingRaised, finding.CodeTorchCPUBuild)); n != 1 {
 				t.Errorf("the environment's finding was not published:\n%s", e.Dump())
 			}
-			raised := e.Count(monitortest.Finding(monitor.KindFindingRaised, health.CodeStoreUnreadable))
-			var told health.Finding
+			raised := e.Count(monitortest.Finding(monitor.KindFindingRaised, finding.CodeStoreUnreadable))
+			var told finding.Finding
 			for _, f := range e.M.State().Findings {
-				if f.Code == health.CodeStoreUnreadable {
+				if f.Code == finding.CodeStoreUnreadable {
 					told = f
 				}
 			}

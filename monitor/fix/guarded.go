@@ -3,6 +3,9 @@ package fix
 import (
 	"context"
 	"fmt"
+
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 )
 
 // Guards is what a repair needs of `gpucanary guard` (monitor/guard,
@@ -22,12 +25,12 @@ type Guards interface {
 // the guard then holds the torch the repair left. A guard that cannot be
 // set again (the install left no CUDA torch) is said through line; the
 // repair's own result stands.
-func (s Service) Run(ctx context.Context, p Plan, line func(string)) (Result, error) {
+func (s Service) Run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
 	if s.Guards == nil || !s.Guards.Guarded(p.Env) {
 		return s.run(ctx, p, line)
 	}
 	if err := s.Guards.Lift(p.Env); err != nil {
-		return Result{}, fmt.Errorf("lifting the guard on %s before the install: %w", p.Env, err)
+		return fixjournal.Result{}, fmt.Errorf("lifting the guard on %s before the install: %w", p.Env, err)
 	}
 	line("GPU Canary lifted the guard on " + p.Env + " for this install.")
 	res, err := s.run(ctx, p, line)

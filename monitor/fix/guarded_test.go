@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 )
 
 type fakeGuards struct {
@@ -42,7 +43,7 @@ func TestRunLiftsAndSetsTheGuard(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := c.g
 			var lines []string
-			_, err := fix.Service{Guards: &g}.Run(context.Background(), fix.Plan{Env: gone}, func(l string) { lines = append(lines, l) })
+			_, err := fix.Service{Guards: &g}.Run(context.Background(), fixplan.Plan{Env: gone}, func(l string) { lines = append(lines, l) })
 			if err == nil {
 				t.Fatal("an install into a missing environment succeeded")
 			}

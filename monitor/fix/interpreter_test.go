@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -76,7 +78,7 @@ func TestDeadInterpreterBlocksThePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			create := strings.ReplaceAll(tt.create, "ENV", root)
-			p, err := fix.NewPlan(fix.Request{Env: env, GPU: a100D550, LookPath: anyPath})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100D550, LookPath: anyPath})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,11 +90,11 @@ func TestDeadInterpreterBlocksThePlan(t *testing.T) {
 					t.Errorf("blocked %q does not say %q", p.Blocked, s)
 				}
 			}
-			if cmd := (fix.Advice{LookPath: anyPath}).Reinstall(env, a100D550); cmd != "" {
+			if cmd := (fixplan.Advice{LookPath: anyPath}).Reinstall(env, a100D550); cmd != "" {
 				t.Errorf("advice %q; want none", cmd)
 			}
 			s := fix.Service{GPU: func(context.Context) gpu.State { return a100D550 },
-				Verify: func(*pyenv.Env, gpu.State) []string { return nil }}
+				Verify: func(*pyenv.Env, gpu.State) []finding.Finding { return nil }}
 			pr, err := s.Prepare(context.Background(), root)
 			if err != nil || pr.Plan.Recreate != create || s.NothingToFix(pr) {
 				t.Errorf("Service: %+v, %v; want the blocked plan, not nothing to fix", pr.Plan, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -25,7 +26,7 @@ func TestNoJournalNoRepair(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "installer-ran")
 	journals := filepath.Join(t.TempDir(), "repairs")
 	job, err := json.Marshal(helperJob{
-		Plan:    Plan{Env: venv, Argv: []string{"/bin/sh", "-c", `: > "$0"`, ran}},
+		Plan:    fixplan.Plan{Env: venv, Argv: []string{"/bin/sh", "-c", `: > "$0"`, ran}},
 		Env:     venv,
 		Journal: journals, FileLimit: 64,
 	})

@@ -12,7 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -134,7 +136,7 @@ func TestPlansClearTheirFindings(t *testing.T) {
 	carried := 0
 	judge := matrixJudge{index: srv.URL, look: look, opts: opts, cover: cover,
 		inspect: inspectPath,
-		apply: func(t *testing.T, env *pyenv.Env, g gpu.State, p fix.Plan) string {
+		apply: func(t *testing.T, env *pyenv.Env, g gpu.State, p fixplan.Plan) string {
 			return applyToCopy(t, env, g, srv.URL, look, runEnv, filepath.Join(t.TempDir(), "copy"), p, opts)
 		}}
 	t.Run("matrix", func(t *testing.T) {
@@ -156,10 +158,10 @@ func TestPlansClearTheirFindings(t *testing.T) {
 		}
 	})
 	for _, want := range []string{
-		health.CodeTorchCPUBuild + "/error", health.CodeGPUArchUnsupported + "/error", health.CodeGPUArchUnsupported + "/warning",
-		health.CodeDriverTooOld + "/error", health.CodeDriverTooOld + "/warning", health.CodeTorchFamilyMismatch + "/error",
-		health.CodeTorchInstallBroken + "/error", health.CodeTorchInstallBroken + "/warning", health.CodeTorchNonNVIDIA + "/error",
-		"no fix/" + health.CodeGPUArchUnsupported, "no fix/" + health.CodeTorchCPUBuild, "withheld/" + health.CodeDriverTooOld,
+		finding.CodeTorchCPUBuild + "/error", finding.CodeGPUArchUnsupported + "/error", finding.CodeGPUArchUnsupported + "/warning",
+		finding.CodeDriverTooOld + "/error", finding.CodeDriverTooOld + "/warning", finding.CodeTorchFamilyMismatch + "/error",
+		finding.CodeTorchInstallBroken + "/error", finding.CodeTorchInstallBroken + "/warning", finding.CodeTorchNonNVIDIA + "/error",
+		"no fix/" + finding.CodeGPUArchUnsupported, "no fix/" + finding.CodeTorchCPUBuild, "withheld/" + finding.CodeDriverTooOld,
 		"route/pip", "route/uv", "mixed=true", "mixed=false", "upgrade", "fix with warnings",
 		"form/install", "form/repair", "form/repair-all",
 		"runtime/" + pyenv.ProblemMissingRuntime + "/pip", "runtime/" + pyenv.ProblemMissingRuntime + "/uv", "runtime/" + pyenv.ProblemRuntimeMismatch + "/pip",
@@ -180,7 +182,7 @@ type matrixJudge struct {
 	// inspect reads an environment as the rules see it; apply carries out
 	// plan p of env on a copy and returns the copy.
 	inspect func(t *testing.T, dir string) *pyenv.Env
-	apply   func(t *testing.T, env *pyenv.Env, g gpu.State, p fix.Plan) string
+	apply   func(t *testing.T, env *pyenv.Env, g gpu.State, p fixplan.Plan) string
 }
 
 // run judges the environment at dir on each machine in turn: every
@@ -194,10 +196,10 @@ func (j matrixJudge) run(t *testing.T, dir string, machines []matrixMachine) map
 	for _, m := range machines {
 		env := j.inspect(t, dir)
 		for _, f := range health.CheckEnv(env, m.g, j.opts) {
-			if !health.FixedByReinstall(f.Code) {
+			if !finding.FixedByReinstall(f.Code) {
 				continue
 			}
-			p, err := fix.NewPlan(fix.Request{Env: env, GPU: m.g, IndexBase: j.index, LookPath: j.look})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: m.g, IndexBase: j.index, LookPath: j.look})
 			if err != nil {
 				t.Fatalf("%s: %s: NewPlan: %v", m.name, f.Code, err)
 			}
@@ -218,8 +220,8 @@ func (j matrixJudge) run(t *testing.T, dir string, machines []matrixMachine) map
 				switch {
 				case r.Code == f.Code && r.Severity.Rank() >= f.Severity.Rank():
 					still = true
-				case r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityError,
-					r.Code != f.Code && health.FixedByReinstall(r.Code) && r.Severity == health.SeverityWarning && len(p.Warnings) == 0:
+				case r.Code != f.Code && finding.FixedByReinstall(r.Code) && r.Severity == finding.SeverityError,
+					r.Code != f.Code && finding.FixedByReinstall(r.Code) && r.Severity == finding.SeverityWarning && len(p.Warnings) == 0:
 					t.Errorf("%s: the plan for %s left %s %s, which it did not warn of: %s", m.name, f.Code, r.Code, r.Severity, r.Message)
 				}
 			}
@@ -274,31 +276,23 @@ func form(argv []string) string {
 // commands aimed at the test index, built by the same advice the
 // command line injects.
 func rulesOptions(index string, look func(string) (string, error)) health.Options {
-	return health.Options{Reinstall: fix.Advice{IndexBase: index, LookPath: look}.Reinstall}
+	return health.Options{Advice: fixplan.Advice{IndexBase: index, LookPath: look}}
 }
 
 // applyToCopy carries out plan p of env on a copy of it at dir, the way
 // `gpucanary fix` does (fix.Run, verified by the rules), and returns the
 // copy.
-func applyToCopy(t *testing.T, env *pyenv.Env, g gpu.State, index string, look func(string) (string, error), runEnv []string, dir string, p fix.Plan, opts health.Options) string {
+func applyToCopy(t *testing.T, env *pyenv.Env, g gpu.State, index string, look func(string) (string, error), runEnv []string, dir string, p fixplan.Plan, opts health.Options) string {
 	t.Helper()
 	if out, err := exec.Command("cp", "-a", env.Path, dir).CombinedOutput(); err != nil {
 		t.Fatalf("copying %s: %v\n%s", env.Path, err, out)
 	}
 	cp := inspectPath(t, dir)
-	plan, err := fix.NewPlan(fix.Request{Env: cp, GPU: g, IndexBase: index, LookPath: look})
+	plan, err := fixplan.NewPlan(fixplan.Request{Env: cp, GPU: g, IndexBase: index, LookPath: look})
 	if err != nil || plan.Blocked != "" || !slices.Equal(plan.Packages, p.Packages) || plan.Installer != p.Installer || plan.Index != p.Index {
 		t.Fatalf("the copy's plan %+v (%v) is not the plan %+v", plan, err, p)
 	}
-	res, err := fix.Run(context.Background(), plan, cp, fix.RunOptions{Env: runEnv, Check: func(e *pyenv.Env) []string {
-		var out []string
-		for _, f := range health.CheckEnv(e, g, opts) {
-			if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
-				out = append(out, f.Code+": "+f.Message)
-			}
-		}
-		return out
-	}})
+	res, err := fix.Run(context.Background(), plan, cp, fix.RunOptions{Env: runEnv, Check: func(e *pyenv.Env) []finding.Finding { return fix.Reinstallable(opts)(e, g) }})
 	if err != nil || !res.Fixed {
 		t.Fatalf("carrying out %s: %v; %+v", plan.Command(), err, res)
 	}

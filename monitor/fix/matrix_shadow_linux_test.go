@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -53,7 +53,7 @@ func TestShadowPlansClearTheirFindings(t *testing.T) {
 			use(t, dir)
 			return inspectPath(t, dir)
 		},
-		apply: func(t *testing.T, env *pyenv.Env, g gpu.State, p fix.Plan) string {
+		apply: func(t *testing.T, env *pyenv.Env, g gpu.State, p fixplan.Plan) string {
 			dir, home := filepath.Join(t.TempDir(), "copy"), filepath.Join(t.TempDir(), "home")
 			if out, err := exec.Command("cp", "-a", homes[env.Path], home).CombinedOutput(); err != nil {
 				t.Fatalf("copying %s: %v\n%s", homes[env.Path], err, out)
@@ -95,7 +95,7 @@ func TestShadowPlansClearTheirFindings(t *testing.T) {
 			judge.run(t, dir, s.machines)
 		})
 	}
-	for _, want := range []string{"removal", "form/install", health.CodeTorchCPUBuild + "/error", "no fix/" + health.CodeTorchCPUBuild} {
+	for _, want := range []string{"removal", "form/install", finding.CodeTorchCPUBuild + "/error", "no fix/" + finding.CodeTorchCPUBuild} {
 		if !covered[want] {
 			t.Errorf("never covered %s", want)
 		}

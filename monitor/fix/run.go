@@ -16,6 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -32,15 +35,15 @@ type RunOptions struct {
 	// the installer's output says what it is doing.
 	Progress func(string)
 	// Journal, when set, records the run.
-	Journal *Journal
+	Journal *fixjournal.Journal
 	// Recorded, when set, is called with the journal's path once it has
 	// recorded the start of the run, and again once it has recorded the
 	// end: a live engine reads it then (fix.Service.Recorded).
 	Recorded func(journal string)
-	// Check lists the error findings that remain about an environment
-	// ("CODE: message"); the caller passes the health rules. nil checks
+	// Check lists the error findings that remain about an environment;
+	// the caller passes the health rules' (Reinstallable). nil checks
 	// nothing beyond the build.
-	Check func(*pyenv.Env) []string
+	Check func(*pyenv.Env) []finding.Finding
 	// Env is the environment variables of the installer ("" = inherit).
 	Env []string
 	// Guardian is GPU Canary's own executable, run between it and the
@@ -48,42 +51,6 @@ type RunOptions struct {
 	// it dies (see GuardianMain, which that program's main must call).
 	// Empty runs the installer directly.
 	Guardian string
-}
-
-// Result is what a repair did.
-type Result struct {
-	// Fixed is true only when torch is now the planned CUDA build and no
-	// error finding remains about torch.
-	Fixed bool `json:"fixed"`
-	// Why says what went wrong when not fixed.
-	Why      string            `json:"why,omitempty"`
-	ExitCode int               `json:"exit_code"`
-	Before   map[string]string `json:"before"`
-	After    map[string]string `json:"after"`
-	// Remaining are the error findings still raised after the run.
-	Remaining []string `json:"remaining,omitempty"`
-	// Interrupted is true when the run was cancelled (Ctrl-C, SIGTERM,
-	// Cancel in the tray) or timed out and the installer was stopped.
-	Interrupted bool `json:"interrupted,omitempty"`
-	// Broken lists what is half-done in the environment after the run:
-	// pip's stash of the old version, a package folder without its
-	// dist-info. An installer stopped between removing the old torch and
-	// installing the new one leaves this; pip does not roll back on
-	// Ctrl-C.
-	Broken []string `json:"broken,omitempty"`
-	// Cleaned are the leftovers of an earlier interrupted run (pip's ~
-	// stash folders) removed after this run was verified.
-	Cleaned []string `json:"cleaned,omitempty"`
-	// Cause is the installer's own words when it failed: its error lines
-	// (pip's "ERROR: …", uv's "error: …" and what follows), else its last
-	// lines. Empty when the installer did not fail.
-	Cause []string `json:"cause,omitempty"`
-	// Rollback is the command that puts the previous versions back; it is
-	// given only when the run changed something (After differs from
-	// Before, or the environment is half-installed).
-	Rollback string `json:"rollback,omitempty"`
-	Journal  string `json:"journal,omitempty"`
-	Duration string `json:"duration"`
 }
 
 // ErrNoJournal is wrapped by Run's error when the repair's journal cannot
@@ -99,18 +66,18 @@ var ErrBlocked = errors.New("the plan cannot be carried out")
 // reads the environment again and verifies the result. The journal, when
 // given, gets the plan, the before state, the output and the after state
 // whatever happens.
-func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, error) {
+func Run(ctx context.Context, p fixplan.Plan, env *pyenv.Env, o RunOptions) (fixjournal.Result, error) {
 	if p.Blocked != "" || len(p.Argv) == 0 {
-		return Result{}, fmt.Errorf("%w: %s", ErrBlocked, p.Blocked)
+		return fixjournal.Result{}, fmt.Errorf("%w: %s", ErrBlocked, p.Blocked)
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Minute
 	}
 	start := time.Now()
-	res := Result{Before: versions(env), Rollback: rollbackCommand(p, env)}
+	res := fixjournal.Result{Before: versions(env), Rollback: rollbackCommand(p, env)}
 	if o.Journal != nil {
-		if err := o.Journal.begin(p, res.Before, res.Rollback); err != nil {
-			return Result{Before: res.Before}, fmt.Errorf("%w, so the repair did not start and nothing was changed (free some space in the state folder, or make it writable, and run it again): %w", ErrNoJournal, err)
+		if err := o.Journal.Begin(p, res.Before, res.Rollback); err != nil {
+			return fixjournal.Result{Before: res.Before}, fmt.Errorf("%w, so the repair did not start and nothing was changed (free some space in the state folder, or make it writable, and run it again): %w", ErrNoJournal, err)
 		}
 		o.recorded()
 	}
@@ -130,13 +97,13 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 			}
 		}
 		if o.Journal != nil {
-			o.Journal.line(line)
+			o.Journal.Line(line)
 		}
 	}
 
 	code, runErr := runInstaller(ctx, p.Argv, o.Env, o.Guardian, o.Timeout, out, func(pid int) {
 		if o.Journal != nil {
-			o.Journal.installer(pid)
+			o.Journal.Installer(pid)
 		}
 	})
 	res.ExitCode = code
@@ -170,7 +137,7 @@ func Run(ctx context.Context, p Plan, env *pyenv.Env, o RunOptions) (Result, err
 	}
 	if o.Journal != nil {
 		res.Journal = o.Journal.Path
-		err := o.Journal.finish(res)
+		err := o.Journal.Finish(res)
 		o.recorded()
 		if err != nil {
 			return res, err
@@ -332,10 +299,10 @@ func removeStashes(env *pyenv.Env, stashes []string) []string {
 
 // verify reads the result: fixed when torch is the planned CUDA build and
 // no error finding about torch remains.
-func verify(p Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
+func verify(p fixplan.Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
 	var remaining []string
 	if o.Check != nil {
-		remaining = o.Check(env)
+		remaining = lines(o.Check(env))
 	}
 	t := env.Torch()
 	switch {
@@ -377,9 +344,9 @@ func versions(env *pyenv.Env) map[string]string {
 
 // rollbackCommand reinstalls what was there before: from the index of its
 // local tag (+cpu, +cu121), or from the default index when it had none.
-func rollbackCommand(p Plan, env *pyenv.Env) string {
+func rollbackCommand(p fixplan.Plan, env *pyenv.Env) string {
 	if len(p.Removes) > 0 {
-		return restoreCommand(p)
+		return fixplan.RestoreCommand(p)
 	}
 	before := versions(env)
 	if len(before) == 0 {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 type helperJob struct {
-	Plan     Plan
+	Plan     fixplan.Plan
 	Env      string
 	Journal  string
 	Environ  []string
@@ -62,7 +64,7 @@ func runHelperJob(raw string) int {
 			return 2
 		}
 	}
-	_, err = Run(context.Background(), job.Plan, env, RunOptions{Journal: NewJournal(job.Journal, env.Path, time.Now()), Env: job.Environ, Guardian: job.Guardian})
+	_, err = Run(context.Background(), job.Plan, env, RunOptions{Journal: fixjournal.NewJournal(job.Journal, env.Path, time.Now()), Env: job.Environ, Guardian: job.Guardian})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -105,13 +107,13 @@ func newInterruptCase(t *testing.T) interruptCase {
 	return c
 }
 
-func (c interruptCase) plan(t *testing.T) (Plan, *pyenv.Env) {
+func (c interruptCase) plan(t *testing.T) (fixplan.Plan, *pyenv.Env) {
 	t.Helper()
 	env, err := pyenv.Inspect(c.venv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(Request{Env: env, GPU: a100, IndexBase: os.Getenv("GPUCANARY_TEST_INDEX"), HostPython: c.py,
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100, IndexBase: os.Getenv("GPUCANARY_TEST_INDEX"), HostPython: c.py,
 		LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
 	if err != nil || p.Blocked != "" || p.Variant != "cu124" {
 		t.Fatalf("plan: %+v, %v", p, err)
@@ -177,12 +179,12 @@ func TestInterruptedRepairSaysWhatItLeft(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
-		res Result
+		res fixjournal.Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := Run(ctx, p, env, RunOptions{Journal: NewJournal(journals, env.Path, time.Now()), Env: append(c.environ, hold...)})
+		res, err := Run(ctx, p, env, RunOptions{Journal: fixjournal.NewJournal(journals, env.Path, time.Now()), Env: append(c.environ, hold...)})
 		done <- outcome{res, err}
 	}()
 	held()
@@ -201,7 +203,7 @@ func TestInterruptedRepairSaysWhatItLeft(t *testing.T) {
 	if !strings.Contains(res.Rollback, "torch==2.5.1+cpu") {
 		t.Errorf("rollback = %q", res.Rollback)
 	}
-	rec, err := ReadJournal(res.Journal)
+	rec, err := fixjournal.ReadJournal(res.Journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +262,7 @@ func TestKilledRepairStopsItsInstaller(t *testing.T) {
 		}
 	})
 	held()
-	rec, err := LastJournal(journals, env.Path)
+	rec, err := fixjournal.LastJournal(journals, env.Path)
 	if err != nil || rec == nil || rec.Installer == 0 || rec.Recorder != cmd.Process.Pid {
 		t.Fatalf("journal while running: %+v, %v", rec, err)
 	}
@@ -274,7 +276,7 @@ func TestKilledRepairStopsItsInstaller(t *testing.T) {
 	waited = true
 	groupGone(t, rec.Installer)
 
-	rec, err = LastJournal(journals, env.Path)
+	rec, err = fixjournal.LastJournal(journals, env.Path)
 	if err != nil || rec == nil {
 		t.Fatalf("journal after the kill: %+v, %v", rec, err)
 	}
@@ -286,16 +288,16 @@ func TestKilledRepairStopsItsInstaller(t *testing.T) {
 // TestReadJournalIgnoresACutLine: a crash mid-write leaves part of a
 // line; the rest still reads.
 func TestReadJournalIgnoresACutLine(t *testing.T) {
-	j := NewJournal(t.TempDir(), "/home/ada/llm/.venv", time.Now())
-	j.begin(Plan{Env: "/home/ada/llm/.venv"}, map[string]string{"torch": "2.5.1+cpu"}, "pip install torch==2.5.1+cpu")
-	j.line("Collecting torch")
+	j := fixjournal.NewJournal(t.TempDir(), "/home/ada/llm/.venv", time.Now())
+	j.Begin(fixplan.Plan{Env: "/home/ada/llm/.venv"}, map[string]string{"torch": "2.5.1+cpu"}, "pip install torch==2.5.1+cpu")
+	j.Line("Collecting torch")
 	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.WriteString(`{"time":"2026-11-23T10:00:00Z","event":"out`)
 	f.Close()
-	rec, err := ReadJournal(j.Path)
+	rec, err := fixjournal.ReadJournal(j.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +308,7 @@ func TestReadJournalIgnoresACutLine(t *testing.T) {
 	if rec.Interrupted {
 		t.Error("a journal whose recorder runs reads as interrupted")
 	}
-	if _, err := ReadJournal(filepath.Join(t.TempDir(), "nope.jsonl")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := fixjournal.ReadJournal(filepath.Join(t.TempDir(), "nope.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing journal: %v", err)
 	}
 }

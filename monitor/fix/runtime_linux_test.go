@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -64,10 +66,10 @@ func (c runtimeCase) venv(t *testing.T, tag string, pins ...string) string {
 
 // plan plans the repair of the environment at dir on an A100 with a CUDA
 // 12.4 driver, as `gpucanary fix` does.
-func (c runtimeCase) plan(t *testing.T, dir string) (fix.Plan, *pyenv.Env) {
+func (c runtimeCase) plan(t *testing.T, dir string) (fixplan.Plan, *pyenv.Env) {
 	t.Helper()
 	env := inspectPath(t, dir)
-	p, err := fix.NewPlan(fix.Request{Env: env, GPU: a100D550, IndexBase: c.base, LookPath: c.look})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100D550, IndexBase: c.base, LookPath: c.look})
 	if err != nil || p.Blocked != "" {
 		t.Fatalf("plan: %+v, %v", p, err)
 	}
@@ -76,18 +78,10 @@ func (c runtimeCase) plan(t *testing.T, dir string) (fix.Plan, *pyenv.Env) {
 
 // run carries p out on env, verified by the health rules as `gpucanary
 // fix` verifies it.
-func (c runtimeCase) run(t *testing.T, p fix.Plan, env *pyenv.Env) fix.Result {
+func (c runtimeCase) run(t *testing.T, p fixplan.Plan, env *pyenv.Env) fixjournal.Result {
 	t.Helper()
 	opts := rulesOptions(c.base, c.look)
-	res, err := fix.Run(context.Background(), p, env, fix.RunOptions{Env: c.environ, Check: func(e *pyenv.Env) []string {
-		var out []string
-		for _, f := range health.CheckEnv(e, a100D550, opts) {
-			if f.Severity == health.SeverityError && health.FixedByReinstall(f.Code) {
-				out = append(out, f.Code+": "+f.Message)
-			}
-		}
-		return out
-	}})
+	res, err := fix.Run(context.Background(), p, env, fix.RunOptions{Env: c.environ, Check: func(e *pyenv.Env) []finding.Finding { return fix.Reinstallable(opts)(e, a100D550) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +149,7 @@ func TestRepairFromCPUInstallsTheRuntime(t *testing.T) {
 	}
 	res = c.run(t, old, inspectPath(t, copyDir))
 	if res.Fixed || !slices.ContainsFunc(res.Remaining, func(r string) bool {
-		return strings.HasPrefix(r, health.CodeTorchInstallBroken+": ") && strings.Contains(r, "not installed: nvidia-")
+		return strings.HasPrefix(r, finding.CodeTorchInstallBroken+": ") && strings.Contains(r, "not installed: nvidia-")
 	}) {
 		t.Errorf("--force-reinstall --no-deps counted as fixed, or its missing runtime unseen: %+v", res)
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -37,10 +40,9 @@ type Service struct {
 	// Variant overrides the chosen CUDA variant ("cu121").
 	Variant string
 	// Verify lists the error findings a reinstall should have cleared
-	// that remain about env on the GPU g ("CODE: message"): cmd passes the
-	// health rules, which sit beside fix and are not imported by it. nil
-	// checks the build only.
-	Verify func(env *pyenv.Env, g gpu.State) []string
+	// that remain about env on the GPU g: cmd passes the health rules'
+	// (Reinstallable). nil checks the build only.
+	Verify func(env *pyenv.Env, g gpu.State) []finding.Finding
 	// Processes lists the running processes for the in-use guard; nil
 	// skips the guard. Runs at once may call it at once.
 	Processes Scanner
@@ -73,10 +75,10 @@ type Prepared struct {
 	Env *pyenv.Env
 	// GPU is the GPU state the plan was made for.
 	GPU  gpu.State
-	Plan Plan
+	Plan fixplan.Plan
 	// Findings are the error findings a reinstall fixes that are raised
-	// about Env on GPU now ("CODE: message", by Verify).
-	Findings []string
+	// about Env on GPU now (by Verify).
+	Findings []finding.Finding
 	// Healthy is true when Verify was asked and raised none of them:
 	// there is nothing for a reinstall to fix, by the tool's own rules.
 	Healthy bool
@@ -97,13 +99,13 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 		return Prepared{}, err
 	}
 	g := s.gpu(ctx)
-	req := Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()}
-	p, err := NewPlan(req)
-	if errors.Is(err, ErrNoTorch) {
+	req := fixplan.Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()}
+	p, err := fixplan.NewPlan(req)
+	if errors.Is(err, fixplan.ErrNoTorch) {
 		// Gone because a repair was cut short: its journal says what to
 		// finish.
 		if rec := s.lastUnfinished(env.Path); rec != nil {
-			if rp, ok := resumePlan(req, rec); ok {
+			if rp, ok := fixplan.Resume(req, rec.Plan, rec.Path, rec.Started); ok {
 				p, err = rp, nil
 			}
 		}
@@ -122,7 +124,7 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 // Plan is the plan Prepare makes: what the tray shows before it asks. A
 // healthy environment has none, unless a reinstall is asked for anyway:
 // the error wraps ErrNothingToFix and says so.
-func (s Service) Plan(ctx context.Context, path string) (Plan, error) {
+func (s Service) Plan(ctx context.Context, path string) (fixplan.Plan, error) {
 	pr, err := s.Prepare(ctx, path)
 	if err == nil && s.NothingToFix(pr) {
 		return pr.Plan, fmt.Errorf("%w in %s: %s", ErrNothingToFix, pr.Env.Path, HealthyText(pr.Env))
@@ -153,34 +155,34 @@ func HealthyText(env *pyenv.Env) string {
 // its output sent to line, and verifies the result against the GPU as it
 // is now. The journal, when JournalDir is set, records the run whatever
 // happens.
-func (s Service) run(ctx context.Context, p Plan, line func(string)) (Result, error) {
+func (s Service) run(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
 	env, err := pyenv.Inspect(p.Env)
 	if err != nil {
-		return Result{}, err
+		return fixjournal.Result{}, err
 	}
 	if !s.Force {
 		if err := s.InUse(ctx, env.Path); err != nil {
-			return Result{}, err
+			return fixjournal.Result{}, err
 		}
 	}
 	g := s.gpu(ctx)
 	o := RunOptions{Timeout: s.Timeout, Line: line, Guardian: s.Guardian, Recorded: s.Recorded}
 	if s.JournalDir != "" {
-		o.Journal = NewJournal(s.JournalDir, env.Path, time.Now())
+		o.Journal = fixjournal.NewJournal(s.JournalDir, env.Path, time.Now())
 	}
 	if s.Verify != nil {
-		o.Check = func(e *pyenv.Env) []string { return s.Verify(e, g) }
+		o.Check = func(e *pyenv.Env) []finding.Finding { return s.Verify(e, g) }
 	}
 	return Run(ctx, p, env, o)
 }
 
 // lastUnfinished is the journal of the last repair of env when it did
 // not get to its end (JournalRecord.Unfinished), or nil.
-func (s Service) lastUnfinished(env string) *JournalRecord {
+func (s Service) lastUnfinished(env string) *fixjournal.JournalRecord {
 	if s.JournalDir == "" {
 		return nil
 	}
-	rec, err := LastJournal(s.JournalDir, env)
+	rec, err := fixjournal.LastJournal(s.JournalDir, env)
 	if err != nil || !rec.Unfinished() {
 		return nil
 	}
@@ -201,11 +203,11 @@ func (s Service) ClearLeftovers(pr Prepared) []string {
 
 // LastInterrupted is the journal of the last repair of env when that
 // repair never finished (GPU Canary was killed during it), or nil.
-func (s Service) LastInterrupted(env string) *JournalRecord {
+func (s Service) LastInterrupted(env string) *fixjournal.JournalRecord {
 	if s.JournalDir == "" {
 		return nil
 	}
-	rec, err := LastJournal(s.JournalDir, env)
+	rec, err := fixjournal.LastJournal(s.JournalDir, env)
 	if err != nil || rec == nil || !rec.Interrupted {
 		return nil
 	}
@@ -305,5 +307,5 @@ func (s Service) indexBase() string {
 			return b
 		}
 	}
-	return DefaultIndexBase
+	return fixplan.DefaultIndexBase
 }

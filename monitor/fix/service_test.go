@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -117,7 +120,7 @@ func TestServicePlan(t *testing.T) {
 	if pr.Env == nil || pr.Env.Path != env || pr.GPU.Driver != a100Driver550.Driver {
 		t.Errorf("prepared from env %v and GPU %+v", pr.Env, pr.GPU)
 	}
-	if pr.Plan.Variant != "cu124" || pr.Plan.Index != DefaultIndexBase+"/cu124" {
+	if pr.Plan.Variant != "cu124" || pr.Plan.Index != fixplan.DefaultIndexBase+"/cu124" {
 		t.Errorf("plan = %+v, want cu124 from the official index (A100, driver CUDA 12.4)", pr.Plan)
 	}
 	// Settings… changes the mirror: the next plan uses it.
@@ -129,10 +132,10 @@ func TestServicePlan(t *testing.T) {
 	if p, err := s.Plan(ctx, env); err != nil || p.Variant != "cu121" || !strings.Contains(p.Command(), "torch==2.5.1+cu121") {
 		t.Errorf("--variant cu121: %+v, %v", p, err)
 	}
-	if _, err := s.Plan(ctx, bare); !errors.Is(err, ErrNoTorch) {
+	if _, err := s.Plan(ctx, bare); !errors.Is(err, fixplan.ErrNoTorch) {
 		t.Errorf("no torch: err = %v, want ErrNoTorch", err)
 	}
-	if _, err := s.Plan(ctx, filepath.Join(root, "missing")); err == nil || errors.Is(err, ErrNoTorch) {
+	if _, err := s.Plan(ctx, filepath.Join(root, "missing")); err == nil || errors.Is(err, fixplan.ErrNoTorch) {
 		t.Errorf("no environment: err = %v, want pyenv's error", err)
 	}
 	// Without a GPU the plan is blocked, not an error.
@@ -147,9 +150,9 @@ func TestServicePlan(t *testing.T) {
 func TestServicePlanNothingToFix(t *testing.T) {
 	env := filepath.Join(t.TempDir(), ".venv")
 	writeEnv(t, env, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}})
-	var raised []string
+	var raised []finding.Finding
 	s := Service{GPU: func(context.Context) gpu.State { return a100Driver550 },
-		Verify: func(*pyenv.Env, gpu.State) []string { return raised }}
+		Verify: func(*pyenv.Env, gpu.State) []finding.Finding { return raised }}
 	ctx := context.Background()
 	_, err := s.Plan(ctx, env)
 	if !errors.Is(err, ErrNothingToFix) || !strings.Contains(err.Error(), env) || !strings.Contains(err.Error(), "torch 2.5.1+cu121") {
@@ -164,7 +167,7 @@ func TestServicePlanNothingToFix(t *testing.T) {
 			t.Errorf("%s: %+v, %v", name, p, err)
 		}
 	}
-	raised = []string{"GPU_ARCH_UNSUPPORTED: no kernels for sm_80"}
+	raised = []finding.Finding{{Code: finding.CodeGPUArchUnsupported, Severity: finding.SeverityError, Message: "no kernels for sm_80"}}
 	if p, err := s.Plan(ctx, env); err != nil || len(p.Argv) == 0 {
 		t.Errorf("with a finding raised: %+v, %v", p, err)
 	}
@@ -179,7 +182,7 @@ func TestServicePlanNothingToFix(t *testing.T) {
 // written beside it, so a run needs no index and no pip.
 type runCase struct {
 	env, marker string
-	plan        Plan
+	plan        fixplan.Plan
 }
 
 func newRunCase(t *testing.T, s Service) runCase {
@@ -209,7 +212,7 @@ func TestServiceRun(t *testing.T) {
 		journals := filepath.Join(t.TempDir(), "journal")
 		var verified []gpu.State
 		var mu sync.Mutex
-		s := Service{GPU: gpuNow, JournalDir: journals, Verify: func(e *pyenv.Env, g gpu.State) []string {
+		s := Service{GPU: gpuNow, JournalDir: journals, Verify: func(e *pyenv.Env, g gpu.State) []finding.Finding {
 			mu.Lock()
 			defer mu.Unlock()
 			verified = append(verified, g)
@@ -234,7 +237,7 @@ func TestServiceRun(t *testing.T) {
 		if filepath.Dir(res.Journal) != journals {
 			t.Errorf("journal %q is not in %s", res.Journal, journals)
 		}
-		if rec, err := ReadJournal(res.Journal); err != nil || rec.Result == nil || !rec.Result.Fixed || rec.Env != c.env {
+		if rec, err := fixjournal.ReadJournal(res.Journal); err != nil || rec.Result == nil || !rec.Result.Fixed || rec.Env != c.env {
 			t.Errorf("journal: %+v, %v", rec, err)
 		}
 		if rec := s.LastInterrupted(c.env); rec != nil {
@@ -243,8 +246,8 @@ func TestServiceRun(t *testing.T) {
 	})
 
 	t.Run("a finding that remains is not fixed", func(t *testing.T) {
-		s := Service{GPU: gpuNow, Verify: func(*pyenv.Env, gpu.State) []string {
-			return []string{"TORCH_FAMILY_MISMATCH: torchvision is still CPU"}
+		s := Service{GPU: gpuNow, Verify: func(*pyenv.Env, gpu.State) []finding.Finding {
+			return []finding.Finding{{Code: finding.CodeTorchFamilyMismatch, Severity: finding.SeverityError, Message: "torchvision is still CPU"}}
 		}}
 		c := newRunCase(t, s)
 		res, err := s.Run(ctx, c.plan, nil)
@@ -302,7 +305,7 @@ func TestPinIndexAndHint(t *testing.T) {
 		t.Errorf("hint = %q", h)
 	}
 	blocked := pr
-	blocked.Plan = Plan{Env: env, Blocked: "no NVIDIA driver answered"}
+	blocked.Plan = fixplan.Plan{Env: env, Blocked: "no NVIDIA driver answered"}
 	if _, err := s.PinIndex(blocked); err == nil || !strings.Contains(err.Error(), "(no NVIDIA driver answered); pass --variant") {
 		t.Errorf("no variant: %v", err)
 	}
@@ -337,7 +340,7 @@ func TestLastInterrupted(t *testing.T) {
 	started := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	line := fmt.Sprintf(`{"time":%q,"event":"started","env":%q,"recorder_pid":%d,"plan":{"env":%q}}`+"\n",
 		started.Format(time.RFC3339Nano), env, gone.Process.Pid, env)
-	path := filepath.Join(dir, "20250301T120000.000Z-"+safeName(env)+".jsonl")
+	path := fixjournal.NewJournal(dir, env, started).Path // 20250301T120000.000Z-NAME.jsonl
 	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ type State struct {
 	// CUDADriver is the newest CUDA version the driver supports, major.minor
 	// ("12.4"), from SystemGetCudaDriverVersion.
 	CUDADriver string `json:"cuda_driver"`
-	// CUDADriverDerived is filled by the engine from kb when the driver
+	// CUDADriverDerived is filled from kb (kb.Annotated) when the driver
 	// gave its version but not CUDADriver: the newest CUDA version whose
 	// driver floor that version meets ("12.2" for 535.104.05), a lower
 	// bound. CUDADriver stays as the driver gave it.
@@ -63,7 +63,7 @@ type Device struct {
 	UUID              string `json:"uuid,omitempty"`
 	PCIBusID          string `json:"pci_bus_id,omitempty"`
 	ComputeCapability string `json:"compute_capability"` // "8.0"
-	// Architecture is filled by the engine from kb ("Ampere").
+	// Architecture is filled from kb (kb.Annotated) ("Ampere").
 	Architecture     string `json:"architecture,omitempty"`
 	MemoryTotalBytes uint64 `json:"memory_total_bytes"`
 	MemoryUsedBytes  uint64 `json:"memory_used_bytes"`

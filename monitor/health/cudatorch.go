@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -26,12 +27,12 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		// finding below rests on inferred facts and says so.
 		first := len(c.out)
 		defer func() { c.markInferred(first, b.Inferred) }()
-		code, what := CodeTorchUnknownRelease, "the release"
+		code, what := finding.CodeTorchUnknownRelease, "the release"
 		if b.ReleaseKnown {
 			// A variant a refresh learned, whose arch list is not known.
-			code, what = CodeTorchBuildUnchecked, "the build's GPU architectures"
+			code, what = finding.CodeTorchBuildUnchecked, "the build's GPU architectures"
 		}
-		c.add(code, SeverityInfo,
+		c.add(code, finding.SeverityInfo,
 			fmt.Sprintf("torch %s is not fully in GPU Canary's tables (their facts are as of %s): %s. An overlay (README, \"Knowledge\") can teach it %s.",
 				t.Version, kb.AsOf(), b.Inferred, what),
 			"", t.Evidence)
@@ -42,22 +43,22 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		if m.DriverCUDAFrom == "" {
 			supports += " at most" // as the driver said; a derived version is only a lower bound
 		}
-		c.add(CodeDriverTooOld, SeverityError,
+		c.add(finding.CodeDriverTooOld, finding.SeverityError,
 			fmt.Sprintf("torch %s is built for CUDA %s, but the NVIDIA driver %s supports %s: torch will fail with \"The NVIDIA driver on your system is too old\". %s",
 				t.Version, t.CUDA, c.g.Driver, supports, b.Driver.Reason),
-			c.fixFor(CodeDriverTooOld, SeverityError, t), t.Evidence)
+			c.fixFor(finding.CodeDriverTooOld, finding.SeverityError, t), t.Evidence)
 	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat && b.Driver.Unconfirmed:
 		// The driver's version shows that it runs the build, not whether
 		// in full: nothing to repair on a guess, so no fix.
-		c.add(CodeDriverTooOld, SeverityWarning,
+		c.add(finding.CodeDriverTooOld, finding.SeverityWarning,
 			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports %s: it runs, at least through CUDA minor-version compatibility; whether the driver supports CUDA %s in full could not be confirmed. %s",
 				t.Version, t.CUDA, c.g.Driver, m.DriverCUDALabel(), t.CUDA, b.Driver.Reason),
 			"", t.Evidence)
 	case b.Driver.Support == kb.SupportYes && b.Driver.MinorCompat:
-		c.add(CodeDriverTooOld, SeverityWarning,
+		c.add(finding.CodeDriverTooOld, finding.SeverityWarning,
 			fmt.Sprintf("torch %s is built for CUDA %s and the driver %s supports %s: it runs through CUDA minor-version compatibility, but kernels compiled just in time from PTX will fail. %s",
 				t.Version, t.CUDA, c.g.Driver, m.DriverCUDALabel(), b.Driver.Reason),
-			c.fixFor(CodeDriverTooOld, SeverityWarning, t), t.Evidence)
+			c.fixFor(finding.CodeDriverTooOld, finding.SeverityWarning, t), t.Evidence)
 	}
 	// What could not be checked is said, in one finding: the driver
 	// (whose CUDA version neither it nor its version told), then the GPUs.
@@ -75,11 +76,11 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		driverNote = fmt.Sprintf(" Nor could it be checked against %s: %s.", driverName(c.g), driverWhy)
 	}
 	if b.Unchecked != "" {
-		code := CodeTorchBuildUnchecked
+		code := finding.CodeTorchBuildUnchecked
 		if !b.ReleaseKnown {
-			code = CodeTorchUnknownRelease
+			code = finding.CodeTorchUnknownRelease
 		}
-		c.add(code, SeverityWarning,
+		c.add(code, finding.SeverityWarning,
 			fmt.Sprintf("torch %s could not be checked against this machine's GPUs (%s): %s. Whether it has kernels for them is not known until it runs.%s", t.Version, m.Describe(), b.Unchecked, driverNote),
 			"", t.Evidence)
 		return
@@ -90,28 +91,28 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 		// capability (an asleep GPU is not asked; its name is not in the
 		// table): the build is judged against the others only, so say so
 		// rather than let silence read as "fine on every GPU".
-		c.add(CodeTorchBuildUnchecked, SeverityWarning,
+		c.add(finding.CodeTorchBuildUnchecked, finding.SeverityWarning,
 			fmt.Sprintf("torch %s could not be checked against %s: the compute capability of %s is not known (the driver did not give it and the product name is not in GPU Canary's table). Whether torch has kernels for it is not known until it runs.%s",
 				t.Version, gpuLabels(unknown), pronoun(len(unknown)), driverNote),
 			"", t.Evidence)
 	case driverNote != "":
-		c.add(CodeTorchBuildUnchecked, SeverityWarning,
+		c.add(finding.CodeTorchBuildUnchecked, finding.SeverityWarning,
 			fmt.Sprintf("torch %s could not be checked against %s: %s. Whether the driver runs CUDA %s builds is not known until torch runs.",
 				t.Version, driverName(c.g), driverWhy, t.CUDA),
 			"", t.Evidence)
 	}
 	if bad := b.Unsupported(); len(bad) > 0 {
-		c.add(CodeGPUArchUnsupported, SeverityError,
+		c.add(finding.CodeGPUArchUnsupported, finding.SeverityError,
 			fmt.Sprintf("torch %s has no kernels for %s: torch will say \"no kernel image is available for execution on the device\" there. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(bad), archReasons(bad), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
-			c.fixFor(CodeGPUArchUnsupported, SeverityError, t), append(binEv, t.Evidence...))
+			c.fixFor(finding.CodeGPUArchUnsupported, finding.SeverityError, t), append(binEv, t.Evidence...))
 		return
 	}
 	if ptx := b.PTXOnly(); len(ptx) > 0 {
-		c.add(CodeGPUArchUnsupported, SeverityWarning,
+		c.add(finding.CodeGPUArchUnsupported, finding.SeverityWarning,
 			fmt.Sprintf("torch %s has no machine code for %s, only PTX the driver compiles on first use: the first start takes minutes, and the CUDA %s libraries it ships may have no code for it. %s. GPUs judged: %s; %s.%s",
 				t.Version, archNames(ptx), t.CUDA, archReasons(ptx), m.Describe(), kb.GPUsCounted, c.upgradeNote(t)),
-			c.fixFor(CodeGPUArchUnsupported, SeverityWarning, t), append(binEv, t.Evidence...))
+			c.fixFor(finding.CodeGPUArchUnsupported, finding.SeverityWarning, t), append(binEv, t.Evidence...))
 	}
 }
 

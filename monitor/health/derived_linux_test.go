@@ -3,6 +3,7 @@ package health
 import (
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -27,19 +28,19 @@ func TestRulesOnDerivedDriverCUDA(t *testing.T) {
 		{
 			name: "cu121 on 525.60.13 runs through minor-version compatibility", gpu: a100("525.60.13"),
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}},
-			want: []want{{code: CodeDriverTooOld, severity: SeverityWarning,
+			want: []want{{code: finding.CodeDriverTooOld, severity: finding.SeverityWarning,
 				message: "supports CUDA 12.0 (derived from driver 525.60.13, a lower bound): it runs through CUDA minor-version compatibility",
 				fix:     "torch==2.5.1+cu118"}},
 		},
 		{
 			name: "cu126 on 525.60.13", gpu: a100("525.60.13"),
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.7.1+cu126", CUDA: "12.6", Installer: "pip"}},
-			want: []want{{code: CodeDriverTooOld, severity: SeverityWarning, message: "it meets their floor, 525.60.13", fix: "torch==2.7.1+cu118"}},
+			want: []want{{code: finding.CodeDriverTooOld, severity: finding.SeverityWarning, message: "it meets their floor, 525.60.13", fix: "torch==2.7.1+cu118"}},
 		},
 		{
 			name: "cu121 below the 12.x floor will fail", gpu: a100("520.61.05"),
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}},
-			want: []want{{code: CodeDriverTooOld, severity: SeverityError, message: "older than 525.60.13, their minor-version compatibility floor",
+			want: []want{{code: finding.CodeDriverTooOld, severity: finding.SeverityError, message: "older than 525.60.13, their minor-version compatibility floor",
 				fix: "torch==2.5.1+cu118"}},
 		},
 		{
@@ -49,14 +50,14 @@ func TestRulesOnDerivedDriverCUDA(t *testing.T) {
 			name: "a build newer than the derived version runs, unconfirmed in full", gpu: a100("620.10"),
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.16.0+cu135", CUDA: "13.5", Installer: "pip"}},
 			want: []want{
-				{code: CodeDriverTooOld, severity: SeverityWarning, message: "whether the driver supports CUDA 13.5 in full could not be confirmed", nofix: true},
-				{code: CodeTorchUnknownRelease, severity: SeverityWarning, message: "newer than GPU Canary's release table", nofix: true},
+				{code: finding.CodeDriverTooOld, severity: finding.SeverityWarning, message: "whether the driver supports CUDA 13.5 in full could not be confirmed", nofix: true},
+				{code: finding.CodeTorchUnknownRelease, severity: finding.SeverityWarning, message: "newer than GPU Canary's release table", nofix: true},
 			},
 		},
 		{
 			name: "a build of a CUDA major the driver's version cannot settle", gpu: a100("620.10"),
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.16.0+cu140", CUDA: "14.0", Installer: "pip"}},
-			want: []want{{code: CodeTorchUnknownRelease, severity: SeverityWarning,
+			want: []want{{code: finding.CodeTorchUnknownRelease, severity: finding.SeverityWarning,
 				message: "Nor could it be checked against the NVIDIA driver 620.10: the driver did not say its CUDA version, and its version shows only CUDA 13.3 (derived from driver 620.10, a lower bound), so whether it runs CUDA 14.0 builds could not be confirmed",
 				nofix:   true}},
 		},

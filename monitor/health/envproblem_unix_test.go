@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -31,23 +32,23 @@ func TestEnvironmentProblemsAreNotTorchs(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		damage func(root, site string) error
-		sev    Severity
+		sev    finding.Severity
 		says   string // in the message, with the path where {path}
 		path   func(root, site string) string
 	}{
 		{"pyvenv.cfg is a FIFO", func(root, _ string) error { return syscall.Mkfifo(replaceCfg(root), 0o644) },
-			SeverityError, "{path} is a FIFO, not a regular file: GPU Canary did not read it", cfgPath},
+			finding.SeverityError, "{path} is a FIFO, not a regular file: GPU Canary did not read it", cfgPath},
 		{"pyvenv.cfg is a folder", func(root, _ string) error { return os.Mkdir(replaceCfg(root), 0o755) },
-			SeverityError, "{path} is a folder, not a regular file: GPU Canary did not read it", cfgPath},
+			finding.SeverityError, "{path} is a folder, not a regular file: GPU Canary did not read it", cfgPath},
 		{"pyvenv.cfg is too large to read", func(root, _ string) error {
 			return os.WriteFile(filepath.Join(root, "pyvenv.cfg"), []byte(strings.Repeat("# padding\n", 100<<10)), 0o644)
-		}, SeverityError, "cannot read pyvenv.cfg: reading {path}: file larger than the read limit", cfgPath},
+		}, finding.SeverityError, "cannot read pyvenv.cfg: reading {path}: file larger than the read limit", cfgPath},
 		{"a .pth file is a FIFO", func(_, site string) error { return syscall.Mkfifo(filepath.Join(site, "hook.pth"), 0o644) },
-			SeverityError, "{path} is a FIFO, not a regular file: GPU Canary did not read it", func(_, site string) string { return filepath.Join(site, "hook.pth") }},
+			finding.SeverityError, "{path} is a FIFO, not a regular file: GPU Canary did not read it", func(_, site string) string { return filepath.Join(site, "hook.pth") }},
 		{"no site-packages folder", func(root, _ string) error { return os.RemoveAll(filepath.Join(root, "lib")) },
-			SeverityWarning, "no site-packages folder", func(root, _ string) string { return root }},
+			finding.SeverityWarning, "no site-packages folder", func(root, _ string) string { return root }},
 		{"a stash of a package not installed", func(_, site string) error { return os.Mkdir(filepath.Join(site, "~umpy"), 0o755) },
-			SeverityWarning, "pip left ~umpy behind after an interrupted uninstall", func(_, site string) string { return filepath.Join(site, "~umpy") }},
+			finding.SeverityWarning, "pip left ~umpy behind after an interrupted uninstall", func(_, site string) string { return filepath.Join(site, "~umpy") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "env")
@@ -56,15 +57,15 @@ func TestEnvironmentProblemsAreNotTorchs(t *testing.T) {
 			mustDo(t, tc.damage(root, site))
 			env, err := pyenv.Inspect(root)
 			mustDo(t, err)
-			fs := CheckEnv(env, a100Driver550, Options{Reinstall: reinstallStub})
+			fs := CheckEnv(env, a100Driver550, Options{})
 			path := tc.path(root, site)
 			says := strings.ReplaceAll(tc.says, "{path}", path)
 			var found bool
 			for _, f := range fs {
-				if f.Code == CodeTorchInstallBroken || FixedByReinstall(f.Code) {
+				if f.Code == finding.CodeTorchInstallBroken || finding.FixedByReinstall(f.Code) {
 					t.Errorf("a reinstall of torch is proposed for it:\n%s", dump(fs))
 				}
-				if f.Code == CodeEnvUnreadable && f.Severity == tc.sev && strings.Contains(f.Message, says) && f.Fix == "" &&
+				if f.Code == finding.CodeEnvUnreadable && f.Severity == tc.sev && strings.Contains(f.Message, says) && f.Fix == "" &&
 					len(f.Evidence) == 1 && f.Evidence[0].File == path {
 					found = true
 				}
@@ -82,8 +83,8 @@ func TestEnvironmentProblemsAreNotTorchs(t *testing.T) {
 		mustDo(t, os.Mkdir(filepath.Join(site, "~orch"), 0o755))
 		env, err := pyenv.Inspect(root)
 		mustDo(t, err)
-		fs := CheckEnv(env, a100Driver550, Options{Reinstall: reinstallStub})
-		if len(fs) != 1 || fs[0].Code != CodeTorchInstallBroken || fs[0].Severity != SeverityWarning || !strings.Contains(fs[0].Message, "torch: pip left ~orch behind") {
+		fs := CheckEnv(env, a100Driver550, Options{})
+		if len(fs) != 1 || fs[0].Code != finding.CodeTorchInstallBroken || fs[0].Severity != finding.SeverityWarning || !strings.Contains(fs[0].Message, "torch: pip left ~orch behind") {
 			t.Errorf("findings:\n%s", dump(fs))
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
@@ -37,9 +38,9 @@ func recreateFix(env *pyenv.Env) string {
 // not exist (kernelJSON names exe, env is where its environment was): the
 // kernel cannot start. A warning, not an error: there is no environment
 // left whose torch could be wrong, only a kernel that fails to start.
-func KernelGone(env, kernelJSON, exe string) Finding {
+func KernelGone(env, kernelJSON, exe string) finding.Finding {
 	name := filepath.Base(filepath.Dir(kernelJSON))
-	return Finding{Code: CodeEnvInterpreterMissing, Severity: SeverityWarning, Env: env,
+	return finding.Finding{Code: finding.CodeEnvInterpreterMissing, Severity: finding.SeverityWarning, Env: env,
 		Fix:      shell.Join([]string{"jupyter", "kernelspec", "remove", "-y", name}),
 		Evidence: []pyenv.Evidence{{File: kernelJSON, Says: "argv[0] = " + exe}},
 		Message: fmt.Sprintf("The Jupyter kernel %q (%s) runs %s, which does not exist: the kernel cannot start, and its environment is gone. Remove the kernel, or make the environment again and register it (python -m ipykernel install --user --name %s).",

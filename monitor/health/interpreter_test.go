@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
 // codeFix is a finding by code: its severity and fix.
 type codeFix struct {
-	sev Severity
+	sev finding.Severity
 	fix string
 }
 
-func byCode(fs []Finding) map[string]codeFix {
+func byCode(fs []finding.Finding) map[string]codeFix {
 	out := map[string]codeFix{}
 	for _, f := range fs {
 		out[f.Code] = codeFix{f.Severity, f.Fix}
@@ -55,9 +55,9 @@ func TestEnvironmentIntegrityFindings(t *testing.T) {
 				}
 			},
 			want: map[string]codeFix{
-				CodeEnvInterpreterMissing: {SeverityError, "rm -f ENV/bin/python && python3.11 -m venv --without-pip ENV"},
-				CodeTorchCPUBuild:         {SeverityError, ""},
-				CodeLlamaCPPCPUBuild:      {SeverityError, ""},
+				finding.CodeEnvInterpreterMissing: {finding.SeverityError, "rm -f ENV/bin/python && python3.11 -m venv --without-pip ENV"},
+				finding.CodeTorchCPUBuild:         {finding.SeverityError, ""},
+				finding.CodeLlamaCPPCPUBuild:      {finding.SeverityError, ""},
 			},
 		},
 		{
@@ -72,7 +72,7 @@ func TestEnvironmentIntegrityFindings(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: map[string]codeFix{CodeEnvPythonMismatch: {SeverityError, "python3.11 -m venv --without-pip ENV"}},
+			want: map[string]codeFix{finding.CodeEnvPythonMismatch: {finding.SeverityError, "python3.11 -m venv --without-pip ENV"}},
 		},
 		{
 			name: "an empty libtorch_cuda", spec: cuda,
@@ -81,17 +81,17 @@ func TestEnvironmentIntegrityFindings(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: map[string]codeFix{CodeTorchInstallBroken: {SeverityError, "FIX"}},
+			want: map[string]codeFix{finding.CodeTorchInstallBroken: {finding.SeverityError, "FIX"}},
 		},
 		{
 			name: "METADATA and version.py of two releases",
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", VersionPy: "2.4.0+cu121", CUDA: "12.1", Installer: "pip\n"}},
-			want: map[string]codeFix{CodeTorchInstallBroken: {SeverityError, "FIX"}},
+			want: map[string]codeFix{finding.CodeTorchInstallBroken: {finding.SeverityError, "FIX"}},
 		},
 		{
 			name: "METADATA +cpu over a CUDA version.py",
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", VersionPy: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}},
-			want: map[string]codeFix{CodeTorchInstallBroken: {SeverityWarning, "FIX"}},
+			want: map[string]codeFix{finding.CodeTorchInstallBroken: {finding.SeverityWarning, "FIX"}},
 		},
 	}
 	for _, tt := range tests {
@@ -107,7 +107,7 @@ func TestEnvironmentIntegrityFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs := CheckEnv(env, a100Driver550, Options{Reinstall: fix.Advice{}.Reinstall})
+			fs := CheckEnv(env, a100Driver550, Options{})
 			got := byCode(fs)
 			if len(got) != len(tt.want) {
 				t.Fatalf("findings:\n%s\nwant codes %v", dump(fs), tt.want)
@@ -144,12 +144,12 @@ func TestRecreateFixWorks(t *testing.T) {
 		spoil func(t *testing.T, base string)
 		code  string
 	}{
-		{"installation deleted", func(t *testing.T, base string) { mustDo(t, os.RemoveAll(base)) }, CodeEnvInterpreterMissing},
+		{"installation deleted", func(t *testing.T, base string) { mustDo(t, os.RemoveAll(base)) }, finding.CodeEnvInterpreterMissing},
 		{"installation upgraded to 3.12", func(t *testing.T, base string) {
 			mustDo(t, os.WriteFile(filepath.Join(base, "bin", "python3.12"), []byte("\x7fELF"), 0o755))
 			mustDo(t, os.Remove(filepath.Join(base, "bin", "python3")))
 			mustDo(t, os.Symlink("python3.12", filepath.Join(base, "bin", "python3")))
-		}, CodeEnvPythonMismatch},
+		}, finding.CodeEnvPythonMismatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -172,7 +172,7 @@ func TestRecreateFixWorks(t *testing.T) {
 			env, err := pyenv.Inspect(venv)
 			mustDo(t, err)
 			var fixCmd string
-			for _, f := range CheckEnv(env, a100Driver550, Options{Reinstall: fix.Advice{}.Reinstall}) {
+			for _, f := range CheckEnv(env, a100Driver550, Options{}) {
 				if f.Code == tc.code {
 					fixCmd = f.Fix
 				}
@@ -206,7 +206,7 @@ func TestRecreateFixWorks(t *testing.T) {
 // naming the kernel and the interpreter, whose fix removes the kernel.
 func TestKernelGone(t *testing.T) {
 	f := KernelGone("/gone/envs/gpu", "/home/me/.local/share/jupyter/kernels/gpu/kernel.json", "/gone/envs/gpu/bin/python")
-	if f.Code != CodeEnvInterpreterMissing || f.Severity != SeverityWarning || f.Env != "/gone/envs/gpu" ||
+	if f.Code != finding.CodeEnvInterpreterMissing || f.Severity != finding.SeverityWarning || f.Env != "/gone/envs/gpu" ||
 		f.Fix != "jupyter kernelspec remove -y gpu" || !strings.Contains(f.Message, `kernel "gpu"`) || !strings.Contains(f.Message, "/gone/envs/gpu/bin/python, which does not exist") {
 		t.Errorf("KernelGone = %+v", f)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -114,10 +115,10 @@ func (c *envCheck) kernelsFinding(key string, js []libJudged) {
 		if key == nvidiaWheels {
 			advice = " Install the wheels of a CUDA version that supports the GPUs here."
 		}
-		c.add(CodeCUDAKernelsMissing, SeverityError, strings.Join(append(errs, warns...), " ")+advice, "", ev)
+		c.add(finding.CodeCUDAKernelsMissing, finding.SeverityError, strings.Join(append(errs, warns...), " ")+advice, "", ev)
 		return
 	}
-	c.add(CodeCUDAKernelsMissing, SeverityWarning, strings.Join(warns, " "), "", ev)
+	c.add(finding.CodeCUDAKernelsMissing, finding.SeverityWarning, strings.Join(warns, " "), "", ev)
 }
 
 // jitWords says what PTX-only GPUs get.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin/fatbintest"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -53,21 +54,21 @@ func TestCUDAKernelsMissing(t *testing.T) {
 		for _, tc := range []struct {
 			name string
 			g    gpu.State
-			sev  Severity // "" for no finding
+			sev  finding.Severity // "" for no finding
 			says []string
 		}{
-			{"GTX 1080 Ti", gtx1080Ti, SeverityError, []string{"NVIDIA GeForce GTX 1080 Ti (sm_61)", path, "llama-cpp-python 0.3.16", fatbintest.GGMLKernels, "no kernel image is available"}},
+			{"GTX 1080 Ti", gtx1080Ti, finding.SeverityError, []string{"NVIDIA GeForce GTX 1080 Ti (sm_61)", path, "llama-cpp-python 0.3.16", fatbintest.GGMLKernels, "no kernel image is available"}},
 			{"RTX 3060", rtx3060, "", nil},
-			{"A100", a100, SeverityWarning, []string{"NVIDIA A100-SXM4-80GB (sm_80)", "compute_80 PTX", "just in time", path}},
+			{"A100", a100, finding.SeverityWarning, []string{"NVIDIA A100-SXM4-80GB (sm_80)", "compute_80 PTX", "just in time", path}},
 			{"RTX 5090", rtx5090CU, "", nil},
 			{"no driver", noDriver, "", nil},
 			{"1080 Ti and A100", gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: append(gtx1080Ti.Devices, a100.Devices...)},
-				SeverityError, []string{"GTX 1080 Ti (sm_61)", "On NVIDIA A100-SXM4-80GB (sm_80) it runs only through compute_80 PTX"}},
+				finding.SeverityError, []string{"GTX 1080 Ti (sm_61)", "On NVIDIA A100-SXM4-80GB (sm_80) it runs only through compute_80 PTX"}},
 		} {
 			t.Run(filepath.Base(layout.rel)+" "+tc.name, func(t *testing.T) {
-				var got []Finding
+				var got []finding.Finding
 				for _, f := range CheckEnv(env, tc.g, Options{}) {
-					if f.Code == CodeCUDAKernelsMissing {
+					if f.Code == finding.CodeCUDAKernelsMissing {
 						got = append(got, f)
 					}
 				}
@@ -97,8 +98,8 @@ func TestCUDAKernelsMissing(t *testing.T) {
 func TestSourceTorchJudgedFromItsLibrary(t *testing.T) {
 	spec := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.6.0a0+gitabc", CUDA: "12.4", Installer: "pip\n", Requires: []string{"filelock"}}}
 	env, path := realEnv(t, spec, "torch/lib/libtorch_cuda.so", fatbintest.LinuxGGML)
-	codes := func(fs []Finding) map[string]Finding {
-		m := map[string]Finding{}
+	codes := func(fs []finding.Finding) map[string]finding.Finding {
+		m := map[string]finding.Finding{}
 		for _, f := range fs {
 			m[f.Code] = f
 		}
@@ -107,28 +108,28 @@ func TestSourceTorchJudgedFromItsLibrary(t *testing.T) {
 	// Without the library read, the table could not judge it.
 	withoutLib := *env
 	withoutLib.CUDALibs = nil
-	if _, ok := codes(CheckEnv(&withoutLib, rtx5090CU, Options{}))[CodeTorchBuildUnchecked]; !ok {
+	if _, ok := codes(CheckEnv(&withoutLib, rtx5090CU, Options{}))[finding.CodeTorchBuildUnchecked]; !ok {
 		t.Fatal("a source build was judged by the table")
 	}
 
 	on1080 := codes(CheckEnv(env, gtx1080Ti, Options{}))
-	f, ok := on1080[CodeGPUArchUnsupported]
-	if !ok || f.Severity != SeverityError || !strings.Contains(f.Message, "sm_61") || !strings.Contains(f.Message, "libtorch_cuda.so") {
+	f, ok := on1080[finding.CodeGPUArchUnsupported]
+	if !ok || f.Severity != finding.SeverityError || !strings.Contains(f.Message, "sm_61") || !strings.Contains(f.Message, "libtorch_cuda.so") {
 		t.Errorf("on a GTX 1080 Ti: %+v", on1080)
 	}
 	if len(f.Evidence) == 0 || f.Evidence[0].File != path {
 		t.Errorf("evidence %+v does not name %s", f.Evidence, path)
 	}
-	if _, ok := on1080[CodeCUDAKernelsMissing]; ok {
+	if _, ok := on1080[finding.CodeCUDAKernelsMissing]; ok {
 		t.Error("torch's library was judged twice")
 	}
 	on5090 := codes(CheckEnv(env, rtx5090CU, Options{}))
-	for _, code := range []string{CodeTorchBuildUnchecked, CodeTorchUnknownRelease, CodeGPUArchUnsupported} {
+	for _, code := range []string{finding.CodeTorchBuildUnchecked, finding.CodeTorchUnknownRelease, finding.CodeGPUArchUnsupported} {
 		if f, ok := on5090[code]; ok {
 			t.Errorf("on an RTX 5090: %s %s", code, f.Message)
 		}
 	}
-	if f, ok := codes(CheckEnv(env, a100, Options{}))[CodeGPUArchUnsupported]; !ok || f.Severity != SeverityWarning {
+	if f, ok := codes(CheckEnv(env, a100, Options{}))[finding.CodeGPUArchUnsupported]; !ok || f.Severity != finding.SeverityWarning {
 		t.Errorf("on an A100: %+v, want the PTX warning", f)
 	}
 }
@@ -160,7 +161,7 @@ func TestCUDAKernelsGrouped(t *testing.T) {
 	} {
 		var got []string
 		for _, f := range CheckEnv(env, tc.g, Options{}) {
-			if f.Code == CodeCUDAKernelsMissing {
+			if f.Code == finding.CodeCUDAKernelsMissing {
 				got = append(got, string(f.Severity)+": "+f.Message)
 			}
 		}

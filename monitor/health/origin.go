@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -13,7 +14,7 @@ import (
 // .pth-added copy that shadows the environment's own torch is the one
 // judged, and a person reading "CPU build" must learn it is that copy,
 // and which torch it hides.
-func (c *envCheck) origin(t *pyenv.Package, about []Finding) {
+func (c *envCheck) origin(t *pyenv.Package, about []finding.Finding) {
 	folder, says, ok := c.env.Origin(t)
 	if !ok {
 		return
@@ -60,7 +61,7 @@ func (c *envCheck) pathCode(t *pyenv.Package) {
 	for _, e := range pc {
 		lines = append(lines, e.File+": "+e.Says)
 	}
-	c.add(CodeImportPathCode, SeverityWarning,
+	c.add(finding.CodeImportPathCode, finding.SeverityWarning,
 		fmt.Sprintf("The import path of this environment is changed by code GPU Canary does not run (%s), so the torch judged here (%s, read from %s) may not be the one Python imports. Check which one it is: %s -c 'import torch; print(torch.__file__, torch.__version__)'.",
 			strings.Join(lines, "; "), t.Version, t.Site, c.env.Interpreter()),
 		"", pc)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -32,7 +32,7 @@ func TestUserSiteShadowFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Reinstall: fix.Advice{}.Reinstall}
+	opts := Options{}
 	for _, tt := range []struct {
 		name, build, hides, fix string
 	}{
@@ -49,14 +49,14 @@ func TestUserSiteShadowFinding(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := CheckEnv(inspectAs(t, root, home), a100Driver550, opts)
-			var cpu *Finding
+			var cpu *finding.Finding
 			for i := range fs {
-				if fs[i].Code == CodeTorchCPUBuild {
+				if fs[i].Code == finding.CodeTorchCPUBuild {
 					cpu = &fs[i]
 				}
 			}
 			if cpu == nil {
-				t.Fatalf("no %s: %s", CodeTorchCPUBuild, dump(fs))
+				t.Fatalf("no %s: %s", finding.CodeTorchCPUBuild, dump(fs))
 			}
 			if !strings.Contains(cpu.Message, "This torch is loaded from "+user+" (the user site, searched before the environment's own site-packages); "+tt.hides) {
 				t.Errorf("message does not say where torch is loaded from: %s", cpu.Message)
@@ -91,17 +91,17 @@ func TestImportPathCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := CheckEnv(inspectAs(t, root, t.TempDir()), a100Driver550, Options{})
-			var got *Finding
+			var got *finding.Finding
 			for i := range fs {
-				if fs[i].Code == CodeImportPathCode {
+				if fs[i].Code == finding.CodeImportPathCode {
 					got = &fs[i]
 				}
 			}
 			switch {
 			case !tt.warn && len(fs) > 0:
 				t.Errorf("findings for a line that leaves sys.path alone: %s", dump(fs))
-			case tt.warn && (got == nil || got.Severity != SeverityWarning):
-				t.Errorf("no %s warning: %s", CodeImportPathCode, dump(fs))
+			case tt.warn && (got == nil || got.Severity != finding.SeverityWarning):
+				t.Errorf("no %s warning: %s", finding.CodeImportPathCode, dump(fs))
 			case tt.warn && (!strings.Contains(got.Message, pth+": line ") || !strings.Contains(got.Message, "bin/python -c 'import torch; print(torch.__file__, torch.__version__)'")):
 				t.Errorf("message does not name the file and line or the check: %s", got.Message)
 			}

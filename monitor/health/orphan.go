@@ -6,16 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/human"
 )
-
-// CodeGPUMemoryOrphaned: GPU memory that no live process holds. NVML lists
-// a PID that is not running (a process killed while the driver was busy
-// with it, a zombie context), or the memory in use exceeds what the
-// processes NVML lists hold by more than OrphanMargin: the memory stays
-// taken, and the next job runs out of it.
-const CodeGPUMemoryOrphaned = "GPU_MEMORY_ORPHANED"
 
 // OrphanMargin is how much more a GPU's used memory may be than its
 // processes hold before that is GPU_MEMORY_ORPHANED: the driver keeps
@@ -32,11 +26,11 @@ func OrphanMargin(total uint64) uint64 { return max(1<<30, total/20) }
 // process for, are other containers', not orphans. Under WSL2 and for a
 // MIG-partitioned or sleeping GPU nothing is judged either: NVML names no
 // process's memory there.
-func CheckGPUMemory(g gpu.State, alive func(pid int) bool) []Finding {
+func CheckGPUMemory(g gpu.State, alive func(pid int) bool) []finding.Finding {
 	if alive == nil || g.WSL {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, d := range g.Devices {
 		if d.Asleep || d.MIGEnabled || d.Error != "" {
 			continue
@@ -49,7 +43,7 @@ func CheckGPUMemory(g gpu.State, alive func(pid int) bool) []Finding {
 }
 
 // orphanedOn judges one device.
-func orphanedOn(d gpu.Device, alive func(int) bool) (Finding, bool) {
+func orphanedOn(d gpu.Device, alive func(int) bool) (finding.Finding, bool) {
 	var gone []int
 	var goneMem, listed uint64
 	known := true
@@ -78,7 +72,7 @@ func orphanedOn(d gpu.Device, alive func(int) bool) (Finding, bool) {
 	if d.Name != "" {
 		gpuName += " (" + d.Name + ")"
 	}
-	f := Finding{Code: CodeGPUMemoryOrphaned, Severity: SeverityWarning, Env: "gpu:" + strconv.Itoa(d.Index)}
+	f := finding.Finding{Code: finding.CodeGPUMemoryOrphaned, Severity: finding.SeverityWarning, Env: "gpu:" + strconv.Itoa(d.Index)}
 	after := fmt.Sprintf("It stays taken until the driver frees it, which may take a GPU reset (nvidia-smi --gpu-reset -i %d, with nothing else on the GPU) or a reboot.", d.Index)
 	switch {
 	case len(gone) > 0:
@@ -103,5 +97,5 @@ func orphanedOn(d gpu.Device, alive func(int) bool) (Finding, bool) {
 			gpuName, human.Bytes(d.MemoryUsedBytes-listed), human.Bytes(d.MemoryUsedBytes), human.Bytes(OrphanMargin(d.MemoryTotalBytes)), after)
 		return f, true
 	}
-	return Finding{}, false
+	return finding.Finding{}, false
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 )
 
@@ -48,7 +49,7 @@ func TestCheckGPUMemory(t *testing.T) {
 				t.Fatalf("findings = %+v, want one: %v", got, tt.want != nil)
 			}
 			for _, f := range got {
-				if f.Code != CodeGPUMemoryOrphaned || f.Severity != SeverityWarning || f.Env != "gpu:0" {
+				if f.Code != finding.CodeGPUMemoryOrphaned || f.Severity != finding.SeverityWarning || f.Env != "gpu:0" {
 					t.Errorf("finding = %+v", f)
 				}
 				for _, w := range tt.want {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -30,18 +31,18 @@ func TestPackageInstallBroken(t *testing.T) {
 	}{
 		{name: "llama-cpp-python without its libraries", spec: pyenvtest.Spec{Llama: llama}, gpu: a100Driver550,
 			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp", "lib")) },
-			want: want{code: CodePackageInstallBroken, severity: SeverityError, message: "llama-cpp-python: llama_cpp holds no libllama or ggml library",
+			want: want{code: finding.CodePackageInstallBroken, severity: finding.SeverityError, message: "llama-cpp-python: llama_cpp holds no libllama or ggml library",
 				fix: `CMAKE_ARGS="-DGGML_CUDA=on" ENV/bin/python -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.8`}},
 		{name: "llama-cpp-python without its libraries, no GPU", spec: pyenvtest.Spec{Llama: llama}, gpu: noDriver,
 			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp", "lib")) },
-			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "reinstall llama-cpp-python", nofix: true}},
+			want:   want{code: finding.CodePackageInstallBroken, severity: finding.SeverityError, message: "reinstall llama-cpp-python", nofix: true}},
 		{name: "llama-cpp-python's dist-info without its llama_cpp folder", spec: pyenvtest.Spec{Llama: llama}, gpu: a100Driver550,
 			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp")) },
-			want: want{code: CodePackageInstallBroken, severity: SeverityError, message: "llama-cpp-python: no llama_cpp folder beside its dist-info, so there is no libllama or ggml library and import llama_cpp fails",
+			want: want{code: finding.CodePackageInstallBroken, severity: finding.SeverityError, message: "llama-cpp-python: no llama_cpp folder beside its dist-info, so there is no libllama or ggml library and import llama_cpp fails",
 				fix: `CMAKE_ARGS="-DGGML_CUDA=on" ENV/bin/python -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.8`}},
 		{name: "llama-cpp-python's dist-info without its llama_cpp folder, no GPU", spec: pyenvtest.Spec{Llama: llama}, gpu: noDriver,
 			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "llama_cpp")) },
-			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "import llama_cpp fails", nofix: true}},
+			want:   want{code: finding.CodePackageInstallBroken, severity: finding.SeverityError, message: "import llama_cpp fails", nofix: true}},
 		{name: "an editable llama-cpp-python whose code is not found", spec: pyenvtest.Spec{Llama: llama}, gpu: a100Driver550,
 			damage: func(sp string) error {
 				if err := os.RemoveAll(filepath.Join(sp, "llama_cpp")); err != nil {
@@ -49,14 +50,14 @@ func TestPackageInstallBroken(t *testing.T) {
 				}
 				return os.WriteFile(filepath.Join(sp, "llama_cpp_python-0.3.8.dist-info", "direct_url.json"), []byte(`{"dir_info": {"editable": true}, "url": "file:///src/llama-cpp-python"}`), 0o644)
 			},
-			want: want{code: CodePackageInstallBroken, severity: SeverityWarning, nofix: true,
+			want: want{code: finding.CodePackageInstallBroken, severity: finding.SeverityWarning, nofix: true,
 				message: "llama-cpp-python: an editable install of " + filepath.FromSlash("/src/llama-cpp-python") + " whose llama_cpp folder GPU Canary did not find on the import path, so no libllama or ggml library was found and its backends are not known"}},
 		{name: "torchvision without its version.py", spec: pyenvtest.Spec{Torch: cuda, Vision: &pyenvtest.Companion{Version: "0.20.1+cu121", CUDA: "12.1"}}, gpu: a100Driver550,
 			damage: func(sp string) error { return os.Remove(filepath.Join(sp, "torchvision", "version.py")) },
-			want:   want{code: CodePackageInstallBroken, severity: SeverityError, message: "torchvision: torchvision/version.py is missing", nofix: true}},
+			want:   want{code: finding.CodePackageInstallBroken, severity: finding.SeverityError, message: "torchvision: torchvision/version.py is missing", nofix: true}},
 		{name: "bitsandbytes without its dist-info", spec: pyenvtest.Spec{Torch: cuda, BNB: &pyenvtest.BNB{Version: "0.45.0", CUDALibs: []string{"121"}}}, gpu: a100Driver550,
 			damage: func(sp string) error { return os.RemoveAll(filepath.Join(sp, "bitsandbytes-0.45.0.dist-info")) },
-			want:   want{code: CodePackageInstallBroken, severity: SeverityWarning, message: "bitsandbytes: ", nofix: true}},
+			want:   want{code: finding.CodePackageInstallBroken, severity: finding.SeverityWarning, message: "bitsandbytes: ", nofix: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "env")
@@ -70,10 +71,10 @@ func TestPackageInstallBroken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []Finding
+			var got []finding.Finding
 			for _, f := range CheckEnv(env, tc.gpu, Options{}) {
 				switch f.Code {
-				case CodeTorchInstallBroken, CodeLlamaCPPCPUBuild:
+				case finding.CodeTorchInstallBroken, finding.CodeLlamaCPPCPUBuild:
 					t.Errorf("%s raised for another package's files: %s", f.Code, f.Message)
 				case tc.want.code:
 					got = append(got, f)
@@ -102,7 +103,7 @@ func TestLlamaWithNoLibraryIsNeverSilent(t *testing.T) {
 	env := &pyenv.Env{Path: t.TempDir(), Packages: map[string]*pyenv.Package{pyenv.LlamaCppPython: {Version: "0.3.8", Build: pyenv.BuildUnknown}}}
 	for _, g := range []gpu.State{a100Driver550, noDriver} {
 		fs := CheckEnv(env, g, Options{})
-		if len(fs) != 1 || fs[0].Code != CodePackageInstallBroken || fs[0].Severity != SeverityWarning || !strings.Contains(fs[0].Message, "no libllama or ggml library was found") {
+		if len(fs) != 1 || fs[0].Code != finding.CodePackageInstallBroken || fs[0].Severity != finding.SeverityWarning || !strings.Contains(fs[0].Message, "no libllama or ggml library was found") {
 			t.Errorf("GPU %q: findings\n%s", g.Driver, dump(fs))
 		}
 	}

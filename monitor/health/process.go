@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
@@ -11,13 +12,13 @@ import (
 // CheckProcess raises JOB_ON_CPU for a process that has been busy off the
 // GPU for the whole window: an error for a CPU-only build, a warning for
 // a CUDA build that holds no GPU memory.
-func CheckProcess(r procs.Row) []Finding {
+func CheckProcess(r procs.Row) []finding.Finding {
 	if !r.JobOnCPU {
 		return nil
 	}
-	sev := SeverityWarning
+	sev := finding.SeverityWarning
 	if r.Verdict == procs.VerdictCPU {
-		sev = SeverityError
+		sev = finding.SeverityError
 	}
 	who := human.Truncate(r.Command(), 80)
 	where := ""
@@ -27,5 +28,5 @@ func CheckProcess(r procs.Row) []Finding {
 	// The reason says why it is off the GPU (and that a GPU is there).
 	msg := fmt.Sprintf("`%s` (PID %d)%s has been busy on the CPU for %s: %s.",
 		who, r.PID, where, r.BusyFor.Round(time.Second), r.Reason)
-	return []Finding{{Code: CodeJobOnCPU, Severity: sev, Message: msg, Env: r.EnvPath, PID: r.PID}}
+	return []finding.Finding{{Code: finding.CodeJobOnCPU, Severity: sev, Message: msg, Env: r.EnvPath, PID: r.PID}}
 }

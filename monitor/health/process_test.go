@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
@@ -14,7 +15,7 @@ func TestCheckProcess(t *testing.T) {
 		Verdict: procs.VerdictCPU, Reason: "torch is a CPU-only build (libtorch_cpu without libtorch_cuda), although an NVIDIA GPU is present",
 		BusyFor: 25 * time.Second, JobOnCPU: true}
 	fs := CheckProcess(cpu)
-	if len(fs) != 1 || fs[0].Code != CodeJobOnCPU || fs[0].Severity != SeverityError || fs[0].PID != 17566 || fs[0].Env != cpu.EnvPath {
+	if len(fs) != 1 || fs[0].Code != finding.CodeJobOnCPU || fs[0].Severity != finding.SeverityError || fs[0].PID != 17566 || fs[0].Env != cpu.EnvPath {
 		t.Fatalf("findings %+v", fs)
 	}
 	msg := fs[0].Message
@@ -29,7 +30,7 @@ func TestCheckProcess(t *testing.T) {
 
 	idle := cpu
 	idle.Verdict, idle.Reason = procs.VerdictCUDAIdle, "a CUDA build is loaded, but the process holds no GPU memory"
-	if fs := CheckProcess(idle); len(fs) != 1 || fs[0].Severity != SeverityWarning {
+	if fs := CheckProcess(idle); len(fs) != 1 || fs[0].Severity != finding.SeverityWarning {
 		t.Errorf("cuda-idle: %+v", fs)
 	}
 	calm := cpu

@@ -8,6 +8,8 @@ import (
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -19,16 +21,16 @@ type Options struct {
 	// Getenv reads GPU Canary's own environment (BNB_CUDA_VERSION); nil
 	// means no variables are set.
 	Getenv func(string) string
-	// Reinstall writes the command that reinstalls the right CUDA torch in
-	// env for the GPU g, "" when none can be proposed; the findings a
-	// reinstall fixes show it. Planning a reinstall is monitor/fix's job,
-	// above the rules in the flow, so it comes in here: cmd/gpucanary and
-	// monitor.Check pass fix.Advice's. nil proposes no command.
-	Reinstall func(env *pyenv.Env, g gpu.State) string
+	// Advice writes the command that reinstalls the right CUDA torch,
+	// which the findings a reinstall fixes show: the planner's
+	// (monitor/fixplan), so the advice and the repair never disagree. Its
+	// zero value plans from the official index; the settings' mirror is
+	// its IndexBase.
+	Advice fixplan.Advice
 }
 
 // CheckGPU reports what is wrong with the machine's GPU as a whole.
-func CheckGPU(g gpu.State) []Finding {
+func CheckGPU(g gpu.State) []finding.Finding {
 	if g.HasDriver() {
 		return nil
 	}
@@ -36,25 +38,25 @@ func CheckGPU(g gpu.State) []Finding {
 	if g.Error != "" {
 		msg += " (" + g.Error + ")"
 	}
-	return []Finding{{Code: CodeNoGPUDriver, Severity: SeverityWarning, Message: msg}}
+	return []finding.Finding{{Code: finding.CodeNoGPUDriver, Severity: finding.SeverityWarning, Message: msg}}
 }
 
 // Unreadable is the finding for an environment that could not be read.
-func Unreadable(path string, err error) Finding {
-	return Finding{Code: CodeEnvUnreadable, Severity: SeverityError, Env: path,
+func Unreadable(path string, err error) finding.Finding {
+	return finding.Finding{Code: finding.CodeEnvUnreadable, Severity: finding.SeverityError, Env: path,
 		Message: fmt.Sprintf("The environment at %s could not be read: %v.", path, err)}
 }
 
 // NotCreated is the finding for a project folder whose environment does
 // not exist yet: whose project it is (rule, "uv project") and the command
 // that creates it.
-func NotCreated(project, rule, create string) Finding {
-	return Finding{Code: CodeEnvNotCreated, Severity: SeverityWarning, Env: project, Fix: create,
+func NotCreated(project, rule, create string) finding.Finding {
+	return finding.Finding{Code: finding.CodeEnvNotCreated, Severity: finding.SeverityWarning, Env: project, Fix: create,
 		Message: pyenv.NotCreatedSentence(project, rule, create) + ", then check again (until then there is no torch to check)."}
 }
 
 // CheckEnv evaluates every rule on one environment.
-func CheckEnv(env *pyenv.Env, g gpu.State, o Options) []Finding {
+func CheckEnv(env *pyenv.Env, g gpu.State, o Options) []finding.Finding {
 	c := envCheck{env: env, g: g, o: o}
 	c.problems()
 	if t := env.Torch(); t != nil {
@@ -74,7 +76,7 @@ type envCheck struct {
 	env *pyenv.Env
 	g   gpu.State
 	o   Options
-	out []Finding
+	out []finding.Finding
 	fix string // cached fix command, "" when none
 	did bool
 
@@ -84,15 +86,15 @@ type envCheck struct {
 	gone       bool // torchGone reported
 }
 
-func (c *envCheck) add(code string, sev Severity, msg string, fix string, ev []pyenv.Evidence) {
-	c.out = append(c.out, Finding{Code: code, Severity: sev, Message: msg, Fix: fix, Env: c.env.Path, Evidence: ev})
+func (c *envCheck) add(code string, sev finding.Severity, msg string, fix string, ev []pyenv.Evidence) {
+	c.out = append(c.out, finding.Finding{Code: code, Severity: sev, Message: msg, Fix: fix, Env: c.env.Path, Evidence: ev})
 }
 
 // reinstall is the command that reinstalls the right CUDA torch here, or
 // "": none where the environment's interpreter cannot run it.
 func (c *envCheck) reinstall() string {
-	if !c.did && c.o.Reinstall != nil && runnable(c.env) {
-		c.fix = c.o.Reinstall(c.env, c.g)
+	if !c.did && runnable(c.env) {
+		c.fix = c.o.Advice.Reinstall(c.env, c.g)
 	}
 	c.did = true
 	return c.fix
@@ -134,14 +136,14 @@ func (c *envCheck) problems() {
 		if c.torchGone(p) {
 			continue
 		}
-		code, sev, fixCmd := CodeEnvUnreadable, SeverityWarning, ""
+		code, sev, fixCmd := finding.CodeEnvUnreadable, finding.SeverityWarning, ""
 		switch p.Kind {
 		case pyenv.ProblemUnreadable, pyenv.ProblemTruncated:
-			sev = SeverityError
+			sev = finding.SeverityError
 		case pyenv.ProblemInterpreterMissing:
-			code, sev, fixCmd = CodeEnvInterpreterMissing, SeverityError, recreateFix(c.env)
+			code, sev, fixCmd = finding.CodeEnvInterpreterMissing, finding.SeverityError, recreateFix(c.env)
 		case pyenv.ProblemPythonMismatch:
-			code, sev, fixCmd = CodeEnvPythonMismatch, SeverityError, recreateFix(c.env)
+			code, sev, fixCmd = finding.CodeEnvPythonMismatch, finding.SeverityError, recreateFix(c.env)
 		}
 		c.add(code, sev, p.Message, fixCmd, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 	}
@@ -151,22 +153,22 @@ func (c *envCheck) problems() {
 				c.packageProblem(name, p)
 				continue
 			}
-			code, sev := CodeTorchInstallBroken, SeverityError
+			code, sev := finding.CodeTorchInstallBroken, finding.SeverityError
 			fixCmd := ""
 			if name == pyenv.Torch {
 				fixCmd = c.reinstall()
 			}
 			switch {
 			case p.Kind == pyenv.ProblemUnreadable:
-				code = CodeEnvUnreadable
+				code = finding.CodeEnvUnreadable
 			case p.Kind == pyenv.ProblemPipStash:
-				sev = SeverityWarning
+				sev = finding.SeverityWarning
 			case p.Kind == pyenv.ProblemBuildMismatch:
 				// The files are one build and agree with each other;
 				// what is wrong is the metadata pip and uv decide by.
 				// Files of two releases (ProblemMixedRelease) stay an
 				// error: the compiled core and the Python code disagree.
-				sev = SeverityWarning
+				sev = finding.SeverityWarning
 			case p.Kind == pyenv.ProblemRuntimeMismatch:
 				// The library's soname is there, so import usually works:
 				// a warning, not an error. An older library than torch
@@ -175,7 +177,7 @@ func (c *envCheck) problems() {
 				// purpose for another framework; the fix puts torch's
 				// own versions back. A missing one (ProblemMissingRuntime)
 				// stays an error: import fails.
-				sev = SeverityWarning
+				sev = finding.SeverityWarning
 			}
 			c.add(code, sev, fmt.Sprintf("%s: %s", name, p.Message), fixCmd, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 		}
@@ -190,12 +192,12 @@ func (c *envCheck) problems() {
 // warning otherwise (metadata, a stash: it still loads); a file that
 // cannot be read stays ENV_UNREADABLE.
 func (c *envCheck) packageProblem(name string, p pyenv.Problem) {
-	code, sev, fix := CodePackageInstallBroken, SeverityWarning, ""
+	code, sev, fix := finding.CodePackageInstallBroken, finding.SeverityWarning, ""
 	switch p.Kind {
 	case pyenv.ProblemUnreadable:
-		code, sev = CodeEnvUnreadable, SeverityError
+		code, sev = finding.CodeEnvUnreadable, finding.SeverityError
 	case pyenv.ProblemHalfDeleted:
-		sev = SeverityError
+		sev = finding.SeverityError
 		if l := c.env.Packages[name]; name == pyenv.LlamaCppPython && c.hasGPU() && l.Version != "" {
 			fix = llamaFix(c.env, l.Version) // a reinstall that also brings the CUDA backend
 		}
@@ -207,17 +209,17 @@ func (c *envCheck) torch(t *pyenv.Package) {
 	switch t.Build {
 	case pyenv.BuildCPU:
 		if c.hasGPU() {
-			c.add(CodeTorchCPUBuild, SeverityError,
+			c.add(finding.CodeTorchCPUBuild, finding.SeverityError,
 				fmt.Sprintf("torch %s is a CPU-only build, but this machine has %s: everything in this environment runs on the CPU.%s", t.Version, c.gpuName(), c.upgradeNote(t)),
-				c.fixFor(CodeTorchCPUBuild, SeverityError, t), t.Evidence)
+				c.fixFor(finding.CodeTorchCPUBuild, finding.SeverityError, t), t.Evidence)
 		} else {
-			c.add(CodeTorchCPUBuild, SeverityInfo,
+			c.add(finding.CodeTorchCPUBuild, finding.SeverityInfo,
 				fmt.Sprintf("torch %s is a CPU-only build (no NVIDIA GPU is present, so this is fine here).", t.Version), "", t.Evidence)
 		}
 	case pyenv.BuildROCm, pyenv.BuildXPU:
 		c.otherVendor(t)
 	case pyenv.BuildUnknown:
-		c.add(CodeTorchBuildUnknown, SeverityWarning,
+		c.add(finding.CodeTorchBuildUnknown, finding.SeverityWarning,
 			fmt.Sprintf("torch %s is installed, but its files do not say which build it is (CUDA, CPU or ROCm).", t.Version), "", t.Evidence)
 	case pyenv.BuildCUDA:
 		c.cudaTorch(t)
@@ -232,14 +234,14 @@ func (c *envCheck) otherVendor(t *pyenv.Package) {
 		what = "a ROCm (AMD GPU)"
 	}
 	if !c.hasGPU() {
-		c.add(CodeTorchNonNVIDIA, SeverityInfo,
+		c.add(finding.CodeTorchNonNVIDIA, finding.SeverityInfo,
 			fmt.Sprintf("torch %s is %s build; no NVIDIA GPU is present, and GPU Canary checks NVIDIA GPUs only.", t.Version, what), "", t.Evidence)
 		return
 	}
-	c.add(CodeTorchNonNVIDIA, SeverityError,
+	c.add(finding.CodeTorchNonNVIDIA, finding.SeverityError,
 		fmt.Sprintf("torch %s is %s build, but this machine has %s, which it cannot use: torch.cuda.is_available() is False and everything in this environment runs on the CPU.%s",
 			t.Version, what, c.gpuName(), c.upgradeNote(t)),
-		c.fixFor(CodeTorchNonNVIDIA, SeverityError, t), t.Evidence)
+		c.fixFor(finding.CodeTorchNonNVIDIA, finding.SeverityError, t), t.Evidence)
 }
 
 // repair is what a reinstall would install here, as the repair plan
@@ -260,13 +262,13 @@ func (c *envCheck) repair(t *pyenv.Package) (kb.Repair, bool) {
 // a build that still needs minor-version compatibility does not clear a
 // warning about that, nor one that reaches a GPU only through PTX a
 // warning about that.
-func (c *envCheck) fixFor(code string, sev Severity, t *pyenv.Package) string {
+func (c *envCheck) fixFor(code string, sev finding.Severity, t *pyenv.Package) string {
 	cmd := c.reinstall()
 	if cmd == "" {
 		return ""
 	}
 	if c.env.AheadOfOwn(t) {
-		// The repair removes this copy (monitor/fix): the one it hides
+		// The repair removes this copy (monitor/fixplan): the one it hides
 		// is judged then, not a build the repair chooses.
 		if c.raisedWithout(t, code) >= sev.Rank() {
 			return ""
@@ -284,12 +286,12 @@ func (c *envCheck) fixFor(code string, sev Severity, t *pyenv.Package) string {
 // build's fit to the machine.
 func stillRaised(code string, b kb.BuildCheck) int {
 	switch {
-	case code == CodeDriverTooOld && b.Driver.Support == kb.SupportNo,
-		code == CodeGPUArchUnsupported && len(b.Unsupported()) > 0:
-		return SeverityError.Rank()
-	case code == CodeDriverTooOld && b.Driver.MinorCompat,
-		code == CodeGPUArchUnsupported && len(b.PTXOnly()) > 0:
-		return SeverityWarning.Rank()
+	case code == finding.CodeDriverTooOld && b.Driver.Support == kb.SupportNo,
+		code == finding.CodeGPUArchUnsupported && len(b.Unsupported()) > 0:
+		return finding.SeverityError.Rank()
+	case code == finding.CodeDriverTooOld && b.Driver.MinorCompat,
+		code == finding.CodeGPUArchUnsupported && len(b.PTXOnly()) > 0:
+		return finding.SeverityWarning.Rank()
 	}
 	return 0
 }
@@ -350,13 +352,13 @@ func (c *envCheck) family(t *pyenv.Package) {
 		}
 		ev := append(slices.Clone(t.Evidence), p.Evidence...)
 		if known && comp.want != "" && kb.PublicVersion(p.Version) != comp.want {
-			c.add(CodeTorchFamilyMismatch, SeverityError,
+			c.add(finding.CodeTorchFamilyMismatch, finding.SeverityError,
 				fmt.Sprintf("%s %s does not belong with torch %s (it needs %s %s): importing it fails or its compiled operators are missing.", comp.name, p.Version, t.Version, comp.name, comp.want),
 				c.reinstall(), ev)
 			continue
 		}
 		if mismatch(t, p) {
-			c.add(CodeTorchFamilyMismatch, SeverityError,
+			c.add(finding.CodeTorchFamilyMismatch, finding.SeverityError,
 				fmt.Sprintf("%s %s (%s) does not match torch %s (%s): its GPU operators (nms, decoders) will not load.", comp.name, p.Version, p.BuildText(), t.Version, t.BuildText()),
 				c.reinstall(), ev)
 		}
@@ -400,12 +402,12 @@ func (c *envCheck) bitsandbytes(t *pyenv.Package) {
 		if best := bestBNB(b.Backends, want); best != "" {
 			return
 		}
-		c.add(CodeBNBCUDAMismatch, SeverityError,
+		c.add(finding.CodeBNBCUDAMismatch, finding.SeverityError,
 			fmt.Sprintf("bitsandbytes %s has no CUDA library for %s (it ships CUDA %s, and none of the same major version at or below it): 8-bit and 4-bit layers will fail to load.", b.Version, why, shipped),
 			"", b.Evidence)
 		return
 	}
-	c.add(CodeBNBCUDAMismatch, SeverityError,
+	c.add(finding.CodeBNBCUDAMismatch, finding.SeverityError,
 		fmt.Sprintf("bitsandbytes %s will look for libbitsandbytes_cuda%s because of %s, and does not ship it (it ships CUDA %s): it will raise \"Configured CUDA binary not found\".", b.Version, want, why, shipped),
 		"", b.Evidence)
 }
@@ -443,7 +445,7 @@ func (c *envCheck) llama() {
 	}
 	if len(l.Backends) == 0 {
 		if len(l.Problems) == 0 {
-			c.add(CodePackageInstallBroken, SeverityWarning,
+			c.add(finding.CodePackageInstallBroken, finding.SeverityWarning,
 				fmt.Sprintf("llama-cpp-python %s: no libllama or ggml library was found, so which backends it has is not known.", l.Version), "", l.Evidence)
 		}
 		return
@@ -454,7 +456,7 @@ func (c *envCheck) llama() {
 		}
 	}
 	if !c.hasGPU() {
-		c.add(CodeLlamaCPPCPUBuild, SeverityInfo,
+		c.add(finding.CodeLlamaCPPCPUBuild, finding.SeverityInfo,
 			fmt.Sprintf("llama-cpp-python %s is built for the CPU only (no NVIDIA GPU is present, so this is fine here).", l.Version), "", l.Evidence)
 		return
 	}
@@ -462,7 +464,7 @@ func (c *envCheck) llama() {
 	if runnable(c.env) {
 		fixCmd = llamaFix(c.env, l.Version)
 	}
-	c.add(CodeLlamaCPPCPUBuild, SeverityError,
+	c.add(finding.CodeLlamaCPPCPUBuild, finding.SeverityError,
 		fmt.Sprintf("llama-cpp-python %s has no CUDA backend: every layer runs on the CPU, whatever n_gpu_layers says, although this machine has %s.", l.Version, c.gpuName()),
 		fixCmd, l.Evidence)
 }

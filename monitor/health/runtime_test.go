@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -40,17 +40,17 @@ func TestRuntimeFindings(t *testing.T) {
 	}{
 		{name: "every runtime wheel installed", spec: pyenvtest.Spec{Torch: cuda(nil)}, gpu: a100Driver550},
 		{name: "missing wheels", spec: pyenvtest.Spec{Torch: cuda(noDeps)}, gpu: a100Driver550,
-			want: []want{{code: CodeTorchInstallBroken, severity: SeverityError,
+			want: []want{{code: finding.CodeTorchInstallBroken, severity: finding.SeverityError,
 				message: "torch: torch 2.5.1+cu124 requires 7 CUDA runtime wheels of NVIDIA's that are not installed: nvidia-cuda-nvrtc-cu12==12.4.127, nvidia-cuda-runtime-cu12==12.4.127, nvidia-cuda-cupti-cu12==12.4.127, nvidia-cublas-cu12==12.4.127, nvidia-cufft-cu12==12.4.127, nvidia-curand-cu12==12.4.127, nvidia-cudnn-cu12==9.1.0.70. `import torch` fails with \"libcublas.so.12: cannot open shared object file\"",
 				fix:     plain}}},
 		{name: "one missing wheel", spec: pyenvtest.Spec{Torch: cuda(func(tw *pyenvtest.Torch) { tw.OmitRuntime = []string{"nvidia-cudnn-cu12"} })}, gpu: a100Driver550,
-			want: []want{{code: CodeTorchInstallBroken, severity: SeverityError, message: "not installed: nvidia-cudnn-cu12==9.1.0.70. `import torch` fails with \"libcudnn.so.9: cannot open shared object file\"", fix: plain}}},
+			want: []want{{code: finding.CodeTorchInstallBroken, severity: finding.SeverityError, message: "not installed: nvidia-cudnn-cu12==9.1.0.70. `import torch` fails with \"libcudnn.so.9: cannot open shared object file\"", fix: plain}}},
 		{name: "a wrong version", spec: pyenvtest.Spec{Torch: cuda(nil), Nvidia: map[string]string{"nvidia-cudnn-cu12": "9.5.1.17"}}, gpu: a100Driver550,
-			want: []want{{code: CodeTorchInstallBroken, severity: SeverityWarning, message: "(nvidia-cudnn-cu12==9.1.0.70 is required, 9.5.1.17 is installed)", fix: plain}}},
+			want: []want{{code: finding.CodeTorchInstallBroken, severity: finding.SeverityWarning, message: "(nvidia-cudnn-cu12==9.1.0.70 is required, 9.5.1.17 is installed)", fix: plain}}},
 		{name: "missing wheels with no driver: said, with no command", spec: pyenvtest.Spec{Torch: cuda(noDeps)}, gpu: noDriver,
-			want: []want{{code: CodeTorchInstallBroken, severity: SeverityError, message: "installing torch's pins again from its index without --no-deps installs them", nofix: true}}},
+			want: []want{{code: finding.CodeTorchInstallBroken, severity: finding.SeverityError, message: "installing torch's pins again from its index without --no-deps installs them", nofix: true}}},
 		{name: "a CPU build requires none", gpu: noDriver, spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1", Installer: "pip\n"}},
-			want: []want{{code: CodeTorchCPUBuild, severity: SeverityInfo, message: "CPU-only build"}}},
+			want: []want{{code: finding.CodeTorchCPUBuild, severity: finding.SeverityInfo, message: "CPU-only build"}}},
 		{name: "a marker that does not match", spec: pyenvtest.Spec{Torch: cuda(noDeps)}, gpu: a100Driver550,
 			requires: []string{`nvidia-cublas-cu12==12.4.5.8; platform_system == "Linux" and platform_machine == "aarch64"`}},
 		{name: "a marker that cannot be read", spec: pyenvtest.Spec{Torch: cuda(noDeps)}, gpu: a100Driver550,
@@ -71,7 +71,7 @@ func TestRuntimeFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := CheckEnv(env, tt.gpu, Options{Reinstall: fix.Advice{}.Reinstall})
+			got := CheckEnv(env, tt.gpu, Options{})
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tt.want), dump(got))
 			}
@@ -83,7 +83,7 @@ func TestRuntimeFindings(t *testing.T) {
 				if wantFix := strings.ReplaceAll(w.fix, "ENV", env.Path); f.Fix != wantFix && !(w.fix == "" && !w.nofix) {
 					t.Errorf("fix %q, want %q", f.Fix, wantFix)
 				}
-				if f.Severity == SeverityError && !FixedByReinstall(f.Code) {
+				if f.Severity == finding.SeverityError && !finding.FixedByReinstall(f.Code) {
 					t.Errorf("%s is not fixed by a reinstall: a repair would not be verified against it", f.Code)
 				}
 			}

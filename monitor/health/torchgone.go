@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
@@ -22,7 +23,7 @@ func (c *envCheck) torchGone(p pyenv.Problem) bool {
 	}
 	if !c.gone {
 		c.gone = true
-		c.add(CodeTorchInstallBroken, SeverityError,
+		c.add(finding.CodeTorchInstallBroken, finding.SeverityError,
 			fmt.Sprintf("torch is not installed: an install was stopped after pip moved the old torch aside (%s) and before it installed the new one, so import torch fails (No module named 'torch'). `gpucanary fix %s` finishes a repair GPU Canary started (its journal says what it was installing) and then removes pip's leftovers; otherwise install torch again and delete them.",
 				p.Path, shell.Quote(c.env.Path)),
 			"", []pyenv.Evidence{{File: p.Path, Says: p.Kind}})

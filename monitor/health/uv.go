@@ -3,6 +3,7 @@ package health
 import (
 	"fmt"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -16,7 +17,7 @@ import (
 // a CUDA build that has no kernels for a GPU of g or needs a newer driver
 // (incident 4: PyPI's cu126 wheel of torch 2.7 over a cu128 one on a
 // Blackwell GPU), an error when it cannot run here at all.
-func CheckUVProject(env *pyenv.Env, info uvproject.LockInfo, g gpu.State) []Finding {
+func CheckUVProject(env *pyenv.Env, info uvproject.LockInfo, g gpu.State) []finding.Finding {
 	t := env.Torch()
 	if t == nil {
 		return nil
@@ -29,13 +30,13 @@ func CheckUVProject(env *pyenv.Env, info uvproject.LockInfo, g gpu.State) []Find
 	if evidence == "" {
 		evidence = info.Project.Pyproject
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, r := range uvproject.WillReplaceTorch(info, platform, t.Build == pyenv.BuildCUDA, lockJudge(t, g)) {
-		sev := SeverityWarning
+		sev := finding.SeverityWarning
 		if r.CannotRun {
-			sev = SeverityError
+			sev = finding.SeverityError
 		}
-		f := Finding{Code: CodeUVWillReplaceTorch, Severity: sev, Env: env.Path,
+		f := finding.Finding{Code: finding.CodeUVWillReplaceTorch, Severity: sev, Env: env.Path,
 			Message:  "torch " + t.Version + " is a CUDA build, but " + r.Reason + ". Pin torch to its CUDA index in " + info.Project.Pyproject + ".",
 			Fix:      "gpucanary fix --pin-index " + shell.Quote(env.Path),
 			Evidence: []pyenv.Evidence{{File: evidence, Says: r.Reason}}}

@@ -36,7 +36,7 @@ type ReinstallRequest struct {
 }
 
 // InstallForm is how a reinstall treats what is installed: the flags pip
-// and uv get. The fix planner chooses it (monitor/fix).
+// and uv get. The repair planner chooses it (monitor/fixplan).
 type InstallForm int
 
 const (

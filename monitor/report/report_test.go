@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -26,9 +26,9 @@ func bundle() Bundle {
 		Check: monitor.CheckResult{
 			GPU: gpu.State{Simulated: true, Source: "sim:/tmp/a100.json", Driver: "550.54.15", CUDADriver: "12.4",
 				Devices: []gpu.Device{{Name: "NVIDIA A100", ComputeCapability: "8.0", Architecture: "Ampere", MemoryTotalBytes: 40 << 30}}},
-			Envs: []monitor.EnvReport{{Env: env, Verdict: "error", Findings: []health.Finding{{Code: "TORCH_CPU_BUILD", Severity: "error",
+			Envs: []monitor.EnvReport{{Env: env, Verdict: "error", Findings: []finding.Finding{{Code: "TORCH_CPU_BUILD", Severity: "error",
 				Message: "torch 2.10.0 is a CPU-only build", Fix: "uv pip install ..."}}}},
-			Findings: []health.Finding{},
+			Findings: []finding.Finding{},
 		},
 		Processes: []monitor.Process{{Row: procs.Row{Proc: procs.Proc{PID: 4242, Cmdline: procs.Redact([]string{"python", "train.py", "--hf-token", "hf_SECRET"})},
 			GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}}},

@@ -9,7 +9,7 @@
 //
 // Reads on a hung filesystem (a dead NFS mount) can still block in the
 // kernel; callers that must stay responsive give each read a deadline
-// (monitor.InspectOne does).
+// (inspect.InspectOne does).
 package safefs
 
 import (

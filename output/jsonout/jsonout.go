@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
 // Check writes `check --json`: the whole CheckResult, indented. The
@@ -74,28 +74,28 @@ type processList struct {
 	Processes []monitor.Process `json:"processes"`
 	// Findings are about the machine rather than one process
 	// (GPU_MEMORY_ORPHANED); an empty list, never null.
-	Findings []health.Finding `json:"findings"`
+	Findings []finding.Finding `json:"findings"`
 }
 
 // Processes writes `ps --json`: the host, the time of the scan, the GPU
 // and the rows in the order given, indented; no rows is an empty list,
 // never null.
-func Processes(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process, findings []health.Finding) error {
+func Processes(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process, findings []finding.Finding) error {
 	return indented(w, newProcessList(host, at, st, rows, findings))
 }
 
 // ProcessesLine writes one refresh of `ps --watch --json`: Processes'
 // object on one line.
-func ProcessesLine(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process, findings []health.Finding) error {
+func ProcessesLine(w io.Writer, host string, at time.Time, st gpu.State, rows []monitor.Process, findings []finding.Finding) error {
 	return json.NewEncoder(w).Encode(newProcessList(host, at, st, rows, findings))
 }
 
-func newProcessList(host string, at time.Time, st gpu.State, rows []monitor.Process, findings []health.Finding) processList {
+func newProcessList(host string, at time.Time, st gpu.State, rows []monitor.Process, findings []finding.Finding) processList {
 	if rows == nil {
 		rows = []monitor.Process{}
 	}
 	if findings == nil {
-		findings = []health.Finding{}
+		findings = []finding.Finding{}
 	}
 	return processList{Hostname: host, QueryTime: at, GPU: st, Processes: rows, Findings: findings}
 }

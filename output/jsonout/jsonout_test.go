@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 )
 
 func TestCheckIsIndentedAndWhole(t *testing.T) {
-	r := monitor.CheckResult{GPU: gpu.State{Driver: "550.54.15"}, Envs: []monitor.EnvReport{}, Findings: []health.Finding{}}
+	r := monitor.CheckResult{GPU: gpu.State{Driver: "550.54.15"}, Envs: []monitor.EnvReport{}, Findings: []finding.Finding{}}
 	var b bytes.Buffer
 	if err := Check(&b, r); err != nil {
 		t.Fatal(err)

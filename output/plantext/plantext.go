@@ -1,4 +1,4 @@
-// Package plantext is a repair plan (fix.Plan) in words, once for both
+// Package plantext is a repair plan (fixplan.Plan) in words, once for both
 // places that show one before it runs: `gpucanary fix` prints it as
 // labelled lines, and the windows ask with it in a dialog. It is its own
 // package so that the other outputs (check, ps, watch) do not import the
@@ -10,11 +10,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 )
 
 // Pins names pins as a plan shows them: "torch 2.5.1+cu124, torchvision 0.20.1+cu124".
-func Pins(pins []fix.Pin) string {
+func Pins(pins []fixplan.Pin) string {
 	names := make([]string, len(pins))
 	for i, pin := range pins {
 		names[i] = pin.Name + " " + pin.Version
@@ -25,7 +25,7 @@ func Pins(pins []fix.Pin) string {
 // Write prints p as `gpucanary fix` shows it before asking: what it
 // installs (or removes) from where, with which command, why, and what
 // else changes. simulated says the GPU was simulated (--gpu-sim).
-func Write(w io.Writer, p fix.Plan, simulated bool) {
+func Write(w io.Writer, p fixplan.Plan, simulated bool) {
 	fmt.Fprintf(w, "Plan for %s\n", p.Env)
 	if p.Installer != "" {
 		fmt.Fprintf(w, "  installer: %s\n", p.Installer)
@@ -86,7 +86,7 @@ type Ask struct {
 
 // AskFor is the dialog's words for p on the environment env; short
 // writes a path as the view shows it (~ for home).
-func AskFor(p fix.Plan, env string, short func(string) string) Ask {
+func AskFor(p fixplan.Plan, env string, short func(string) string) Ask {
 	title, verb := "Reinstall CUDA torch", "Reinstall"
 	if p.Upgrade {
 		// No build of the installed torch runs here: say what else changes.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 )
 
 // TestPlanSaidOnce: the command line's lines and the dialog's words of a
@@ -13,23 +13,23 @@ import (
 // an upgrade and a removal are titled as what they are. (The whole text
 // of `gpucanary fix`'s plan is cmd/gpucanary's fix-plan golden file.)
 func TestPlanSaidOnce(t *testing.T) {
-	pins := []fix.Pin{{Name: "torch", Version: "2.5.1+cu124"}, {Name: "torchvision", Version: "0.20.1+cu124"}}
+	pins := []fixplan.Pin{{Name: "torch", Version: "2.5.1+cu124"}, {Name: "torchvision", Version: "0.20.1+cu124"}}
 	short := func(p string) string { return strings.Replace(p, "/home/ada", "~", 1) }
 	for _, tc := range []struct {
 		name     string
-		plan     fix.Plan
+		plan     fixplan.Plan
 		title    string
 		what     string
 		cliSays  string
 		cliLacks string
 	}{
-		{"reinstall", fix.Plan{Env: "/home/ada/llm/.venv", Installer: "uv", Packages: pins, Index: "https://download.pytorch.org/whl/cu124", Reasons: []string{"a CPU build"}},
+		{"reinstall", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "uv", Packages: pins, Index: "https://download.pytorch.org/whl/cu124", Reasons: []string{"a CPU build"}},
 			"Reinstall CUDA torch", "Reinstall in ~/llm/.venv:\n\ntorch 2.5.1+cu124, torchvision 0.20.1+cu124\nfrom https://download.pytorch.org/whl/cu124, with uv.",
 			"  packages:  torch 2.5.1+cu124, torchvision 0.20.1+cu124\n", "NOTE"},
-		{"upgrade", fix.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Packages: pins[:1], Index: "https://download.pytorch.org/whl/cu124", Upgrade: true, Consequences: []string{"torch 2.1.0 → 2.5.1"}},
+		{"upgrade", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Packages: pins[:1], Index: "https://download.pytorch.org/whl/cu124", Upgrade: true, Consequences: []string{"torch 2.1.0 → 2.5.1"}},
 			"Upgrade torch", "Upgrade in ~/llm/.venv:\n\ntorch 2.5.1+cu124\nfrom https://download.pytorch.org/whl/cu124, with pip.",
 			"  upgrade:   torch 2.1.0 → 2.5.1\n", "changes:"},
-		{"removal", fix.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Removes: pins[:1], RemoveFrom: "/home/ada/.local/lib/python3.11/site-packages"},
+		{"removal", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Removes: pins[:1], RemoveFrom: "/home/ada/.local/lib/python3.11/site-packages"},
 			"Remove the torch that hides this environment's", "Remove torch 2.5.1+cu124\nfrom ~/.local/lib/python3.11/site-packages, with pip.",
 			"  removes:   torch 2.5.1+cu124 from /home/ada/.local/lib/python3.11/site-packages\n", "packages:"},
 	} {

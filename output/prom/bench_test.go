@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -24,14 +24,14 @@ func bigState() monitor.State {
 	for i := range 100 {
 		path := fmt.Sprintf("/home/user%02d/project%02d/.venv", i%30, i)
 		torch := &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"}
-		var fs []health.Finding
+		var fs []finding.Finding
 		if i%10 == 0 {
 			torch = &pyenv.Package{Version: "2.5.1", Build: pyenv.BuildCPU}
-			fs = append(fs, health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError, Message: "CPU build"})
+			fs = append(fs, finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError, Message: "CPU build"})
 			s.TorchChanges[path] = monitor.TorchChange{Changed: at, Replaced: at}
 		}
 		if i%7 == 0 {
-			fs = append(fs, health.Finding{Code: health.CodeTorchUnknownRelease, Severity: health.SeverityInfo, Message: "new"})
+			fs = append(fs, finding.Finding{Code: finding.CodeTorchUnknownRelease, Severity: finding.SeverityInfo, Message: "new"})
 		}
 		s.Envs = append(s.Envs, env(path, "uv", torch, fs...))
 	}
@@ -40,7 +40,7 @@ func bigState() monitor.State {
 		p := proc(20000+i, s.Envs[i%100].Path, verdicts[i%len(verdicts)], float64(i%400), bytesOf(uint64(i)<<24), "python", "train.py")
 		if i%100 == 3 {
 			p.JobOnCPU, p.BusyFor = true, time.Minute
-			p.Findings = []health.Finding{{Code: health.CodeJobOnCPU, Severity: health.SeverityError, PID: p.PID, Env: p.EnvPath}}
+			p.Findings = []finding.Finding{{Code: finding.CodeJobOnCPU, Severity: finding.SeverityError, PID: p.PID, Env: p.EnvPath}}
 		}
 		s.Processes = append(s.Processes, p)
 	}

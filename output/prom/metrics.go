@@ -29,7 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
@@ -164,20 +164,20 @@ func collectEngine(ch chan<- prometheus.Metric, s monitor.State) {
 	degraded := false
 	for k, n := range countFindings(s.Findings) {
 		gauge(ch, descHostFind, float64(n), k.code, string(k.severity))
-		degraded = degraded || k.code == health.CodeWatchDegraded
+		degraded = degraded || k.code == finding.CodeWatchDegraded
 	}
 	gauge(ch, descDegraded, boolValue(degraded))
 }
 
 type findingKey struct {
 	code     string
-	severity health.Severity
+	severity finding.Severity
 }
 
 // countFindings gives one series per code and severity: an alert names
 // the code, and two findings with the same code (GPU_ARCH_UNSUPPORTED for
 // two kinds of GPU) make a value of 2, not a duplicate series.
-func countFindings(fs []health.Finding) map[findingKey]int {
+func countFindings(fs []finding.Finding) map[findingKey]int {
 	n := make(map[findingKey]int, len(fs))
 	for _, f := range fs {
 		n[findingKey{f.Code, f.Severity}]++
@@ -252,7 +252,7 @@ func collectProcesses(ch chan<- prometheus.Metric, s monitor.State) {
 		}
 		sum.cpuPercent += p.CPUPercent
 		for _, f := range p.Findings {
-			if f.Code == health.CodeJobOnCPU {
+			if f.Code == finding.CodeJobOnCPU {
 				gauge(ch, descJobOnCPU, p.BusyFor.Seconds(), p.EnvPath, strconv.Itoa(p.PID), p.Name, string(p.Verdict), string(f.Severity))
 			}
 		}

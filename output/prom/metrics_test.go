@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -31,7 +31,7 @@ func a100() gpu.State {
 			Architecture: "Ampere", MemoryTotalBytes: 42949672960}}}
 }
 
-func env(path, installer string, torch *pyenv.Package, fs ...health.Finding) monitor.EnvReport {
+func env(path, installer string, torch *pyenv.Package, fs ...finding.Finding) monitor.EnvReport {
 	pkgs := map[string]*pyenv.Package{}
 	if torch != nil {
 		pkgs[pyenv.Torch] = torch
@@ -40,10 +40,10 @@ func env(path, installer string, torch *pyenv.Package, fs ...health.Finding) mon
 		fs[i].Env = path
 	}
 	if fs == nil {
-		fs = []health.Finding{}
+		fs = []finding.Finding{}
 	}
 	verdict := monitor.VerdictOK
-	if health.Worst(fs) == health.SeverityError {
+	if finding.Worst(fs) == finding.SeverityError {
 		verdict = monitor.VerdictError
 	}
 	return monitor.EnvReport{Env: &pyenv.Env{Path: path, Kind: "venv", Python: "3.11", Installer: installer, Packages: pkgs},
@@ -52,7 +52,7 @@ func env(path, installer string, torch *pyenv.Package, fs ...health.Finding) mon
 
 func proc(pid int, envPath string, v procs.Verdict, cpu float64, mem *uint64, cmd ...string) monitor.Process {
 	return monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: pid, HostPID: pid, Name: "python3", Cmdline: cmd, CPUPercent: cpu, EnvPath: envPath},
-		GPUMemoryBytes: mem, Verdict: v}, Findings: []health.Finding{}}
+		GPUMemoryBytes: mem, Verdict: v}, Findings: []finding.Finding{}}
 }
 
 func bytesOf(n uint64) *uint64 { return &n }
@@ -63,12 +63,12 @@ func bytesOf(n uint64) *uint64 { return &n }
 func replacedState() monitor.State {
 	good := env("/home/ana/llm/.venv", "uv", &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"})
 	bad := env("/home/ana/vision/.venv", "uv", &pyenv.Package{Version: "2.5.1", Build: pyenv.BuildCPU},
-		health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError, Message: "torch 2.5.1 is a CPU-only build",
+		finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError, Message: "torch 2.5.1 is a CPU-only build",
 			Fix: "uv pip install --reinstall torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124"})
 	old := env("/opt/conda/envs/old", "conda", &pyenv.Package{Version: "2.1.0+cu118", Build: pyenv.BuildCUDA, CUDA: "11.8"},
-		health.Finding{Code: health.CodeGPUArchUnsupported, Severity: health.SeverityError, Message: "no kernels for sm_90"},
-		health.Finding{Code: health.CodeGPUArchUnsupported, Severity: health.SeverityError, Message: "no kernels for sm_100"},
-		health.Finding{Code: health.CodeTorchUnknownRelease, Severity: health.SeverityInfo, Message: "newer than the table"})
+		finding.Finding{Code: finding.CodeGPUArchUnsupported, Severity: finding.SeverityError, Message: "no kernels for sm_90"},
+		finding.Finding{Code: finding.CodeGPUArchUnsupported, Severity: finding.SeverityError, Message: "no kernels for sm_100"},
+		finding.Finding{Code: finding.CodeTorchUnknownRelease, Severity: finding.SeverityInfo, Message: "newer than the table"})
 	old.Kind = "conda"
 	noTorch := env("/home/ana/tools/.venv", "pip", nil)
 	noTorch.Verdict = monitor.VerdictNoTorch
@@ -77,7 +77,7 @@ func replacedState() monitor.State {
 	loader := proc(4250, good.Path, procs.VerdictGPU, 150, bytesOf(0), "python", "-c", "from multiprocessing import spawn")
 	stuck := proc(5151, bad.Path, procs.VerdictCPU, 399.2, nil, "python", "eval.py", "--all")
 	stuck.BusyFor, stuck.JobOnCPU = 95*time.Second, true
-	stuck.Findings = []health.Finding{{Code: health.CodeJobOnCPU, Severity: health.SeverityError, Env: bad.Path, PID: 5151, Message: "busy on the CPU"}}
+	stuck.Findings = []finding.Finding{{Code: finding.CodeJobOnCPU, Severity: finding.SeverityError, Env: bad.Path, PID: 5151, Message: "busy on the CPU"}}
 	idle := proc(6000, bad.Path, procs.VerdictCPU, 0.5, nil, "python", "serve.py")
 	outside := proc(7000, "", procs.VerdictGPU, 0, bytesOf(1<<30))
 	outside.OutsideContainer = true
@@ -86,8 +86,8 @@ func replacedState() monitor.State {
 		GPU:       a100(),
 		Envs:      []monitor.EnvReport{good, old, noTorch, bad},
 		Processes: []monitor.Process{train, loader, stuck, idle, outside},
-		Findings: []health.Finding{
-			{Code: health.CodeWatchDegraded, Severity: health.SeverityWarning, Env: "watch:inotify-limit", Message: "degraded"},
+		Findings: []finding.Finding{
+			{Code: finding.CodeWatchDegraded, Severity: finding.SeverityWarning, Env: "watch:inotify-limit", Message: "degraded"},
 		},
 		Started:           true,
 		DiscoveryComplete: true,
@@ -109,8 +109,8 @@ func noDriverState() monitor.State {
 	return monitor.State{
 		GPU: gpu.State{Source: "none", Devices: []gpu.Device{}, Error: "NVML not found: libnvidia-ml.so.1"},
 		Envs: []monitor.EnvReport{env("/home/bo/.venv", "pip", &pyenv.Package{Version: "2.5.1", Build: pyenv.BuildCPU},
-			health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityInfo, Message: "fine here"})},
-		Findings: []health.Finding{{Code: health.CodeNoGPUDriver, Severity: health.SeverityWarning, Message: "No NVIDIA driver answered"}},
+			finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityInfo, Message: "fine here"})},
+		Findings: []finding.Finding{{Code: finding.CodeNoGPUDriver, Severity: finding.SeverityWarning, Message: "No NVIDIA driver answered"}},
 		Started:  true,
 		LastRead: at, LastReadDuration: 30 * time.Second,
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/words"
@@ -141,12 +141,12 @@ func (p Printer) verdict(v monitor.Verdict) safe {
 }
 
 // Finding prints one finding after indent, and its fix command beneath.
-func (p Printer) Finding(f health.Finding, indent string) {
+func (p Printer) Finding(f finding.Finding, indent string) {
 	mark, c := "i", dim
 	switch f.Severity {
-	case health.SeverityError:
+	case finding.SeverityError:
 		mark, c = "✗", red
-	case health.SeverityWarning:
+	case finding.SeverityWarning:
 		mark, c = "!", yellow
 	}
 	p.printf("%s%s %s  %s\n", indent, p.paint(c, mark), p.paint(c, f.Code), f.Message)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -44,16 +44,16 @@ func TestHostileTextIsShownNotObeyed(t *testing.T) {
 	hostileEnv := "/home/ana/evil\x1b[2J\u202e/.venv"
 	env := &pyenv.Env{Path: hostileEnv, Installer: "pip\n", Python: "3.11", Packages: map[string]*pyenv.Package{
 		pyenv.Torch: {Version: "2.5.1\u009b2J", Build: pyenv.BuildCPU}}}
-	finding := health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError,
+	hostile := finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError,
 		Message: "torch in " + hostileEnv + " is a CPU build.", Fix: "pip install --python '" + hostileEnv + "' torch"}
 	res := monitor.CheckResult{GPU: gpu.State{Driver: "550\x1b]0;x\x07", Devices: []gpu.Device{{Name: "A100\x1b[31m", Error: "bad\x1b[2K"}}},
-		Envs: []monitor.EnvReport{{Env: env, Via: "home", Verdict: monitor.VerdictError, Findings: []health.Finding{finding}}}}
+		Envs: []monitor.EnvReport{{Env: env, Via: "home", Verdict: monitor.VerdictError, Findings: []finding.Finding{hostile}}}}
 	mem := uint64(1 << 30)
 	row := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 7, User: "mallory\x1b]0;", EnvPath: hostileEnv,
 		Cmdline: []string{"\x1b]0;owned\x07python", "\x1b[2J", "train.py"}}, GPUs: []int{0}, GPUMemoryBytes: &mem,
-		Verdict: procs.VerdictCPU, Reason: "no CUDA\x1b[1A"}, Findings: []health.Finding{finding}}
-	event := monitor.Event{Time: time.Now(), Kind: monitor.KindFindingRaised, Env: hostileEnv, Finding: &finding,
-		Message: finding.Message, Fix: finding.Fix}
+		Verdict: procs.VerdictCPU, Reason: "no CUDA\x1b[1A"}, Findings: []finding.Finding{hostile}}
+	event := monitor.Event{Time: time.Now(), Kind: monitor.KindFindingRaised, Env: hostileEnv, Finding: &hostile,
+		Message: hostile.Message, Fix: hostile.Fix}
 
 	for _, colour := range []bool{false, true} {
 		for name, print := range map[string]func(Printer){
@@ -102,8 +102,8 @@ func TestTableFitsTheTerminal(t *testing.T) {
 	long := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 123456, User: "a-very-long-user-name",
 		EnvPath: "/srv/projects/large-language-models/finetune/.venv", StartTime: time.Now().Add(-time.Hour), RSSBytes: 5 << 30,
 		Cmdline: []string{"python", "-m", "torch.distributed.run", "--nproc_per_node=8", "train.py", "--config", "configs/llama-70b.yaml"}},
-		GPUs: []int{0}, GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}, Findings: []health.Finding{{
-		Code: health.CodeJobOnCPU, Severity: health.SeverityWarning, Message: strings.Repeat("a long message ", 12)}}}
+		GPUs: []int{0}, GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}, Findings: []finding.Finding{{
+		Code: finding.CodeJobOnCPU, Severity: finding.SeverityWarning, Message: strings.Repeat("a long message ", 12)}}}
 	wide := long
 	wide.EnvPath = "/home/ana/模型训练/大型语言模型/.venv"
 	wide.Cmdline = []string{"python", "训练脚本.py", "--数据集", "中文维基百科"}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -19,7 +19,7 @@ var a100 = gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Simulated: true, D
 	Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0", Architecture: "Ampere",
 	MemoryTotalBytes: 40 << 30, MemoryUsedBytes: 10 << 30}}}
 
-var cpuBuild = health.Finding{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError,
+var cpuBuild = finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError,
 	Message: "torch 2.5.1+cpu is a CPU-only build.", Fix: "uv pip install --reinstall torch"}
 
 func TestCheck(t *testing.T) {
@@ -27,8 +27,8 @@ func TestCheck(t *testing.T) {
 		Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cpu", Build: pyenv.BuildCPU}}}
 	bare := &pyenv.Env{Path: "/opt/tools", Installer: "pip", Layout: pyenv.LayoutWindows, Packages: map[string]*pyenv.Package{}}
 	res := monitor.CheckResult{GPU: a100, Envs: []monitor.EnvReport{
-		{Env: env, Verdict: monitor.VerdictError, Findings: []health.Finding{cpuBuild}},
-		{Env: bare, Verdict: monitor.VerdictNoTorch, Findings: []health.Finding{}},
+		{Env: env, Verdict: monitor.VerdictError, Findings: []finding.Finding{cpuBuild}},
+		{Env: bare, Verdict: monitor.VerdictNoTorch, Findings: []finding.Finding{}},
 	}, Complete: true}
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ana"}.Check(res)
@@ -131,9 +131,9 @@ func TestProcesses(t *testing.T) {
 	mem := uint64(2 << 30)
 	onGPU := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 4242, User: "ana", Cmdline: []string{"python", "train.py"},
 		EnvPath: "/home/ana/llm/.venv", StartTime: now.Add(-90 * time.Minute), RSSBytes: 1 << 30, CPUPercent: 99.5},
-		GPUs: []int{0}, GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}, Findings: []health.Finding{}}
+		GPUs: []int{0}, GPUMemoryBytes: &mem, Verdict: procs.VerdictGPU}, Findings: []finding.Finding{}}
 	idle := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 4343, User: "ana", Cmdline: []string{"python", "serve.py"}},
-		Verdict: procs.VerdictCUDAIdle, Reason: "CUDA_VISIBLE_DEVICES is empty"}, Findings: []health.Finding{}}
+		Verdict: procs.VerdictCUDAIdle, Reason: "CUDA_VISIBLE_DEVICES is empty"}, Findings: []finding.Finding{}}
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ana", Now: func() time.Time { return now }}.Processes(a100, []monitor.Process{onGPU, idle})
 	out := b.String()
@@ -227,7 +227,7 @@ func TestCheckBorrowedTorch(t *testing.T) {
 		}}
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ana"}.Check(monitor.CheckResult{GPU: a100, Complete: true,
-		Envs: []monitor.EnvReport{{Env: env, Verdict: monitor.VerdictError, Findings: []health.Finding{cpuBuild}}}})
+		Envs: []monitor.EnvReport{{Env: env, Verdict: monitor.VerdictError, Findings: []finding.Finding{cpuBuild}}}})
 	want := "~/miniconda3/envs/gpu  (conda, Python 3.11)  ERROR\n" +
 		"  torch             2.5.1+cpu              CPU only\n" +
 		"                    loaded from ~/.local/lib/python3.11/site-packages (the user site, searched before the environment's own site-packages)\n" +

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
 
@@ -34,7 +34,7 @@ func TestProcessesUnknowns(t *testing.T) {
 			{PID: 77777, Type: "compute", UsedMemoryBytes: mem(2 << 30)},
 		}}}}
 	now := start.Add(90 * time.Minute)
-	rows := monitor.Processes(ps, g, nil, procs.DefaultBusyRule, nil, now)
+	rows := inspect.Processes(ps, g, nil, procs.DefaultBusyRule, nil, now)
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ada", Now: func() time.Time { return now }}.Processes(g, rows)
 	path := filepath.Join("testdata", "ps-unknowns.txt.golden")

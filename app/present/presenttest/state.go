@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -31,8 +31,8 @@ func State() monitor.State {
 			Index: 0, Name: "NVIDIA A100-SXM4-40GB", UUID: "GPU-0000", ComputeCapability: "8.0", Architecture: "Ampere",
 			MemoryTotalBytes: 40 << 30, MemoryUsedBytes: mem, UtilizationGPU: u32(87), TemperatureC: u32(61), PowerWatts: f64(250), PowerLimitWatts: f64(400)}}},
 		Envs: []monitor.EnvReport{
-			{Env: good, Verdict: monitor.VerdictOK, Findings: []health.Finding{}},
-			{Env: bad, Verdict: monitor.VerdictError, Findings: []health.Finding{{Code: health.CodeTorchCPUBuild, Severity: health.SeverityError,
+			{Env: good, Verdict: monitor.VerdictOK, Findings: []finding.Finding{}},
+			{Env: bad, Verdict: monitor.VerdictError, Findings: []finding.Finding{{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError,
 				Message: "torch 2.10.0 is a CPU-only build, but this machine has an NVIDIA A100-SXM4-40GB.",
 				Fix:     "uv pip install --python /home/ada/work/llm/.venv --reinstall --no-deps torch==2.10.0+cu128 --index-url https://download.pytorch.org/whl/cu128"}}},
 		},

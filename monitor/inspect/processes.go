@@ -1,0 +1,27 @@
+package inspect
+
+import (
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// Processes classifies one scan against the GPU and the known
+// environments; tracker is nil for a one-shot view.
+func Processes(ps []procs.Proc, g gpu.State, envs map[string]*pyenv.Env, rule procs.BusyRule, tracker *procs.BusyTracker, now time.Time) []monitor.Process {
+	rows := procs.Classify(ps, g, envs, rule, tracker, now)
+	out := make([]monitor.Process, len(rows))
+	for i, r := range rows {
+		fs := health.CheckProcess(r)
+		if fs == nil {
+			fs = []finding.Finding{}
+		}
+		out[i] = monitor.Process{Row: r, Findings: fs}
+	}
+	return out
+}

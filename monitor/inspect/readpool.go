@@ -1,0 +1,69 @@
+package inspect
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+)
+
+// readWorkers bounds how many environments are read at once. A read
+// mostly waits on the disk, and one on a file system that stopped
+// answering holds its worker until its deadline (ReadTimeout): with
+// several workers the other environments are read meanwhile, each at its
+// own speed. It is a variable for tests.
+var readWorkers = max(4, runtime.GOMAXPROCS(0))
+
+// InspectEach reads the environments in found, up to readWorkers at a
+// time, each with read (InspectOne with the GPU and options, or a test's
+// stand-in), and hands every report to use on the caller's goroutine in
+// found's order, each as soon as it and those before it are read: what
+// callers print or publish stays in a fixed order, and a read that hangs
+// delays the reports after it by its deadline at most, never the other
+// reads. use returning false stops: no more reads start, and those under
+// way are told to stop (their context ends). When ctx ends, the reports
+// not yet read are Unreadable with ctx's error at once: InspectEach never
+// waits for a read that has not returned.
+func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) monitor.EnvReport, use func(i int, rep monitor.EnvReport) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]chan monitor.EnvReport, len(found))
+	next := make(chan int, len(found))
+	for i := range found {
+		results[i] = make(chan monitor.EnvReport, 1)
+		next <- i
+	}
+	close(next)
+	for range min(readWorkers, len(found)) {
+		// Each worker ends when the queue is empty or ctx has ended, after
+		// the read in hand (InspectOne returns by its deadline).
+		go func() {
+			for i := range next {
+				if ctx.Err() != nil {
+					return
+				}
+				results[i] <- read(ctx, found[i])
+			}
+		}()
+	}
+	// What the reads learned of CUDA libraries is kept for the next
+	// run and the next process (a no-op without a cache file).
+	defer fatbin.Shared.Flush()
+	for i, f := range found {
+		var rep monitor.EnvReport
+		select {
+		case rep = <-results[i]:
+		case <-ctx.Done():
+			select {
+			case rep = <-results[i]: // read just as ctx ended
+			default:
+				rep = Unreadable(f, ctx.Err())
+			}
+		}
+		if !use(i, rep) {
+			return
+		}
+	}
+}
