@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -19,7 +19,7 @@ func TestCheckStreamsTheSameBytes(t *testing.T) {
 		e := &pyenv.Env{Path: path, Layout: pyenv.LayoutPOSIX, Packages: map[string]*pyenv.Package{
 			"torch": {Version: "2.5.1+cu121", Evidence: []pyenv.Evidence{{File: path + "/x", Says: `<a & "b">`}}}}}
 		return monitor.EnvReport{Env: e, Via: "argument", Verdict: monitor.VerdictOK,
-			Findings: []health.Finding{{Code: "X", Severity: health.SeverityWarning, Env: path, Message: "envs: [] \"envs\": []"}}}
+			Findings: []finding.Finding{{Code: "X", Severity: finding.SeverityWarning, Env: path, Message: "envs: [] \"envs\": []"}}}
 	}
 	for _, tc := range []struct {
 		name string
@@ -31,7 +31,7 @@ func TestCheckStreamsTheSameBytes(t *testing.T) {
 		{"several", []monitor.EnvReport{env("/home/a/.venv"), env("/home/b\xff/.venv"), env("/tmp/\"envs\": []")}},
 	} {
 		r := monitor.CheckResult{GPU: gpu.State{Driver: "550.54.15"}, Envs: tc.envs,
-			Findings: []health.Finding{{Code: "NO_GPU_DRIVER", Severity: health.SeverityError, Message: "m"}}, Complete: true}
+			Findings: []finding.Finding{{Code: "NO_GPU_DRIVER", Severity: finding.SeverityError, Message: "m"}}, Complete: true}
 		var got, want bytes.Buffer
 		if err := Check(&got, r); err != nil {
 			t.Fatal(err)
