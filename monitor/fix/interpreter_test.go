@@ -11,6 +11,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -78,7 +79,7 @@ func TestDeadInterpreterBlocksThePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			create := strings.ReplaceAll(tt.create, "ENV", root)
-			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100D550, LookPath: anyPath})
+			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: gputest.A100D550, LookPath: anyPath})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,10 +91,10 @@ func TestDeadInterpreterBlocksThePlan(t *testing.T) {
 					t.Errorf("blocked %q does not say %q", p.Blocked, s)
 				}
 			}
-			if cmd := (fixplan.Advice{LookPath: anyPath}).Reinstall(env, a100D550); cmd != "" {
+			if cmd := (fixplan.Advice{LookPath: anyPath}).Reinstall(env, gputest.A100D550); cmd != "" {
 				t.Errorf("advice %q; want none", cmd)
 			}
-			s := fix.Service{GPU: func(context.Context) gpu.State { return a100D550 },
+			s := fix.Service{GPU: func(context.Context) gpu.State { return gputest.A100D550 },
 				Verify: func(*pyenv.Env, gpu.State) []finding.Finding { return nil }}
 			pr, err := s.Prepare(context.Background(), root)
 			if err != nil || pr.Plan.Recreate != create || s.NothingToFix(pr) {

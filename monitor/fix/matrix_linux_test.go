@@ -16,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -62,13 +63,13 @@ type matrixMachine struct {
 }
 
 var matrixMachines = []matrixMachine{
-	{"A100, driver CUDA 12.4", false, false, a100D550},
-	{"A100, driver CUDA 12.2", false, true, a100D535},
-	{"A100, driver CUDA 11.8", false, true, gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}}},
-	{"RTX 5090", false, false, rtx5090},
-	{"A100 and RTX 5090", true, false, a100And5k},
-	{"A100 asleep and RTX 5090", true, false, asleep5k},
-	{"Tesla K80 and RTX 5090", true, false, k80And5k},
+	{"A100, driver CUDA 12.4", false, false, gputest.A100D550},
+	{"A100, driver CUDA 12.2", false, true, gputest.A100D535},
+	{"A100, driver CUDA 11.8", false, true, gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{gputest.Dev("NVIDIA A100-SXM4-40GB", "8.0")}}},
+	{"RTX 5090", false, false, gputest.RTX5090},
+	{"A100 and RTX 5090", true, false, gputest.A100And5090},
+	{"A100 asleep and RTX 5090", true, false, gputest.Asleep5090},
+	{"Tesla K80 and RTX 5090", true, false, gputest.K80And5090},
 }
 
 var matrixSources = []source{

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -69,7 +70,7 @@ func (c runtimeCase) venv(t *testing.T, tag string, pins ...string) string {
 func (c runtimeCase) plan(t *testing.T, dir string) (fixplan.Plan, *pyenv.Env) {
 	t.Helper()
 	env := inspectPath(t, dir)
-	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100D550, IndexBase: c.base, LookPath: c.look})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: gputest.A100D550, IndexBase: c.base, LookPath: c.look})
 	if err != nil || p.Blocked != "" {
 		t.Fatalf("plan: %+v, %v", p, err)
 	}
@@ -81,7 +82,7 @@ func (c runtimeCase) plan(t *testing.T, dir string) (fixplan.Plan, *pyenv.Env) {
 func (c runtimeCase) run(t *testing.T, p fixplan.Plan, env *pyenv.Env) fixjournal.Result {
 	t.Helper()
 	opts := rulesOptions(c.base, c.look)
-	res, err := fix.Run(context.Background(), p, env, fix.RunOptions{Env: c.environ, Check: func(e *pyenv.Env) []finding.Finding { return fix.Reinstallable(opts)(e, a100D550) }})
+	res, err := fix.Run(context.Background(), p, env, fix.RunOptions{Env: c.environ, Check: func(e *pyenv.Env) []finding.Finding { return fix.Reinstallable(opts)(e, gputest.A100D550) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,36 +10,9 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
-
-func dev(name, cc string) gpu.Device { return gpu.Device{Name: name, ComputeCapability: cc} }
-
-var (
-	a100Only  = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}}
-	a100D550  = gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}}
-	a100D535  = gpu.State{Driver: "535.54.03", CUDADriver: "12.2", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}}
-	rtx5090   = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{dev("NVIDIA GeForce RTX 5090", "12.0")}}
-	a100And5k = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0"), dev("NVIDIA GeForce RTX 5090", "12.0")}}
-	// asleep5k: the A100 is asleep (NVML was not asked its compute
-	// capability) and listed first, as in issue 16.
-	asleep5k = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", Asleep: true}, dev("NVIDIA GeForce RTX 5090", "12.0")}}
-	k80And5k = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{dev("Tesla K80", "3.7"), dev("NVIDIA GeForce RTX 5090", "12.0")}}
-	noGPU    = gpu.State{Source: "none"}
-)
-
-func inspect(t *testing.T, root string, spec pyenvtest.Spec) *pyenv.Env {
-	t.Helper()
-	if err := pyenvtest.Write(root, spec); err != nil {
-		t.Fatal(err)
-	}
-	env, err := pyenv.Inspect(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
 
 func anyPath(name string) (string, error) { return name, nil }
 
@@ -61,38 +34,38 @@ func TestPlanChoosesForEveryGPU(t *testing.T) {
 		warning  string // a part of the plan's warnings; "" for none
 		unwanted string // a pin that must not be in the plan
 	}{
-		{name: "A100 alone: the CPU build gets cu124", gpu: a100D550,
+		{name: "A100 alone: the CPU build gets cu124", gpu: gputest.A100D550,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip"}}, pins: []string{"torch==2.5.1+cu124"}},
-		{name: "A100 and RTX 5090: no cu124 over cu124", gpu: a100And5k, spec: pyenvtest.Spec{Torch: cu124, Vision: vision},
+		{name: "A100 and RTX 5090: no cu124 over cu124", gpu: gputest.A100And5090, spec: pyenvtest.Spec{Torch: cu124, Vision: vision},
 			pins: []string{"torch==2.7.1+cu128", "torchvision==0.22.1+cu128"}, upgrade: true,
 			reasons: "every GPU on this machine counts", consequ: "torchvision changes with it, 0.20.1 → 0.22.1", unwanted: "torch==2.5.1+cu124"},
-		{name: "an asleep A100 listed first is still judged", gpu: asleep5k, spec: pyenvtest.Spec{Torch: cu124},
+		{name: "an asleep A100 listed first is still judged", gpu: gputest.Asleep5090, spec: pyenvtest.Spec{Torch: cu124},
 			pins: []string{"torch==2.7.1+cu128"}, upgrade: true, reasons: "NVIDIA A100-SXM4-40GB (sm_80 by its name, asleep)"},
-		{name: "RTX 5090 with torch 1.13", gpu: rtx5090,
+		{name: "RTX 5090 with torch 1.13", gpu: gputest.RTX5090,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.1+cu117", CUDA: "11.7", Installer: "pip"}},
 			pins: []string{"torch==2.7.1+cu128"}, upgrade: true, consequ: "torch changes release, 1.13.1 → 2.7.1"},
-		{name: "a Kepler and a Blackwell have no torch in common", gpu: k80And5k, spec: pyenvtest.Spec{Torch: cu124},
+		{name: "a Kepler and a Blackwell have no torch in common", gpu: gputest.K80And5090, spec: pyenvtest.Spec{Torch: cu124},
 			blocked: "no torch release after 2.5.1 in GPU Canary's table has a build that runs on Tesla K80 (sm_37) and NVIDIA GeForce RTX 5090 (sm_120)"},
 		// No 2.9 build runs on a CUDA 12.4 driver in full, and no newer
 		// release does: cu126, the closest to the driver, runs through
 		// minor-version compatibility, which the plan warns of; never a
 		// downgrade.
-		{name: "a driver too old for every variant", gpu: a100D550,
+		{name: "a driver too old for every variant", gpu: gputest.A100D550,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cpu", Installer: "pip"}},
 			pins: []string{"torch==2.9.1+cu126"}, reasons: "cu126 runs, with what the rules warn about", warning: "cu126 runs on this driver only through minor-version compatibility"},
-		{name: "a driver too old for any CUDA 12 variant", gpu: gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}},
+		{name: "a driver too old for any CUDA 12 variant", gpu: gpu.State{Driver: "520.61.05", CUDADriver: "11.8", Devices: []gpu.Device{gputest.Dev("NVIDIA A100-SXM4-40GB", "8.0")}},
 			spec:    pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cpu", Installer: "pip"}},
 			blocked: "cu126 needs a newer driver"},
 		// Debian's python3-torch is a pre-release version: pytorch.org
 		// has no 1.13.0a0 wheel, so the plan installs the release.
-		{name: "a source build's release is installed", gpu: a100D550,
+		{name: "a source build's release is installed", gpu: gputest.A100D550,
 			spec: pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "1.13.0a0+gitunknown", Installer: "pip"}},
 			pins: []string{"torch==1.13.0+cu117"}, unwanted: "torch==1.13.0a0+cu117"},
-		{name: "a driver for CUDA 12.2 gets cu121 of 2.5", gpu: a100D535, spec: pyenvtest.Spec{Torch: cu124}, pins: []string{"torch==2.5.1+cu121"}},
+		{name: "a driver for CUDA 12.2 gets cu121 of 2.5", gpu: gputest.A100D535, spec: pyenvtest.Spec{Torch: cu124}, pins: []string{"torch==2.5.1+cu121"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := inspect(t, filepath.Join(t.TempDir(), "env"), tt.spec)
+			env := pyenvtest.Inspect(t, filepath.Join(t.TempDir(), "env"), tt.spec)
 			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: tt.gpu, LookPath: anyPath})
 			if err != nil {
 				t.Fatal(err)
@@ -137,8 +110,8 @@ func TestUpgradeInAUVProjectNeedsThePin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, "pyproject.toml"), []byte("[project]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = [\"torch==2.5.1\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := inspect(t, filepath.Join(proj, ".venv"), pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "uv"}})
-	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: rtx5090, LookPath: anyPath})
+	env := pyenvtest.Inspect(t, filepath.Join(proj, ".venv"), pyenvtest.Spec{Manager: "uv", Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "uv"}})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: gputest.RTX5090, LookPath: anyPath})
 	if err != nil || !p.Upgrade || p.Installer != "uv" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
@@ -162,28 +135,28 @@ func TestVariantIsValidated(t *testing.T) {
 		refused       string
 		warnings      []string
 	}{
-		{name: "no CUDA 99.9", variant: "cu999", gpu: a100Only, spec: cu124, refused: "pytorch.org has no cu999 build of torch 2.5.1: its CUDA variants are cu118, cu121, cu124"},
-		{name: "no cu128 wheel of 2.5.1", variant: "cu128", gpu: a100Only, spec: cu124, refused: "its CUDA variants are cu118, cu121, cu124"},
-		{name: "not a CUDA tag", variant: "rocm6.2", gpu: a100Only, spec: cu124, refused: "not a CUDA variant"},
-		{name: "a variant that runs", variant: "cu121", gpu: a100Only, spec: cu124},
-		{name: "newer than the driver", variant: "cu124", gpu: a100D535, spec: cu124,
+		{name: "no CUDA 99.9", variant: "cu999", gpu: gputest.A100Only, spec: cu124, refused: "pytorch.org has no cu999 build of torch 2.5.1: its CUDA variants are cu118, cu121, cu124"},
+		{name: "no cu128 wheel of 2.5.1", variant: "cu128", gpu: gputest.A100Only, spec: cu124, refused: "its CUDA variants are cu118, cu121, cu124"},
+		{name: "not a CUDA tag", variant: "rocm6.2", gpu: gputest.A100Only, spec: cu124, refused: "not a CUDA variant"},
+		{name: "a variant that runs", variant: "cu121", gpu: gputest.A100Only, spec: cu124},
+		{name: "newer than the driver", variant: "cu124", gpu: gputest.A100D535, spec: cu124,
 			warnings: []string{"cu124 is newer than the driver's CUDA 12.2: it runs through minor-version compatibility"}},
-		{name: "newer than the driver's major", variant: "cu130", gpu: a100D550,
+		{name: "newer than the driver's major", variant: "cu130", gpu: gputest.A100D550,
 			spec:     pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.9.1+cu126", CUDA: "12.6", Installer: "pip"}},
 			warnings: []string{"cu130 will not run here: the driver 550.54.15 supports CUDA 12.4"}},
-		{name: "no code for the GPU", variant: "cu124", gpu: rtx5090, spec: cu124,
+		{name: "no code for the GPU", variant: "cu124", gpu: gputest.RTX5090, spec: cu124,
 			warnings: []string{"cu124 will not run on NVIDIA GeForce RTX 5090 (sm_120)"}},
-		{name: "one of two GPUs", variant: "cu124", gpu: a100And5k, spec: cu124,
+		{name: "one of two GPUs", variant: "cu124", gpu: gputest.A100And5090, spec: cu124,
 			warnings: []string{"cu124 will not run on NVIDIA GeForce RTX 5090 (sm_120)"}},
-		{name: "a release newer than the table", variant: "cu130", gpu: a100Only,
+		{name: "a release newer than the table", variant: "cu130", gpu: gputest.A100Only,
 			spec:     pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.16.0+cu130", CUDA: "13.0", Installer: "pip"}},
 			warnings: []string{"torch 2.16.0 is newer than GPU Canary's release table, so whether it has a cu130 build is not known", "cu130 will not run here"}},
-		{name: "no driver to check against", variant: "cu124", gpu: noGPU, spec: cu124,
+		{name: "no driver to check against", variant: "cu124", gpu: gputest.NoGPU, spec: cu124,
 			warnings: []string{"no NVIDIA driver answered, so whether cu124 runs here was not checked"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := inspect(t, filepath.Join(t.TempDir(), "env"), tt.spec)
+			env := pyenvtest.Inspect(t, filepath.Join(t.TempDir(), "env"), tt.spec)
 			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: tt.gpu, Variant: tt.variant, LookPath: anyPath})
 			if tt.refused != "" {
 				if !errors.Is(err, fixplan.ErrBadVariant) || !strings.Contains(err.Error(), tt.refused) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -19,7 +20,7 @@ import (
 // confirmed".
 func TestPlanOnDerivedDriverCUDA(t *testing.T) {
 	a100 := func(driver string) gpu.State {
-		return gpu.State{Driver: driver, Devices: []gpu.Device{dev("NVIDIA A100-SXM4-40GB", "8.0")}}
+		return gpu.State{Driver: driver, Devices: []gpu.Device{gputest.Dev("NVIDIA A100-SXM4-40GB", "8.0")}}
 	}
 	for _, tt := range []struct {
 		name, driver, torch, cuda, variant string
@@ -40,7 +41,7 @@ func TestPlanOnDerivedDriverCUDA(t *testing.T) {
 			says: "cu118 is the newest CUDA variant of torch 2.5.1 that runs on NVIDIA A100-SXM4-40GB (sm_80) with a driver for CUDA 12.0 (derived from driver 525.60.13, a lower bound)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			env := inspect(t, filepath.Join(t.TempDir(), "venv"), pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: tt.torch, CUDA: tt.cuda, Installer: "pip"}})
+			env := pyenvtest.Inspect(t, filepath.Join(t.TempDir(), "venv"), pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: tt.torch, CUDA: tt.cuda, Installer: "pip"}})
 			p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100(tt.driver), Variant: tt.variant, LookPath: anyPath})
 			if err != nil || p.Blocked != "" {
 				t.Fatalf("plan %+v, %v", p, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -18,8 +19,8 @@ import (
 // with code for it, and says what else changes. uv's
 // --torch-backend=auto, choosing by the driver alone, would not.
 func TestDowngradeForALostArchitecture(t *testing.T) {
-	pascal := gpu.State{Driver: "595.45.04", CUDADriver: "13.2", Devices: []gpu.Device{dev("NVIDIA GeForce GTX 1080 Ti", "6.1")}}
-	env := inspect(t, filepath.Join(t.TempDir(), "env"), pyenvtest.Spec{
+	pascal := gpu.State{Driver: "595.45.04", CUDADriver: "13.2", Devices: []gpu.Device{gputest.Dev("NVIDIA GeForce GTX 1080 Ti", "6.1")}}
+	env := pyenvtest.Inspect(t, filepath.Join(t.TempDir(), "env"), pyenvtest.Spec{
 		Torch:  &pyenvtest.Torch{DistVersion: "2.15.0+cu132", CUDA: "13.2", Installer: "pip"},
 		Vision: &pyenvtest.Companion{Version: "0.30.0+cu132", CUDA: "13.2"},
 		// torchaudio's last release is 2.11: it is not pinned.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
+	"github.com/gpucanary/gpucanary/monitor/gpu/gputest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -46,7 +47,7 @@ func TestPlanSaysItReplacesAnEditableTorch(t *testing.T) {
 	if tor := env.Torch(); !tor.Editable || tor.SourceDir() != src {
 		t.Fatalf("torch Editable %v, SourceDir %q; want true, %q", tor.Editable, tor.SourceDir(), src)
 	}
-	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: a100Only, LookPath: anyPath})
+	p, err := fixplan.NewPlan(fixplan.Request{Env: env, GPU: gputest.A100Only, LookPath: anyPath})
 	if err != nil || p.Blocked != "" || len(p.Argv) == 0 {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
@@ -59,7 +60,7 @@ func TestPlanSaysItReplacesAnEditableTorch(t *testing.T) {
 	}
 
 	plain := editableEnv(t, `{"dir_info": {}, "url": "`+url+`"}`)
-	p, err = fixplan.NewPlan(fixplan.Request{Env: plain, GPU: a100Only, LookPath: anyPath})
+	p, err = fixplan.NewPlan(fixplan.Request{Env: plain, GPU: gputest.A100Only, LookPath: anyPath})
 	if err != nil || len(p.Consequences) > 0 {
 		t.Errorf("a folder install that is not editable: Consequences %q, %v", p.Consequences, err)
 	}
