@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -128,8 +129,8 @@ func TestOverlayThatBreaksTheTablesIsIgnored(t *testing.T) {
 }
 
 func TestOverlayPathsFollowXDG(t *testing.T) {
-	if os.Getenv("GOOS") == "windows" {
-		t.Skip()
+	if runtime.GOOS == "windows" {
+		t.Skip("XDG_CONFIG_HOME is not where Windows keeps settings")
 	}
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
