@@ -53,7 +53,7 @@ var importRules = []importRule{
 	{pkg: "monitor/fixjournal", only: []string{"monitor/fixplan", "monitor/safefs"}},
 	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"},
 		only: []string{"monitor/finding", "monitor/fixjournal", "monitor/fixplan", "monitor/gpu", "monitor/health", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
-	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
@@ -65,7 +65,8 @@ var importRules = []importRule{
 	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
-	{pkg: "monitor/fatbin/...", only: []string{}},
+	{pkg: "monitor/fatbin/...", only: []string{"monitor/filefacts"}},
+	{pkg: "monitor/filefacts", only: []string{}},
 	{pkg: "monitor/pathjson", only: []string{}},
 	{pkg: "monitor/human", only: []string{}},
 }
