@@ -26,5 +26,5 @@ func kernelCache() {
 		return
 	}
 	fatbin.Shared.SetFile(filepath.Join(dir, "gpucanary", "cuda-kernels.json"))
-	filefacts.Shared.SetFile(filepath.Join(dir, "gpucanary", "file-facts.bin"))
+	filefacts.Shared.SetDir(filepath.Join(dir, "gpucanary", "file-facts"))
 }

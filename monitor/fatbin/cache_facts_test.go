@@ -24,10 +24,10 @@ func TestCacheFacts(t *testing.T) {
 	if err := os.WriteFile(junk, []byte("not a library"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	factsFile := filepath.Join(dir, "state", "file-facts.bin")
+	factsDir := filepath.Join(dir, "state", "file-facts")
 	run := func() (*Cache, error, error) {
 		facts := &filefacts.Store{}
-		facts.SetFile(factsFile)
+		facts.SetDir(factsDir)
 		c := &Cache{Facts: facts}
 		_, errPlain := c.ReadFile(plain)
 		_, errJunk := c.ReadFile(junk)
