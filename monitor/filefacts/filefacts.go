@@ -23,7 +23,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,27 +199,14 @@ const magic = "gpucanary-filefacts 2\n"
 
 // load reads the facts in file, which must be scope's.
 func load(file, scope string) (map[key]fact, error) {
-	f, err := os.Open(file)
+	data, err := readFile(file, fileLimit)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > fileLimit {
-		return nil, errMalformed
-	}
-	var b strings.Builder
-	b.Grow(int(fi.Size()))
-	if _, err := io.Copy(&b, io.LimitReader(f, fileLimit)); err != nil {
-		return nil, err
-	}
-	text := b.String()
+	text := string(data)
 	if !strings.HasPrefix(text, magic) {
 		return nil, errMalformed
 	}
