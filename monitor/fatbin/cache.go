@@ -118,23 +118,21 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 	}
 	c.mu.Unlock()
 	if c.Facts != nil {
+		// Facts holds these answers (and lets them go once used): not
+		// kept twice in memory.
 		if why, ok := c.Facts.Get(noFatbin, path, filefacts.Stamp(st)); ok {
-			r := result{stamp: st, Used: now, NoFatbin: why == "", Err: why}
-			c.mu.Lock()
-			if len(c.m) < cacheLimit {
-				c.m[path] = r
-			}
-			c.mu.Unlock()
-			return r.kernels()
+			return result{NoFatbin: why == "", Err: why}.kernels()
 		}
 	}
 	k, err := readPath(path, fi)
 	r = result{stamp: st, Used: now, Runtime: k.Runtime, Containers: k.Containers, SASS: archNames(k.SASS), PTX: archNames(k.PTX)}
+	inFacts := false
 	switch {
 	case errors.Is(err, ErrNoFatbin):
 		r.NoFatbin = true
 		if c.Facts != nil {
 			c.Facts.Put(noFatbin, path, filefacts.Stamp(st), "")
+			inFacts = true
 		}
 	case err != nil:
 		r = result{stamp: st, Used: now, Err: err.Error()}
@@ -142,11 +140,17 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 		if c.Facts != nil && errors.As(err, &nl) && !errors.Is(err, ErrMalformed) && !errors.As(err, new(syscall.Errno)) {
 			// what the file holds, not how reading it went
 			c.Facts.Put(noFatbin, path, filefacts.Stamp(st), err.Error())
+			inFacts = true
 		}
 	}
 	c.mu.Lock()
 	c.reads++
-	if len(c.m) < cacheLimit || ok {
+	if inFacts {
+		if ok {
+			delete(c.m, path) // an older answer, CUDA's perhaps: written without it
+			c.dirty = true
+		}
+	} else if len(c.m) < cacheLimit || ok {
 		c.m[path] = r
 		c.dirty = c.dirty || r.persisted() || ok
 	}

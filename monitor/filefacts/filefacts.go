@@ -50,6 +50,7 @@ type Store struct {
 	mu     sync.Mutex
 	shards map[string]*shard // by scope
 	n      int               // facts held, all shards
+	tick   uint64            // counts shard uses, for the least recently used
 	dir    string
 	now    func() time.Time
 }
@@ -58,7 +59,15 @@ type Store struct {
 type shard struct {
 	m     map[key]fact
 	dirty bool
+	used  uint64 // the store's tick when last used
 }
+
+// maxShards is how many scopes' facts a store with a folder holds in
+// memory: a run reads an environment's facts together, once, so the
+// least recently used scope is written (when changed) and let go to make
+// room, and a check of a thousand environments holds a few of them, not
+// all.
+const maxShards = 64
 
 type key struct{ kind, path string }
 
@@ -121,13 +130,18 @@ func Scope(path string) string {
 // is held.
 func (s *Store) shard(path string) *shard {
 	scope := Scope(path)
+	s.tick++
 	if sh, ok := s.shards[scope]; ok {
+		sh.used = s.tick
 		return sh
 	}
 	if s.shards == nil {
 		s.shards = map[string]*shard{}
 	}
-	sh := &shard{m: map[key]fact{}}
+	if s.dir != "" && len(s.shards) >= maxShards {
+		s.evict()
+	}
+	sh := &shard{m: map[key]fact{}, used: s.tick}
 	s.shards[scope] = sh
 	if s.dir == "" {
 		return sh
@@ -144,6 +158,24 @@ func (s *Store) shard(path string) *shard {
 		s.n++
 	}
 	return sh
+}
+
+// evict writes the least recently used scope's facts when they changed
+// and lets them go; s.mu is held. One that cannot be written is kept.
+func (s *Store) evict() {
+	var oldest string
+	var at uint64
+	for scope, sh := range s.shards {
+		if oldest == "" || sh.used < at {
+			oldest, at = scope, sh.used
+		}
+	}
+	sh := s.shards[oldest]
+	if sh.dirty && s.write(oldest, sh) != nil {
+		return
+	}
+	s.n -= len(sh.m)
+	delete(s.shards, oldest)
 }
 
 // file is the file of a scope's facts.
@@ -295,48 +327,56 @@ func (s *Store) Flush() error {
 	if s.dir == "" {
 		return nil
 	}
-	old := s.clock() - int64(Unused/time.Second)
 	var first error
 	for scope, sh := range s.shards {
 		if !sh.dirty {
 			continue
 		}
-		var buf []byte
-		buf = append(buf, magic...)
-		buf = appendStr(buf, scope)
-		kept := 0
-		for k, f := range sh.m {
-			if f.used < old {
-				delete(sh.m, k)
-				s.n--
-				continue
-			}
-			kept++
-			buf = appendStr(buf, k.kind)
-			buf = appendStr(buf, k.path)
-			buf = appendStr(buf, f.value)
-			for _, n := range [...]int64{int64(f.stamp.Dev), int64(f.stamp.Ino), f.stamp.Size, f.stamp.MTime, f.used} {
-				buf = binary.AppendVarint(buf, n)
-			}
+		if err := s.write(scope, sh); err != nil {
+			first = cmpOr(first, err)
 		}
-		var err error
-		if kept == 0 {
-			if err = os.Remove(s.file(scope)); errors.Is(err, os.ErrNotExist) {
-				err = nil
-			}
-		} else {
-			err = writeAtomic(s.file(scope), buf, time.Unix(s.clock(), 0))
-		}
-		if err != nil {
-			first = cmpOr(first, fmt.Errorf("writing the file facts of %s: %w", scope, err))
-			continue
-		}
-		sh.dirty = false
 	}
 	if err := s.sweepDaily(); err != nil {
 		first = cmpOr(first, err)
 	}
 	return first
+}
+
+// write writes a scope's facts to its file, dropping those unused for
+// Unused first (and the file, when none is left); s.mu is held.
+func (s *Store) write(scope string, sh *shard) error {
+	old := s.clock() - int64(Unused/time.Second)
+	var buf []byte
+	buf = append(buf, magic...)
+	buf = appendStr(buf, scope)
+	kept := 0
+	for k, f := range sh.m {
+		if f.used < old {
+			delete(sh.m, k)
+			s.n--
+			continue
+		}
+		kept++
+		buf = appendStr(buf, k.kind)
+		buf = appendStr(buf, k.path)
+		buf = appendStr(buf, f.value)
+		for _, n := range [...]int64{int64(f.stamp.Dev), int64(f.stamp.Ino), f.stamp.Size, f.stamp.MTime, f.used} {
+			buf = binary.AppendVarint(buf, n)
+		}
+	}
+	var err error
+	if kept == 0 {
+		if err = os.Remove(s.file(scope)); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	} else {
+		err = writeAtomic(s.file(scope), buf, time.Unix(s.clock(), 0))
+	}
+	if err != nil {
+		return fmt.Errorf("writing the file facts of %s: %w", scope, err)
+	}
+	sh.dirty = false
+	return nil
 }
 
 // sweepDaily sweeps (Sweep) when the folder's marker says the last sweep

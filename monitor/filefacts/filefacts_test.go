@@ -244,3 +244,42 @@ func TestSweep(t *testing.T) {
 		t.Errorf("a file in use was swept: %v", err)
 	}
 }
+
+// TestStoreLetsScopesGo: a store with a folder holds at most maxShards
+// scopes in memory; the least recently used one is written and let go,
+// and its facts are there again from its file when asked for.
+func TestStoreLetsScopesGo(t *testing.T) {
+	s := &Store{}
+	s.SetDir(t.TempDir())
+	st := Stamp{Size: 1}
+	path := func(i int) string { return filepath.Join("/envs", strconv.Itoa(i), "site-packages", "RECORD") }
+	for i := range 3 * maxShards {
+		s.Put("k", path(i), st, strconv.Itoa(i))
+		if i > 0 {
+			s.Get("k", path(0), st) // scope 0 stays in use
+		}
+	}
+	if len(s.shards) > maxShards {
+		t.Errorf("%d scopes held, want at most %d", len(s.shards), maxShards)
+	}
+	if _, ok := s.shards[Scope(path(0))]; !ok {
+		t.Error("the scope in use was let go")
+	}
+	if s.n != len(s.shards) {
+		t.Errorf("counted %d facts for %d scopes of one fact each", s.n, len(s.shards))
+	}
+	for _, i := range []int{0, 1, 3*maxShards - 1} {
+		if v, ok := s.Get("k", path(i), st); !ok || v != strconv.Itoa(i) {
+			t.Errorf("fact %d after its scope was let go: %q, %v", i, v, ok)
+		}
+	}
+	// Without a folder nothing is let go (there would be nowhere to
+	// read it back from).
+	m := &Store{}
+	for i := range 2 * maxShards {
+		m.Put("k", path(i), st, "v")
+	}
+	if len(m.shards) != 2*maxShards {
+		t.Errorf("a store in memory held %d scopes, want all %d", len(m.shards), 2*maxShards)
+	}
+}
