@@ -57,7 +57,7 @@ var importRules = []importRule{
 	// internal/ (which Go keeps from everything outside monitor/pyenv),
 	// the site module's import path (sitepath) and the walk of a folder
 	// tree (walk).
-	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	// The one package for PEP 440/508 and METADATA, which pyenv and
 	// uvproject share: it reads text and knows no environment.
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
@@ -75,7 +75,8 @@ var importRules = []importRule{
 	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
-	{pkg: "monitor/fatbin/...", only: []string{}},
+	{pkg: "monitor/fatbin/...", only: []string{"monitor/filefacts"}},
+	{pkg: "monitor/filefacts", only: []string{}},
 	{pkg: "monitor/pathjson", only: []string{}},
 	{pkg: "monitor/human", only: []string{}},
 }

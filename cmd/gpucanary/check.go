@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -44,12 +45,8 @@ func checkFlags(fs *flag.FlagSet, g *globals) runFunc {
 				return checkMetrics(res, complete, began, *textfile, std)
 			}
 		case *asJSON:
-			out = func(res monitor.CheckResult, _ bool, _ time.Time, std stdio, _ func(string) string) error {
-				if err := jsonout.Check(std.out, res); err != nil {
-					return fmt.Errorf("writing JSON: %w", err)
-				}
-				return nil
-			}
+			defer warnOverlays(std.err, "check")
+			return cmdCheckJSON(ctx, g, fs.Args(), std)
 		}
 		defer warnOverlays(std.err, "check")
 		return cmdCheck(ctx, g, fs.Args(), out, std)
@@ -77,20 +74,10 @@ func checkText(res monitor.CheckResult, _ bool, _ time.Time, std stdio, getenv f
 // ENV_UNREADABLE finding of its own, after the others are read: the exit
 // status is 1 when any error finding is raised, a bad path included.
 func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, std stdio) int {
-	given, bad, resolved := envArgs(paths, g.getenv)
 	b := g.openGPU()
 	defer b.Close()
 	began := time.Now()
-	found := pyenv.Discovery{Complete: true}
-	switch {
-	case len(paths) == 0:
-		found = g.search(ctx, nil)
-	case len(given) > 0:
-		// resolved once, above: the search's answer for paths given,
-		// without resolving them again
-		found = pyenv.Given(given)
-		sayResolved(found.Found, resolved)
-	}
+	found, bad := g.checkTargets(ctx, paths)
 	res := inspect.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
 	res.Findings = append(res.Findings, health.CheckGPUMemory(res.GPU, procs.HostPIDs(""))...)
 	res.Complete, res.SearchStopped = found.Complete, found.Stopped
@@ -101,6 +88,85 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 		return exitUsage
 	}
 	if res.HasErrors() {
+		return exitFound
+	}
+	return exitOK
+}
+
+// checkTargets are the environments a check reads: those at paths, each
+// resolved once (a path that names none is a report of its own, bad),
+// else the discovered ones.
+func (g *globals) checkTargets(ctx context.Context, paths []string) (found pyenv.Discovery, bad []monitor.EnvReport) {
+	given, bad, resolved := envArgs(paths, g.getenv)
+	found = pyenv.Discovery{Complete: true}
+	switch {
+	case len(paths) == 0:
+		found = g.search(ctx, nil)
+	case len(given) > 0:
+		// resolved once, above: the search's answer for paths given,
+		// without resolving them again
+		found = pyenv.Given(given)
+		sayResolved(found.Found, resolved)
+	}
+	return found, bad
+}
+
+// encodedReport is one environment's report as `check --json` writes it,
+// encoded by the worker that read it, with what the exit status needs.
+type encodedReport struct {
+	verdict monitor.Verdict
+	json    []byte
+	err     error
+}
+
+// cmdCheckJSON is cmdCheck for `check --json`, written as the
+// environments are read: each report is encoded by the worker that read
+// it and written in order as soon as those before it are, and then let
+// go, so that a check of a thousand environments holds a few reports at
+// a time, not all of them and their encoding.
+func cmdCheckJSON(ctx context.Context, g *globals, paths []string, std stdio) int {
+	b := g.openGPU()
+	defer b.Close()
+	found, bad := g.checkTargets(ctx, paths)
+	res := inspect.Start(b.Snapshot(ctx))
+	o, k := g.healthOptions(), g.keeper()
+	encode := func(rep monitor.EnvReport) encodedReport {
+		if k.StateDir != "" && rep.Env != nil {
+			st := k.Read(rep.Path)
+			rep.Guarded, rep.GuardChanged = st.Guarded, st.Changed
+		}
+		data, err := jsonout.EnvJSON(rep)
+		return encodedReport{rep.Verdict, data, err}
+	}
+	w := jsonout.NewCheckWriter(std.out)
+	w.Begin(res)
+	var errs bool
+	var encErr error
+	inspect.Each(ctx, found.Found,
+		func(ctx context.Context, f pyenv.Found) encodedReport {
+			return encode(inspect.InspectOne(ctx, f, res.GPU, o))
+		},
+		func(f pyenv.Found, err error) encodedReport { return encode(inspect.Unreadable(f, err)) },
+		func(_ int, e encodedReport) bool {
+			if e.err != nil {
+				encErr = e.err
+				return false
+			}
+			errs = errs || e.verdict == monitor.VerdictError
+			w.EnvBytes(e.json)
+			return true
+		})
+	for _, rep := range bad {
+		errs = errs || rep.Verdict == monitor.VerdictError
+		w.Env(rep)
+	}
+	res.Findings = append(res.Findings, health.CheckGPUMemory(res.GPU, procs.HostPIDs(""))...)
+	res.Complete, res.SearchStopped = found.Complete, found.Stopped
+	if err := cmp.Or(encErr, w.End(res)); err != nil {
+		fmt.Fprintf(std.err, "gpucanary check: writing JSON: %v\n", err)
+		return exitUsage
+	}
+	if errs || res.HasErrors() {
 		return exitFound
 	}
 	return exitOK

@@ -5,16 +5,18 @@ import (
 	"path/filepath"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
 
-// kernelCacheVariable, set to "off", keeps the CUDA kernel cache in
-// memory only.
+// kernelCacheVariable, set to "off", keeps the CUDA kernel cache and the
+// file facts in memory only.
 const kernelCacheVariable = "GPUCANARY_KERNEL_CACHE"
 
 // kernelCache gives the CUDA libraries' kernel cache its file in the
 // user's cache folder ($XDG_CACHE_HOME or ~/.cache, %LocalAppData% on
 // Windows), so that each library's fat binary is read once and again
-// only when it changes, across runs.
+// only when it changes, across runs; and the file facts (which libraries
+// carry no CUDA code, which libraries each RECORD lists) theirs.
 func kernelCache() {
 	if os.Getenv(kernelCacheVariable) == "off" {
 		return
@@ -24,4 +26,5 @@ func kernelCache() {
 		return
 	}
 	fatbin.Shared.SetFile(filepath.Join(dir, "gpucanary", "cuda-kernels.json"))
+	filefacts.Shared.SetDir(filepath.Join(dir, "gpucanary", "file-facts"))
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 )
 
@@ -31,7 +32,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
-	fatbin.Shared.Flush() // a cache: a failed write costs only a read next time
+	fatbin.Shared.Flush() // caches: a failed write costs only a read next time
+	filefacts.Shared.Flush()
 	stopProfiles()
 	os.Exit(code)
 }

@@ -9,13 +9,21 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
 
 // Shared is the process's cache: the one the environment readers use,
 // so that the engine reads a library again only when it changes. The
 // command line gives it a file (SetFile) to last across runs.
-var Shared = &Cache{}
+var Shared = &Cache{Facts: filefacts.Shared}
+
+// noFatbin is the kind of fact Facts keeps: the library carries no fat
+// binary (most of an environment's libraries), or what it holds is no
+// library GPU Canary reads (the fact is then why, as Read said it).
+const noFatbin = "fatbin:none"
 
 // cacheLimit bounds the entries a cache holds and loads, and
 // cacheFileLimit the size of the file it loads.
@@ -54,6 +62,12 @@ const cacheUnused = 30 * 24 * time.Hour
 // Cache remembers what Read said of each file by path, while the file's
 // stamp stays the same, in memory and, with SetFile, on disk.
 type Cache struct {
+	// Facts, when set, keeps which libraries carry no fat binary, so
+	// that a run after this one stats them instead of reading their
+	// headers again: those answers are most of an environment's and are
+	// not in the JSON file (SetFile), which keeps the CUDA ones.
+	Facts *filefacts.Store
+
 	mu     sync.Mutex
 	m      map[string]result
 	file   string
@@ -103,17 +117,40 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 		return r.kernels()
 	}
 	c.mu.Unlock()
+	if c.Facts != nil {
+		// Facts holds these answers (and lets them go once used): not
+		// kept twice in memory.
+		if why, ok := c.Facts.Get(noFatbin, path, filefacts.Stamp(st)); ok {
+			return result{NoFatbin: why == "", Err: why}.kernels()
+		}
+	}
 	k, err := readPath(path, fi)
 	r = result{stamp: st, Used: now, Runtime: k.Runtime, Containers: k.Containers, SASS: archNames(k.SASS), PTX: archNames(k.PTX)}
+	inFacts := false
 	switch {
 	case errors.Is(err, ErrNoFatbin):
 		r.NoFatbin = true
+		if c.Facts != nil {
+			c.Facts.Put(noFatbin, path, filefacts.Stamp(st), "")
+			inFacts = true
+		}
 	case err != nil:
 		r = result{stamp: st, Used: now, Err: err.Error()}
+		var nl notLibrary
+		if c.Facts != nil && errors.As(err, &nl) && !errors.Is(err, ErrMalformed) && !errors.As(err, new(syscall.Errno)) {
+			// what the file holds, not how reading it went
+			c.Facts.Put(noFatbin, path, filefacts.Stamp(st), err.Error())
+			inFacts = true
+		}
 	}
 	c.mu.Lock()
 	c.reads++
-	if len(c.m) < cacheLimit || ok {
+	if inFacts {
+		if ok {
+			delete(c.m, path) // an older answer, CUDA's perhaps: written without it
+			c.dirty = true
+		}
+	} else if len(c.m) < cacheLimit || ok {
 		c.m[path] = r
 		c.dirty = c.dirty || r.persisted() || ok
 	}
@@ -129,8 +166,20 @@ func readPath(path string, fi os.FileInfo) (Kernels, error) {
 		return Kernels{}, err
 	}
 	defer closeLib()
-	return Read(newHeadReader(r, size), size)
+	k, err := Read(newHeadReader(r, size), size)
+	if err != nil && !errors.Is(err, ErrNoFatbin) {
+		err = notLibrary{err}
+	}
+	return k, err
 }
+
+// notLibrary is Read's error on a file that was opened: what it holds
+// (or a read of it that failed, a syscall.Errno below it), as against
+// the file not being there or not opening.
+type notLibrary struct{ err error }
+
+func (e notLibrary) Error() string { return e.err.Error() }
+func (e notLibrary) Unwrap() error { return e.err }
 
 // headSize is how much of a library readPath reads at once first: the
 // magic number, the ELF or PE header and, for a small file, all of it,

@@ -27,16 +27,26 @@ import (
 // result says the search was complete; a caller whose search was cut
 // short (pyenv.Discovery) sets Complete and SearchStopped.
 func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Options) monitor.CheckResult {
-	g = kb.Annotate(g)
-	res := monitor.CheckResult{GPU: g, Envs: make([]monitor.EnvReport, len(found)), Findings: health.CheckGPU(g), Complete: true}
-	if res.Findings == nil {
-		res.Findings = []finding.Finding{}
-	}
-	read := func(ctx context.Context, f pyenv.Found) monitor.EnvReport { return InspectOne(ctx, f, g, o) }
+	res := Start(g)
+	res.Envs = make([]monitor.EnvReport, len(found))
+	read := func(ctx context.Context, f pyenv.Found) monitor.EnvReport { return InspectOne(ctx, f, res.GPU, o) }
 	InspectEach(ctx, found, read, func(i int, rep monitor.EnvReport) bool {
 		res.Envs[i] = rep
 		return true
 	})
+	return res
+}
+
+// Start is a check's result before its environments are read: the GPU
+// described (kb.Annotate) and judged, no environments yet, complete. A
+// caller that hands each report on as it is read (`check --json`) reads
+// them with InspectOne against its GPU, as Check does.
+func Start(g gpu.State) monitor.CheckResult {
+	g = kb.Annotate(g)
+	res := monitor.CheckResult{GPU: g, Findings: health.CheckGPU(g), Complete: true}
+	if res.Findings == nil {
+		res.Findings = []finding.Finding{}
+	}
 	return res
 }
 
@@ -68,7 +78,7 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 	}
 	fs := DistroJudged(env, f.Via, health.CheckEnv(env, g, o))
 	var uv *uvproject.LockInfo
-	if p, ok := uvproject.FindProject(env.Path); ok && env.Torch() != nil {
+	if p, ok := findProject(ctx, env); ok {
 		if info, err := uvproject.ReadProject(p); err == nil {
 			uv = &info
 			fs = append(fs, health.CheckUVProject(env, info, g)...)
@@ -82,6 +92,16 @@ func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 		fs = []finding.Finding{}
 	}
 	return monitor.EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: monitor.VerdictOf(env, fs), Findings: fs, UVProject: uv}
+}
+
+// findProject is the uv project of an environment with torch (the
+// project's lock can replace torch), with the pass's Finder when there is
+// one (Each).
+func findProject(ctx context.Context, env *pyenv.Env) (uvproject.Project, bool) {
+	if env.Torch() == nil {
+		return uvproject.Project{}, false
+	}
+	return uvproject.FinderFrom(ctx).Find(env.Path)
 }
 
 // Rejudge evaluates the rules on rep's environment again for the GPU g,

@@ -6,7 +6,9 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
 
 // readWorkers bounds how many environments are read at once. A read
@@ -27,12 +29,23 @@ var readWorkers = max(4, runtime.GOMAXPROCS(0))
 // not yet read are Unreadable with ctx's error at once: InspectEach never
 // waits for a read that has not returned.
 func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) monitor.EnvReport, use func(i int, rep monitor.EnvReport) bool) {
+	Each(ctx, found, read, Unreadable, use)
+}
+
+// Each is InspectEach for a read that gives something other than the
+// report itself (`check --json`'s workers give each report already
+// encoded, so that encoding runs on every core, not after the reads on
+// one): unreadable makes the answer for a read that ctx cut short.
+func Each[T any](ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) T, unreadable func(pyenv.Found, error) T, use func(i int, rep T) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make([]chan monitor.EnvReport, len(found))
+	// The folders above many environments are looked in for a uv
+	// project once per pass.
+	ctx = uvproject.WithFinder(ctx)
+	results := make([]chan T, len(found))
 	next := make(chan int, len(found))
 	for i := range found {
-		results[i] = make(chan monitor.EnvReport, 1)
+		results[i] = make(chan T, 1)
 		next <- i
 	}
 	close(next)
@@ -51,15 +64,16 @@ func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Con
 	// What the reads learned of CUDA libraries is kept for the next
 	// run and the next process (a no-op without a cache file).
 	defer fatbin.Shared.Flush()
+	defer filefacts.Shared.Flush()
 	for i, f := range found {
-		var rep monitor.EnvReport
+		var rep T
 		select {
 		case rep = <-results[i]:
 		case <-ctx.Done():
 			select {
 			case rep = <-results[i]: // read just as ctx ended
 			default:
-				rep = Unreadable(f, ctx.Err())
+				rep = unreadable(f, ctx.Err())
 			}
 		}
 		if !use(i, rep) {

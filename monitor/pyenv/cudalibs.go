@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -235,27 +236,25 @@ func recordLibs(path string) ([]string, bool) {
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
-	key := recordKey{fi.Size(), fi.ModTime().UnixNano()}
-	recordCache.Lock()
-	e, ok := recordCache.m[path]
-	recordCache.Unlock()
-	if ok && e.key == key {
-		return e.libs, true
+	st := filefacts.Of(fi)
+	if v, ok := filefacts.Shared.Get(recordLibsFact, path, st); ok {
+		if v == "" {
+			return nil, true
+		}
+		return strings.Split(v, "\x00"), true
 	}
 	libs, ok := readRecordLibs(path)
-	keepRecordLibs(path, key, libs)
+	if ok {
+		filefacts.Shared.Put(recordLibsFact, path, st, strings.Join(libs, "\x00"))
+	}
 	return libs, ok
 }
 
-// keepRecordLibs keeps what the RECORD at path listed, as of key.
-func keepRecordLibs(path string, key recordKey, libs []string) {
-	recordCache.Lock()
-	if len(recordCache.m) >= maxRecordCache {
-		clear(recordCache.m)
-	}
-	recordCache.m[path] = recordEntry{key, libs}
-	recordCache.Unlock()
-}
+// recordLibsFact is the fact filefacts keeps of a RECORD: the shared
+// libraries it lists, NUL-separated (a path holds no NUL). pip and uv
+// write a RECORD anew on every install, so an engine reading an
+// environment again, or the next check, stats it instead.
+const recordLibsFact = "record:libs"
 
 // recordLib is the path of a RECORD line when it names a shared library
 // (isSharedLib); only those are made strings.
@@ -289,23 +288,6 @@ func isSharedLibBytes(name []byte) bool {
 		n[i] = c
 	}
 	return bytes.HasSuffix(n, []byte(".so")) || bytes.Contains(n, []byte(".so.")) || bytes.HasSuffix(n, []byte(".pyd")) || bytes.HasSuffix(n, []byte(".dll"))
-}
-
-// recordCache keeps what each RECORD listed while its size and
-// modification time stay the same (pip and uv write it anew on every
-// install): an engine reading an environment again stats it instead.
-var recordCache = struct {
-	sync.Mutex
-	m map[string]recordEntry
-}{m: map[string]recordEntry{}}
-
-const maxRecordCache = 100000
-
-type recordKey struct{ size, mtime int64 }
-
-type recordEntry struct {
-	key  recordKey
-	libs []string
 }
 
 // smallRecord is the size under which a RECORD is read whole on the raw

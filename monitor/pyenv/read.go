@@ -22,7 +22,7 @@ func readSmall(path string, limit int64) ([]byte, error) { return safefs.ReadFil
 
 // readMetadataFile parses the header of a METADATA or PKG-INFO file.
 func readMetadataFile(path string) (pyspec.Metadata, error) {
-	f, err := safefs.Open(path)
+	f, err := safefs.Reader(path)
 	if err != nil {
 		return pyspec.Metadata{}, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	pep440 "github.com/aquasecurity/go-pep440-version"
 
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -202,10 +203,17 @@ func pronounOf(n int) string {
 
 // recordSizes reads the sizes a RECORD gives (lines `path,sha256=…,size`)
 // of the paths that start with one of prefixes. It streams at most recordLimit
-// bytes; a RECORD it cannot read gives none. The shared libraries it
-// lists are kept for recordLibs on the way (recordCache), so that torch's
-// RECORD, the longest of all, is read once per environment read.
+// bytes; a RECORD it cannot read gives none. torch's RECORD is the
+// longest of all (ten thousand lines), so what it gave is kept as a file
+// fact (filefacts), with the shared libraries it lists for recordLibs:
+// read once, it is only stat'ed after, until an install writes it anew.
 func recordSizes(path string, prefixes ...string) map[string]int64 {
+	kind := recordSizesFact + strings.Join(prefixes, "\x00")
+	if fi, err := os.Stat(path); err == nil {
+		if v, ok := filefacts.Shared.Get(kind, path, filefacts.Of(fi)); ok {
+			return decodeSizes(v)
+		}
+	}
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil
@@ -234,7 +242,9 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 		return false
 	}
 	done := func() map[string]int64 {
-		keepRecordLibs(path, recordKey{fi.Size(), fi.ModTime().UnixNano()}, libs)
+		st := filefacts.Of(fi)
+		filefacts.Shared.Put(recordLibsFact, path, st, strings.Join(libs, "\x00"))
+		filefacts.Shared.Put(kind, path, st, encodeSizes(out))
 		return out
 	}
 	for {
@@ -266,6 +276,37 @@ func recordSizes(path string, prefixes ...string) map[string]int64 {
 			return done()
 		}
 	}
+}
+
+// recordSizesFact is the kind of fact recordSizes keeps, followed by its
+// prefixes: the sizes, as "path NUL size" pairs, NUL-separated.
+const recordSizesFact = "record:sizes:"
+
+func encodeSizes(m map[string]int64) string {
+	var b strings.Builder
+	for p, n := range m {
+		if b.Len() > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(p)
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(n, 10))
+	}
+	return b.String()
+}
+
+func decodeSizes(v string) map[string]int64 {
+	out := map[string]int64{}
+	if v == "" {
+		return out
+	}
+	parts := strings.Split(v, "\x00")
+	for i := 0; i+1 < len(parts); i += 2 {
+		if n, err := strconv.ParseInt(parts[i+1], 10, 64); err == nil {
+			out[parts[i]] = n
+		}
+	}
+	return out
 }
 
 // abiProblem: torch's compiled core is torch/_C.<tag>.so (.pyd), and

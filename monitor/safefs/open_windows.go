@@ -28,6 +28,8 @@ func open(path string, dir bool) (*os.File, error) {
 	return f, err
 }
 
+func reader(path string) (io.ReadCloser, error) { return open(path, false) }
+
 func sortEntries(ents []os.DirEntry) {
 	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 }

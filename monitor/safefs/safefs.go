@@ -15,6 +15,7 @@ package safefs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -30,6 +31,11 @@ var ErrPseudoFS = errors.New("on a kernel pseudo file system")
 
 // Open opens path for reading if it is a regular file.
 func Open(path string) (*os.File, error) { return open(path, false) }
+
+// Reader opens path for reading in parts if it is a regular file, as Open
+// does, as a plain reader: on Linux a raw descriptor, not an *os.File
+// (most of an environment's reads are of small files read once).
+func Reader(path string) (io.ReadCloser, error) { return reader(path) }
 
 // OpenDir opens path for listing if it is a directory (for a listing
 // read in parts, f.ReadDir(n)).

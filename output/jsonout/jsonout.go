@@ -15,7 +15,10 @@ package jsonout
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -24,45 +27,127 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 )
 
-// Check writes `check --json`: the whole CheckResult, indented. The
-// environments are written one at a time, as the encoder would have
-// indented them in the whole: a thousand of them were the whole document
-// built twice in memory (compact, then indented), most of the peak of a
-// check.
+// Check writes `check --json`: the whole CheckResult, indented, as one
+// encoding of it would (CheckWriter, one environment at a time).
 func Check(w io.Writer, r monitor.CheckResult) error {
-	if len(r.Envs) == 0 {
-		return indented(w, r)
+	if r.Envs == nil {
+		return indented(w, r) // "envs": null, as encoded
 	}
-	envs := r.Envs
+	c := NewCheckWriter(w)
+	c.Begin(r)
+	for _, e := range r.Envs {
+		c.Env(e)
+	}
+	return c.End(r)
+}
+
+// CheckWriter writes `check --json` while the environments are read: the
+// frame's head (the GPU) first, then each environment as it comes, then
+// the frame's tail (the machine's findings, whether the search was
+// complete). The bytes are those of one indented encoding of the whole
+// CheckResult; what is held in memory is one environment's, not a
+// thousand's (the whole document built in memory was most of a large
+// check's peak). The first error is kept and returned by End.
+type CheckWriter struct {
+	w   *bufio.Writer
+	n   int
+	err error
+}
+
+// NewCheckWriter writes to w, buffered; End flushes.
+func NewCheckWriter(w io.Writer) *CheckWriter {
+	return &CheckWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// envsKey is where the environments go in the indented frame, at the top
+// level's indentation only: a nested key is indented further, and a
+// string holds no bare quote.
+const envsKey = "\n  \"envs\": []"
+
+// frame is r's indented encoding without environments, cut where they go.
+func frame(r monitor.CheckResult) (head, tail []byte, err error) {
 	r.Envs = []monitor.EnvReport{}
-	var frame bytes.Buffer
-	if err := indented(&frame, r); err != nil {
+	var b bytes.Buffer
+	if err := indented(&b, r); err != nil {
+		return nil, nil, err
+	}
+	head, tail, ok := bytes.Cut(b.Bytes(), []byte(envsKey))
+	if !ok {
+		return nil, nil, errors.New("encoding the check: no place for the environments in its frame")
+	}
+	return head, tail, nil
+}
+
+// Begin writes the frame's head from r (its GPU; its environments are not
+// written here).
+func (c *CheckWriter) Begin(r monitor.CheckResult) {
+	head, _, err := frame(r)
+	if err != nil {
+		c.err = err
+		return
+	}
+	c.w.Write(head)
+	c.w.WriteString("\n  \"envs\": [")
+}
+
+// EnvJSON is one environment's report as Env writes it: indented at its
+// place in the frame. A reader may encode reports on several goroutines
+// with it and hand the bytes to EnvBytes in order.
+func EnvJSON(e monitor.EnvReport) ([]byte, error) {
+	// The report's own encoding, indented: what MarshalIndent writes,
+	// without the pass in which it checks and compacts what a
+	// json.Marshaler returned (a third pass over a thousand reports).
+	b, err := e.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) + len(b)/2)
+	if err := json.Indent(&out, b, "    ", "  "); err != nil {
+		return nil, fmt.Errorf("encoding the report on %s: %w", e.Path, err)
+	}
+	return out.Bytes(), nil
+}
+
+// Env writes one environment's report.
+func (c *CheckWriter) Env(e monitor.EnvReport) {
+	b, err := EnvJSON(e)
+	if err != nil {
+		c.err = cmp.Or(c.err, err)
+		return
+	}
+	c.EnvBytes(b)
+}
+
+// EnvBytes writes one environment's report encoded by EnvJSON.
+func (c *CheckWriter) EnvBytes(b []byte) {
+	if c.err != nil {
+		return
+	}
+	if c.n > 0 {
+		c.w.WriteString(",")
+	}
+	c.w.WriteString("\n    ")
+	c.w.Write(b)
+	c.n++
+}
+
+// End writes the frame's tail from r (its findings, completeness; its
+// environments are not written here) and flushes.
+func (c *CheckWriter) End(r monitor.CheckResult) error {
+	if c.err != nil {
+		return c.err
+	}
+	_, tail, err := frame(r)
+	if err != nil {
 		return err
 	}
-	// At the top level's indentation only: a nested key is indented
-	// further, and a string holds no bare quote.
-	const empty = "\n  \"envs\": []"
-	head, tail, ok := bytes.Cut(frame.Bytes(), []byte(empty))
-	if !ok {
-		r.Envs = envs
-		return indented(w, r)
+	if c.n > 0 {
+		c.w.WriteString("\n  ")
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.Write(head)
-	bw.WriteString("\n  \"envs\": [\n    ")
-	for i, e := range envs {
-		if i > 0 {
-			bw.WriteString(",\n    ")
-		}
-		b, err := json.MarshalIndent(e, "    ", "  ")
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-	}
-	bw.WriteString("\n  ]")
-	bw.Write(tail)
-	return bw.Flush()
+	c.w.WriteString("]")
+	c.w.Write(tail)
+	return c.w.Flush()
 }
 
 // processList is `ps --json`'s shape: DESIGN.md's processes plus the GPU,

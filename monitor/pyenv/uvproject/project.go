@@ -3,9 +3,13 @@ package uvproject
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -29,23 +33,58 @@ const maxLevels = 5
 // (the repository root). A pyproject.toml counts only with a sign of uv:
 // a uv.lock beside it, a [tool.uv...] table in it, or a `uv = ` line in the
 // environment's pyvenv.cfg; a Poetry or PDM project is left alone.
-func FindProject(envPath string) (Project, bool) {
+func FindProject(envPath string) (Project, bool) { return find(envPath, nil) }
+
+// Finder is FindProject for many environments in one pass (a check of a
+// thousand): the folders found to hold neither a pyproject.toml nor
+// .git are remembered, so that the folders above many environments are
+// looked in once. It is for one pass only: a project made in a folder
+// after the pass looked in it is not seen. A nil *Finder remembers
+// nothing. It is safe for concurrent use.
+type Finder struct{ empty sync.Map }
+
+// Find is FindProject, remembering the empty folders it looked in.
+func (f *Finder) Find(envPath string) (Project, bool) { return find(envPath, f) }
+
+type finderKey struct{}
+
+// WithFinder is ctx carrying a new Finder for one pass of reads.
+func WithFinder(ctx context.Context) context.Context {
+	return context.WithValue(ctx, finderKey{}, &Finder{})
+}
+
+// FinderFrom is ctx's Finder (WithFinder), nil when it has none.
+func FinderFrom(ctx context.Context) *Finder {
+	f, _ := ctx.Value(finderKey{}).(*Finder)
+	return f
+}
+
+func find(envPath string, f *Finder) (Project, bool) {
 	env := filepath.Clean(envPath)
 	if abs, err := filepath.Abs(env); err == nil {
 		env = abs
 	}
 	home, _ := os.UserHomeDir()
-	uvEnv := madeByUV(env)
+	// pyvenv.cfg is read only when a pyproject.toml is found to judge
+	uvEnv := sync.OnceValue(func() bool { return madeByUV(env) })
 	dir := filepath.Dir(env)
 	for range maxLevels {
 		if home != "" && dir == filepath.Clean(home) {
 			break
 		}
-		if p, ok := projectIn(dir, uvEnv); ok {
-			return p, true
-		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			break
+		_, known := f.knownEmpty(dir)
+		if !known {
+			p, ok, present := projectIn(dir, uvEnv)
+			if ok {
+				return p, true
+			}
+			_, err := os.Stat(filepath.Join(dir, ".git"))
+			if err == nil {
+				break
+			}
+			if !present && errors.Is(err, fs.ErrNotExist) && f != nil {
+				f.empty.Store(dir, true)
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -56,21 +95,29 @@ func FindProject(envPath string) (Project, bool) {
 	return Project{}, false
 }
 
-// projectIn reads dir for a uv project.
-func projectIn(dir string, uvEnv bool) (Project, bool) {
+func (f *Finder) knownEmpty(dir string) (any, bool) {
+	if f == nil {
+		return nil, false
+	}
+	return f.empty.Load(dir)
+}
+
+// projectIn reads dir for a uv project; present says whether dir holds a
+// pyproject.toml at all (of uv or not).
+func projectIn(dir string, uvEnv func() bool) (p Project, ok, present bool) {
 	py := filepath.Join(dir, "pyproject.toml")
 	fi, err := os.Stat(py)
 	if err != nil || !fi.Mode().IsRegular() {
-		return Project{}, false
+		return Project{}, false, err == nil || !errors.Is(err, fs.ErrNotExist)
 	}
-	p := Project{Dir: dir, Pyproject: py}
+	p = Project{Dir: dir, Pyproject: py}
 	if fi, err := os.Stat(filepath.Join(dir, "uv.lock")); err == nil && fi.Mode().IsRegular() {
 		p.Lock = filepath.Join(dir, "uv.lock")
 	}
-	if p.Lock != "" || uvEnv || mentionsUV(py) {
-		return p, true
+	if p.Lock != "" || uvEnv() || mentionsUV(py) {
+		return p, true, true
 	}
-	return Project{}, false
+	return Project{}, false, true
 }
 
 // mentionsUV reports whether pyproject.toml has a [tool.uv] table (or one

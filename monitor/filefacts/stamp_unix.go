@@ -1,0 +1,15 @@
+//go:build !windows
+
+package filefacts
+
+import (
+	"os"
+	"syscall"
+)
+
+func devIno(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino) // Dev is int32 on some systems
+	}
+	return 0, 0
+}

@@ -1,0 +1,73 @@
+package pyenv_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/fatbin/fatbintest"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+)
+
+// TestRecordFacts: what a RECORD lists is kept as a file fact for its
+// stamp (filefacts), so the next read of the environment stats the
+// RECORD instead of reading it: a RECORD changed in place with its size
+// and time put back (a stamp no install leaves) still answers what it
+// listed, which shows the fact was used; one with a new time is read
+// again.
+func TestRecordFacts(t *testing.T) {
+	freshKernels(t)
+	lin := fatbintest.MustLoad(fatbintest.LinuxGGML)
+	root := filepath.Join(t.TempDir(), "venv")
+	if err := pyenvtest.Write(root, pyenvtest.Spec{}); err != nil {
+		t.Fatal(err)
+	}
+	site := pyenvtest.SitePackages(root, pyenvtest.Spec{})
+	dist := filepath.Join(site, "my_ext-1.0.dist-info")
+	os.MkdirAll(filepath.Join(site, "my_ext"), 0o755)
+	os.MkdirAll(dist, 0o755)
+	os.WriteFile(filepath.Join(dist, "METADATA"), []byte("Metadata-Version: 2.1\nName: my-ext\nVersion: 1.0\n"), 0o644)
+	for _, n := range []string{"liba.so", "libb.so"} {
+		if err := lin.WriteSparse(filepath.Join(site, "my_ext", n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record := filepath.Join(dist, "RECORD")
+	write := func(lib string, at time.Time) {
+		t.Helper()
+		if err := os.WriteFile(record, []byte("my_ext/"+lib+",,\nmy_ext-1.0.dist-info/RECORD,,\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(record, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	libs := func() string {
+		t.Helper()
+		env, err := pyenv.Inspect(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range env.CUDALibs {
+			got = append(got, filepath.Base(l.File))
+		}
+		return strings.Join(got, " ")
+	}
+	at := time.Now().Add(-time.Hour).Truncate(time.Second)
+	write("liba.so", at)
+	if got := libs(); got != "liba.so" {
+		t.Fatalf("first read: %q, want liba.so", got)
+	}
+	write("libb.so", at) // the same size and time, and inode
+	if got := libs(); got != "liba.so" {
+		t.Errorf("an unchanged stamp: %q, want the kept answer liba.so (the RECORD was read again)", got)
+	}
+	write("libb.so", at.Add(time.Second))
+	if got := libs(); got != "libb.so" {
+		t.Errorf("a RECORD written anew: %q, want libb.so", got)
+	}
+}
