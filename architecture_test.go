@@ -53,8 +53,18 @@ var importRules = []importRule{
 	{pkg: "monitor/fixjournal", only: []string{"monitor/fixplan", "monitor/safefs"}},
 	{pkg: "monitor/fix", forbidden: []string{mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"},
 		only: []string{"monitor/finding", "monitor/fixjournal", "monitor/fixplan", "monitor/gpu", "monitor/health", "monitor/human", "monitor/kb", "monitor/nowindow", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs", "monitor/shell"}},
+	// pyenv may import its own packages below it: pyspec and, under
+	// internal/ (which Go keeps from everything outside monitor/pyenv),
+	// the site module's import path (sitepath) and the walk of a folder
+	// tree (walk).
 	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	// The one package for PEP 440/508 and METADATA, which pyenv and
+	// uvproject share: it reads text and knows no environment.
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
+	// The site emulation and the walk know no manager, no environment and
+	// no discovery: pyenv's reading and search use them, not the reverse.
+	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/safefs"}},
+	{pkg: "monitor/pyenv/internal/walk", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},

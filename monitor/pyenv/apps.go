@@ -61,9 +61,6 @@ var apps = []App{
 	{Name: "pixi", Envs: []string{".pixi/envs/*"}, Marks: []string{"pixi.toml", "pyproject.toml"}},
 }
 
-// Apps returns the table, to be read, not changed.
-func Apps() []App { return append([]App(nil), apps...) }
-
 // AppOf names the app whose environment env is ("ComfyUI portable",
 // "Stability Matrix (ComfyUI)"), or "" when it is no known app's.
 func AppOf(env string) string {

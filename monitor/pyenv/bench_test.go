@@ -40,7 +40,7 @@ func BenchmarkDiscoverHome(b *testing.B) {
 	}
 	o := pyenv.DiscoverOptions{Home: home, Cwd: home, System: []string{}, Getenv: func(string) string { return "" }}
 	for b.Loop() {
-		if got := pyenv.Discover(context.Background(), o); len(got) != 40 {
+		if got := discover(context.Background(), o); len(got) != 40 {
 			b.Fatalf("found %d environments, want 40", len(got))
 		}
 	}

@@ -76,17 +76,6 @@ type Discovery struct {
 	Stopped string
 }
 
-// Discover finds environments; see Search.
-func Discover(ctx context.Context, o DiscoverOptions) []Found {
-	return Search(ctx, o).Found
-}
-
-// DiscoverAll is Search's environments and whether it looked everywhere.
-func DiscoverAll(ctx context.Context, o DiscoverOptions) (found []Found, complete bool) {
-	d := Search(ctx, o)
-	return d.Found, d.Complete
-}
-
 // Search finds environments. With Paths set it returns exactly those,
 // each resolved (Resolve: a project folder to its environment, an
 // interpreter to its prefix). Otherwise it tries, in order, the managers'

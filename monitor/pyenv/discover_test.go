@@ -45,10 +45,15 @@ func paths(fs []pyenv.Found) map[string]string {
 	return m
 }
 
+// discover is the environments Search finds, in its order.
+func discover(ctx context.Context, o pyenv.DiscoverOptions) []pyenv.Found {
+	return pyenv.Search(ctx, o).Found
+}
+
 func TestDiscoverHome(t *testing.T) {
 	home := homeTree(t)
 	o := pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
-	got := pyenv.Discover(context.Background(), o)
+	got := discover(context.Background(), o)
 	want := map[string]string{
 		filepath.Join(home, "proj/.venv"):         "home",
 		filepath.Join(home, "proj/.venv-gpu"):     "home",
@@ -60,7 +65,7 @@ func TestDiscoverHome(t *testing.T) {
 	if g := paths(got); !mapsEqual(g, want) {
 		t.Errorf("Discover found\n%v\nwant\n%v", g, want)
 	}
-	if again := pyenv.Discover(context.Background(), o); !slices.Equal(again, got) {
+	if again := discover(context.Background(), o); !slices.Equal(again, got) {
 		t.Errorf("second Discover = %v, first %v: order is not deterministic", again, got)
 	}
 }
@@ -87,7 +92,7 @@ func TestDiscoverBudgets(t *testing.T) {
 		ctx    func() context.Context
 		has    []string
 		hasNot []string
-		cut    bool // DiscoverAll says it did not look everywhere
+		cut    bool // Search says it did not look everywhere
 	}{
 		{name: "default depth stops before d13", o: pyenv.DiscoverOptions{System: []string{}}, hasNot: []string{deep}},
 		{name: "a deeper walk finds it", o: pyenv.DiscoverOptions{System: []string{}, MaxDepth: 15}, has: []string{deep}},
@@ -108,7 +113,8 @@ func TestDiscoverBudgets(t *testing.T) {
 			if tt.ctx != nil {
 				ctx = tt.ctx()
 			}
-			found, complete := pyenv.DiscoverAll(ctx, o)
+			d := pyenv.Search(ctx, o)
+			found, complete := d.Found, d.Complete
 			if complete == tt.cut {
 				t.Errorf("complete = %v, want %v", complete, !tt.cut)
 			}
@@ -143,7 +149,7 @@ func TestDiscoverSources(t *testing.T) {
 	must(t, os.Symlink(dotVenv, filepath.Join(base, "alias")))
 	env := map[string]string{"VIRTUAL_ENV": active, "CONDA_PREFIX": condaPrefix}
 
-	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
+	got := discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
 		Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
 		Roots: []string{filepath.Join(base, "remembered"), base},
 	})
@@ -178,7 +184,7 @@ func TestDiscoverPaths(t *testing.T) {
 	must(t, pyenvtest.Write(env, pyenvtest.Spec{}))
 	must(t, os.Symlink(env, filepath.Join(base, "link")))
 	t.Chdir(base)
-	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
+	got := discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
 		Paths:  []string{"env/", filepath.Join(base, "link"), "not-an-env", "./env"},
 		Getenv: func(string) string { t.Error("Getenv called although paths were given"); return "" },
 	})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -63,10 +64,10 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 	case errors.Is(err, fs.ErrNotExist):
 		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: metaPath,
 			Message: d.dir + " has no " + metaName + ": the install was interrupted"})
-	case errors.Is(err, ErrNoMetadataVersion) && m.Truncated:
+	case errors.Is(err, pyspec.ErrNoMetadataVersion) && m.Truncated:
 		p.Problems = append(p.Problems, Problem{Kind: ProblemTruncated, Path: metaPath,
-			Message: fmt.Sprintf("%s has no Version in its first %d bytes", metaName, MetadataLimit)})
-	case errors.Is(err, ErrNoMetadataVersion):
+			Message: fmt.Sprintf("%s has no Version in its first %d bytes", metaName, pyspec.MetadataLimit)})
+	case errors.Is(err, pyspec.ErrNoMetadataVersion):
 		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: metaPath,
 			Message: metaName + " has no Version header"})
 	case err != nil:

@@ -3,6 +3,8 @@ package pyenv
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
 // An egg folder that a .pth file puts on the import path
@@ -29,6 +31,6 @@ func eggDist(sp *sitePackages) {
 	if name == "" {
 		return
 	}
-	key := NormalizeName(name)
+	key := pyspec.NormalizeName(name)
 	sp.dists[key] = append(sp.dists[key], distInfo{dir: info, version: version, egg: true})
 }

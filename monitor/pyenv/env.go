@@ -182,7 +182,7 @@ type Env struct {
 	// libtorch_cuda first.
 	CUDALibs []CUDALib `json:"cuda_libs,omitempty"`
 	// PathCode names the .pth import lines that change the import path
-	// by code GPU Canary does not run (pthcode.go): where import finds
+	// by code GPU Canary does not run (internal/sitepath's ReadCode): where import finds
 	// torch may then differ from where it was read.
 	PathCode []Evidence `json:"path_code,omitempty"`
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -24,7 +25,7 @@ type inspector struct {
 	conda    *condaMeta
 	owner    *Manager           // the first manager whose marker the environment has
 	ownSites []string           // the environment's own site folders, existing or not, in sys.path order
-	unread   []pthLine          // .pth import lines GPU Canary did not follow
+	unread   []sitepath.Line    // .pth import lines GPU Canary did not follow
 	listed   map[string]listing // site folders listed, by path
 	// embeddedPth is an embedded distribution's ._pth file, read
 	// (embedded.go): it, not site, makes the import path.

@@ -40,7 +40,7 @@ func TestKernelInterpreterGone(t *testing.T) {
 
 	o := pyenv.DiscoverOptions{Home: home, Cwd: filepath.Join(base, "nocwd"), System: []string{}, MaxDepth: 1,
 		Getenv: func(string) string { return "" }}
-	got := pyenv.Discover(context.Background(), o)
+	got := discover(context.Background(), o)
 	for _, want := range []pyenv.Found{
 		{Path: goneEnv, Via: "jupyter", From: gpu, Missing: filepath.Join(goneEnv, "bin", "python")},
 		{Path: links, Via: "jupyter", From: linked, Missing: filepath.Join(links, "python3")},

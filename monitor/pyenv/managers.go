@@ -179,10 +179,6 @@ func table() []Manager {
 	}
 }
 
-// Managers returns the table, in the order its readers consult it; its
-// slices are the table's own, to be read, not changed.
-func Managers() []Manager { return slices.Clone(managers) }
-
 // managerNamed returns the manager whose Name is name.
 func managerNamed(name string) (*Manager, bool) {
 	for i := range managers {

@@ -190,7 +190,7 @@ func TestManagerMarkers(t *testing.T) {
 			if !pyenv.IsEnv(root) {
 				t.Errorf("IsEnv = false for %s's environment", m.Name)
 			}
-			found := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
+			found := discover(context.Background(), pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
 			if !slices.Contains(found, pyenv.Found{Path: root, Via: "home"}) {
 				t.Errorf("Discover = %v, want %s via home", found, root)
 			}
@@ -259,7 +259,7 @@ func TestManagerPlaces(t *testing.T) {
 	writeFile(t, home, ".conda/environments.txt", forgeBase+"\n"+elsewhere+"\n\n"+listedInHome+"\nrelative/ignored\n"+filepath.Join(base, "gone")+"\n")
 
 	o := pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: filepath.Join(base, "cwd"), Getenv: func(string) string { return "" }, MaxDepth: 1}
-	got := pyenv.Discover(context.Background(), o)
+	got := discover(context.Background(), o)
 	usual := "conda's usual folder " + filepath.Join(home, "miniforge3")
 	want := []pyenv.Found{ // the folders in condaHomes' order, then the list sorted
 		{Path: forgeBase, Via: "conda", From: usual},
@@ -293,7 +293,7 @@ func TestWalkNested(t *testing.T) {
 	inVenv := filepath.Join(venv, "envs", "x")
 	must(t, pyenvtest.Write(inVenv, pyenvtest.Spec{}))
 
-	got := paths(pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
+	got := paths(discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
 		Roots: []string{root}, Home: filepath.Join(root, "nohome"), Cwd: filepath.Join(root, "nocwd"), Getenv: func(string) string { return "" }}))
 	want := map[string]string{condaBase: "root", nested: "root", venv: "root"}
 	if !mapsEqual(got, want) {
@@ -308,7 +308,7 @@ func TestActiveVarsFromTable(t *testing.T) {
 	condaEnv := filepath.Join(base, "c")
 	must(t, pyenvtest.Write(condaEnv, pyenvtest.Spec{Manager: "conda"}))
 	env := map[string]string{"VIRTUAL_ENV": venv, "CONDA_PREFIX": condaEnv}
-	got := pyenv.Discover(context.Background(), pyenv.DiscoverOptions{System: []string{}, Cwd: filepath.Join(base, "nocwd"), Home: filepath.Join(base, "nohome"),
+	got := discover(context.Background(), pyenv.DiscoverOptions{System: []string{}, Cwd: filepath.Join(base, "nocwd"), Home: filepath.Join(base, "nohome"),
 		Getenv: func(k string) string { return env[k] }})
 	want := []pyenv.Found{{Path: venv, Via: "VIRTUAL_ENV"}, {Path: condaEnv, Via: "CONDA_PREFIX"}}
 	if !slices.Equal(got, want) {

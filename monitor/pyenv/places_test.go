@@ -232,7 +232,7 @@ func TestManagerDefaultPlaces(t *testing.T) {
 				}
 				o := pyenv.DiscoverOptions{Home: home, Cwd: filepath.Join(base, "nocwd"), System: system, MaxDepth: 1,
 					Getenv: func(k string) string { return vars[k] }}
-				got := pyenv.Discover(context.Background(), o)
+				got := discover(context.Background(), o)
 				want := pyenv.Found{Path: env, Via: m.Name, From: from}
 				if !slices.Contains(got, want) {
 					t.Errorf("Discover =\n%v\nwant among them %v", got, want)

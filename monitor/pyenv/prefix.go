@@ -1,11 +1,13 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // prefix recognizes an interpreter's own installation, which has no
@@ -23,13 +25,13 @@ func (in *inspector) prefix(o InspectOptions) bool {
 		env.Kind, env.Layout = KindPrefix, LayoutWindows
 		env.Python = windowsPython(in.top)
 		in.evidence(filepath.Join(root, "Lib", "os.py"), "the standard library of a Windows interpreter's own installation")
-		in.ownSites = prefixSites(root, LayoutWindows, env.Python)
+		in.ownSites = sitepath.PrefixSites(root, true, env.Python)
 	case len(stdlibVersions(root)) > 0:
 		vs := stdlibVersions(root)
 		env.Kind, env.Python = KindPrefix, prefixPython(root, vs)
 		in.evidence(filepath.Join(root, "lib", "python"+env.Python, "os.py"),
 			"the standard library of Python "+env.Python+": an interpreter's own installation")
-		in.ownSites = prefixSites(root, LayoutPOSIX, env.Python)
+		in.ownSites = sitepath.PrefixSites(root, false, env.Python)
 	case isUserBase(root, o) && windowsUserSiteVersion(root) == "":
 		vs := userSiteVersions(root)
 		if len(vs) == 0 {

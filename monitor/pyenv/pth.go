@@ -1,36 +1,16 @@
 package pyenv
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
-	"unicode"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
-
-// Bounds on reading .pth files. Python reads every .pth file of a site,
-// whole; a broken or hostile site could hold thousands, or one huge
-// file, and an inspection must stay milliseconds.
-const (
-	maxPthFiles   = 64        // .pth files read per site folder, in name order
-	maxPthLines   = 1000      // lines read per .pth file
-	maxPthBytes   = 256 << 10 // bytes read per .pth file
-	maxPthFolders = 256       // folders .pth files add to one environment
-)
-
-// pthLine is one line of a .pth file that Python acts on.
-type pthLine struct {
-	file string // the .pth file
-	n    int    // line number, from 1
-	// path is a path line made absolute (relative to the site); code is
-	// an import line as written, which Python executes.
-	path, code string
-}
 
 // siteKey is how Python's site.makepath compares folders: the absolute
 // path, case-folded on Windows (os.path.normcase).
@@ -57,7 +37,7 @@ func (in *inspector) siteKey(p string) string {
 // The packages setuptools' editable finders map come last: the finder is
 // appended to sys.meta_path, after the finder that searches sys.path.
 func (in *inspector) withPth(calls []Site) []Site {
-	w := &pthWalk{in: in, ip: newImportPath(in.env.Layout), known: map[string]bool{}, lines: map[string][]pthLine{}}
+	w := &pthWalk{in: in, ip: newImportPath(in.env.Layout), known: map[string]bool{}, lines: map[string][]sitepath.Line{}}
 	again := in.env.Kind == KindVenv
 	for _, c := range calls {
 		if again && c.From == SiteBase {
@@ -75,11 +55,11 @@ func (in *inspector) withPth(calls []Site) []Site {
 // pthWalk is one walk of the sites' .pth files.
 type pthWalk struct {
 	in       *inspector
-	ip       *importPath
-	known    map[string]bool      // site.py's known_paths
-	added    int                  // folders path lines added
-	editable []Site               // packages editable finders map
-	lines    map[string][]pthLine // each site's lines, read once
+	ip       *sitepath.Path[Site]
+	known    map[string]bool            // site.py's known_paths
+	added    int                        // folders path lines added
+	editable []Site                     // packages editable finders map
+	lines    map[string][]sitepath.Line // each site's lines, read once
 }
 
 // again is site.main's second addsitedir of a venv's own sites.
@@ -97,9 +77,9 @@ func (w *pthWalk) site(c Site, again bool) {
 	in := w.in
 	if k := in.siteKey(c.Path); !w.known[k] {
 		w.known[k] = true
-		w.ip.append(c)
+		w.ip.Append(c)
 	}
-	if w.added > maxPthFolders {
+	if w.added > sitepath.MaxFolders {
 		return
 	}
 	lines, ok := w.lines[c.Path]
@@ -109,39 +89,39 @@ func (w *pthWalk) site(c Site, again bool) {
 	}
 	for _, l := range lines {
 		switch {
-		case l.code != "" && again:
-			if _, finder := editableFinder(l.code); !finder {
+		case l.Code != "" && again:
+			if _, finder := sitepath.EditableFinder(l.Code); !finder {
 				in.followCode(l, w.ip, false)
 			}
 			continue
-		case l.code != "":
+		case l.Code != "":
 			w.editable = append(w.editable, in.pthCode(l, w.ip)...)
 			continue
 		}
-		k := in.siteKey(l.path)
-		if w.known[k] || !isDir(l.path) {
+		k := in.siteKey(l.Path)
+		if w.known[k] || !isDir(l.Path) {
 			continue // Python skips a path that does not exist, silently
 		}
-		if w.added == maxPthFolders {
-			in.evidence(l.file, fmt.Sprintf("line %d and any later .pth file not followed: %d folders added by .pth files already", l.n, maxPthFolders))
+		if w.added == sitepath.MaxFolders {
+			in.evidence(l.File, fmt.Sprintf("line %d and any later .pth file not followed: %d folders added by .pth files already", l.N, sitepath.MaxFolders))
 			w.added++
 			return
 		}
 		w.known[k] = true
 		w.added++
-		w.ip.append(Site{Path: l.path, From: SitePth, Pth: l.file, Line: l.n})
+		w.ip.Append(Site{Path: l.Path, From: SitePth, Pth: l.File, Line: l.N})
 	}
 }
 
 // readPthFiles returns the path and import lines of site's .pth files,
 // bounded; a .pth file that is not a regular file is a problem (Python
 // blocks at start-up opening a FIFO one).
-func (in *inspector) readPthFiles(site string) []pthLine {
+func (in *inspector) readPthFiles(site string) []sitepath.Line {
 	ix, err := in.list(site)
 	if err != nil {
 		return nil // readSites reports a site it cannot list
 	}
-	var out []pthLine
+	var out []sitepath.Line
 	read := 0
 	for _, e := range ix.entries {
 		name := e.Name()
@@ -153,14 +133,14 @@ func (in *inspector) readPthFiles(site string) []pthLine {
 			in.evidence(file, "not read: newer Pythons (3.13) skip a .pth file whose name starts with '.'; older ones, Debian 12's 3.11.2 among them, read it")
 			continue
 		}
-		if read == maxPthFiles {
-			in.evidence(site, fmt.Sprintf("only the first %d .pth files of this folder were read; %s and any later ones were not", maxPthFiles, name))
+		if read == sitepath.MaxFiles {
+			in.evidence(site, fmt.Sprintf("only the first %d .pth files of this folder were read; %s and any later ones were not", sitepath.MaxFiles, name))
 			break
 		}
 		read++
-		lines, truncated, err := readPth(file)
+		lines, truncated, err := sitepath.ReadPth(file)
 		if truncated {
-			in.evidence(file, fmt.Sprintf("only its first %d lines (at most %d KiB) were read", maxPthLines, maxPthBytes>>10))
+			in.evidence(file, fmt.Sprintf("only its first %d lines (at most %d KiB) were read", sitepath.MaxLines, sitepath.MaxBytes>>10))
 		}
 		switch {
 		case errors.Is(err, safefs.ErrNotRegular):
@@ -186,56 +166,41 @@ func pthBlocks(kind string) string {
 	return ""
 }
 
-// readPth reads the lines of one .pth file as site.addpackage does:
-// lines starting with '#' and blank lines are skipped; lines starting
-// with "import " or "import\t" are code; any other line, its trailing
-// white space removed, is a path, relative to the file's folder unless
-// absolute. At most maxPthBytes and maxPthLines are read; truncated says
-// the file holds more.
-func readPth(file string) (lines []pthLine, truncated bool, err error) {
-	f, err := safefs.Open(file)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPthBytes+1))
-	if err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", file, err)
-	}
-	if len(data) > maxPthBytes {
-		// the last line may be cut: keep whole lines only
-		data, truncated = data[:bytes.LastIndexAny(data[:maxPthBytes], "\r\n")+1], true
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // utf-8-sig
-	site := filepath.Dir(file)
-	all := universalLines(string(data))
-	if len(all) > maxPthLines {
-		all, truncated = all[:maxPthLines], true
-	}
-	for i, line := range all {
-		switch {
-		case strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "":
-		case strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t"):
-			lines = append(lines, pthLine{file: file, n: i + 1, code: line})
-		default:
-			p := strings.TrimRightFunc(line, unicode.IsSpace)
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(site, p)
-			}
-			lines = append(lines, pthLine{file: file, n: i + 1, path: filepath.Clean(p)})
-		}
-	}
-	return lines, truncated, nil
-}
+// readImportNames are the import names whose packages GPU Canary reads:
+// only these are taken from a finder's MAPPING.
+var readImportNames = []string{"torch", "torchvision", "torchaudio", "llama_cpp", "bitsandbytes"}
 
-// universalLines splits text at "\n", "\r\n" and "\r", as Python's text
-// files read it.
-func universalLines(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
+// pthCode reads an import line of a .pth file: an editable finder's
+// (sitepath.EditableFinder)
+// MAPPING gives the package folders it serves; a line that moves folders
+// on sys.path in a way GPU Canary can read is carried out on ip; any
+// other line is remembered unread, to be said where it matters.
+func (in *inspector) pthCode(l sitepath.Line, ip *sitepath.Path[Site]) []Site {
+	mod, ok := sitepath.EditableFinder(l.Code)
+	if !ok {
+		if !in.followCode(l, ip, true) {
+			in.unread = append(in.unread, l)
+		}
 		return nil
 	}
-	return strings.Split(s, "\n")
+	file := filepath.Join(filepath.Dir(l.File), mod+".py")
+	data, err := readSmall(file, smallFileLimit)
+	if err == nil {
+		var pairs [][2]string
+		if pairs, err = sitepath.FinderMapping(data); err == nil {
+			var out []Site
+			for _, kv := range pairs {
+				if slices.Contains(readImportNames, kv[0]) && filepath.IsAbs(kv[1]) && isDir(kv[1]) {
+					out = append(out, Site{Path: filepath.Clean(kv[1]), From: SiteEditable, Pth: l.File, Line: l.N, Package: kv[0]})
+				}
+			}
+			return out
+		}
+	}
+	if errors.Is(err, safefs.ErrNotRegular) {
+		in.env.Problems = append(in.env.Problems, problemFor(file, "the editable finder "+mod+".py", err))
+	}
+	in.unread = append(in.unread, l)
+	in.evidence(file, fmt.Sprintf("the editable finder %s that line %d of %s installs was not read: %v", mod, l.N, filepath.Base(l.File), err))
+	return nil
 }

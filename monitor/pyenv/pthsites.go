@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 )
 
 // list lists a site folder once per inspection: the .pth files and the
@@ -131,10 +133,10 @@ const maxUnreadSaid = 5
 func (in *inspector) sayUnread() {
 	for i, l := range in.unread {
 		if i == maxUnreadSaid {
-			in.evidence(l.file, fmt.Sprintf("and %d more .pth import lines not followed", len(in.unread)-i))
+			in.evidence(l.File, fmt.Sprintf("and %d more .pth import lines not followed", len(in.unread)-i))
 			return
 		}
-		in.evidence(l.file, unreadSays(l))
+		in.evidence(l.File, unreadSays(l))
 	}
 }
 
@@ -144,15 +146,15 @@ func (in *inspector) sayUnread() {
 func (in *inspector) sayUnreadIn(p *Package, site string) {
 	n := 0
 	for _, l := range in.unread {
-		if filepath.Dir(l.file) == site && n < maxUnreadSaid {
-			p.Evidence = append(p.Evidence, Evidence{File: l.file, Says: unreadSays(l)})
+		if filepath.Dir(l.File) == site && n < maxUnreadSaid {
+			p.Evidence = append(p.Evidence, Evidence{File: l.File, Says: unreadSays(l)})
 			n++
 		}
 	}
 }
 
-func unreadSays(l pthLine) string {
-	return fmt.Sprintf("line %d runs code GPU Canary does not run (%s): a package it puts on the import path is not seen", l.n, shortCode(l.code))
+func unreadSays(l sitepath.Line) string {
+	return fmt.Sprintf("line %d runs code GPU Canary does not run (%s): a package it puts on the import path is not seen", l.N, shortCode(l.Code))
 }
 
 // shortCode is an import line as evidence quotes it: at most 100 bytes.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -20,13 +21,13 @@ const smallFileLimit = 256 << 10
 func readSmall(path string, limit int64) ([]byte, error) { return safefs.ReadFile(path, limit) }
 
 // readMetadataFile parses the header of a METADATA or PKG-INFO file.
-func readMetadataFile(path string) (Metadata, error) {
+func readMetadataFile(path string) (pyspec.Metadata, error) {
 	f, err := safefs.Reader(path)
 	if err != nil {
-		return Metadata{}, err
+		return pyspec.Metadata{}, err
 	}
 	defer f.Close()
-	m, err := ParseMetadata(f)
+	m, err := pyspec.ParseMetadata(f)
 	if err != nil {
 		return m, fmt.Errorf("parse %s: %w", path, err)
 	}

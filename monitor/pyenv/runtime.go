@@ -99,11 +99,11 @@ func (in *inspector) checkRuntime() {
 		return
 	}
 	menv := env.MarkerEnv()
-	var missing []Requirement
+	var missing []pyspec.Requirement
 	var mismatched []string
 	seen := map[string]bool{}
 	for _, line := range t.requires {
-		r, ok := ParseRequirement(line)
+		r, ok := pyspec.ParseRequirement(line)
 		if !ok || !strings.HasPrefix(r.Name, "nvidia-") {
 			continue
 		}
@@ -134,7 +134,7 @@ func (in *inspector) checkRuntime() {
 
 // missingRuntimeText says which runtime wheels are missing and how import
 // fails without them.
-func missingRuntimeText(t *Package, missing []Requirement) string {
+func missingRuntimeText(t *Package, missing []pyspec.Requirement) string {
 	names := make([]string, len(missing))
 	for i, r := range missing {
 		names[i] = r.Name + r.Specifier
@@ -154,7 +154,7 @@ func missingRuntimeText(t *Package, missing []Requirement) string {
 // firstLib is the library of the first missing wheel in runtimeLibs'
 // order, with its soname number when the requirement pins a version
 // ("libcublas.so.12"); "" when none is known.
-func firstLib(missing []Requirement) string {
+func firstLib(missing []pyspec.Requirement) string {
 	for _, l := range runtimeLibs {
 		for _, r := range missing {
 			stem := strings.TrimPrefix(r.Name, "nvidia-")

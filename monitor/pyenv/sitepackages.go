@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
 // distInfo is one *.dist-info (or legacy *.egg-info) folder in site-packages.
@@ -60,34 +62,7 @@ func parseDistDir(n string) (string, distInfo, bool) {
 	if name == "" {
 		return "", d, false
 	}
-	return NormalizeName(name), d, true
-}
-
-// NormalizeName is the PEP 503 normalized form of a distribution name:
-// lowercase, runs of "-", "_" and "." as one "-".
-func NormalizeName(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	sep := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c == '-' || c == '_' || c == '.' {
-			sep = true
-			continue
-		}
-		if sep {
-			b.WriteByte('-')
-		}
-		sep = false
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	if sep {
-		b.WriteByte('-')
-	}
-	return b.String()
+	return pyspec.NormalizeName(name), d, true
 }
 
 // distPath is the dist-info folder d, absolute.

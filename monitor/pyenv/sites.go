@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -29,40 +30,15 @@ func (o InspectOptions) withDefaults() InspectOptions {
 }
 
 // userBase is the user base (site.USER_BASE) for an interpreter of this
-// layout: PYTHONUSERBASE, else ~/.local (POSIX) or %APPDATA%\Python
-// (Windows), as CPython's site._getuserbase computes it; "" when unknown.
+// layout; "" when unknown.
 func (o InspectOptions) userBase(layout Layout) string {
-	if b := o.Getenv("PYTHONUSERBASE"); b != "" {
-		return b
-	}
-	if layout == LayoutWindows {
-		if ad := o.Getenv("APPDATA"); ad != "" {
-			return filepath.Join(ad, "Python")
-		}
-		return ""
-	}
-	if o.Home == "" {
-		return ""
-	}
-	return filepath.Join(o.Home, ".local")
+	return sitepath.UserBase(o.Getenv, o.Home, layout == LayoutWindows)
 }
 
-// userSite is the user site for Python py (site.USER_SITE):
-// USER_BASE/lib/pythonX.Y/site-packages (posix_user scheme) or
-// USER_BASE\PythonXY\site-packages (nt_user); "" when PYTHONNOUSERSITE
-// turns it off or the user base is unknown.
+// userSite is the user site for Python py (site.USER_SITE); "" when
+// PYTHONNOUSERSITE turns it off or the user base is unknown.
 func (o InspectOptions) userSite(layout Layout, py string) string {
-	if py == "" || o.Getenv("PYTHONNOUSERSITE") != "" {
-		return ""
-	}
-	base := o.userBase(layout)
-	if base == "" {
-		return ""
-	}
-	if layout == LayoutWindows {
-		return filepath.Join(base, "Python"+strings.ReplaceAll(py, ".", ""), "site-packages")
-	}
-	return filepath.Join(base, "lib", "python"+py, "site-packages")
+	return sitepath.UserSite(o.Getenv, o.Home, layout == LayoutWindows, py)
 }
 
 // stdlibVersions lists the X.Y of the standard libraries a POSIX prefix
@@ -160,27 +136,6 @@ func prefixPython(prefix string, versions []string) string {
 	return versions[0]
 }
 
-// prefixSites lists where a prefix's interpreter looks for packages, in
-// sys.path order, whether or not each exists: lib64 and lib
-// site-packages (CPython's posix_prefix scheme; Fedora puts platform
-// packages in lib64), then Debian's dist-packages (Debian's patched
-// site.getsitepackages: /usr/local/lib/pythonX.Y/dist-packages,
-// /usr/lib/python3/dist-packages, /usr/lib/pythonX.Y/dist-packages).
-// Windows: Lib\site-packages.
-func prefixSites(prefix string, layout Layout, py string) []string {
-	if layout == LayoutWindows {
-		return []string{filepath.Join(prefix, "Lib", "site-packages")}
-	}
-	ver := "python" + py
-	return []string{
-		filepath.Join(prefix, "lib64", ver, "site-packages"),
-		filepath.Join(prefix, "lib", ver, "site-packages"),
-		filepath.Join(prefix, "local", "lib", ver, "dist-packages"),
-		filepath.Join(prefix, "lib", "python3", "dist-packages"),
-		filepath.Join(prefix, "lib", ver, "dist-packages"),
-	}
-}
-
 // basePrefix finds the interpreter a venv was made from: pyvenv.cfg's
 // base-prefix (virtualenv writes it), else the folder above home
 // (home = /usr/bin, a pyenv version's bin) or home itself (Windows:
@@ -208,10 +163,6 @@ func basePrefix(cfg map[string]string, layout Layout) (string, string) {
 	return "", says
 }
 
-// cfgTrue reads a pyvenv.cfg boolean as site.py does: "true",
-// case-insensitively.
-func cfgTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
-
 // importSites works out env.Sites: for a venv its own site-packages, and
 // with include-system-site-packages = true the user site and the base
 // interpreter's sites after it (CPython's site.venv adds the venv's
@@ -236,7 +187,7 @@ func (in *inspector) importSites(o InspectOptions) {
 		for _, p := range own {
 			add(p, SiteOwn)
 		}
-		if v, ok := in.cfg["include-system-site-packages"]; ok && cfgTrue(v) {
+		if v, ok := in.cfg["include-system-site-packages"]; ok && sitepath.CfgTrue(v) {
 			cfgPath := filepath.Join(env.Path, "pyvenv.cfg")
 			add(o.userSite(env.Layout, env.Python), SiteUser)
 			base, says := basePrefix(in.cfg, env.Layout)
@@ -245,7 +196,7 @@ func (in *inspector) importSites(o InspectOptions) {
 				break
 			}
 			in.evidence(cfgPath, "include-system-site-packages = true: packages of "+base+" are importable too")
-			for _, p := range prefixSites(base, env.Layout, env.Python) {
+			for _, p := range sitepath.PrefixSites(base, env.Layout == LayoutWindows, env.Python) {
 				add(p, SiteBase)
 			}
 		}

@@ -31,7 +31,3 @@ func Quote(s string) string { return Native.Quote(s) }
 // Join writes argv as one command line for Native: each argument quoted,
 // separated by spaces.
 func Join(argv []string) string { return Native.Join(argv) }
-
-// WithEnv writes the line that runs argv with name=value in its
-// environment, for Native (CMAKE_ARGS for a source build, say).
-func WithEnv(name, value string, argv []string) string { return Native.WithEnv(name, value, argv) }

@@ -82,17 +82,6 @@ func torchRuntime(t *Torch) []runtimeWheel {
 	return append(out, runtimeWheel{"nvidia-cudnn" + suffix, "9.1.0.70"})
 }
 
-// RuntimeOf lists the nvidia-* runtime wheels Write installs beside a
-// CUDA torch t on Linux, by distribution name, for tests that omit or
-// replace some (Torch.OmitRuntime, Spec.Nvidia).
-func RuntimeOf(t *Torch) []string {
-	var names []string
-	for _, r := range torchRuntime(t) {
-		names = append(names, r.name)
-	}
-	return names
-}
-
 func (w *writer) torch() error {
 	t := w.s.Torch
 	if t == nil {

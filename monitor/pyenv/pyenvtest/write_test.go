@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
 // TestWriteWheelShape checks the fixture files look like the real wheels of
@@ -37,7 +38,7 @@ func TestWriteWheelShape(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			m, err := pyenv.ParseMetadata(f)
+			m, err := pyspec.ParseMetadata(f)
 			if err != nil || m.Name != "torch" || m.Version != tc.DistVersion {
 				t.Fatalf("METADATA = %+v, %v", m, err)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -122,7 +123,9 @@ func ReadProject(p Project) (LockInfo, error) {
 		}
 	}
 	for _, d := range deps {
-		if requirementName(d) == "torch" {
+		// A requirement whose extras are not closed still names its
+		// distribution: its Name is kept although ok is false.
+		if r, _ := pyspec.ParseRequirement(d); r.Name == "torch" {
 			info.Direct = true
 		}
 	}
@@ -230,20 +233,6 @@ func (t TorchSource) variant(platform string) (build, tag string) {
 		return buildCUDA, ""
 	}
 	return buildUnknown, ""
-}
-
-// requirementName is the normalized distribution name of a PEP 508
-// requirement.
-func requirementName(req string) string {
-	req = strings.TrimSpace(req)
-	end := len(req)
-	for i, c := range req {
-		if !(c == '-' || c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			end = i
-			break
-		}
-	}
-	return strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(req[:end]))
 }
 
 // sourceIndex is the index a [tool.uv.sources] entry names: a table, or

@@ -1,4 +1,4 @@
-package pyenv
+package sitepath
 
 import (
 	"fmt"
@@ -20,9 +20,9 @@ func TestEditableFinderLine(t *testing.T) {
 		{"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'", "", false},
 		{"import __editable___a.b_finder; __editable___a.b_finder.install()", "", false},
 	} {
-		mod, ok := editableFinder(tt.line)
+		mod, ok := EditableFinder(tt.line)
 		if ok != tt.ok || ok && mod != tt.mod {
-			t.Errorf("editableFinder(%q) = %q, %v; want %q, %v", tt.line, mod, ok, tt.mod, tt.ok)
+			t.Errorf("EditableFinder(%q) = %q, %v; want %q, %v", tt.line, mod, ok, tt.mod, tt.ok)
 		}
 	}
 }
@@ -41,9 +41,9 @@ func TestFinderMapping(t *testing.T) {
 		{"empty", "MAPPING = {}\n", "[]"},
 		{"MAPPING_OTHER is not it", "MAPPING_OTHER = {'x': 'y'}\nMAPPING = {'torch': '/t'}\n", "[[torch /t]]"},
 	} {
-		got, err := finderMapping([]byte(tt.src))
+		got, err := FinderMapping([]byte(tt.src))
 		if err != nil || fmt.Sprint(got) != tt.want {
-			t.Errorf("%s: finderMapping = %q, %v; want %s", tt.name, got, err, tt.want)
+			t.Errorf("%s: FinderMapping = %q, %v; want %s", tt.name, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{
@@ -54,8 +54,8 @@ func TestFinderMapping(t *testing.T) {
 		"MAPPING = {'torch': '/src/torch\\q'}\n",
 		"MAPPING = {'torch' '/src/torch'}\n",
 	} {
-		if got, err := finderMapping([]byte(bad)); err == nil {
-			t.Errorf("finderMapping(%q) = %q, want an error", bad, got)
+		if got, err := FinderMapping([]byte(bad)); err == nil {
+			t.Errorf("FinderMapping(%q) = %q, want an error", bad, got)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package pyenv
+package pyspec
 
 import "strings"
 
@@ -53,8 +53,29 @@ func ParseRequirement(s string) (r Requirement, ok bool) {
 	return r, true
 }
 
-// isNameByte tells a letter or underscore, with which a distribution name
-// starts (PEP 508's identifier).
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+// NormalizeName is the PEP 503 normalized form of a distribution name:
+// lowercase, runs of "-", "_" and "." as one "-".
+func NormalizeName(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	sep := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '-' || c == '_' || c == '.' {
+			sep = true
+			continue
+		}
+		if sep {
+			b.WriteByte('-')
+		}
+		sep = false
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	if sep {
+		b.WriteByte('-')
+	}
+	return b.String()
 }

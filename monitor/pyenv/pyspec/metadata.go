@@ -1,4 +1,4 @@
-package pyenv
+package pyspec
 
 import (
 	"bufio"
@@ -26,14 +26,14 @@ type Metadata struct {
 // ErrNoMetadataVersion is returned when a METADATA header has no Version.
 var ErrNoMetadataVersion = errors.New("no Version header")
 
-// ParseMetadata reads only the RFC 822 header block of a METADATA file: it
-// stops at the first blank line or after MetadataLimit bytes, whichever comes
-// first, and never reads more than MetadataLimit bytes from r.
 // metadataReaders are the buffers METADATA headers are read through:
 // every package of every environment has one, and a buffer each was
 // most of what a check of many environments allocated.
 var metadataReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
+// ParseMetadata reads only the RFC 822 header block of a METADATA file: it
+// stops at the first blank line or after MetadataLimit bytes, whichever comes
+// first, and never reads more than MetadataLimit bytes from r.
 func ParseMetadata(r io.Reader) (Metadata, error) {
 	var m Metadata
 	lr := &io.LimitedReader{R: r, N: MetadataLimit}

@@ -1,4 +1,10 @@
-package pyenv
+// Package walk is the search of a folder tree for Python environments
+// within budgets: the folders most likely to hold one first, never those
+// that hold none, and a stop at a depth, a count of entries or a
+// deadline. It knows no manager: what makes a folder an environment is
+// the caller's Judge (pyenv's managers table). It imports nothing of GPU
+// Canary's but safefs.
+package walk
 
 import (
 	"container/heap"
@@ -43,9 +49,9 @@ func skipped(parent, name string) bool {
 
 // likelyEnv is true for the names people give environments: .venv,
 // venv, env, .venv-gpu, myenv, venv310, virtualenvs, envs.
-func likelyEnv(name string) bool {
+func (j Judge) likelyEnv(name string) bool {
 	l := strings.ToLower(name)
-	return slices.Contains(venvNames, l) || strings.Contains(l, "venv") || strings.HasSuffix(l, "env") ||
+	return slices.Contains(j.Names, l) || strings.Contains(l, "venv") || strings.HasSuffix(l, "env") ||
 		strings.HasPrefix(l, "env") || strings.Contains(l, "conda") || strings.Contains(l, "mamba")
 }
 
@@ -116,61 +122,57 @@ func (q *queue) Pop() any {
 	return it
 }
 
-// walk searches root for environments, most likely places first: it
-// takes the queued folder with the lowest score (deeper is later; folders
-// named like environments at once; the folders of a project, or of
-// src/, code/, github.com/, sooner; hidden folders and data-like names
-// later), never enters what holds no environments (skipDirs; a folder
-// tagged CACHEDIR.TAG; a bare Git repository; a browser profile; a folder
-// of data files; the rest of a parent's folders once its first ones held
-// only files), follows a symbolic link only when it points at an
-// environment, and stops at MaxDepth. When its entry or time budget ends
-// it with folders still queued, it says so in d.stopped.
-func (d *discovery) walk(ctx context.Context, root, via string) {
-	d.walkLimited(ctx, root, walkLimits{via: via, depth: d.o.MaxDepth, entries: d.o.MaxEntries})
+// Limits bound one walk.
+type Limits struct {
+	Depth   int      // folders below the root it enters
+	Entries int      // listing entries it reads before it stops
+	Skip    []string // names not entered at the root
 }
 
-// walkLimits are one walk's bounds and how it names what it finds.
-type walkLimits struct {
-	via, from      string
-	depth, entries int
-	skip           []string // names not entered at the root
+// Judge is what the caller knows of environments.
+type Judge struct {
+	// Env says whether the folder at path, whose listing (sorted by
+	// name) is ents, is an environment, and which of its folders hold
+	// more of them (a conda base's envs): an environment's other folders
+	// are not entered.
+	Env func(path string, ents []os.DirEntry) (env bool, nested []string)
+	// LinkEnv says whether a symbolic link leads to an environment: a
+	// link is followed, as that environment, only then.
+	LinkEnv func(path string) bool
+	// Names are the folder names people give an environment (.venv,
+	// venv), among those looked at first.
+	Names []string
 }
 
-// walkPlace walks a HoldsTree place within its own bounds (never more
-// than the search's).
-func (d *discovery) walkPlace(ctx context.Context, pl Place, via string) {
-	l := walkLimits{via: via, from: pl.From, depth: min(max(pl.Depth, 1), d.o.MaxDepth), entries: d.o.MaxEntries, skip: pl.Skip}
-	if pl.Entries > 0 {
-		l.entries = min(pl.Entries, d.o.MaxEntries)
-	}
-	if exists(pl.Path) {
-		d.walkLimited(ctx, pl.Path, l)
-	}
-}
-
-func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) {
-	via := l.via
+// Tree searches root for environments, most likely places first, and
+// calls found with each: it takes the queued folder with the lowest score
+// (deeper is later; folders named like environments at once; the folders
+// of a project, or of src/, code/, github.com/, sooner; hidden folders
+// and data-like names later), never enters what holds no environments
+// (skipDirs; a folder tagged CACHEDIR.TAG; a bare Git repository; a
+// browser profile; a folder of data files; the rest of a parent's
+// folders once its first ones held only files), follows a symbolic link
+// only when it points at an environment, and stops at l.Depth. When its
+// entry budget or ctx ends it with folders still queued, stopped says
+// so; err is a root that cannot be resolved, which is not walked.
+func Tree(ctx context.Context, root string, l Limits, j Judge, found func(path string)) (stopped string, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return
+		return "", fmt.Errorf("resolving %s: %w", root, err)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		d.o.Logger.Debug("discover: skip root", "root", abs, "err", err)
-		return
+		return "", fmt.Errorf("resolving %s: %w", abs, err)
 	}
 	visited := map[string]bool{real: true}
 	q := &queue{{path: abs, real: real}}
 	seq, entries := 0, 0
 	for q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
-			d.stop(fmt.Sprintf("the search of %s ran out of time after %d entries (%d folders not searched)", abs, entries, q.Len()))
-			return
+			return fmt.Sprintf("the search of %s ran out of time after %d entries (%d folders not searched)", abs, entries, q.Len()), nil
 		}
-		if entries > l.entries {
-			d.stop(fmt.Sprintf("the search of %s stopped at its budget of %d entries (%d folders not searched)", abs, l.entries, q.Len()))
-			return
+		if entries > l.Entries {
+			return fmt.Sprintf("the search of %s stopped at its budget of %d entries (%d folders not searched)", abs, l.Entries, q.Len()), nil
 		}
 		it := heap.Pop(q).(*walkItem)
 		if g := it.group; g != nil && g.dataLeaves >= sampleAfter && g.others == 0 {
@@ -194,28 +196,28 @@ func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) 
 				g.others++
 			}
 		}
-		if owners := listingOwners(ents); len(owners) > 0 || d.prefixListing(it.path, ents) {
-			d.add(Found{Path: it.path, Via: via, From: l.from}, false)
-			for _, n := range nestedIn(owners) {
-				if e := findEntry(ents, n); e != nil && e.IsDir() && it.depth < l.depth {
+		if env, nested := j.Env(it.path, ents); env {
+			found(it.path)
+			for _, n := range nested {
+				if e := Find(ents, n); e != nil && e.IsDir() && it.depth < l.Depth {
 					heap.Push(q, &walkItem{path: filepath.Join(it.path, n), real: filepath.Join(it.real, n), depth: it.depth + 1, base: it.base, score: it.score, seq: seq})
 					seq++
 				}
 			}
 			continue // an environment's own folders hold no others, but for its manager's Nested
 		}
-		if it.depth >= l.depth || holdsNoEnvs(ents) {
+		if it.depth >= l.Depth || holdsNoEnvs(ents) {
 			continue
 		}
 		data := truncated || len(ents) >= dataMin && dirs*20 <= len(ents)
-		project := slices.ContainsFunc(projectFiles, func(n string) bool { return findEntry(ents, n) != nil })
+		project := slices.ContainsFunc(projectFiles, func(n string) bool { return Find(ents, n) != nil })
 		var group *siblings
 		if dirs >= 32 && !project {
 			group = &siblings{}
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if skipped(it.path, name) || data && !likelyEnv(name) || it.depth == 0 && slices.ContainsFunc(l.skip, func(n string) bool { return strings.EqualFold(n, name) }) {
+			if skipped(it.path, name) || data && !j.likelyEnv(name) || it.depth == 0 && slices.ContainsFunc(l.Skip, func(n string) bool { return strings.EqualFold(n, name) }) {
 				continue
 			}
 			child := &walkItem{path: filepath.Join(it.path, name), real: filepath.Join(it.real, name), depth: it.depth + 1, group: group}
@@ -224,8 +226,8 @@ func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) 
 			case e.Type()&os.ModeSymlink != 0:
 				// a link is followed only to an environment, never into a tree
 				// (a link to / must not make the search walk the machine)
-				if IsEnv(child.path) {
-					d.add(Found{Path: child.path, Via: via, From: l.from}, false)
+				if j.LinkEnv(child.path) {
+					found(child.path)
 				}
 				continue
 			default:
@@ -237,13 +239,14 @@ func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) 
 			visited[child.real] = true
 			child.base = it.base + score(name, project, dirs)
 			child.score, child.seq = child.base, seq
-			if likelyEnv(name) {
+			if j.likelyEnv(name) {
 				child.score -= 1000 // an environment's name: look at once
 			}
 			seq++
 			heap.Push(q, child)
 		}
 	}
+	return "", nil
 }
 
 // score is how much later a folder is searched than its parent.
@@ -272,29 +275,9 @@ func score(name string, inProject bool, siblingDirs int) int {
 // prefs.js, Chromium's Preferences and Cookies), a Hugging Face dataset
 // (dataset_info.json).
 func holdsNoEnvs(ents []os.DirEntry) bool {
-	has := func(n string) bool { return findEntry(ents, n) != nil }
+	has := func(n string) bool { return Find(ents, n) != nil }
 	return has("CACHEDIR.TAG") || has("HEAD") && has("objects") && has("refs") || has("prefs.js") && has("times.json") ||
 		has("Preferences") && has("Cookies") || has("dataset_info.json") || has("dataset_dict.json")
-}
-
-// prefixListing recognizes an interpreter's installation from its
-// listing (a lib or Lib folder beside bin, include or python.exe) and
-// then from its standard library.
-func (d *discovery) prefixListing(path string, ents []os.DirEntry) bool {
-	if findEntry(ents, "python.exe") != nil {
-		names := make([]string, len(ents))
-		for i, e := range ents {
-			names[i] = e.Name()
-		}
-		if _, ok := embeddedListing(names); ok {
-			return true // an embedded Python (embedded.go)
-		}
-	}
-	hasLib := findEntry(ents, "lib") != nil || findEntry(ents, "Lib") != nil
-	if !hasLib || findEntry(ents, "bin") == nil && findEntry(ents, "include") == nil && findEntry(ents, "python.exe") == nil {
-		return false
-	}
-	return windowsStdlib(path) || len(stdlibVersions(path)) > 0 || isUserBase(path, InspectOptions{Home: d.o.Home, Getenv: d.o.Getenv})
 }
 
 // readDirBounded lists at most limit entries of dir, sorted by name;
@@ -316,74 +299,12 @@ func readDirBounded(dir string, limit int) (ents []os.DirEntry, truncated bool, 
 	return ents, truncated, nil
 }
 
-// stop records the first reason a walk was cut short.
-func (d *discovery) stop(why string) {
-	d.o.Logger.Info("discover: " + why)
-	if d.stopped == "" {
-		d.stopped = why
-	}
-}
-
-// listingOwners returns the managers whose marker entry a directory
-// listing has (a pyvenv.cfg file, a conda-meta folder or link), ignoring
-// CfgKey: any of them makes the directory an environment. The listing is
-// read once, whatever its size and the table's.
-func listingOwners(ents []os.DirEntry) []*Manager {
-	var present []string
-	for _, e := range ents {
-		for _, mk := range envMarkers {
-			if e.Name() == mk.Name && (mk.Dir && (e.IsDir() || e.Type()&os.ModeSymlink != 0) || !mk.Dir && !e.IsDir()) {
-				present = append(present, mk.Name)
-			}
-		}
-	}
-	if len(present) == 0 {
-		return nil
-	}
-	var out []*Manager
-	for i := range managers {
-		if managers[i].Marker.Name != "" && slices.Contains(present, managers[i].Marker.Name) {
-			out = append(out, &managers[i])
-		}
-	}
-	return out
-}
-
-// nestedIn lists the Nested folders of the given managers, each once.
-func nestedIn(ms []*Manager) []string {
-	var out []string
-	for _, m := range ms {
-		for _, n := range m.Nested {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
-func findEntry(ents []os.DirEntry, name string) os.DirEntry {
+// Find is the entry of a listing sorted by name (as Tree lists) named
+// name, nil when there is none.
+func Find(ents []os.DirEntry, name string) os.DirEntry {
 	i, ok := slices.BinarySearchFunc(ents, name, func(e os.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
 	if ok {
 		return ents[i]
 	}
 	return nil
-}
-
-// IsEnv reports whether dir is a Python environment: it has some manager's
-// marker (a pyvenv.cfg file for venv, virtualenv and uv; a conda-meta
-// folder for conda and mamba), or it is an interpreter's own installation
-// (a standard library at lib/pythonX.Y/os.py or Lib\os.py) or a user
-// base holding a user site. A file marker that is there but is no
-// regular file (a FIFO pyvenv.cfg) still makes an environment, as it
-// does for the walk (listingOwners): Inspect then says what it is,
-// instead of the environment being reported as none.
-func IsEnv(dir string) bool {
-	for _, mk := range envMarkers {
-		fi, err := os.Stat(filepath.Join(dir, mk.Name))
-		if err == nil && mk.Dir == fi.IsDir() {
-			return true
-		}
-	}
-	return windowsStdlib(dir) || len(stdlibVersions(dir)) > 0 || isUserBase(dir, InspectOptions{}) || isEmbedded(dir)
 }

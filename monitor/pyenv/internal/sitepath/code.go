@@ -1,4 +1,4 @@
-package pyenv
+package sitepath
 
 import (
 	"regexp"
@@ -24,33 +24,33 @@ import (
 //	import sys; new = sys.path[sys.__plen:]; del sys.path[sys.__plen:]; p = getattr(sys, '__egginsert', 0); sys.path[p:p] = new; sys.__egginsert = p + len(new)
 //
 // Any other statement that touches sys.path (or calls site.addsitedir) is
-// code GPU Canary cannot follow, and is said (Env.PathCode); one that
+// code GPU Canary cannot follow, and is said (pyenv's Env.PathCode); one that
 // does not (import _virtualenv, distutils-precedence.pth's shim,
 // setuptools' namespace-package lines) changes nothing GPU Canary reads.
 
-// pthOpKind is what one followed statement does to sys.path.
-type pthOpKind int
+// OpKind is what one followed statement does to sys.path.
+type OpKind int
 
 const (
-	opInsert  pthOpKind = iota // sys.path.insert(pos, dir)
-	opAppend                   // sys.path.append(dir)
-	opEggMark                  // sys.__plen = len(sys.path)
-	opEggMove                  // the block's last line: sys.path[plen:] moved to sys.__egginsert
+	OpInsert  OpKind = iota // sys.path.insert(pos, dir)
+	OpAppend                // sys.path.append(dir)
+	OpEggMark               // sys.__plen = len(sys.path)
+	OpEggMove               // the block's last line: sys.path[plen:] moved to sys.__egginsert
 )
 
-type pthOp struct {
-	kind pthOpKind
-	pos  int
-	dir  string
+type Op struct {
+	Kind OpKind
+	Pos  int    // OpInsert's position
+	Dir  string // the folder OpInsert and OpAppend put on sys.path
 }
 
-// pthEffect is what an import line does to sys.path as far as GPU Canary
+// Effect is what an import line does to sys.path as far as GPU Canary
 // can tell: ops it follows, or pathCode when a statement it cannot
 // follow touches sys.path (then ops is empty: where that statement
 // leaves the folders is not known).
-type pthEffect struct {
-	ops      []pthOp
-	pathCode bool
+type Effect struct {
+	Ops      []Op
+	PathCode bool
 }
 
 // eggTail is the easy_install block's last line, its statements with
@@ -66,11 +66,11 @@ var importStmt = regexp.MustCompile(`^import\s+[A-Za-z_][\w.]*(\s+as\s+\w+)?(\s*
 // statement with none of them is taken to leave sys.path alone.
 var pathWords = []string{"sys.path", "addsitedir", "path.insert", "path.append", "path.extend", "__egginsert"}
 
-// readPthCode reads an import line of a .pth file.
-func readPthCode(code string) pthEffect {
+// ReadCode reads an import line of a .pth file (Line.Code).
+func ReadCode(code string) Effect {
 	stmts, ok := pyStatements(code)
 	if !ok {
-		return pthEffect{pathCode: touchesPath(code)}
+		return Effect{PathCode: touchesPath(code)}
 	}
 	var rest []string
 	for _, s := range stmts {
@@ -83,20 +83,20 @@ func readPthCode(code string) pthEffect {
 		canon[i] = canonical(s)
 	}
 	if strings.Join(canon, ";") == strings.Join(eggTail, ";") {
-		return pthEffect{ops: []pthOp{{kind: opEggMove}}}
+		return Effect{Ops: []Op{{Kind: OpEggMove}}}
 	}
-	var e pthEffect
+	var e Effect
 	for i, s := range rest {
 		if canon[i] == eggMark {
-			e.ops = append(e.ops, pthOp{kind: opEggMark})
+			e.Ops = append(e.Ops, Op{Kind: OpEggMark})
 			continue
 		}
 		if op, ok := pathCall(s); ok {
-			e.ops = append(e.ops, op)
+			e.Ops = append(e.Ops, op)
 			continue
 		}
 		if touchesPath(s) {
-			return pthEffect{pathCode: true}
+			return Effect{PathCode: true}
 		}
 	}
 	return e
@@ -126,8 +126,8 @@ func touchesPath(s string) bool {
 // pathCall reads sys.path.insert(N, 'literal') and
 // sys.path.append('literal') with an absolute literal; a relative one is
 // relative to the folder Python starts in, which is not known.
-func pathCall(s string) (pthOp, bool) {
-	var op pthOp
+func pathCall(s string) (Op, bool) {
+	var op Op
 	var args string
 	if a, ok := cutCall(s, "sys.path.insert"); ok {
 		n, lit, found := strings.Cut(a, ",")
@@ -135,9 +135,9 @@ func pathCall(s string) (pthOp, bool) {
 		if !found || err != nil {
 			return op, false
 		}
-		op, args = pthOp{kind: opInsert, pos: pos}, lit
+		op, args = Op{Kind: OpInsert, Pos: pos}, lit
 	} else if a, ok := cutCall(s, "sys.path.append"); ok {
-		op, args = pthOp{kind: opAppend}, a
+		op, args = Op{Kind: OpAppend}, a
 	} else {
 		return op, false
 	}
@@ -145,7 +145,7 @@ func pathCall(s string) (pthOp, bool) {
 	if err != nil || strings.TrimSpace(after) != "" || !isAbsAny(dir) {
 		return op, false
 	}
-	op.dir = dir
+	op.Dir = dir
 	return op, true
 }
 

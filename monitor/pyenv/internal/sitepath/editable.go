@@ -1,14 +1,10 @@
-package pyenv
+package sitepath
 
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // GPU Canary never runs a .pth file's import lines. One of them is read
@@ -24,52 +20,14 @@ import (
 // from its folder when nothing on sys.path holds it. Source: setuptools'
 // command/editable_wheel.py (_finder_template, _EditableFinder).
 
-// readImportNames are the import names whose packages GPU Canary reads:
-// only these are taken from a finder's MAPPING.
-var readImportNames = []string{"torch", "torchvision", "torchaudio", "llama_cpp", "bitsandbytes"}
-
-// pthCode reads an import line of a .pth file: an editable finder's
-// MAPPING gives the package folders it serves; a line that moves folders
-// on sys.path in a way GPU Canary can read is carried out on ip; any
-// other line is remembered unread, to be said where it matters.
-func (in *inspector) pthCode(l pthLine, ip *importPath) []Site {
-	mod, ok := editableFinder(l.code)
-	if !ok {
-		if !in.followCode(l, ip, true) {
-			in.unread = append(in.unread, l)
-		}
-		return nil
-	}
-	file := filepath.Join(filepath.Dir(l.file), mod+".py")
-	data, err := readSmall(file, smallFileLimit)
-	if err == nil {
-		var pairs [][2]string
-		if pairs, err = finderMapping(data); err == nil {
-			var out []Site
-			for _, kv := range pairs {
-				if slices.Contains(readImportNames, kv[0]) && filepath.IsAbs(kv[1]) && isDir(kv[1]) {
-					out = append(out, Site{Path: filepath.Clean(kv[1]), From: SiteEditable, Pth: l.file, Line: l.n, Package: kv[0]})
-				}
-			}
-			return out
-		}
-	}
-	if errors.Is(err, safefs.ErrNotRegular) {
-		in.env.Problems = append(in.env.Problems, problemFor(file, "the editable finder "+mod+".py", err))
-	}
-	in.unread = append(in.unread, l)
-	in.evidence(file, fmt.Sprintf("the editable finder %s that line %d of %s installs was not read: %v", mod, l.n, filepath.Base(l.file), err))
-	return nil
-}
-
-// editableFinder recognizes setuptools' finder line, exactly
+// EditableFinder recognizes setuptools' finder line, exactly
 // "import M; M.install()" with M an __editable___*_finder module, and
 // returns M.
-func editableFinder(code string) (string, bool) {
+func EditableFinder(code string) (string, bool) {
 	rest := strings.TrimLeft(strings.TrimPrefix(code, "import"), " \t")
 	mod, call, ok := strings.Cut(rest, ";")
 	mod = strings.TrimSpace(mod)
-	if !ok || !strings.HasPrefix(mod, "__editable___") || !strings.HasSuffix(mod, "_finder") || strings.ContainsFunc(mod, func(r rune) bool { return !isIdentByte(byte(r)) || r > 0x7f }) {
+	if !ok || !strings.HasPrefix(mod, "__editable___") || !strings.HasSuffix(mod, "_finder") || strings.ContainsFunc(mod, func(r rune) bool { return !identByte(byte(r)) || r > 0x7f }) {
 		return "", false
 	}
 	return mod, strings.TrimSpace(call) == mod+".install()"
@@ -77,9 +35,9 @@ func editableFinder(code string) (string, bool) {
 
 var errNoMapping = errors.New("no MAPPING = {...} line")
 
-// finderMapping reads the MAPPING line of a finder module: a dict of
+// FinderMapping reads the MAPPING line of a finder module: a dict of
 // str to str as Python's repr writes it, in its order.
-func finderMapping(data []byte) ([][2]string, error) {
+func FinderMapping(data []byte) ([][2]string, error) {
 	for line := range strings.Lines(string(data)) {
 		rest, ok := strings.CutPrefix(line, "MAPPING")
 		if !ok || rest == "" || !strings.ContainsRune(" \t:=", rune(rest[0])) {
@@ -187,4 +145,9 @@ func pyStringLiteral(s string) (string, string, error) {
 		}
 	}
 	return "", s, errors.New("unterminated string literal")
+}
+
+// identByte tells a byte of a Python identifier (ASCII).
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -1,4 +1,4 @@
-package pyenv
+package sitepath
 
 import (
 	"fmt"
@@ -47,9 +47,9 @@ func TestReadPthCode(t *testing.T) {
 		{"a followed insert then exec", "import sys; sys.path.insert(0, '/a'); exec('pass')", "[]", true},
 		{"execute is not exec", "import mod; mod.execute_later()", "[]", false},
 	} {
-		e := readPthCode(tt.line)
-		if got := fmt.Sprint(e.ops); got != tt.ops && !(got == "[]" && tt.ops == "[]") || e.pathCode != tt.pathCode {
-			t.Errorf("%s: readPthCode(%q) = %v, pathCode %v; want %s, %v", tt.name, tt.line, e.ops, e.pathCode, tt.ops, tt.pathCode)
+		e := ReadCode(tt.line)
+		if got := fmt.Sprint(e.Ops); got != tt.ops && !(got == "[]" && tt.ops == "[]") || e.PathCode != tt.pathCode {
+			t.Errorf("%s: ReadCode(%q) = %v, PathCode %v; want %s, %v", tt.name, tt.line, e.Ops, e.PathCode, tt.ops, tt.pathCode)
 		}
 	}
 }
@@ -57,31 +57,27 @@ func TestReadPthCode(t *testing.T) {
 // TestImportPathModel: list.insert's positions, and setuptools' egg
 // block across two files (the second file's eggs after the first's).
 func TestImportPathModel(t *testing.T) {
-	ip := newImportPath(LayoutPOSIX)
-	site := func(p string) Site { return Site{Path: p, From: SiteOwn} }
-	ip.append(site("own"))
-	ip.insert(-1, site("before-own"))
-	ip.insert(99, site("end"))
-	ip.insert(-99, site("front"))
-	ip.plen = len(ip.entries)
-	ip.append(site("egg1"))
-	if moved, at, ok := ip.eggMove(); !ok || len(moved) != 1 || at != 0 {
-		t.Fatalf("eggMove = %v, %d, %v", moved, at, ok)
+	ip := NewPath[string](StdlibEntries(false))
+	ip.Append("own")
+	ip.Insert(-1, "before-own")
+	ip.Insert(99, "end")
+	ip.Insert(-99, "front")
+	ip.MarkEggs()
+	ip.Append("egg1")
+	if moved, at, ok := ip.MoveEggs(); !ok || len(moved) != 1 || at != 0 {
+		t.Fatalf("MoveEggs = %v, %d, %v", moved, at, ok)
 	}
-	ip.plen = len(ip.entries)
-	ip.append(site("egg2"))
-	ip.append(site("egg3"))
-	if _, at, _ := ip.eggMove(); at != 1 {
+	ip.MarkEggs()
+	ip.Append("egg2")
+	ip.Append("egg3")
+	if _, at, _ := ip.MoveEggs(); at != 1 {
 		t.Errorf("the second block's eggs went to %d, want 1 (after the first's)", at)
 	}
-	var got []string
-	for _, s := range ip.entries {
-		got = append(got, s.Path)
-	}
+	got := ip.Entries
 	if want := "[egg1 egg2 egg3 front    before-own own end]"; fmt.Sprint(got) != want {
 		t.Errorf("sys.path = %q, want %s", got, want)
 	}
-	if _, _, ok := newImportPath(LayoutPOSIX).eggMove(); ok {
+	if _, _, ok := NewPath[string](StdlibEntries(false)).MoveEggs(); ok {
 		t.Error("an egg block's last line without its first moved something")
 	}
 }
