@@ -411,16 +411,10 @@ func cmpOr(a, b error) error {
 	return b
 }
 
-// Sweep removes the files in the store's folder that no run has written
-// for Unused (the facts of environments deleted since): a file is
-// written again whenever a fact in it is first used on a day. Flush
-// sweeps once a day.
-func (s *Store) Sweep() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sweep(s.dir)
-}
-
+// sweep removes the files in the store's folder dir that no run has
+// written for Unused (the facts of environments deleted since): a file
+// is written again whenever a fact in it is first used on a day. Flush
+// sweeps once a day (sweepDaily).
 func (s *Store) sweep(dir string) error {
 	if dir == "" {
 		return nil
