@@ -24,6 +24,11 @@ func TestCacheFacts(t *testing.T) {
 	if err := os.WriteFile(junk, []byte("not a library"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// installed a while ago: a file changed within filefacts.Racy gets
+	// no fact
+	installed := time.Now().Add(-time.Hour)
+	os.Chtimes(plain, installed, installed)
+	os.Chtimes(junk, installed, installed)
 	factsDir := filepath.Join(dir, "state", "file-facts")
 	run := func() (*Cache, error, error) {
 		facts := &filefacts.Store{}
@@ -52,7 +57,7 @@ func TestCacheFacts(t *testing.T) {
 	if err := os.WriteFile(junk, []byte("still not a library, longer"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	later := time.Now().Add(time.Minute)
+	later := installed.Add(time.Minute)
 	os.Chtimes(junk, later, later)
 	third, _, _ := run()
 	if third.Reads() != 1 {

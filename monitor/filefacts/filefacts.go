@@ -99,12 +99,23 @@ func (s *Store) SetDir(dir string) {
 	s.dir, s.shards, s.n = dir, nil, 0
 }
 
-func (s *Store) clock() int64 {
+func (s *Store) clock() int64 { return s.instant().Unix() }
+
+func (s *Store) instant() time.Time {
 	if s.now != nil {
-		return s.now().Unix()
+		return s.now()
 	}
-	return time.Now().Unix()
+	return time.Now()
 }
+
+// Racy is how recent a file's modification time may be for a fact about
+// it to be kept. A file system dates a write by a clock that ticks every
+// few milliseconds (or seconds), so a file written twice within one tick,
+// at the same size and in place, keeps its stamp: a fact about one that
+// changed so lately may already be stale (git's "racily clean" index
+// entries are the same problem). An environment's files are written at
+// install time and read long after.
+const Racy = 2 * time.Second
 
 // Scope is the part of path whose facts share a file: the path up to its
 // site-packages folder (any case: Lib\site-packages on Windows), else its
@@ -205,9 +216,14 @@ func (s *Store) Get(kind, path string, st Stamp) (string, bool) {
 }
 
 // Put keeps value as the fact of kind about the file at path as of st. A
-// full store keeps what it has (a fact already held is replaced).
+// full store keeps what it has (a fact already held is replaced), and a
+// file changed within Racy of now is not the subject of a fact.
 func (s *Store) Put(kind, path string, st Stamp, value string) {
-	now := s.clock()
+	at := s.instant()
+	if st.MTime > at.Add(-Racy).UnixNano() {
+		return // racy: it may change again within its stamp
+	}
+	now := at.Unix()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sh := s.shard(path)

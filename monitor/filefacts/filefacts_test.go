@@ -41,13 +41,17 @@ func TestStore(t *testing.T) {
 	if err := os.WriteFile(lib, []byte("\x7fELF one"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	installed := now.Add(-time.Hour)
+	if err := os.Chtimes(lib, installed, installed); err != nil {
+		t.Fatal(err)
+	}
 	fi, err := os.Stat(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := Of(fi)
 	facts := filepath.Join(dir, "cache")
-	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 
 	s := &Store{now: clock}
@@ -281,5 +285,22 @@ func TestStoreLetsScopesGo(t *testing.T) {
 	}
 	if len(m.shards) != 2*maxShards {
 		t.Errorf("a store in memory held %d scopes, want all %d", len(m.shards), 2*maxShards)
+	}
+}
+
+// TestStoreRacy: a file changed within Racy of now gets no fact (it may
+// change again within the same stamp); one changed before, does.
+func TestStoreRacy(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := &Store{now: func() time.Time { return now }}
+	fresh := Stamp{Size: 5, MTime: now.Add(-Racy / 2).UnixNano()}
+	settled := Stamp{Size: 5, MTime: now.Add(-2 * Racy).UnixNano()}
+	s.Put("k", "/s/site-packages/fresh", fresh, "v")
+	s.Put("k", "/s/site-packages/settled", settled, "v")
+	if _, ok := s.Get("k", "/s/site-packages/fresh", fresh); ok {
+		t.Error("a file changed within Racy was kept a fact of")
+	}
+	if _, ok := s.Get("k", "/s/site-packages/settled", settled); !ok {
+		t.Error("a file changed before Racy got no fact")
 	}
 }

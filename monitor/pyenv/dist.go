@@ -77,7 +77,7 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 		p.Evidence = append(p.Evidence, Evidence{File: metaPath, Says: "Version: " + m.Version})
 	}
 	instPath := dir + string(os.PathSeparator) + "INSTALLER"
-	if data, err := readSmall(instPath, 4<<10); err == nil {
+	if data, err := readSiteFile(instPath, 4<<10); err == nil {
 		p.Installer = strings.TrimSpace(string(data))
 		p.Evidence = append(p.Evidence, Evidence{File: instPath, Says: fmt.Sprintf("INSTALLER %q", string(data))})
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -105,7 +105,7 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 // readVersionPy reads a package's version.py, recording each field it says
 // as evidence. A missing or unreadable file is a problem on p.
 func readVersionPy(p *Package, path, pkg string) *VersionPy {
-	data, err := readSmall(path, smallFileLimit)
+	data, err := readSiteFile(path, smallFileLimit)
 	if err != nil {
 		// Missing, not a link that leads nowhere: asked only when the
 		// read failed.

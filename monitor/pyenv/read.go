@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -19,6 +20,35 @@ const smallFileLimit = 256 << 10
 // longer file is an error, so a 50 MB file planted where a 100-byte one
 // belongs is never read whole, and a FIFO is refused before it can block.
 func readSmall(path string, limit int64) ([]byte, error) { return safefs.ReadFile(path, limit) }
+
+// readSiteFile is readSmall for a small file in a site-packages folder
+// that an install writes once (INSTALLER, version.py, WHEEL): its bytes
+// are a file fact (filefacts) while its stamp stays the same, so that the
+// next read of the environment stats it instead of opening and reading
+// it. A file that cannot be stat'ed, is not a regular file or is larger
+// than siteFileFact is read as readSmall reads it, and says why not.
+func readSiteFile(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > min(limit, siteFileFact) {
+		return readSmall(path, limit)
+	}
+	st := filefacts.Of(fi)
+	if v, ok := filefacts.Shared.Get(siteFileContent, path, st); ok {
+		return []byte(v), nil
+	}
+	data, err := readSmall(path, limit)
+	if err == nil && int64(len(data)) == fi.Size() {
+		filefacts.Shared.Put(siteFileContent, path, st, string(data))
+	}
+	return data, err
+}
+
+// siteFileFact bounds the files readSiteFile keeps the bytes of, and
+// siteFileContent is the kind of that fact.
+const (
+	siteFileFact    = 4 << 10
+	siteFileContent = "site:content"
+)
 
 // readMetadataFile parses the header of a METADATA or PKG-INFO file.
 func readMetadataFile(path string) (pyspec.Metadata, error) {

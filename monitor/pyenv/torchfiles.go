@@ -383,7 +383,7 @@ func cpVersion(digits string) string {
 // they are built for; none when any tag is for every Python (py3,
 // abi3) or the file cannot be read.
 func wheelPythons(path string) (tags, versions []string) {
-	data, err := readSmall(path, 64<<10)
+	data, err := readSiteFile(path, 64<<10)
 	if err != nil {
 		return nil, nil
 	}
