@@ -2,7 +2,6 @@ package kb
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -11,8 +10,9 @@ import (
 	"time"
 )
 
-//go:embed data/*.json
-var dataFS embed.FS
+// The tables are built as Go at build time from data/*.json: after an
+// edit of the JSON, `go generate ./monitor/kb` writes tables_gen.go again.
+//go:generate go test -run ^TestGeneratedTables$ -update-tables .
 
 // companionPair is the torchvision and torchaudio of one torch patch
 // release, written down where they deviate from the rules.
@@ -103,8 +103,6 @@ type gpuRow struct {
 	Examples    string   `json:"examples,omitempty"`
 	Unverified  bool     `json:"unverified,omitempty"`
 	Source      string   `json:"source"`
-
-	names []*regexp.Regexp
 }
 
 // tables is every fact, parsed and indexed.
@@ -121,6 +119,25 @@ type tables struct {
 
 	byMinor map[string]*releaseRow
 	archOf  map[string]*archRow // archKey(platform, minor, tag)
+
+	// names are gpus' Names compiled, by row, on first use (CCForName).
+	namesOnce sync.Once
+	names     [][]*regexp.Regexp
+}
+
+// gpuNames is each gpus row's Names compiled (checked already).
+func (t *tables) gpuNames() [][]*regexp.Regexp {
+	t.namesOnce.Do(func() {
+		t.names = make([][]*regexp.Regexp, len(t.gpus))
+		for i, g := range t.gpus {
+			for _, n := range g.Names {
+				if re, err := regexp.Compile("(?i)" + n); err == nil {
+					t.names[i] = append(t.names[i], re)
+				}
+			}
+		}
+	})
+	return t.names
 }
 
 var (
@@ -135,21 +152,13 @@ func facts() *tables {
 	return loaded
 }
 
-// embedded parses the embedded tables. Bad embedded data is a build
-// defect, caught by TestEmbeddedData, so it panics.
+// embeddedTables is the embedded tables, built as Go at build time
+// (tables_gen.go, from data/*.json): a run decodes and checks no JSON.
+// TestEmbeddedData checks the rows and TestGeneratedTables holds the Go
+// to the JSON.
 func embeddedTables() *tables {
-	files := map[string][]byte{}
-	for _, name := range []string{"releases", "arches", "drivers", "gpus"} {
-		b, err := dataFS.ReadFile("data/" + name + ".json")
-		if err != nil {
-			panic(fmt.Sprintf("kb: reading embedded data/%s.json: %v", name, err))
-		}
-		files[name] = b
-	}
-	t, err := parseTables(files)
-	if err != nil {
-		panic("kb: " + err.Error())
-	}
+	t := generatedTables()
+	t.lookups()
 	return t
 }
 
@@ -197,7 +206,30 @@ func parseTables(files map[string][]byte) (*tables, error) {
 // a missing source, an unreadable version or tag, a duplicate, an arch
 // list for a variant the release does not offer.
 func (t *tables) index() error {
-	t.byMinor, t.archOf = map[string]*releaseRow{}, map[string]*archRow{}
+	if err := t.check(); err != nil {
+		return err
+	}
+	t.lookups()
+	return nil
+}
+
+// lookups builds the tables' indexes from rows already checked.
+func (t *tables) lookups() {
+	t.byMinor, t.archOf = make(map[string]*releaseRow, len(t.releases)), map[string]*archRow{}
+	for i := range t.releases {
+		t.byMinor[t.releases[i].Minor] = &t.releases[i]
+	}
+	for i := range t.arches {
+		a := &t.arches[i]
+		for _, m := range a.Minors {
+			t.archOf[archKey(a.platformOf(), m, a.Tag)] = a
+		}
+	}
+}
+
+// check rejects rows that would make answers wrong (index's list).
+func (t *tables) check() error {
+	byMinor, archOf := map[string]*releaseRow{}, map[string]*archRow{}
 	if len(t.releases) == 0 || len(t.arches) == 0 || len(t.drivers) == 0 || len(t.gpus) == 0 {
 		return fmt.Errorf("checking data: a table is empty")
 	}
@@ -206,13 +238,13 @@ func (t *tables) index() error {
 		if err := r.check(); err != nil {
 			return fmt.Errorf("checking data/releases.json row %q: %w", r.Minor, err)
 		}
-		if _, dup := t.byMinor[r.Minor]; dup {
+		if _, dup := byMinor[r.Minor]; dup {
 			return fmt.Errorf("checking data/releases.json: %s listed twice", r.Minor)
 		}
 		if i > 0 && compareTorch(t.releases[i-1].Patches[0], r.Patches[0]) >= 0 {
 			return fmt.Errorf("checking data/releases.json: %s is not after %s", r.Minor, t.releases[i-1].Minor)
 		}
-		t.byMinor[r.Minor] = r
+		byMinor[r.Minor] = r
 	}
 	for i := range t.arches {
 		a := &t.arches[i]
@@ -228,15 +260,15 @@ func (t *tables) index() error {
 			}
 		}
 		for _, m := range a.Minors {
-			r, ok := t.byMinor[m]
+			r, ok := byMinor[m]
 			if !ok || !slices.Contains(r.Tags, a.Tag) {
 				return fmt.Errorf("checking data/arches.json row %s: torch %s does not offer it", a.Tag, m)
 			}
 			key := archKey(a.platformOf(), m, a.Tag)
-			if _, dup := t.archOf[key]; dup {
+			if _, dup := archOf[key]; dup {
 				return fmt.Errorf("checking data/arches.json: %s %s %s listed twice", a.platformOf(), m, a.Tag)
 			}
-			t.archOf[key] = a
+			archOf[key] = a
 		}
 	}
 	for i, d := range t.drivers {
@@ -283,11 +315,9 @@ func (t *tables) index() error {
 			return fmt.Errorf("checking data/gpus.json row %q: names without names_source", g.CC)
 		}
 		for _, n := range g.Names {
-			re, err := regexp.Compile("(?i)" + n)
-			if err != nil {
+			if _, err := regexp.Compile("(?i)" + n); err != nil {
 				return fmt.Errorf("checking data/gpus.json row %q: name %q: %w", g.CC, n, err)
 			}
-			g.names = append(g.names, re)
 		}
 	}
 	return nil

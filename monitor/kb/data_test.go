@@ -1,11 +1,18 @@
 package kb
 
 import (
+	"embed"
 	"strings"
 	"testing"
 )
 
-// embedded returns the embedded data files, keyed as parseTables wants.
+// dataFS is the facts as written, with their sources: a run uses them as
+// built into tables_gen.go (TestGeneratedTables).
+//
+//go:embed data/*.json
+var dataFS embed.FS
+
+// embedded returns the data files, keyed as parseTables wants.
 func embedded(t *testing.T) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}

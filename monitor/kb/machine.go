@@ -106,8 +106,10 @@ func MachineOf(g gpu.State) Machine {
 // that no row or more than one row matches is not known.
 func CCForName(name string) (string, bool) {
 	found := ""
-	for _, g := range facts().gpus {
-		for _, re := range g.names {
+	f := facts()
+	names := f.gpuNames()
+	for i, g := range f.gpus {
+		for _, re := range names[i] {
 			if !re.MatchString(name) {
 				continue
 			}

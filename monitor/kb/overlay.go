@@ -174,9 +174,6 @@ func (t *tables) merge(o overlayFile) (*tables, error) {
 		}
 	}
 	n.arches = append(n.arches, o.Arches...)
-	for i := range n.gpus {
-		n.gpus[i].names = nil // index compiles them again
-	}
 	if err := n.index(); err != nil {
 		return nil, err
 	}
