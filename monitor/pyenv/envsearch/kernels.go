@@ -1,11 +1,12 @@
-package pyenv
+package envsearch
 
 import (
 	"encoding/json"
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // kernelSpec is the part of a Jupyter kernel.json that names the
@@ -30,7 +31,7 @@ func kernelEnvs(dir string) []candidate {
 			continue
 		}
 		file := filepath.Join(dir, e.Name(), "kernel.json")
-		data, err := readSmall(file, smallFileLimit)
+		data, err := safefs.ReadFile(file, kernelLimit)
 		if err != nil {
 			continue
 		}
@@ -42,56 +43,18 @@ func kernelEnvs(dir string) []candidate {
 		if !filepath.IsAbs(exe) {
 			// PREFIX/share/jupyter/kernels/NAME/kernel.json
 			prefix := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
-			if filepath.Base(filepath.Dir(dir)) == "jupyter" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == "share" && IsEnv(prefix) {
+			if filepath.Base(filepath.Dir(dir)) == "jupyter" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == "share" && pyenv.IsEnv(prefix) {
 				out = append(out, candidate{path: prefix, from: file})
 			}
 			continue
 		}
-		if env, ok := envOfInterpreter(exe); ok {
+		if env, ok := pyenv.EnvOfInterpreter(exe); ok {
 			out = append(out, candidate{path: env, from: file})
-		} else if absent(exe) { // missing, or a link that leads nowhere
+		} else if pyenv.Absent(exe) { // missing, or a link that leads nowhere
 			// The kernel's environment is gone with its interpreter:
 			// said, not dropped (the kernel fails to start).
-			out = append(out, candidate{path: interpreterHome(exe), from: file, missing: exe})
+			out = append(out, candidate{path: pyenv.InterpreterHome(exe), from: file, missing: exe})
 		}
 	}
 	return out
-}
-
-// interpreterHome is where an interpreter's environment is, from its
-// path alone: the folder above bin/ or Scripts/, else its own folder.
-func interpreterHome(exe string) string {
-	dir := filepath.Dir(exe)
-	switch strings.ToLower(filepath.Base(dir)) {
-	case "bin", "scripts":
-		return filepath.Dir(dir)
-	}
-	return dir
-}
-
-// envOfInterpreter finds the environment an interpreter belongs to: the
-// folder above its bin/ or Scripts/ (or, for a Windows conda env or
-// python.org install, the folder python.exe is in), when that is an
-// environment. The path is tried as given first, so that .venv/bin/python
-// (a link to /usr/bin/python3.11) is the venv's, then with its links
-// resolved (a link elsewhere to an environment's interpreter).
-func envOfInterpreter(exe string) (string, bool) {
-	for range 2 {
-		dir := filepath.Dir(exe)
-		switch strings.ToLower(filepath.Base(dir)) {
-		case "bin", "scripts":
-			if p := filepath.Dir(dir); IsEnv(p) {
-				return p, true
-			}
-		}
-		if IsEnv(dir) {
-			return dir, true
-		}
-		real, err := filepath.EvalSymlinks(exe)
-		if err != nil || real == exe {
-			break
-		}
-		exe = real
-	}
-	return "", false
 }

@@ -1,63 +1,13 @@
-package pyenv
+package envsearch
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
-
-// Resolution is what a path a person typed stands for: an environment, a
-// project folder resolved to the environment its manager uses for it, or
-// an interpreter resolved to its environment.
-type Resolution struct {
-	// Arg is the path as given.
-	Arg string `json:"arg"`
-	// Env is the environment, absolute; "" when the project has none yet.
-	Env string `json:"env,omitempty"`
-	// Project is the project folder, when Arg was one (or a file in one).
-	Project string `json:"project,omitempty"`
-	// Manager is the Name of the manager whose rule chose Env.
-	Manager string `json:"manager,omitempty"`
-	// Rule says how, in words: "uv project", "Poetry project:
-	// virtualenvs.path, named from the project's name and folder".
-	Rule string `json:"rule,omitempty"`
-	// Create, when Env is "", says how to create the project's
-	// environment ("uv sync").
-	Create string `json:"create,omitempty"`
-}
-
-// Line says what the path resolved to, for output: "./ → ./.venv (uv
-// project)"; "" when Arg was the environment itself.
-func (r Resolution) Line() string {
-	if r.Rule == "" {
-		return ""
-	}
-	base := r.Project
-	if base == "" {
-		base = r.Env
-	}
-	show := func(p string) string {
-		if p == "" {
-			return ""
-		}
-		if rel, err := filepath.Rel(base, p); err == nil && r.Project != "" && !strings.HasPrefix(rel, "..") {
-			if rel == "." {
-				return "." + string(filepath.Separator)
-			}
-			return "." + string(filepath.Separator) + rel
-		}
-		return p
-	}
-	arg := r.Arg
-	if r.Project != "" && sameDir(r.Arg, r.Project) {
-		arg = show(r.Project)
-	}
-	if r.Env == "" {
-		return fmt.Sprintf("%s → no environment yet (%s)", arg, r.Rule)
-	}
-	return fmt.Sprintf("%s → %s (%s)", arg, show(r.Env), r.Rule)
-}
 
 // Resolve reads a path the way people type it: an environment is itself;
 // an interpreter (.venv/bin/python, Scripts\python.exe, /usr/bin/python3)
@@ -66,9 +16,9 @@ func (r Resolution) Line() string {
 // environment.yml) is the environment its manager would use, by the first
 // manager in the table whose Project rule claims the folder. w says
 // whose settings the managers read (zero: this process's).
-func Resolve(path string, w Where) (Resolution, error) {
-	w = w.withDefaults()
-	r := Resolution{Arg: path}
+func Resolve(path string, w pyenv.Where) (pyenv.Resolution, error) {
+	w = w.WithDefaults()
+	r := pyenv.Resolution{Arg: path}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return r, fmt.Errorf("resolve %s: %w", path, err)
@@ -82,13 +32,13 @@ func Resolve(path string, w Where) (Resolution, error) {
 		case "pyproject.toml", "pipfile", "environment.yml", "environment.yaml", "hatch.toml", "pdm.lock", "uv.lock", "poetry.lock":
 			return resolveProject(r, filepath.Dir(abs), w)
 		}
-		if env, ok := envOfInterpreter(abs); ok {
+		if env, ok := pyenv.EnvOfInterpreter(abs); ok {
 			r.Env, r.Rule = env, "the environment of this interpreter"
 			return r, nil
 		}
-		return r, fmt.Errorf("resolve %s: %w (a file that is no interpreter of one, nor a project file)", path, ErrNotEnv)
+		return r, fmt.Errorf("resolve %s: %w (a file that is no interpreter of one, nor a project file)", path, pyenv.ErrNotEnv)
 	}
-	if IsEnv(abs) {
+	if pyenv.IsEnv(abs) {
 		r.Env = abs
 		return r, nil
 	}
@@ -100,20 +50,20 @@ func Resolve(path string, w Where) (Resolution, error) {
 }
 
 // resolveProject asks each manager's Project rule, in table order.
-func resolveProject(r Resolution, dir string, w Where) (Resolution, error) {
+func resolveProject(r pyenv.Resolution, dir string, w pyenv.Where) (pyenv.Resolution, error) {
 	for _, m := range managers {
 		if m.Project == nil {
 			continue
 		}
 		if got, ok := m.Project(dir, w); ok {
 			got.Arg, got.Project, got.Manager = r.Arg, dir, m.Name
-			if got.Env != "" && !IsEnv(got.Env) {
+			if got.Env != "" && !pyenv.IsEnv(got.Env) {
 				got.Env = ""
 			}
 			return got, nil
 		}
 	}
-	return r, fmt.Errorf("resolve %s: %w (nor a project folder of a manager GPU Canary knows)", r.Arg, ErrNotEnv)
+	return r, fmt.Errorf("resolve %s: %w (nor a project folder of a manager GPU Canary knows)", r.Arg, pyenv.ErrNotEnv)
 }
 
 // envOfSite maps a site folder to its environment: PREFIX/lib/pythonX.Y/
@@ -128,7 +78,7 @@ func envOfSite(dir string) (string, bool) {
 	up := filepath.Dir(dir)
 	for range 2 {
 		up = filepath.Dir(up)
-		if IsEnv(up) {
+		if pyenv.IsEnv(up) {
 			return up, true
 		}
 	}
