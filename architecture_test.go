@@ -56,13 +56,16 @@ var importRules = []importRule{
 	// pyenv may import its own packages below it: pyspec and, under
 	// internal/ (which Go keeps from everything outside monitor/pyenv),
 	// the site module's import path (sitepath) and the walk of a folder
-	// tree (walk).
-	{pkg: "monitor/pyenv", only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	// tree (walk). The search for environments (envsearch) sits above it:
+	// it reads pyenv's managers table, and pyenv never asks it.
+	{pkg: "monitor/pyenv", forbidden: []string{mod + "monitor/pyenv/envsearch"},
+		only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	{pkg: "monitor/pyenv/envsearch", only: []string{"monitor/pyenv", "monitor/pyenv/internal/walk", "monitor/safefs"}},
 	// The one package for PEP 440/508 and METADATA, which pyenv and
 	// uvproject share: it reads text and knows no environment.
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	// The site emulation and the walk know no manager, no environment and
-	// no discovery: pyenv's reading and search use them, not the reverse.
+	// no search: pyenv's reading and envsearch use them, not the reverse.
 	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/pyenv/internal/walk", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},

@@ -12,6 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // windows holds the app's windows. Each is made on first use; closing it
@@ -191,8 +192,8 @@ func (w *windows) addPath(path string) {
 	win := w.host()
 	// What the command line accepts, the windows accept: an environment, a
 	// project folder (its manager's environment) or an interpreter.
-	r, err := pyenv.ResolveArg(path, pyenv.Where{})
-	if nc, ok := pyenv.IsNotCreated(err); ok {
+	r, err := envsearch.ResolveArg(path, pyenv.Where{})
+	if nc, ok := envsearch.IsNotCreated(err); ok {
 		dialog.ShowInformation("No environment yet",
 			wrap(nc.NotCreated(path)+", then add it again.")+"\n\nNothing was added.", win)
 		return

@@ -11,7 +11,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/output/jsonout"
 	"github.com/gpucanary/gpucanary/output/text"
 )
@@ -96,16 +96,16 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 // checkTargets are the environments a check reads: those at paths, each
 // resolved once (a path that names none is a report of its own, bad),
 // else the discovered ones.
-func (g *globals) checkTargets(ctx context.Context, paths []string) (found pyenv.Discovery, bad []monitor.EnvReport) {
+func (g *globals) checkTargets(ctx context.Context, paths []string) (found envsearch.Discovery, bad []monitor.EnvReport) {
 	given, bad, resolved := envArgs(paths, g.getenv)
-	found = pyenv.Discovery{Complete: true}
+	found = envsearch.Discovery{Complete: true}
 	switch {
 	case len(paths) == 0:
 		found = g.search(ctx, nil)
 	case len(given) > 0:
 		// resolved once, above: the search's answer for paths given,
 		// without resolving them again
-		found = pyenv.Given(given)
+		found = envsearch.Given(given)
 		sayResolved(found.Found, resolved)
 	}
 	return found, bad
@@ -143,10 +143,10 @@ func cmdCheckJSON(ctx context.Context, g *globals, paths []string, std stdio) in
 	var errs bool
 	var encErr error
 	inspect.Each(ctx, found.Found,
-		func(ctx context.Context, f pyenv.Found) encodedReport {
+		func(ctx context.Context, f envsearch.Found) encodedReport {
 			return encode(inspect.InspectOne(ctx, f, res.GPU, o))
 		},
-		func(f pyenv.Found, err error) encodedReport { return encode(inspect.Unreadable(f, err)) },
+		func(f envsearch.Found, err error) encodedReport { return encode(inspect.Unreadable(f, err)) },
 		func(_ int, e encodedReport) bool {
 			if e.err != nil {
 				encErr = e.err

@@ -18,6 +18,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -166,10 +167,10 @@ func (g *globals) openGPU() gpu.Backend {
 
 // discoverOptions says where to look for environments: home, the
 // configured roots and the environments added by hand.
-func (g *globals) discoverOptions(paths []string) pyenv.DiscoverOptions {
+func (g *globals) discoverOptions(paths []string) envsearch.Options {
 	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
-	o := pyenv.DiscoverOptions{
+	o := envsearch.Options{
 		Paths: paths, Getenv: g.getenv, Cwd: cwd, Home: home,
 		Roots: append(append([]string{}, g.cfg.Roots...), addedEnvs(g.cfg.Envs, g.getenv)...), Logger: g.log.With("component", "pyenv"),
 	}
@@ -184,7 +185,7 @@ func (g *globals) discoverOptions(paths []string) pyenv.DiscoverOptions {
 func addedEnvs(paths []string, getenv func(string) string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		if r, err := pyenv.ResolveArg(p, pyenv.Where{Getenv: getenv}); err == nil {
+		if r, err := envsearch.ResolveArg(p, pyenv.Where{Getenv: getenv}); err == nil {
 			p = r.Env
 		}
 		out = append(out, p)
@@ -195,20 +196,20 @@ func addedEnvs(paths []string, getenv func(string) string) []string {
 // discover lists the environments to look at: the paths given (each
 // resolved: a project folder to its environment), else the discovered
 // ones.
-func (g *globals) discover(ctx context.Context, paths []string) []pyenv.Found {
+func (g *globals) discover(ctx context.Context, paths []string) []envsearch.Found {
 	return g.search(ctx, paths).Found
 }
 
 // search is discover that also says whether the search was complete; it
 // reads the environments remembered in the state folder when it was not.
-func (g *globals) search(ctx context.Context, paths []string) pyenv.Discovery {
+func (g *globals) search(ctx context.Context, paths []string) envsearch.Discovery {
 	o := g.discoverOptions(paths)
 	if dir, err := store.Dir(); err == nil && len(paths) == 0 {
 		if st, err := store.Open(dir).LoadState(); err == nil {
 			o.Remembered = slices.Sorted(maps.Keys(st.Envs))
 		}
 	}
-	return pyenv.Search(ctx, o)
+	return envsearch.Search(ctx, o)
 }
 
 // healthOptions are the rules' options: fix commands from the planner,

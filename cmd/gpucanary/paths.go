@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // The one place where a path typed on the command line (check, watch,
@@ -30,7 +31,7 @@ var (
 
 // envArgs sorts the paths given into those that name an environment, a
 // project folder or an interpreter (each resolved once, here: Arg is the
-// path made absolute; pyenv.Given makes the search's answer of them) and,
+// path made absolute; envsearch.Given makes the search's answer of them) and,
 // for each that names none, a report whose one finding, ENV_UNREADABLE,
 // says what is wrong with it. resolved maps each environment a path was
 // resolved to to the line that says so with the path as typed
@@ -39,8 +40,8 @@ func envArgs(args []string, getenv func(string) string) (given []pyenv.Resolutio
 	resolved = map[string]string{}
 	for _, a := range args {
 		path, r, err := resolveArg(a, getenv)
-		if _, ok := pyenv.IsNotCreated(err); err != nil && !ok {
-			bad = append(bad, inspect.Unreadable(pyenv.Found{Path: path, Via: viaArgument}, err))
+		if _, ok := envsearch.IsNotCreated(err); err != nil && !ok {
+			bad = append(bad, inspect.Unreadable(envsearch.Found{Path: path, Via: viaArgument}, err))
 			continue
 		}
 		given = append(given, r)
@@ -64,7 +65,7 @@ func argPaths(given []pyenv.Resolution) []string {
 
 // sayResolved replaces what the search says about each environment a
 // path given was resolved to with the line that names that path as typed.
-func sayResolved(found []pyenv.Found, resolved map[string]string) {
+func sayResolved(found []envsearch.Found, resolved map[string]string) {
 	for i, f := range found {
 		if line, ok := resolved[f.Path]; ok && f.Via == viaArgument {
 			found[i].From = line
@@ -97,18 +98,18 @@ func resolvedLine(arg string, r pyenv.Resolution) string {
 }
 
 // viaArgument is how a path given on the command line was found
-// (pyenv.Found.Via).
+// (envsearch.Found.Via).
 const viaArgument = "argument"
 
 // badPathMessage is what is wrong with a path given, in one sentence.
 func badPathMessage(path string, err error) string { return health.Unreadable(path, err).Message }
 
-// resolveArg resolves the path arg as it was typed (pyenv.ResolveArg: an
+// resolveArg resolves the path arg as it was typed (envsearch.ResolveArg: an
 // environment; a project folder, to the environment its manager uses; an
 // interpreter, to its environment or prefix). It returns arg made
 // absolute, what it resolved to, and an error that says, without
 // repeating the path, what is wrong when it names none of these (a
-// project folder without its environment yet: *pyenv.NotCreatedError).
+// project folder without its environment yet: *envsearch.NotCreatedError).
 func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolution, error) {
 	path, err := filepath.Abs(arg)
 	if err != nil {
@@ -125,8 +126,8 @@ func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolutio
 		}
 		return path, pyenv.Resolution{}, err
 	}
-	r, err := pyenv.ResolveArg(path, pyenv.Where{Getenv: getenv})
-	if _, ok := pyenv.IsNotCreated(err); err == nil || ok {
+	r, err := envsearch.ResolveArg(path, pyenv.Where{Getenv: getenv})
+	if _, ok := envsearch.IsNotCreated(err); err == nil || ok {
 		return path, r, err
 	}
 	switch {
@@ -170,7 +171,7 @@ func folderReadable(path string) error {
 // says how to create it.
 func envArg(arg string, getenv func(string) string) (env, resolved string, err error) {
 	path, r, err := resolveArg(arg, getenv)
-	if nc, ok := pyenv.IsNotCreated(err); ok {
+	if nc, ok := envsearch.IsNotCreated(err); ok {
 		return path, "", errors.New(nc.NotCreated("the project folder") + ", then run this again")
 	}
 	if err != nil {

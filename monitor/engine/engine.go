@@ -34,6 +34,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -43,11 +44,11 @@ type Options struct {
 	// (Discover) and watch the discovery roots for new ones.
 	Paths []string
 	// Given, when set, is Paths as the caller resolved them already
-	// (pyenv.ResolveArg, one per path, in order): the environments to
-	// watch are made from them (pyenv.Given), so that a path typed is
+	// (envsearch.ResolveArg, one per path, in order): the environments to
+	// watch are made from them (envsearch.Given), so that a path typed is
 	// resolved once.
 	Given    []pyenv.Resolution
-	Discover pyenv.DiscoverOptions
+	Discover envsearch.Options
 	GPU      gpu.Backend
 	// Processes is the process side: polled for JOB_ON_CPU, and asked
 	// for the installer at the first file event of a burst. Nil leaves
@@ -131,7 +132,7 @@ type Monitor struct {
 	// a read that hangs).
 	newFS    func() (*fsnotify.Watcher, error)
 	addWatch func(fsw *fsnotify.Watcher, path string) error
-	inspect  func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport
+	inspect  func(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport
 }
 
 // New makes a monitor; Run starts it.
@@ -212,7 +213,7 @@ func (m *Monitor) Stopped() <-chan struct{} { return m.stopped }
 
 // Add starts watching the environment at path (added by hand). The path
 // may also be a project folder or an interpreter: it is resolved
-// (pyenv.ResolveArg) to the environment that is watched; a project without
+// (envsearch.ResolveArg) to the environment that is watched; a project without
 // an environment yet is an error that says how to create it.
 func (m *Monitor) Add(path string) error {
 	select {
@@ -222,7 +223,7 @@ func (m *Monitor) Add(path string) error {
 	}
 	// resolved here, on the caller's goroutine, with this process's home
 	// and variables: the discovery options belong to the Run goroutine
-	r, err := pyenv.ResolveArg(path, pyenv.Where{})
+	r, err := envsearch.ResolveArg(path, pyenv.Where{})
 	if err != nil {
 		return err
 	}

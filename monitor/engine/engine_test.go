@@ -21,6 +21,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/store"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -177,7 +178,7 @@ func TestNewEnvironmentInRootIsFound(t *testing.T) {
 	f := monitortest.NewTorches(t)
 	root := t.TempDir()
 	first := f.Venv(t, filepath.Join(root, "a", ".venv"))
-	e := monitortest.Start(t, engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{root}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}})
+	e := monitortest.Start(t, engine.Options{Discover: envsearch.Options{Roots: []string{root}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}})
 	e.Wait(5*time.Second, kind(monitor.KindEnvAdded, first))
 
 	second := filepath.Join(root, "b-env")
@@ -402,7 +403,7 @@ func TestGPUStateChange(t *testing.T) {
 	defer b.Close()
 	clock := monitortest.NewClock(time.Now())
 	const every = time.Second
-	e := monitortest.Start(t, engine.Options{Discover: pyenv.DiscoverOptions{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}, GPU: b, Clock: clock, Interval: every})
+	e := monitortest.Start(t, engine.Options{Discover: envsearch.Options{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}, GPU: b, Clock: clock, Interval: every})
 
 	if err := os.WriteFile(path, []byte(`{"devices": []}`), 0o644); err != nil {
 		t.Fatal(err)

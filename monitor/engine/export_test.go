@@ -9,7 +9,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // Hooks for the engine's tests (package engine_test), which run it through
@@ -72,6 +72,6 @@ func (b *debouncer) Stop()                 { b.stop() }
 
 // SetInspect replaces how one environment is read (inspect.InspectOne),
 // before Run: a test's read can hang for real.
-func SetInspect(m *Monitor, read func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport) {
+func SetInspect(m *Monitor, read func(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport) {
 	m.inspect = read
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -41,7 +41,7 @@ type hangingRead struct {
 func newHangingRead(t *testing.T, m *engine.Monitor, hung string) *hangingRead {
 	h := &hangingRead{t: t, hung: hung, entered: make(chan string, 10), read: make(chan string, 100)}
 	h.fifo = h.newFIFO()
-	engine.SetInspect(m, func(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport {
+	engine.SetInspect(m, func(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
 		if f.Path != h.hung {
 			defer func() { h.read <- f.Path }()
 			return inspect.InspectOne(ctx, f, g, o)

@@ -12,7 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
@@ -81,7 +81,7 @@ func TestRemovedEnvironmentsAreForgotten(t *testing.T) {
 		}
 	}
 	st := store.Open(t.TempDir())
-	opts := engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{root}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}, Store: st}
+	opts := engine.Options{Discover: envsearch.Options{Roots: []string{root}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}, Store: st}
 	first := monitortest.Start(t, opts)
 	if err := first.M.Forget(byHand); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // orphanA100 lists PID 4242 holding 8 GiB.
@@ -30,7 +30,7 @@ func TestGPUMemoryOrphaned(t *testing.T) {
 	clock := monitortest.NewClock(time.Now())
 	const every = time.Second
 	e := monitortest.Start(t, engine.Options{
-		Discover: pyenv.DiscoverOptions{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }},
+		Discover: envsearch.Options{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }},
 		GPU:      monitortest.SimGPU(t, orphanA100), Clock: clock, Interval: every, Alive: alive,
 	})
 	orphaned := func() *finding.Finding {

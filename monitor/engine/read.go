@@ -14,6 +14,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // start discovers and reads every environment, compares it with what was
@@ -77,17 +78,17 @@ func (m *Monitor) start(ctx context.Context) {
 }
 
 // discover lists the environments to watch, and says whether it looked
-// everywhere (pyenv.Search); the State says what cut it short. A search
+// everywhere (envsearch.Search); the State says what cut it short. A search
 // cut short still reads the environments remembered from earlier runs.
-func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
+func (m *Monitor) discover(ctx context.Context) ([]envsearch.Found, bool) {
 	o := m.o.Discover
 	o.Paths = m.o.Paths
 	o.Remembered = m.memory.paths()
-	var d pyenv.Discovery
+	var d envsearch.Discovery
 	if len(o.Paths) > 0 && len(m.o.Given) > 0 {
-		d = pyenv.Given(m.o.Given) // resolved by the caller: not again
+		d = envsearch.Given(m.o.Given) // resolved by the caller: not again
 	} else {
-		d = pyenv.Search(ctx, o)
+		d = envsearch.Search(ctx, o)
 	}
 	m.view.update(func(s *monitor.State) { s.DiscoveryComplete, s.SearchStopped = d.Complete, d.Stopped })
 	if len(o.Paths) > 0 {
@@ -98,7 +99,7 @@ func (m *Monitor) discover(ctx context.Context) ([]pyenv.Found, bool) {
 	}
 	// A kernel whose interpreter is gone (Found.Missing) has no
 	// environment to watch: `check` reports it, the engine does not.
-	return slices.DeleteFunc(d.Found, func(f pyenv.Found) bool { return f.Missing != "" || m.envs.isForgotten(f.Path) }), d.Complete
+	return slices.DeleteFunc(d.Found, func(f envsearch.Found) bool { return f.Missing != "" || m.envs.isForgotten(f.Path) }), d.Complete
 }
 
 // watchRoots watches the discovery roots and each environment's parent,
@@ -133,13 +134,13 @@ const viaWatch = "watch"
 // reader reads one environment for inspect.InspectEach against the GPU
 // and options as they are now (read here, on the Run goroutine, not by
 // the readers).
-func (m *Monitor) reader() func(context.Context, pyenv.Found) monitor.EnvReport {
+func (m *Monitor) reader() func(context.Context, envsearch.Found) monitor.EnvReport {
 	read := m.inspect
 	if read == nil {
 		read = inspect.InspectOne
 	}
 	g, o, guards := m.machine.gpu, m.o.Health, m.o.Guards
-	return func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
+	return func(ctx context.Context, f envsearch.Found) monitor.EnvReport {
 		return withGuard(guards, read(ctx, f, g, o))
 	}
 }
@@ -152,11 +153,11 @@ func (m *Monitor) reader() func(context.Context, pyenv.Found) monitor.EnvReport 
 // published in paths' order.
 func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 	now := m.clock.Now()
-	found := make([]pyenv.Found, len(paths))
+	found := make([]envsearch.Found, len(paths))
 	gone := make([]bool, len(paths))
 	skip := map[string]bool{} // not to read: gone, or not an environment
 	for i, path := range paths {
-		found[i] = pyenv.Found{Path: path, Via: via}
+		found[i] = envsearch.Found{Path: path, Via: via}
 		if e := m.envs.get(path); e != nil && e.via != "" {
 			found[i].Via = e.via
 		}
@@ -167,7 +168,7 @@ func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 		}
 	}
 	readOne := m.reader()
-	inspect.InspectEach(ctx, found, func(ctx context.Context, f pyenv.Found) monitor.EnvReport {
+	inspect.InspectEach(ctx, found, func(ctx context.Context, f envsearch.Found) monitor.EnvReport {
 		if skip[f.Path] {
 			return monitor.EnvReport{}
 		}
@@ -189,7 +190,7 @@ func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 // applyRead takes in what a read of the environment f found: a new
 // environment, a torch that changed, findings raised and cleared. A read
 // during an install is put off until the installer is done.
-func (m *Monitor) applyRead(f pyenv.Found, now time.Time, rep monitor.EnvReport) {
+func (m *Monitor) applyRead(f envsearch.Found, now time.Time, rep monitor.EnvReport) {
 	path, e := f.Path, m.envs.get(f.Path)
 	if rep.OutOfFiles {
 		m.outOfFiles(path)

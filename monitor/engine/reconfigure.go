@@ -10,14 +10,14 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // Settings are the options a running engine takes again when the user
 // changes them (the tray's Settings…, or an edit of the settings file), so
 // that a change applies at once rather than at the next start.
 type Settings struct {
-	Discover pyenv.DiscoverOptions
+	Discover envsearch.Options
 	Busy     procs.BusyRule
 	Health   health.Options
 	// Interval is the polling interval; zero keeps the current one.
@@ -83,7 +83,7 @@ func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
 // environments under the places still searched, so then only those under
 // a removed root, and under no place still searched, are dropped; the
 // rest wait for a complete search.
-func (m *Monitor) dropUncovered(ctx context.Context, found []pyenv.Found, complete bool) {
+func (m *Monitor) dropUncovered(ctx context.Context, found []envsearch.Found, complete bool) {
 	d := &m.drops
 	if !d.pending {
 		return

@@ -13,7 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -32,14 +32,14 @@ func TestReconfigureAppliesAtOnce(t *testing.T) {
 	}
 	noEnv := func(string) string { return "" }
 	emptyHome := t.TempDir()
-	e := monitortest.Start(t, engine.Options{Discover: pyenv.DiscoverOptions{Roots: []string{rootA}, Home: emptyHome, System: []string{}, Getenv: noEnv}})
+	e := monitortest.Start(t, engine.Options{Discover: envsearch.Options{Roots: []string{rootA}, Home: emptyHome, System: []string{}, Getenv: noEnv}})
 	e.Wait(5*time.Second, kind(monitor.KindEnvAdded, inA))
 	if err := e.M.Add(byHand); err != nil {
 		t.Fatal(err)
 	}
 	mirror := "https://mirror.example.org/pytorch"
 	err := e.M.Reconfigure(engine.Settings{
-		Discover: pyenv.DiscoverOptions{Roots: []string{rootB}, Home: emptyHome, System: []string{}, Getenv: noEnv},
+		Discover: envsearch.Options{Roots: []string{rootB}, Home: emptyHome, System: []string{}, Getenv: noEnv},
 		Health:   health.Options{Advice: fixplan.Advice{IndexBase: mirror}, Getenv: noEnv},
 		Interval: time.Second,
 		Kinds:    []monitor.Kind{monitor.KindCUDAWheelReplaced},
@@ -85,8 +85,8 @@ func TestCutShortDiscovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := func(timeout time.Duration, roots ...string) pyenv.DiscoverOptions {
-		return pyenv.DiscoverOptions{Roots: roots, Home: home, Cwd: cwd, System: []string{}, Getenv: func(string) string { return "" }, Timeout: timeout}
+	opts := func(timeout time.Duration, roots ...string) envsearch.Options {
+		return envsearch.Options{Roots: roots, Home: home, Cwd: cwd, System: []string{}, Getenv: func(string) string { return "" }, Timeout: timeout}
 	}
 	e := monitortest.Start(t, engine.Options{Discover: opts(0, rootA, rootB)})
 	e.Wait(5*time.Second, kind(monitor.KindEnvAdded, inA))

@@ -17,6 +17,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -25,11 +26,11 @@ import (
 // evaluates the rules. Environments are read concurrently (InspectEach),
 // each under its deadline; the result is in the order of found. The
 // result says the search was complete; a caller whose search was cut
-// short (pyenv.Discovery) sets Complete and SearchStopped.
-func Check(ctx context.Context, g gpu.State, found []pyenv.Found, o health.Options) monitor.CheckResult {
+// short (envsearch.Discovery) sets Complete and SearchStopped.
+func Check(ctx context.Context, g gpu.State, found []envsearch.Found, o health.Options) monitor.CheckResult {
 	res := Start(g)
 	res.Envs = make([]monitor.EnvReport, len(found))
-	read := func(ctx context.Context, f pyenv.Found) monitor.EnvReport { return InspectOne(ctx, f, res.GPU, o) }
+	read := func(ctx context.Context, f envsearch.Found) monitor.EnvReport { return InspectOne(ctx, f, res.GPU, o) }
 	InspectEach(ctx, found, read, func(i int, rep monitor.EnvReport) bool {
 		res.Envs[i] = rep
 		return true
@@ -52,7 +53,7 @@ func Start(g gpu.State) monitor.CheckResult {
 
 // InspectOne reads one environment and evaluates the rules on it. An
 // environment that cannot be read is a report with ENV_UNREADABLE.
-func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport {
+func InspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
 	before := safefs.OutOfFiles()
 	rep := inspectOne(ctx, f, g, o)
 	rep.OutOfFiles = rep.OutOfFiles || safefs.OutOfFiles() != before
@@ -60,7 +61,7 @@ func InspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Option
 }
 
 // inspectOne is InspectOne without the watch on file descriptors.
-func inspectOne(ctx context.Context, f pyenv.Found, g gpu.State, o health.Options) monitor.EnvReport {
+func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
 	if err := ctx.Err(); err != nil {
 		return Unreadable(f, err)
 	}
@@ -129,14 +130,14 @@ func Rejudge(rep monitor.EnvReport, g gpu.State, o health.Options) []finding.Fin
 // of a path that names none: its one finding, ENV_UNREADABLE, says why
 // (err's text follows "could not be read: "). Its packages are unknown
 // (nil, null in JSON), not "torch is not installed".
-func Unreadable(f pyenv.Found, err error) monitor.EnvReport {
+func Unreadable(f envsearch.Found, err error) monitor.EnvReport {
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
 	return monitor.EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: monitor.VerdictError, Findings: []finding.Finding{health.Unreadable(f.Path, err)}}
 }
 
 // notCreated is the report on a project folder whose environment does
 // not exist yet: nothing to read, a finding that says how to create it.
-func notCreated(f pyenv.Found) monitor.EnvReport {
+func notCreated(f envsearch.Found) monitor.EnvReport {
 	// Nothing was read: its packages are unknown (null), not "none".
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
 	fs := []finding.Finding{health.NotCreated(f.Path, f.From, f.Create)}
@@ -146,7 +147,7 @@ func notCreated(f pyenv.Found) monitor.EnvReport {
 // kernelGone is the report on where a Jupyter kernel's environment was,
 // when the interpreter its kernel.json names does not exist: nothing to
 // read, a finding that says the kernel cannot start.
-func kernelGone(f pyenv.Found) monitor.EnvReport {
+func kernelGone(f envsearch.Found) monitor.EnvReport {
 	env := &pyenv.Env{Path: f.Path, Layout: pyenv.LayoutPOSIX, Installer: pyenv.InstallerUnknown}
 	fs := []finding.Finding{health.KernelGone(f.Path, f.From, f.Missing)}
 	return monitor.EnvReport{Env: env, Via: f.Via, From: f.From, Verdict: monitor.VerdictOf(env, fs), Findings: fs}

@@ -12,7 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -38,7 +38,7 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 		if err != nil {
 			g = gpu.State{Driver: driver, Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0", MemoryTotalBytes: 42949672960}}}
 		}
-		res := Check(context.Background(), g, []pyenv.Found{{Path: venv}}, health.Options{})
+		res := Check(context.Background(), g, []envsearch.Found{{Path: venv}}, health.Options{})
 		found := map[string]finding.Finding{}
 		for _, f := range res.Envs[0].Findings {
 			found[f.Code] = f

@@ -8,15 +8,15 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // TestCheckKernelGone: a kernel whose interpreter does not exist
-// (pyenv.Found.Missing) is reported, not read and not dropped: a warning
+// (envsearch.Found.Missing) is reported, not read and not dropped: a warning
 // on where its environment was, with nothing known of its packages.
 func TestCheckKernelGone(t *testing.T) {
-	f := pyenv.Found{Path: "/gone/envs/gpu", Via: "jupyter", From: "/home/me/.local/share/jupyter/kernels/gpu/kernel.json", Missing: "/gone/envs/gpu/bin/python"}
-	res := Check(context.Background(), gpu.State{}, []pyenv.Found{f}, health.Options{})
+	f := envsearch.Found{Path: "/gone/envs/gpu", Via: "jupyter", From: "/home/me/.local/share/jupyter/kernels/gpu/kernel.json", Missing: "/gone/envs/gpu/bin/python"}
+	res := Check(context.Background(), gpu.State{}, []envsearch.Found{f}, health.Options{})
 	if len(res.Envs) != 1 {
 		t.Fatalf("%d reports, want 1", len(res.Envs))
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -34,7 +34,7 @@ func TestVersionPyOnProcfsIsRefused(t *testing.T) {
 	if err := os.Symlink("/proc/self/status", version[0]); err != nil {
 		t.Fatal(err)
 	}
-	res := Check(context.Background(), gpu.State{}, []pyenv.Found{{Path: venv}}, health.Options{})
+	res := Check(context.Background(), gpu.State{}, []envsearch.Found{{Path: venv}}, health.Options{})
 	var said []string
 	for _, f := range res.Envs[0].Findings {
 		said = append(said, f.Code+": "+f.Message)

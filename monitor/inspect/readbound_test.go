@@ -12,6 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -42,7 +43,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	ReadTimeout = 200 * time.Millisecond
 	t.Cleanup(func() { close(release); readEnv, ReadTimeout = old, oldTimeout })
 
-	res := Check(context.Background(), gpu.State{}, []pyenv.Found{{Path: hung}, {Path: good}}, health.Options{})
+	res := Check(context.Background(), gpu.State{}, []envsearch.Found{{Path: hung}, {Path: good}}, health.Options{})
 	if res.Envs[1].Torch() == nil || res.Envs[1].Verdict == monitor.VerdictError {
 		t.Errorf("the good environment was not read: %+v", res.Envs[1])
 	}
@@ -53,7 +54,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 		<-calls
 	}
 	// Again: answered at once, and no second read is started.
-	r := InspectOne(context.Background(), pyenv.Found{Path: hung}, gpu.State{}, health.Options{})
+	r := InspectOne(context.Background(), envsearch.Found{Path: hung}, gpu.State{}, health.Options{})
 	if !strings.Contains(r.Findings[0].Message, "has still not returned") {
 		t.Errorf("second read: %s", r.Findings[0].Message)
 	}
@@ -67,7 +68,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	done := make(chan monitor.EnvReport, 1)
-	go func() { done <- InspectOne(ctx, pyenv.Found{Path: other}, gpu.State{}, health.Options{}) }()
+	go func() { done <- InspectOne(ctx, envsearch.Found{Path: other}, gpu.State{}, health.Options{}) }()
 	select {
 	case r := <-done:
 		if r.Verdict != monitor.VerdictError {

@@ -7,7 +7,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
 
@@ -28,7 +28,7 @@ var readWorkers = max(4, runtime.GOMAXPROCS(0))
 // way are told to stop (their context ends). When ctx ends, the reports
 // not yet read are Unreadable with ctx's error at once: InspectEach never
 // waits for a read that has not returned.
-func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) monitor.EnvReport, use func(i int, rep monitor.EnvReport) bool) {
+func InspectEach(ctx context.Context, found []envsearch.Found, read func(context.Context, envsearch.Found) monitor.EnvReport, use func(i int, rep monitor.EnvReport) bool) {
 	Each(ctx, found, read, Unreadable, use)
 }
 
@@ -36,7 +36,7 @@ func InspectEach(ctx context.Context, found []pyenv.Found, read func(context.Con
 // report itself (`check --json`'s workers give each report already
 // encoded, so that encoding runs on every core, not after the reads on
 // one): unreadable makes the answer for a read that ctx cut short.
-func Each[T any](ctx context.Context, found []pyenv.Found, read func(context.Context, pyenv.Found) T, unreadable func(pyenv.Found, error) T, use func(i int, rep T) bool) {
+func Each[T any](ctx context.Context, found []envsearch.Found, read func(context.Context, envsearch.Found) T, unreadable func(envsearch.Found, error) T, use func(i int, rep T) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The folders above many environments are looked in for a uv

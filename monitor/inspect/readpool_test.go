@@ -18,6 +18,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -78,14 +79,14 @@ func hangingReads(t *testing.T, hung []string) (entered, read <-chan string, rel
 
 // hungAndGood writes readWorkers-1 environments whose reads will hang,
 // first (they take the workers first), then five others.
-func hungAndGood(t *testing.T) (found []pyenv.Found, hung, good []string) {
+func hungAndGood(t *testing.T) (found []envsearch.Found, hung, good []string) {
 	dir := t.TempDir()
 	for i := range readWorkers - 1 + 5 {
 		p := filepath.Join(dir, fmt.Sprintf("env%d", i), ".venv")
 		if err := pyenvtest.Write(p, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1"}}); err != nil {
 			t.Fatal(err)
 		}
-		found = append(found, pyenv.Found{Path: p})
+		found = append(found, envsearch.Found{Path: p})
 		if i < readWorkers-1 {
 			hung = append(hung, p)
 		} else {

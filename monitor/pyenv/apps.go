@@ -7,7 +7,7 @@ import (
 )
 
 // App is one application that keeps its own Python environment where it
-// chooses: a one-click image or LLM app. Discovery finds its
+// chooses: a one-click image or LLM app. The search (envsearch) finds its
 // environments in its Places and by walking; AppOf names the app beside
 // an environment's path. A new app is one more entry in apps (and its
 // fixture in pyenvtest), not an edit in any reader.

@@ -1,9 +1,6 @@
 package pyenv_test
 
 import (
-	"context"
-	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -24,24 +21,6 @@ func BenchmarkInspect(b *testing.B) {
 		env, err := pyenv.Inspect(root)
 		if err != nil || env.Torch() == nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkDiscoverHome walks a home of 40 projects with a venv each among
-// 400 other folders.
-func BenchmarkDiscoverHome(b *testing.B) {
-	home := b.TempDir()
-	for i := range 40 {
-		must(b, pyenvtest.Write(filepath.Join(home, "code", fmt.Sprintf("p%02d", i), ".venv"), pyenvtest.Spec{Manager: "uv"}))
-		for j := range 10 {
-			must(b, mkdirAll(filepath.Join(home, "code", fmt.Sprintf("p%02d", i), "src", fmt.Sprintf("m%d", j))))
-		}
-	}
-	o := pyenv.DiscoverOptions{Home: home, Cwd: home, System: []string{}, Getenv: func(string) string { return "" }}
-	for b.Loop() {
-		if got := discover(context.Background(), o); len(got) != 40 {
-			b.Fatalf("found %d environments, want 40", len(got))
 		}
 	}
 }

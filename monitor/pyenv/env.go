@@ -1,6 +1,9 @@
-// Package pyenv finds Python environments and reads what is installed in
-// them from disk, without ever starting Python: inspecting twenty
-// environments must take milliseconds, not the seconds of `import torch`.
+// Package pyenv reads what is installed in a Python environment from
+// disk, without ever starting Python: inspecting twenty environments must
+// take milliseconds, not the seconds of `import torch`. It holds the
+// managers table, whose entries also say where each manager keeps its
+// environments; the search that reads those places (envsearch) sits above
+// it.
 //
 // Every reading keeps its evidence (which file said what), and a broken
 // install (two torch dist-infos, a torch folder without metadata, a pip stash

@@ -5,12 +5,15 @@ import "slices"
 // Manager is one environment manager as data: where its environments live,
 // what on disk says an environment is its, which INSTALLER contents are
 // its, which running programs are its installers, and how it reinstalls
-// torch. Discovery, Places, Inspect, the culprit search (InstallerProgram)
-// and the fix plan (ReinstallCommand) read the table and nothing else, so
-// a new manager is one more entry in managers (and its tests), not an edit
-// in each reader.
+// torch. The search (envsearch: Search, Options.Places, Resolve), Inspect,
+// the culprit search (InstallerProgram) and the fix plan
+// (ReinstallCommand) read the table and nothing else, so a new manager is
+// one more entry in managers (and its tests), not an edit in each reader.
+// The search sits above this package and reads the table (Managers); the
+// entries' Places and Project are its data, written here beside the
+// Marker and Reinstall that reading and repair use.
 type Manager struct {
-	// Name is the manager's word: Env.Installer holds it, Found.Via names
+	// Name is the manager's word: Env.Installer holds it, envsearch.Found.Via names
 	// it for environments found in its Places, and InstallerProgram
 	// returns it.
 	Name string
@@ -30,7 +33,7 @@ type Manager struct {
 	// project folder (uv: .venv or UV_PROJECT_ENVIRONMENT; Poetry: its
 	// hashed env name), or that the project has none yet and how to
 	// create it; false when the folder is not one of its projects.
-	// Resolve asks the managers in table order.
+	// envsearch.Resolve asks the managers in table order.
 	Project func(dir string, w Where) (Resolution, bool)
 	// Nested are folders inside one of its environments that hold more of
 	// them: a conda base install keeps envs/.
@@ -87,7 +90,7 @@ const (
 // conda's conda-meta and, last of all, the plain pyvenv.cfg of venv and
 // virtualenv (pip). The managers between them own no marker: their
 // environments are venvs or interpreter prefixes known by where they are
-// (Places) and by the projects they serve (Project). Resolve asks the
+// (Places) and by the projects they serve (Project). envsearch.Resolve asks the
 // Project rules in this order too, so a project's own tool answers
 // before the venv-in-the-folder fallback (pip's, last).
 //
@@ -201,8 +204,18 @@ func installedBy(contents, kind string) (string, bool) {
 	return "", false
 }
 
-// activeVars lists every manager's Active variables once, in table order.
-func activeVars() []string { return varsOf(func(m Manager) []string { return m.Active }) }
+// Managers is the managers table, in the order its readers consult it:
+// the search (envsearch) reads each entry's Active, Places, Project,
+// Nested and Marker from it, and tests hold every entry to its rules.
+// The copy is the caller's; the entries' functions are shared.
+func Managers() []Manager { return slices.Clone(managers) }
+
+// EnvMarkers are the distinct marker entries (name and type) of the
+// table, in table order: what makes a folder an environment at all.
+func EnvMarkers() []Marker { return slices.Clone(envMarkers) }
+
+// ActiveVars lists every manager's Active variables once, in table order.
+func ActiveVars() []string { return varsOf(func(m Manager) []string { return m.Active }) }
 
 // TargetVars lists the environment variables that aim a running installer
 // at an environment (VIRTUAL_ENV, UV_PROJECT_ENVIRONMENT, CONDA_PREFIX),

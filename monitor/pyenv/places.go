@@ -13,7 +13,7 @@ import (
 
 // Where is what a manager's places are worked out from: the user's home
 // and the environment variables its config may be set by, as the search
-// sees them (DiscoverOptions.Home and Getenv, never the process's own in
+// sees them (envsearch.Options.Home and Getenv, never the process's own in
 // tests).
 type Where struct {
 	Home   string
@@ -24,7 +24,9 @@ type Where struct {
 	System []string
 }
 
-func (w Where) withDefaults() Where {
+// WithDefaults fills what w leaves out with this process's own: its
+// variables and its home.
+func (w Where) WithDefaults() Where {
 	if w.Getenv == nil {
 		w.Getenv = os.Getenv
 	}
@@ -67,7 +69,7 @@ type Place struct {
 	// but for an envs/ folder inside it (conda's base,
 	// pyenv-virtualenv's versions/3.11.7/envs).
 	Depth int
-	// From names what pointed there, for Found.From: the variable, the
+	// From names what pointed there, for envsearch.Found.From: the variable, the
 	// config file and key, or the tool's default.
 	From string
 	// Entries bounds a HoldsTree walk (0: the search's MaxEntries); Skip
@@ -96,93 +98,14 @@ const (
 	// HoldsTree: the path is a folder people unpack apps into (Desktop,
 	// a drive's root): it is walked, Depth levels down, for the
 	// environments anywhere in it, within its Entries budget, and a walk
-	// that stops early says so (Discovery.Stopped).
+	// that stops early says so (envsearch.Discovery.Stopped).
 	HoldsTree
 )
 
-// candidate is an environment a place may hold, unchecked, with what
-// named it; missing is the interpreter it named when that does not
-// exist (a kernel whose environment is gone).
-type candidate struct {
-	path, from string
-	missing    string
-}
-
-// candidates returns the environments a place may hold, unchecked:
-// itself, the folders inside it, the paths its list names or the
-// environments its kernels run in. A missing place holds none.
-func (p Place) candidates() []candidate {
-	switch p.Holds {
-	case HoldsEnv:
-		return []candidate{{path: p.Path, from: p.From}}
-	case HoldsEnvs:
-		var out []candidate
-		for _, c := range envsUnder(p.Path, max(1, p.Depth)) {
-			out = append(out, candidate{path: c, from: p.From})
-		}
-		return out
-	case HoldsList:
-		var out []candidate
-		for _, c := range readEnvList(p.Path) {
-			out = append(out, candidate{path: c, from: p.From})
-		}
-		return out
-	case HoldsKernels:
-		return kernelEnvs(p.Path)
-	}
-	return nil
-}
-
-// envsUnder lists the folders (and links to folders) depth levels under
-// dir that may be environments, sorted. A folder that is already an
-// environment is not entered, but for its envs/ folder.
-func envsUnder(dir string, depth int) []string {
-	ents, err := safefs.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if !e.IsDir() && e.Type()&os.ModeSymlink == 0 {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case IsEnv(p):
-			out = append(out, p)
-			if isDir(filepath.Join(p, "envs")) {
-				out = append(out, envsUnder(filepath.Join(p, "envs"), 1)...)
-			}
-		case depth > 1 && e.IsDir():
-			out = append(out, envsUnder(p, depth-1)...)
-		case depth == 1:
-			out = append(out, p) // checked by the caller; keeps a broken env visible to it
-		}
-	}
-	return out
-}
-
-// covers returns the folders a search of this place looks in and under.
-func (p Place) covers() []string {
-	switch p.Holds {
-	case HoldsList:
-		return readEnvList(p.Path)
-	case HoldsKernels:
-		var out []string
-		for _, c := range kernelEnvs(p.Path) {
-			if c.missing == "" {
-				out = append(out, c.path)
-			}
-		}
-		return out
-	}
-	return []string{p.Path}
-}
-
-// readEnvList reads a list of environment paths, one absolute path a
+// EnvList reads a list of environment paths, one absolute path a
 // line, sorted; a missing or unreadable file lists none. The read is
 // bounded: a list is kilobytes, never more.
-func readEnvList(path string) []string {
+func EnvList(path string) []string {
 	f, err := safefs.Open(path)
 	if err != nil {
 		return nil
@@ -197,10 +120,4 @@ func readEnvList(path string) []string {
 	}
 	slices.Sort(lines)
 	return lines
-}
-
-// within reports whether path is dir or inside it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -279,7 +279,7 @@ func pdmProject(dir string, w Where) (Resolution, bool) {
 	const create = "pdm install"
 	if data, err := readSmall(pin, smallFileLimit); err == nil {
 		if exe := strings.TrimSpace(string(data)); exe != "" {
-			if env, ok := envOfInterpreter(exe); ok {
+			if env, ok := EnvOfInterpreter(exe); ok {
 				return Resolution{Env: env, Rule: "PDM project, .pdm-python"}, true
 			}
 		}
@@ -378,7 +378,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 		case pl.Holds == HoldsEnvs:
 			path = filepath.Join(pl.Path, spec.Name)
 		case pl.Holds == HoldsList:
-			for _, c := range readEnvList(pl.Path) {
+			for _, c := range EnvList(pl.Path) {
 				if filepath.Base(c) == spec.Name {
 					path = c
 				}
@@ -415,6 +415,10 @@ func pyenvProject(dir string, w Where) (Resolution, bool) {
 // venvNames are the folder names people give a project's venv, most
 // common first.
 var venvNames = []string{".venv", "venv", "env", ".env", "virtualenv"}
+
+// VenvNames are venvNames, for the search's walk, which looks in the
+// folders so named first.
+func VenvNames() []string { return slices.Clone(venvNames) }
 
 // venvProject: a venv inside the folder (python -m venv .venv), or a
 // Python project with none yet.

@@ -12,36 +12,20 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
-// writePrefix lays out an interpreter's own installation as CPython's
-// `make install` (and pyenv, python-build-standalone) does: bin/python3.X
-// with python3 linking to it, lib/python3.X/os.py (the landmark) and
-// lib/python3.X/site-packages. It returns the site-packages folder.
+// writePrefix lays out an interpreter's own installation
+// (pyenvtest.WritePrefix) and returns its site-packages folder.
 func writePrefix(t testing.TB, prefix, py string) string {
 	t.Helper()
-	writeFile(t, prefix, "bin/python"+py, "\x7fELF")
-	must(t, os.Symlink("python"+py, filepath.Join(prefix, "bin", "python3")))
-	writeFile(t, prefix, "lib/python"+py+"/os.py", "r\"\"\"OS routines for NT or Posix depending on what system we're on.\"\"\"\n")
-	site := filepath.Join(prefix, "lib", "python"+py, "site-packages")
-	must(t, os.MkdirAll(site, 0o755))
+	site, err := pyenvtest.WritePrefix(prefix, py)
+	must(t, err)
 	return site
 }
 
 // writeTorch writes a torch into a site folder as a wheel install leaves
-// it: torch/version.py, torch/lib and the dist-info (METADATA, INSTALLER,
-// RECORD).
+// it (pyenvtest.WriteTorch).
 func writeTorch(t testing.TB, site, version, cuda string) {
 	t.Helper()
-	writeDist(t, site, "torch", version, "pip\n")
-	cudaLine := "None"
-	libs := []string{"libtorch_cpu.so"}
-	if cuda != "" {
-		cudaLine, libs = "'"+cuda+"'", append(libs, "libtorch_cuda.so")
-	}
-	writeFile(t, site, "torch/version.py", "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"+
-		"__version__ = '"+version+"'\ndebug = False\ncuda: Optional[str] = "+cudaLine+"\ngit_version = 'a8d6afb511a69687bbb2b7e88a3cf67917e1697e'\nhip: Optional[str] = None\n")
-	for _, l := range libs {
-		writeFile(t, site, "torch/lib/"+l, "\x7fELF")
-	}
+	must(t, pyenvtest.WriteTorch(site, version, cuda))
 }
 
 // noUser inspects as a user whose home is home and who sets nothing.

@@ -123,7 +123,7 @@ func (in *inspector) posixExe() exeReading {
 	// executable pyvenv.cfg names).
 	cfgPy, cfgSays := pythonFromCfg(in.cfg)
 	home, exe := in.cfg["home"], in.cfg["executable"]
-	if absent(home) && (exe == "" || absent(exe)) {
+	if Absent(home) && (exe == "" || Absent(exe)) {
 		r.missing = fmt.Sprintf("%s is a copy of Python %s whose installation is gone (pyvenv.cfg's home, %s, does not exist): it finds no standard library and stops with \"No module named 'encodings'\"",
 			r.path, orUnknown(cfgPy), home)
 		return r
@@ -386,9 +386,9 @@ func linkEnd(path string) (end, missing string, err error) {
 	return "", "", errLinkLoop
 }
 
-// absent reports whether path is an absolute path of this system that does
+// Absent reports whether path is an absolute path of this system that does
 // not exist (not one that could not be looked at).
-func absent(path string) bool {
+func Absent(path string) bool {
 	if path == "" || !filepath.IsAbs(path) {
 		return false
 	}

@@ -55,7 +55,7 @@ func (p Printer) Watching(st monitor.State) {
 	}
 }
 
-// foundVia words how an environment was found (pyenv.Found.Via).
+// foundVia words how an environment was found (envsearch.Found.Via).
 func foundVia(via string) string {
 	switch via {
 	case "argument":

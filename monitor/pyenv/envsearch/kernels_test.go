@@ -1,4 +1,4 @@
-package pyenv_test
+package envsearch_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 
 // TestKernelInterpreterGone: a Jupyter kernel whose kernel.json names an
@@ -38,10 +39,10 @@ func TestKernelInterpreterGone(t *testing.T) {
 	relink(t, filepath.Join(base, "gone", "bin", "python3.11"), filepath.Join(dead, "bin", "python"))
 	deadKernel := kernel("dead", filepath.Join(dead, "bin", "python"))
 
-	o := pyenv.DiscoverOptions{Home: home, Cwd: filepath.Join(base, "nocwd"), System: []string{}, MaxDepth: 1,
+	o := envsearch.Options{Home: home, Cwd: filepath.Join(base, "nocwd"), System: []string{}, MaxDepth: 1,
 		Getenv: func(string) string { return "" }}
 	got := discover(context.Background(), o)
-	for _, want := range []pyenv.Found{
+	for _, want := range []envsearch.Found{
 		{Path: goneEnv, Via: "jupyter", From: gpu, Missing: filepath.Join(goneEnv, "bin", "python")},
 		{Path: links, Via: "jupyter", From: linked, Missing: filepath.Join(links, "python3")},
 		{Path: dead, Via: "jupyter", From: deadKernel},

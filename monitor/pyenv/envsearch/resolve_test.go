@@ -1,4 +1,4 @@
-package pyenv_test
+package envsearch_test
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -159,7 +160,7 @@ func TestResolve(t *testing.T) {
 				envVars[k] = v
 			}
 			path := tt.setup()
-			r, err := pyenv.Resolve(path, w)
+			r, err := envsearch.Resolve(path, w)
 			if tt.wantErr {
 				if !errors.Is(err, pyenv.ErrNotEnv) {
 					t.Errorf("Resolve = %+v, %v; want ErrNotEnv", r, err)
@@ -195,7 +196,7 @@ func TestResolveHatchDefaultEnv(t *testing.T) {
 	writeFile(t, dir, "hatch.toml", "[envs.default]\ndependencies = [\"torch\"]\n")
 	writeFile(t, dir, "pyproject.toml", "[project]\nname = \"My.Proj\"\nversion = \"0.1\"\n")
 	w := pyenv.Where{Home: home, Getenv: func(string) string { return "" }, System: []string{}}
-	r, err := pyenv.Resolve(dir, w)
+	r, err := envsearch.Resolve(dir, w)
 	must(t, err)
 	if r.Env != "" || r.Create != "hatch env create" {
 		t.Fatalf("before creating: %+v", r)
@@ -208,7 +209,7 @@ func TestResolveHatchDefaultEnv(t *testing.T) {
 	id := hatchIDForTest(dir)
 	env := filepath.Join(virtual, id, "my-proj")
 	must(t, pyenvtest.Write(env, pyenvtest.Spec{}))
-	r, err = pyenv.Resolve(dir, w)
+	r, err = envsearch.Resolve(dir, w)
 	must(t, err)
 	if r.Env != env {
 		t.Errorf("Resolve = %+v, want %s", r, env)

@@ -1,4 +1,4 @@
-package pyenv
+package envsearch
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // Found is one discovered environment and how it was found, so the UI can
@@ -33,9 +35,9 @@ type Found struct {
 	Missing string `json:"missing,omitempty"`
 }
 
-// DiscoverOptions bounds and feeds Discover. Zero values mean the process's
+// Options bounds and feeds Search. Zero values mean the process's
 // own environment and the default budgets.
-type DiscoverOptions struct {
+type Options struct {
 	Paths  []string            // command-line paths: when set, exactly these are returned, resolved (Resolve)
 	Getenv func(string) string // nil: os.Getenv
 	Cwd    string              // "": os.Getwd
@@ -57,7 +59,7 @@ type DiscoverOptions struct {
 	Logger     *slog.Logger
 }
 
-// Defaults for DiscoverOptions' zero values.
+// Defaults for Options' zero values.
 const (
 	DefaultMaxDepth   = 12
 	DefaultMaxEntries = 200_000
@@ -90,7 +92,7 @@ type Discovery struct {
 // earlier searches remembered.
 // Environments are deduplicated by real path (the first way found wins)
 // and the order is deterministic.
-func Search(ctx context.Context, o DiscoverOptions) Discovery {
+func Search(ctx context.Context, o Options) Discovery {
 	o = o.withDefaults()
 	d := &discovery{o: o, seen: map[string]bool{}}
 	w := o.where()
@@ -98,7 +100,7 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 		for _, p := range o.Paths {
 			r, err := Resolve(p, w)
 			if err != nil {
-				r = Resolution{Arg: p} // read, and reported, as given
+				r = pyenv.Resolution{Arg: p} // read, and reported, as given
 			}
 			d.given(r)
 		}
@@ -106,7 +108,7 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	for _, v := range activeVars() {
+	for _, v := range pyenv.ActiveVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			d.add(Found{Path: p, Via: v}, true)
 		}
@@ -128,7 +130,7 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 			continue
 		}
 		for _, pl := range m.Places(w) {
-			if pl.Holds == HoldsTree {
+			if pl.Holds == pyenv.HoldsTree {
 				// the walks of the folders apps are unpacked into go with
 				// the walk of home: a search without it walks none
 				if o.Home == "" {
@@ -141,7 +143,7 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 				d.walkPlace(ctx, pl, m.Name)
 				continue
 			}
-			for _, c := range pl.candidates() {
+			for _, c := range candidates(pl) {
 				d.add(Found{Path: c.path, Via: m.Name, From: c.from, Missing: c.missing}, c.missing == "")
 			}
 		}
@@ -164,10 +166,10 @@ func Search(ctx context.Context, o DiscoverOptions) Discovery {
 // the active environments, the current directory, the roots, home, and
 // each manager's own places that lie outside those. An environment under
 // none of them is not found by it.
-func (o DiscoverOptions) Places() []string {
+func (o Options) Places() []string {
 	o = o.withDefaults()
 	var places []string
-	for _, v := range activeVars() {
+	for _, v := range pyenv.ActiveVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			places = append(places, p)
 		}
@@ -185,7 +187,7 @@ func (o DiscoverOptions) Places() []string {
 			continue
 		}
 		for _, pl := range m.Places(w) {
-			for _, p := range pl.covers() {
+			for _, p := range covers(pl) {
 				if exists(p) && !slices.ContainsFunc(places, func(dir string) bool { return within(p, dir) }) {
 					places = append(places, p)
 				}
@@ -196,11 +198,11 @@ func (o DiscoverOptions) Places() []string {
 }
 
 // where is what the managers' places are worked out from.
-func (o DiscoverOptions) where() Where {
-	return Where{Home: o.Home, Getenv: o.Getenv, System: o.System}
+func (o Options) where() pyenv.Where {
+	return pyenv.Where{Home: o.Home, Getenv: o.Getenv, System: o.System}
 }
 
-func (o DiscoverOptions) withDefaults() DiscoverOptions {
+func (o Options) withDefaults() Options {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -227,12 +229,12 @@ func (o DiscoverOptions) withDefaults() DiscoverOptions {
 
 // viaPlace is a place and the manager whose it is.
 type viaPlace struct {
-	Place
+	pyenv.Place
 	via string
 }
 
 type discovery struct {
-	o       DiscoverOptions
+	o       Options
 	seen    map[string]bool // real paths already found
 	found   []Found
 	stopped string // what cut a walk short, "" while none did
@@ -245,7 +247,7 @@ func (d *discovery) add(f Found, check bool) {
 	if err != nil {
 		return
 	}
-	if check && !IsEnv(abs) {
+	if check && !pyenv.IsEnv(abs) {
 		return
 	}
 	real, err := filepath.EvalSymlinks(abs)

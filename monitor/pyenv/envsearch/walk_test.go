@@ -1,4 +1,4 @@
-package pyenv_test
+package envsearch_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -52,7 +52,7 @@ func TestWalkFindsWhatMattersFirst(t *testing.T) {
 		n = 20_000
 	}
 	home, deep := bigHome(t, n)
-	d := pyenv.Search(context.Background(), pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), System: []string{},
+	d := envsearch.Search(context.Background(), envsearch.Options{Home: home, Cwd: t.TempDir(), System: []string{},
 		Getenv: func(string) string { return "" }, Timeout: 1 << 40})
 	if !d.Complete || d.Stopped != "" {
 		t.Errorf("search incomplete: %s", d.Stopped)
@@ -90,7 +90,7 @@ func TestWalkContent(t *testing.T) {
 	must(t, os.Symlink(filepath.Join(outside, "tree"), filepath.Join(home, "tree"))) // a link into a tree: not entered
 	must(t, os.Symlink("/", filepath.Join(home, "root")))                            // never walk the machine
 
-	d := pyenv.Search(context.Background(), pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), System: []string{},
+	d := envsearch.Search(context.Background(), envsearch.Options{Home: home, Cwd: t.TempDir(), System: []string{},
 		Getenv: func(string) string { return "" }})
 	want := map[string]string{keep: "home", filepath.Join(home, "my-env"): "home"}
 	if got := paths(d.Found); !mapsEqual(got, want) {
@@ -111,9 +111,9 @@ func TestSearchCutShort(t *testing.T) {
 	late := filepath.Join(home, "zz", "deep", "er", "proj", ".venv")
 	must(t, pyenvtest.Write(late, pyenvtest.Spec{}))
 	gone := filepath.Join(home, "gone")
-	o := pyenv.DiscoverOptions{Home: home, Cwd: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" },
+	o := envsearch.Options{Home: home, Cwd: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" },
 		MaxEntries: 20, Remembered: []string{late, gone}}
-	d := pyenv.Search(context.Background(), o)
+	d := envsearch.Search(context.Background(), o)
 	if d.Complete || !strings.Contains(d.Stopped, "budget of 20 entries") || !strings.Contains(d.Stopped, home) {
 		t.Errorf("Complete %v, Stopped %q", d.Complete, d.Stopped)
 	}
@@ -122,7 +122,7 @@ func TestSearchCutShort(t *testing.T) {
 	}
 	// a complete search does not need what was remembered
 	o.MaxEntries = 0
-	if d := pyenv.Search(context.Background(), o); !d.Complete || paths(d.Found)[late] != "home" {
+	if d := envsearch.Search(context.Background(), o); !d.Complete || paths(d.Found)[late] != "home" {
 		t.Errorf("complete search: %+v", d)
 	}
 }
@@ -132,9 +132,9 @@ func TestSearchCutShort(t *testing.T) {
 // time budget (DefaultTimeout).
 func BenchmarkDiscoverDatasetHome(b *testing.B) {
 	home, deep := bigHome(b, 200_000)
-	o := pyenv.DiscoverOptions{Home: home, Cwd: home, System: []string{}, Getenv: func(string) string { return "" }}
+	o := envsearch.Options{Home: home, Cwd: home, System: []string{}, Getenv: func(string) string { return "" }}
 	for b.Loop() {
-		d := pyenv.Search(context.Background(), o)
+		d := envsearch.Search(context.Background(), o)
 		if paths(d.Found)[deep] == "" || !d.Complete {
 			b.Fatalf("found %v, complete %v (%s)", d.Found, d.Complete, d.Stopped)
 		}

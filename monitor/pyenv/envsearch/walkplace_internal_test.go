@@ -1,4 +1,4 @@
-package pyenv
+package envsearch
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // TestWalkPlace: a HoldsTree place is walked to its depth, skips its
@@ -45,8 +47,8 @@ func TestWalkPlace(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := &discovery{o: DiscoverOptions{}.withDefaults(), seen: map[string]bool{}}
-			d.walkPlace(context.Background(), Place{Path: root, Holds: HoldsTree, Depth: 4, Entries: c.entries, Skip: []string{"windows"}, From: "test"}, "apps")
+			d := &discovery{o: Options{}.withDefaults(), seen: map[string]bool{}}
+			d.walkPlace(context.Background(), pyenv.Place{Path: root, Holds: pyenv.HoldsTree, Depth: 4, Entries: c.entries, Skip: []string{"windows"}, From: "test"}, "apps")
 			got := map[string]bool{}
 			for _, f := range d.found {
 				got[f.Path] = true

@@ -1,4 +1,4 @@
-package pyenv_test
+package envsearch_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -34,11 +35,11 @@ func TestResolveArg(t *testing.T) {
 	}
 	w := pyenv.Where{Getenv: func(string) string { return "" }, Home: root, System: []string{}}
 
-	if r, err := pyenv.ResolveArg(env, w); err != nil || r.Env != env {
+	if r, err := envsearch.ResolveArg(env, w); err != nil || r.Env != env {
 		t.Errorf("ResolveArg(env) = %+v, %v", r, err)
 	}
-	r, err := pyenv.ResolveArg(proj, w)
-	nc, ok := pyenv.IsNotCreated(err)
+	r, err := envsearch.ResolveArg(proj, w)
+	nc, ok := envsearch.IsNotCreated(err)
 	if !ok || nc.Arg != proj || nc.Project != proj || r.Create != "uv sync" {
 		t.Fatalf("ResolveArg(project without .venv) = %+v, %v", r, err)
 	}
@@ -48,16 +49,16 @@ func TestResolveArg(t *testing.T) {
 	if got := nc.NotCreated("the project folder"); !strings.HasPrefix(got, "the project folder (uv project) has no environment yet") {
 		t.Errorf("NotCreated = %q", got)
 	}
-	if _, err := pyenv.ResolveArg(empty, w); !errors.Is(err, pyenv.ErrNotEnv) {
+	if _, err := envsearch.ResolveArg(empty, w); !errors.Is(err, pyenv.ErrNotEnv) {
 		t.Errorf("ResolveArg(empty folder) error = %v, want ErrNotEnv", err)
 	}
 
 	// Given of the resolutions is Search of the paths, without resolving
 	// them again; a path given twice is listed once.
-	re, _ := pyenv.Resolve(env, w)
-	rp, _ := pyenv.Resolve(proj, w)
-	given := pyenv.Given([]pyenv.Resolution{re, rp, re})
-	searched := pyenv.Search(t.Context(), pyenv.DiscoverOptions{Paths: []string{env, proj, env}, Getenv: w.Getenv, Home: root, System: []string{}})
+	re, _ := envsearch.Resolve(env, w)
+	rp, _ := envsearch.Resolve(proj, w)
+	given := envsearch.Given([]pyenv.Resolution{re, rp, re})
+	searched := envsearch.Search(t.Context(), envsearch.Options{Paths: []string{env, proj, env}, Getenv: w.Getenv, Home: root, System: []string{}})
 	if len(given.Found) != 2 || !given.Complete {
 		t.Fatalf("Given = %+v", given)
 	}

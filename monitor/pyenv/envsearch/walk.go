@@ -1,11 +1,11 @@
-package pyenv
+package envsearch
 
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/walk"
 )
 
@@ -26,7 +26,7 @@ type walkLimits struct {
 
 // walkPlace walks a HoldsTree place within its own bounds (never more
 // than the search's).
-func (d *discovery) walkPlace(ctx context.Context, pl Place, via string) {
+func (d *discovery) walkPlace(ctx context.Context, pl pyenv.Place, via string) {
 	l := walkLimits{via: via, from: pl.From, depth: min(max(pl.Depth, 1), d.o.MaxDepth), entries: d.o.MaxEntries, skip: pl.Skip}
 	if pl.Entries > 0 {
 		l.entries = min(pl.Entries, d.o.MaxEntries)
@@ -39,7 +39,7 @@ func (d *discovery) walkPlace(ctx context.Context, pl Place, via string) {
 // walkLimited walks root within l, the managers table judging each
 // folder's listing.
 func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) {
-	j := walk.Judge{Env: d.listingEnv, LinkEnv: IsEnv, Names: venvNames}
+	j := walk.Judge{Env: d.listingEnv, LinkEnv: pyenv.IsEnv, Names: venvNames}
 	stopped, err := walk.Tree(ctx, root, walk.Limits{Depth: l.depth, Entries: l.entries, Skip: l.skip}, j, func(path string) {
 		d.add(Found{Path: path, Via: l.via, From: l.from}, false)
 	})
@@ -57,30 +57,10 @@ func (d *discovery) walkLimited(ctx context.Context, root string, l walkLimits) 
 // managers keep more environments in.
 func (d *discovery) listingEnv(path string, ents []os.DirEntry) (env bool, nested []string) {
 	owners := listingOwners(ents)
-	if len(owners) > 0 || d.prefixListing(path, ents) {
+	if len(owners) > 0 || pyenv.PrefixListing(path, ents, pyenv.InspectOptions{Home: d.o.Home, Getenv: d.o.Getenv}) {
 		return true, nestedIn(owners)
 	}
 	return false, nil
-}
-
-// prefixListing recognizes an interpreter's installation from its
-// listing (a lib or Lib folder beside bin, include or python.exe) and
-// then from its standard library.
-func (d *discovery) prefixListing(path string, ents []os.DirEntry) bool {
-	if walk.Find(ents, "python.exe") != nil {
-		names := make([]string, len(ents))
-		for i, e := range ents {
-			names[i] = e.Name()
-		}
-		if _, ok := embeddedListing(names); ok {
-			return true // an embedded Python (embedded.go)
-		}
-	}
-	hasLib := walk.Find(ents, "lib") != nil || walk.Find(ents, "Lib") != nil
-	if !hasLib || walk.Find(ents, "bin") == nil && walk.Find(ents, "include") == nil && walk.Find(ents, "python.exe") == nil {
-		return false
-	}
-	return windowsStdlib(path) || len(stdlibVersions(path)) > 0 || isUserBase(path, InspectOptions{Home: d.o.Home, Getenv: d.o.Getenv})
 }
 
 // stop records the first reason a walk was cut short.
@@ -95,7 +75,7 @@ func (d *discovery) stop(why string) {
 // listing has (a pyvenv.cfg file, a conda-meta folder or link), ignoring
 // CfgKey: any of them makes the directory an environment. The listing is
 // read once, whatever its size and the table's.
-func listingOwners(ents []os.DirEntry) []*Manager {
+func listingOwners(ents []os.DirEntry) []*pyenv.Manager {
 	var present []string
 	for _, e := range ents {
 		for _, mk := range envMarkers {
@@ -107,7 +87,7 @@ func listingOwners(ents []os.DirEntry) []*Manager {
 	if len(present) == 0 {
 		return nil
 	}
-	var out []*Manager
+	var out []*pyenv.Manager
 	for i := range managers {
 		if managers[i].Marker.Name != "" && slices.Contains(present, managers[i].Marker.Name) {
 			out = append(out, &managers[i])
@@ -117,7 +97,7 @@ func listingOwners(ents []os.DirEntry) []*Manager {
 }
 
 // nestedIn lists the Nested folders of the given managers, each once.
-func nestedIn(ms []*Manager) []string {
+func nestedIn(ms []*pyenv.Manager) []string {
 	var out []string
 	for _, m := range ms {
 		for _, n := range m.Nested {
@@ -127,22 +107,4 @@ func nestedIn(ms []*Manager) []string {
 		}
 	}
 	return out
-}
-
-// IsEnv reports whether dir is a Python environment: it has some manager's
-// marker (a pyvenv.cfg file for venv, virtualenv and uv; a conda-meta
-// folder for conda and mamba), or it is an interpreter's own installation
-// (a standard library at lib/pythonX.Y/os.py or Lib\os.py) or a user
-// base holding a user site. A file marker that is there but is no
-// regular file (a FIFO pyvenv.cfg) still makes an environment, as it
-// does for the walk (listingOwners): Inspect then says what it is,
-// instead of the environment being reported as none.
-func IsEnv(dir string) bool {
-	for _, mk := range envMarkers {
-		fi, err := os.Stat(filepath.Join(dir, mk.Name))
-		if err == nil && mk.Dir == fi.IsDir() {
-			return true
-		}
-	}
-	return windowsStdlib(dir) || len(stdlibVersions(dir)) > 0 || isUserBase(dir, InspectOptions{}) || isEmbedded(dir)
 }

@@ -1,43 +1,26 @@
-package pyenv
+package envsearch
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // NotCreatedError is ResolveArg's answer for a project folder whose
 // manager has not made its environment yet: the resolution (the path as
 // typed, the project, the rule, the command that creates it) rides along,
 // so that each caller says the one sentence (NotCreated) its own way.
-type NotCreatedError struct{ Resolution }
+type NotCreatedError struct{ pyenv.Resolution }
 
 // Error is the sentence with the path as typed as its subject.
 func (e *NotCreatedError) Error() string { return e.NotCreated(e.Arg) }
-
-// NotCreated is the one sentence, for every view, that a project folder
-// has no environment yet and how to make it: "SUBJECT (uv project) has no
-// environment yet: create it with `uv sync` in that folder". subject
-// names the folder as the caller shows it (the path, "the project
-// folder"); a caller adds what to do after ("then check again").
-func (r Resolution) NotCreated(subject string) string {
-	return NotCreatedSentence(subject, r.Rule, r.Create)
-}
-
-// NotCreatedSentence is NotCreated from its parts, for a caller that holds
-// them and no Resolution (a finding made from pyenv.Found); rule may be "".
-func NotCreatedSentence(subject, rule, create string) string {
-	if rule != "" {
-		subject += " (" + rule + ")"
-	}
-	return fmt.Sprintf("%s has no environment yet: create it with `%s` in that folder", subject, create)
-}
 
 // ResolveArg is Resolve for a path a person gave a command, a window or
 // the engine, which needs an environment that exists: a project folder
 // whose environment is not made yet is a *NotCreatedError carrying the
 // resolution. Each path given is resolved by one call of it (or of
 // Resolve), and what it answers is handed on (Given), not resolved again.
-func ResolveArg(path string, w Where) (Resolution, error) {
+func ResolveArg(path string, w pyenv.Where) (pyenv.Resolution, error) {
 	r, err := Resolve(path, w)
 	if err == nil && r.Env == "" {
 		return r, &NotCreatedError{r}
@@ -53,11 +36,11 @@ func IsNotCreated(err error) (*NotCreatedError, bool) {
 	return nc, ok
 }
 
-// Given is what Search answers for paths given (DiscoverOptions.Paths)
+// Given is what Search answers for paths given (Options.Paths)
 // from resolutions already made: each resolved environment, or a project
 // folder without one (Found.Create), deduplicated by real path in the
 // order given. It reads nothing but the paths' links.
-func Given(rs []Resolution) Discovery {
+func Given(rs []pyenv.Resolution) Discovery {
 	d := &discovery{seen: map[string]bool{}}
 	for _, r := range rs {
 		d.given(r)
@@ -68,7 +51,7 @@ func Given(rs []Resolution) Discovery {
 // given adds the environment one path given resolved to: r.Env, else the
 // project folder still without one, else (a path that names neither) the
 // path itself, which the reader reports.
-func (d *discovery) given(r Resolution) {
+func (d *discovery) given(r pyenv.Resolution) {
 	switch {
 	case r.Env != "":
 		d.add(Found{Path: r.Env, Via: "argument", From: r.Line()}, false)

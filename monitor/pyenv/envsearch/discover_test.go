@@ -1,4 +1,4 @@
-package pyenv_test
+package envsearch_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -37,7 +38,7 @@ func homeTree(t testing.TB) string {
 	return home
 }
 
-func paths(fs []pyenv.Found) map[string]string {
+func paths(fs []envsearch.Found) map[string]string {
 	m := map[string]string{}
 	for _, f := range fs {
 		m[f.Path] = f.Via
@@ -46,13 +47,13 @@ func paths(fs []pyenv.Found) map[string]string {
 }
 
 // discover is the environments Search finds, in its order.
-func discover(ctx context.Context, o pyenv.DiscoverOptions) []pyenv.Found {
-	return pyenv.Search(ctx, o).Found
+func discover(ctx context.Context, o envsearch.Options) []envsearch.Found {
+	return envsearch.Search(ctx, o).Found
 }
 
 func TestDiscoverHome(t *testing.T) {
 	home := homeTree(t)
-	o := pyenv.DiscoverOptions{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
+	o := envsearch.Options{System: []string{}, Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
 	got := discover(context.Background(), o)
 	want := map[string]string{
 		filepath.Join(home, "proj/.venv"):         "home",
@@ -88,19 +89,19 @@ func TestDiscoverBudgets(t *testing.T) {
 	deep := filepath.Join(home, "d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/.venv")
 	tests := []struct {
 		name   string
-		o      pyenv.DiscoverOptions
+		o      envsearch.Options
 		ctx    func() context.Context
 		has    []string
 		hasNot []string
 		cut    bool // Search says it did not look everywhere
 	}{
-		{name: "default depth stops before d13", o: pyenv.DiscoverOptions{System: []string{}}, hasNot: []string{deep}},
-		{name: "a deeper walk finds it", o: pyenv.DiscoverOptions{System: []string{}, MaxDepth: 15}, has: []string{deep}},
-		{name: "depth 1 finds only conda folders", o: pyenv.DiscoverOptions{System: []string{}, MaxDepth: 1},
+		{name: "default depth stops before d13", o: envsearch.Options{System: []string{}}, hasNot: []string{deep}},
+		{name: "a deeper walk finds it", o: envsearch.Options{System: []string{}, MaxDepth: 15}, has: []string{deep}},
+		{name: "depth 1 finds only conda folders", o: envsearch.Options{System: []string{}, MaxDepth: 1},
 			has: []string{filepath.Join(home, "miniconda3")}, hasNot: []string{filepath.Join(home, "proj/.venv")}},
-		{name: "an entry budget of 5 stops the walk, and says so", o: pyenv.DiscoverOptions{System: []string{}, MaxEntries: 5},
+		{name: "an entry budget of 5 stops the walk, and says so", o: envsearch.Options{System: []string{}, MaxEntries: 5},
 			hasNot: []string{filepath.Join(home, "work/a/b/.venv")}, cut: true},
-		{name: "a spent time budget stops the walk", o: pyenv.DiscoverOptions{System: []string{}},
+		{name: "a spent time budget stops the walk", o: envsearch.Options{System: []string{}},
 			ctx:    func() context.Context { c, cancel := context.WithCancel(context.Background()); cancel(); return c },
 			has:    []string{filepath.Join(home, "miniconda3/envs/ml")},
 			hasNot: []string{filepath.Join(home, "proj/.venv")}, cut: true},
@@ -113,7 +114,7 @@ func TestDiscoverBudgets(t *testing.T) {
 			if tt.ctx != nil {
 				ctx = tt.ctx()
 			}
-			d := pyenv.Search(ctx, o)
+			d := envsearch.Search(ctx, o)
 			found, complete := d.Found, d.Complete
 			if complete == tt.cut {
 				t.Errorf("complete = %v, want %v", complete, !tt.cut)
@@ -149,11 +150,11 @@ func TestDiscoverSources(t *testing.T) {
 	must(t, os.Symlink(dotVenv, filepath.Join(base, "alias")))
 	env := map[string]string{"VIRTUAL_ENV": active, "CONDA_PREFIX": condaPrefix}
 
-	got := discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
+	got := discover(context.Background(), envsearch.Options{System: []string{},
 		Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
 		Roots: []string{filepath.Join(base, "remembered"), base},
 	})
-	want := []pyenv.Found{
+	want := []envsearch.Found{
 		{Path: active, Via: "VIRTUAL_ENV"},
 		{Path: condaPrefix, Via: "CONDA_PREFIX"},
 		{Path: dotVenv, Via: "cwd", From: "./ → ./.venv (a venv in the project)"},
@@ -165,7 +166,7 @@ func TestDiscoverSources(t *testing.T) {
 	}
 	// Places names where that search looked: every environment it found
 	// is in or under one of them.
-	places := pyenv.DiscoverOptions{System: []string{}, Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
+	places := envsearch.Options{System: []string{}, Getenv: func(k string) string { return env[k] }, Cwd: cwd, Home: filepath.Join(base, "emptyhome"),
 		Roots: []string{filepath.Join(base, "remembered")}}.Places()
 	wantPlaces := []string{active, condaPrefix, cwd, filepath.Join(base, "remembered"), filepath.Join(base, "emptyhome")}
 	if !slices.Equal(places, wantPlaces) {
@@ -184,11 +185,11 @@ func TestDiscoverPaths(t *testing.T) {
 	must(t, pyenvtest.Write(env, pyenvtest.Spec{}))
 	must(t, os.Symlink(env, filepath.Join(base, "link")))
 	t.Chdir(base)
-	got := discover(context.Background(), pyenv.DiscoverOptions{System: []string{},
+	got := discover(context.Background(), envsearch.Options{System: []string{},
 		Paths:  []string{"env/", filepath.Join(base, "link"), "not-an-env", "./env"},
 		Getenv: func(string) string { t.Error("Getenv called although paths were given"); return "" },
 	})
-	want := []pyenv.Found{{Path: env, Via: "argument"}, {Path: filepath.Join(base, "not-an-env"), Via: "argument"}}
+	want := []envsearch.Found{{Path: env, Via: "argument"}, {Path: filepath.Join(base, "not-an-env"), Via: "argument"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover(paths) = %v, want %v", got, want)
 	}

@@ -1,4 +1,4 @@
-package pyenv_test
+package envsearch_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -230,10 +231,10 @@ func TestManagerDefaultPlaces(t *testing.T) {
 				if m.Name == "system" {
 					system = []string{env}
 				}
-				o := pyenv.DiscoverOptions{Home: home, Cwd: filepath.Join(base, "nocwd"), System: system, MaxDepth: 1,
+				o := envsearch.Options{Home: home, Cwd: filepath.Join(base, "nocwd"), System: system, MaxDepth: 1,
 					Getenv: func(k string) string { return vars[k] }}
 				got := discover(context.Background(), o)
-				want := pyenv.Found{Path: env, Via: m.Name, From: from}
+				want := envsearch.Found{Path: env, Via: m.Name, From: from}
 				if !slices.Contains(got, want) {
 					t.Errorf("Discover =\n%v\nwant among them %v", got, want)
 				}
