@@ -23,6 +23,8 @@ type ui struct {
 	handled int
 	// toldProblems is set once Deps.Problems have been shown.
 	toldProblems bool
+	// shown is set once a window has been shown (Deps.Shown).
+	shown bool
 	// busy counts repairs running: the process must not end under them.
 	busy int
 	// life ends when the app shuts down; repairs run under it, and
@@ -86,6 +88,12 @@ func (u *ui) handle(r link.Request) {
 		u.keep(r.Keep)
 	}
 	u.tellProblems()
+	if !u.shown && u.wins.open() > 0 {
+		u.shown = true
+		if u.d.Shown != nil {
+			u.d.Shown()
+		}
+	}
 	u.checkIdle() // a request that opened nothing leaves the process idle
 }
 
