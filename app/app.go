@@ -48,8 +48,10 @@ type Deps struct {
 	ConfigPath string
 	Log        *slog.Logger
 	// Samples are the GPU graphs' points collected before this process
-	// started.
-	Samples present.GPUSamples
+	// started. Run asks once, off the main goroutine, before the first
+	// window: from the tray they come in its snapshot, which is read
+	// while the driver starts (link.Start). nil: none.
+	Samples func() present.GPUSamples
 	// Requests are the windows to show; Run returns when it is closed.
 	Requests <-chan link.Request
 	// OnIdle is called when the last window closes, with the number of
@@ -119,6 +121,10 @@ func Run(ctx context.Context, d Deps) error {
 	go func() {
 		defer close(done)
 		<-fontsLoaded
+		if d.Samples != nil {
+			samples := d.Samples()
+			fyne.Do(func() { u.wins.samples = samples })
+		}
 		tick := time.NewTicker(refreshEvery)
 		defer tick.Stop()
 		requests, started := d.Requests, d.Started

@@ -51,7 +51,6 @@ func newUI(a fyne.App, d Deps) *ui {
 	u := &ui{app: a, d: d, now: time.Now}
 	u.life, u.end = context.WithCancel(context.Background())
 	u.wins = newWindows(u)
-	u.wins.samples = d.Samples.Clone()
 	return u
 }
 

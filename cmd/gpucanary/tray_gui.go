@@ -211,12 +211,10 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 			return exitUsage
 		}
-		t, err := link.Dial(os.Stdin, out)
-		if err != nil {
-			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
-			return exitUsage
-		}
-		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples(), t.Requests(), t.Idle, t.Copy
+		// The tray's snapshot is read while Fyne starts; a link that
+		// fails ends the run with no window, and says why below.
+		t := link.Start(os.Stdin, out)
+		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples, t.Requests(), t.Idle, t.Copy
 		// The tray's engine records the repair from its journal, at once.
 		repair.Recorded = t.Recorded
 		d.Repair = repair
