@@ -18,7 +18,8 @@ export HOME=$home SECS=$secs LANG=C.UTF-8
 # recompiles its keymap, which slows the start it measures
 # (scripts/bench-window.sh times the windows alone, several runs).
 dbus-run-session -- bash -c '
-  Xvfb :89 -screen 0 1280x800x24 -nolisten tcp -noreset >/dev/null 2>&1 & export DISPLAY=:89; sleep 1
+  Xvfb :89 -screen 0 1280x800x24 -nolisten tcp -noreset >/dev/null 2>&1 & xvfb=$!; export DISPLAY=:89; sleep 1
+  trap "kill $xvfb 2>/dev/null || true" EXIT # it outlives the session bus otherwise
   status-notifier-watcher >/dev/null 2>&1 &
   measure() { # NAME CMD...: idle CPU over SECS after a 10 s start, and RSS
     name=$1; shift
