@@ -9,6 +9,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -47,8 +48,10 @@ type Deps struct {
 	ConfigPath string
 	Log        *slog.Logger
 	// Samples are the GPU graphs' points collected before this process
-	// started.
-	Samples present.GPUSamples
+	// started. Run asks once, off the main goroutine, before the first
+	// window: from the tray they come in its snapshot, which is read
+	// while the driver starts (link.Start). nil: none.
+	Samples func() present.GPUSamples
 	// Requests are the windows to show; Run returns when it is closed.
 	Requests <-chan link.Request
 	// OnIdle is called when the last window closes, with the number of
@@ -66,6 +69,15 @@ type Deps struct {
 	// Guard keeps an environment's CUDA torch (`gpucanary guard`); nil
 	// offers nothing of it.
 	Guard Guarder
+	// Shown is called once, on Fyne's goroutine, when the first window
+	// is on the screen: the windows run alone start their engine then,
+	// so that its first read does not take the CPU the window's start
+	// needs. nil does nothing.
+	Shown func()
+	// Started is closed when the engine's first read is done: the open
+	// windows render then, rather than at the next refresh. nil when the
+	// engine had read before this process started (the tray's).
+	Started <-chan struct{}
 	// Problems are what is wrong with the files this process was started
 	// with (a malformed settings file, a GPU scenario file missing or
 	// malformed): shown in a dialog over the first window opened.
@@ -75,12 +87,31 @@ type Deps struct {
 // refreshEvery is how often open windows re-read the state.
 const refreshEvery = 2 * time.Second
 
+// startGCPercent is the collector's GOGC until the first window is shown.
+const startGCPercent = 400
+
 // Run shows the windows d.Requests asks for and blocks until that channel
 // is closed or ctx ends. It must be called from the main goroutine
 // (Fyne's rule).
 func Run(ctx context.Context, d Deps) error {
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.AppIcon))
+	// The fonts load on this goroutine while the driver starts on the
+	// main one; nothing reaches the main goroutine before they have.
+	fontsLoaded := make(chan struct{})
+	go func() { defer close(fontsLoaded); warmFonts() }()
+	// Starting allocates some 30 MB at once (fonts parsed, the driver's
+	// caches), which the collector would chase from a 4 MB heap in half a
+	// dozen cycles: until the first window is on the screen it runs less
+	// often.
+	gcPercent := debug.SetGCPercent(startGCPercent)
+	shown := d.Shown
+	d.Shown = func() {
+		debug.SetGCPercent(gcPercent)
+		if shown != nil {
+			shown()
+		}
+	}
 	u := newUI(a, d)
 
 	events, unsubscribe := d.Engine.Subscribe()
@@ -89,9 +120,14 @@ func Run(ctx context.Context, d Deps) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		<-fontsLoaded
+		if d.Samples != nil {
+			samples := d.Samples()
+			fyne.Do(func() { u.wins.samples = samples })
+		}
 		tick := time.NewTicker(refreshEvery)
 		defer tick.Stop()
-		requests := d.Requests
+		requests, started := d.Requests, d.Started
 		quit := func() {
 			select {
 			case <-stopped:
@@ -118,6 +154,9 @@ func Run(ctx context.Context, d Deps) error {
 					continue
 				}
 				fyne.Do(func() { u.wins.event(ev) })
+			case <-started:
+				started = nil
+				fyne.Do(u.render)
 			case <-tick.C:
 				fyne.Do(u.render)
 			}

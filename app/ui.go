@@ -23,6 +23,8 @@ type ui struct {
 	handled int
 	// toldProblems is set once Deps.Problems have been shown.
 	toldProblems bool
+	// shown is set once a window has been shown (Deps.Shown).
+	shown bool
 	// busy counts repairs running: the process must not end under them.
 	busy int
 	// life ends when the app shuts down; repairs run under it, and
@@ -49,7 +51,6 @@ func newUI(a fyne.App, d Deps) *ui {
 	u := &ui{app: a, d: d, now: time.Now}
 	u.life, u.end = context.WithCancel(context.Background())
 	u.wins = newWindows(u)
-	u.wins.samples = d.Samples.Clone()
 	return u
 }
 
@@ -86,6 +87,12 @@ func (u *ui) handle(r link.Request) {
 		u.keep(r.Keep)
 	}
 	u.tellProblems()
+	if !u.shown && u.wins.open() > 0 {
+		u.shown = true
+		if u.d.Shown != nil {
+			u.d.Shown()
+		}
+	}
 	u.checkIdle() // a request that opened nothing leaves the process idle
 }
 

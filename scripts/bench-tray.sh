@@ -12,8 +12,14 @@ trap 'rm -rf "$home"' EXIT
 for i in 1 2 3 4 5; do python3 -m venv --without-pip "$home/proj$i/.venv"; done
 printf '{"driver": "550.54.15", "cuda_driver": "12.4", "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960, "processes": []}]}' > "$home/gpu.json"
 export HOME=$home SECS=$secs LANG=C.UTF-8
+# Xvfb runs with -noreset, as a desktop's X server does in effect (a
+# desktop keeps clients connected): without it, each poll for the window
+# below, while no other client is connected, resets the server and
+# recompiles its keymap, which slows the start it measures
+# (scripts/bench-window.sh times the windows alone, several runs).
 dbus-run-session -- bash -c '
-  Xvfb :89 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 & export DISPLAY=:89; sleep 1
+  Xvfb :89 -screen 0 1280x800x24 -nolisten tcp -noreset >/dev/null 2>&1 & xvfb=$!; export DISPLAY=:89; sleep 1
+  trap "kill $xvfb 2>/dev/null || true" EXIT # it outlives the session bus otherwise
   status-notifier-watcher >/dev/null 2>&1 &
   measure() { # NAME CMD...: idle CPU over SECS after a 10 s start, and RSS
     name=$1; shift

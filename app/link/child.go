@@ -31,26 +31,60 @@ type Tray struct {
 	requests chan Request
 	done     chan struct{}
 	err      error
+	// ready is closed once the snapshot is read, or reading it failed
+	// (helloErr, set before).
+	ready    chan struct{}
+	helloErr error
 }
 
 // Dial reads the tray process's snapshot from r and starts reading the
 // rest; requests go to w. Requests() is closed when r ends.
 func Dial(r io.Reader, w io.Writer) (*Tray, error) {
-	dec := json.NewDecoder(r)
-	var first ToWindows
-	if err := dec.Decode(&first); err != nil {
-		return nil, fmt.Errorf("reading the tray process's snapshot: %w", err)
+	t := Start(r, w)
+	<-t.ready
+	if t.helloErr != nil {
+		return nil, t.helloErr
 	}
-	if first.Hello == nil {
-		return nil, errors.New("reading the tray process's snapshot: the first message is not a hello")
-	}
-	t := &Tray{state: first.Hello.State, history: first.Hello.History, samples: first.Hello.Samples,
-		subs: map[int]chan monitor.Event{}, enc: json.NewEncoder(w), requests: make(chan Request, queueLen), done: make(chan struct{})}
-	go t.read(dec)
 	return t, nil
 }
 
+// Start is Dial without the wait: the snapshot is read on the goroutine
+// that reads the rest, while the windows process starts its toolkit
+// (the snapshot of a thousand environments is some 5 MB of JSON, a tenth
+// of a second to decode). State, History and Samples wait for it. A
+// snapshot that cannot be read ends the link: Requests is closed and Err
+// says why.
+func Start(r io.Reader, w io.Writer) *Tray {
+	t := &Tray{subs: map[int]chan monitor.Event{}, enc: json.NewEncoder(w), requests: make(chan Request, queueLen),
+		done: make(chan struct{}), ready: make(chan struct{})}
+	go t.read(json.NewDecoder(r))
+	return t
+}
+
+// hello reads the snapshot, the first message.
+func (t *Tray) hello(dec *json.Decoder) error {
+	var first ToWindows
+	if err := dec.Decode(&first); err != nil {
+		return fmt.Errorf("reading the tray process's snapshot: %w", err)
+	}
+	if first.Hello == nil {
+		return errors.New("reading the tray process's snapshot: the first message is not a hello")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.state, t.history, t.samples = first.Hello.State, first.Hello.History, first.Hello.Samples
+	return nil
+}
+
 func (t *Tray) read(dec *json.Decoder) {
+	err := t.hello(dec)
+	if err != nil {
+		t.mu.Lock()
+		t.err = err
+		t.mu.Unlock()
+		t.helloErr = err
+	}
+	close(t.ready)
 	defer func() {
 		t.mu.Lock()
 		for id, c := range t.subs {
@@ -61,6 +95,9 @@ func (t *Tray) read(dec *json.Decoder) {
 		close(t.requests)
 		close(t.done)
 	}()
+	if err != nil {
+		return
+	}
 	for {
 		var m ToWindows
 		if err := dec.Decode(&m); err != nil {
@@ -109,6 +146,7 @@ func (t *Tray) Err() error {
 
 // State is the engine's state as last sent.
 func (t *Tray) State() monitor.State {
+	<-t.ready
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.state.Clone()
@@ -116,6 +154,7 @@ func (t *Tray) State() monitor.State {
 
 // History is the engine's history and the events since, newest first.
 func (t *Tray) History() []monitor.Event {
+	<-t.ready
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.history)
@@ -123,6 +162,7 @@ func (t *Tray) History() []monitor.Event {
 
 // Samples are the GPU graphs' points the tray had collected.
 func (t *Tray) Samples() present.GPUSamples {
+	<-t.ready
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.samples.Clone()

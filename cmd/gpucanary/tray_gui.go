@@ -211,12 +211,10 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
 			return exitUsage
 		}
-		t, err := link.Dial(os.Stdin, out)
-		if err != nil {
-			fmt.Fprintf(std.err, "gpucanary ui: %v\n", err)
-			return exitUsage
-		}
-		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples(), t.Requests(), t.Idle, t.Copy
+		// The tray's snapshot is read while Fyne starts; a link that
+		// fails ends the run with no window, and says why below.
+		t := link.Start(os.Stdin, out)
+		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples, t.Requests(), t.Idle, t.Copy
 		// The tray's engine records the repair from its journal, at once.
 		repair.Recorded = t.Recorded
 		d.Repair = repair
@@ -234,8 +232,14 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 	defer releaseState()
 	m, release := g.newMonitor(nil, st)
 	defer release()
-	stop := runEngine(ctx, g, m)
-	defer stop()
+	// The engine starts once the first window is on the screen: its first
+	// read would take the CPU that the window's start needs (on two cores,
+	// under load, that is a tenth of a second). The window says that GPU
+	// Canary is starting, and fills when the read is done (d.Started).
+	stop := func() {}
+	defer func() { stop() }()
+	d.Shown = func() { stop = runEngine(ctx, g, m) }
+	d.Started = m.Started()
 	// Alone, these windows' engine applies their Settings… itself.
 	if changes, err := config.Watch(ctx, d.ConfigPath, func(err error) { g.log.Warn("settings not applied", "err", err) }); err == nil {
 		go func() {
