@@ -42,6 +42,10 @@ echo "== Processes window, 500 rows: one refresh, rendered (frame time)"
 run ./app/ 'BenchmarkProcessesWindow500' 20x
 
 echo
+echo "== A window on the screen: ui alone and from the tray's click, beside an empty Fyne window (goal: <= 300 ms)"
+scripts/bench-window.sh
+
+echo
 echo "== Tray app idle"
 scripts/bench-tray.sh
 
