@@ -2,6 +2,7 @@ package envsearch
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -238,6 +239,9 @@ type discovery struct {
 	seen    map[string]bool // real paths already found
 	found   []Found
 	stopped string // what cut a walk short, "" while none did
+	// reals are the real paths of the folders above the environments
+	// found, resolved once per search (realPath).
+	reals map[string]string
 }
 
 // add records f once by real path; with check its path must be an
@@ -250,7 +254,7 @@ func (d *discovery) add(f Found, check bool) {
 	if check && !pyenv.IsEnv(abs) {
 		return
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := d.realPath(abs)
 	if err != nil {
 		real = abs
 	}
@@ -260,6 +264,42 @@ func (d *discovery) add(f Found, check bool) {
 	d.seen[real] = true
 	f.Path = abs
 	d.found = append(d.found, f)
+}
+
+// realPath is filepath.EvalSymlinks of the clean absolute path p, with
+// the folders above it resolved once per search: a thousand environments
+// under one home share their parents, and resolving each path whole was
+// a stat of every parent for each.
+func (d *discovery) realPath(p string) (string, error) {
+	if r, ok := d.reals[p]; ok {
+		return r, nil
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p, nil // a root
+	}
+	rp, err := d.realPath(parent)
+	if err != nil {
+		return "", err
+	}
+	here := filepath.Join(rp, filepath.Base(p))
+	fi, err := os.Lstat(here)
+	if err != nil {
+		return "", err
+	}
+	r := here
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if r, err = filepath.EvalSymlinks(here); err != nil {
+			return "", err
+		}
+	}
+	if fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+		if d.reals == nil {
+			d.reals = map[string]string{}
+		}
+		d.reals[p] = r
+	}
+	return r, nil
 }
 
 // children adds the environments directly inside dir (.venv, .venv-gpu).
