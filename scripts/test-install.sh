@@ -78,8 +78,10 @@ grep -q "Kept your settings" "$tmp/uninstall.log" || fail "uninstall said: $(cat
 after=$(snapshot "$tmp")
 # The test's own files (bin, logs) are not install's, and the launched
 # tray's state files are history that uninstall must keep (checked below),
-# beside the lock a running engine holds on the folder.
-filter() { grep -v -e ' \./bin' -e '\.log$' -e 'check\.json$' -e 'manifest1$' -e ' \.$' -e '/\.local/state/gpucanary/[a-z]*\.json$' -e '/\.local/state/gpucanary/[a-z]*\.lock$'; }
+# beside the lock a running engine holds on the folder; what the programs
+# run above cached in the user's cache folder (the CUDA kernels, the file
+# facts) is theirs, not install's, and a cache uninstall leaves alone.
+filter() { grep -v -e ' \./bin' -e '\.log$' -e 'check\.json$' -e 'manifest1$' -e ' \.$' -e '/\.local/state/gpucanary/[a-z]*\.json$' -e '/\.local/state/gpucanary/[a-z]*\.lock$' -e '/\.cache$' -e '/\.cache/gpucanary\(/\|$\)'; }
 diff <(filter <<<"$before") <(filter <<<"$after") || fail "uninstall left HOME different from before the install (above)"
 [ -s "$home/.local/state/gpucanary/state.json" ] || fail "uninstall removed the state the launched tray wrote"
 grep -q refresh "$home/.config/gpucanary/config.toml" || fail "uninstall touched the settings"
