@@ -1,7 +1,11 @@
 package pyenv_test
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -17,6 +21,15 @@ func BenchmarkInspect(b *testing.B) {
 		s.Nvidia["nvidia-"+n+"-cu12"] = "12.1.105"
 	}
 	must(b, pyenvtest.Write(root, s))
+	// installed an hour ago, as a user's environment was: a file written
+	// within filefacts.Racy is read afresh on every read
+	installed := time.Now().Add(-time.Hour)
+	must(b, filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, installed, installed)
+	}))
 	for b.Loop() {
 		env, err := pyenv.Inspect(root)
 		if err != nil || env.Torch() == nil {
