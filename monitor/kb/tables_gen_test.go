@@ -99,7 +99,13 @@ func goLiteral(b *bytes.Buffer, v reflect.Value) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
+			if v.Index(i).Kind() == reflect.Struct {
+				b.WriteString("\n")
+			}
 			goElem(b, v.Index(i))
+		}
+		if v.Len() > 0 && v.Index(0).Kind() == reflect.Struct {
+			b.WriteString(",\n")
 		}
 		b.WriteString("}")
 	case reflect.Map:
@@ -115,15 +121,17 @@ func goLiteral(b *bytes.Buffer, v reflect.Value) {
 		}
 		b.WriteString("}")
 	case reflect.Struct:
-		b.WriteString(typeName + "{\n")
+		// one row a line: the file stays a list of rows, as the JSON is
+		b.WriteString(typeName + "{")
+		sep := ""
 		for i := range v.NumField() {
 			f := v.Type().Field(i)
 			if !f.IsExported() || v.Field(i).IsZero() {
 				continue
 			}
-			b.WriteString(f.Name + ": ")
+			b.WriteString(sep + f.Name + ": ")
 			goLiteral(b, v.Field(i))
-			b.WriteString(",\n")
+			sep = ", "
 		}
 		b.WriteString("}")
 	default:
