@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,14 +34,7 @@ func benchEnvs(b *testing.B, n int) []string {
 		}
 		paths = append(paths, p)
 	}
-	installed := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(p, installed, installed)
-	})
-	if err != nil {
+	if err := pyenvtest.DateBack(root, time.Hour); err != nil {
 		b.Fatal(err)
 	}
 	return paths

@@ -131,10 +131,7 @@ func cmdCheckJSON(ctx context.Context, g *globals, paths []string, std stdio) in
 	res := inspect.Start(b.Snapshot(ctx))
 	o, k := g.healthOptions(), g.keeper()
 	encode := func(rep monitor.EnvReport) encodedReport {
-		if k.StateDir != "" && rep.Env != nil {
-			st := k.Read(rep.Path)
-			rep.Guarded, rep.GuardChanged = st.Guarded, st.Changed
-		}
+		markGuard(k, &rep)
 		data, err := jsonout.EnvJSON(rep)
 		return encodedReport{rep.Verdict, data, err}
 	}

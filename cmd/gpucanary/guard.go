@@ -71,16 +71,19 @@ func (g *globals) keeper() guard.Keeper {
 // markGuarded fills each report's guard fields from the records.
 func (g *globals) markGuarded(reps []monitor.EnvReport) {
 	k := g.keeper()
-	if k.StateDir == "" {
+	for i := range reps {
+		markGuard(k, &reps[i])
+	}
+}
+
+// markGuard fills one report's guard fields from k's record of it (none
+// without a state folder, or for a report with no environment).
+func markGuard(k guard.Keeper, rep *monitor.EnvReport) {
+	if k.StateDir == "" || rep.Env == nil {
 		return
 	}
-	for i := range reps {
-		if reps[i].Env == nil {
-			continue
-		}
-		st := k.Read(reps[i].Path)
-		reps[i].Guarded, reps[i].GuardChanged = st.Guarded, st.Changed
-	}
+	st := k.Read(rep.Path)
+	rep.Guarded, rep.GuardChanged = st.Guarded, st.Changed
 }
 
 func guardFlags(fs *flag.FlagSet, g *globals) runFunc {

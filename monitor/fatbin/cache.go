@@ -41,6 +41,11 @@ type stamp struct {
 	MTime int64  `json:"mtime_ns"`
 }
 
+// stampOf is fi's stamp (filefacts': on Windows, where os.Stat gives no
+// file index without opening the file, size and modification time stand
+// for it).
+func stampOf(fi os.FileInfo) stamp { return stamp(filefacts.Of(fi)) }
+
 // result is one file's answer as cached.
 type result struct {
 	stamp

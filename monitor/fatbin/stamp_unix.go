@@ -10,14 +10,6 @@ import (
 	"syscall"
 )
 
-func stampOf(fi os.FileInfo) stamp {
-	s := stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.Dev, s.Ino = uint64(st.Dev), uint64(st.Ino)
-	}
-	return s
-}
-
 // openLib opens the library at path, stat'ed as fi, for reading on its
 // raw descriptor (an *os.File would ask the poller to take it, and the
 // flags, on every library of every environment), and checks that what

@@ -6,12 +6,6 @@ import (
 	"os"
 )
 
-// stampOf on Windows: os.Stat gives no file index without opening the
-// file, so size and modification time (100 ns resolution) stand for it.
-func stampOf(fi os.FileInfo) stamp {
-	return stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-}
-
 // openLib opens the library at path, stat'ed as fi, and checks that what
 // was opened is the regular file that was stat'ed.
 func openLib(path string, fi os.FileInfo) (io.ReaderAt, int64, func(), error) {

@@ -31,8 +31,8 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(file, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		facts, err := load(file, "/e/site-packages")
-		if err != nil && len(facts) > 0 && !hasPrefix(data, magic) {
+		facts, _ := load(file, "/e/site-packages")
+		if len(facts) > 0 && !hasPrefix(data, magic) {
 			t.Fatalf("facts from a file without the magic line: %v", facts)
 		}
 		s := &Store{shards: map[string]*shard{"/e/site-packages": {m: facts, dirty: true}}, n: len(facts)}

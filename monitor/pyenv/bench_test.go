@@ -1,9 +1,6 @@
 package pyenv_test
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,13 +20,7 @@ func BenchmarkInspect(b *testing.B) {
 	must(b, pyenvtest.Write(root, s))
 	// installed an hour ago, as a user's environment was: a file written
 	// within filefacts.Racy is read afresh on every read
-	installed := time.Now().Add(-time.Hour)
-	must(b, filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(p, installed, installed)
-	}))
+	must(b, pyenvtest.DateBack(root, time.Hour))
 	for b.Loop() {
 		env, err := pyenv.Inspect(root)
 		if err != nil || env.Torch() == nil {

@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The single files and folders of an environment, each as its tool
@@ -104,4 +106,18 @@ func WriteTorch(site, version, cuda string) error {
 		}
 	}
 	return nil
+}
+
+// DateBack dates every file and folder under root ago in the past, as an
+// environment installed that long before it is read: a file written
+// within filefacts.Racy of a read is read afresh every time, which no
+// user's environment is, so benchmarks of warm reads date theirs back.
+func DateBack(root string, ago time.Duration) error {
+	at := time.Now().Add(-ago)
+	return filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, at, at)
+	})
 }

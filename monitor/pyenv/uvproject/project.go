@@ -72,8 +72,7 @@ func find(envPath string, f *Finder) (Project, bool) {
 		if home != "" && dir == filepath.Clean(home) {
 			break
 		}
-		_, known := f.knownEmpty(dir)
-		if !known {
+		if !f.knownEmpty(dir) {
 			p, ok, present := projectIn(dir, uvEnv)
 			if ok {
 				return p, true
@@ -95,11 +94,14 @@ func find(envPath string, f *Finder) (Project, bool) {
 	return Project{}, false
 }
 
-func (f *Finder) knownEmpty(dir string) (any, bool) {
+// knownEmpty reports whether the pass found dir to hold neither
+// pyproject.toml nor .git.
+func (f *Finder) knownEmpty(dir string) bool {
 	if f == nil {
-		return nil, false
+		return false
 	}
-	return f.empty.Load(dir)
+	_, ok := f.empty.Load(dir)
+	return ok
 }
 
 // projectIn reads dir for a uv project; present says whether dir holds a
