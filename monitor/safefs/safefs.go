@@ -49,6 +49,9 @@ func ReadFile(path string, limit int64) ([]byte, error) { return readFile(path, 
 // ErrTooLarge is wrapped by ReadFile's error for a file over its limit.
 var ErrTooLarge = errors.New("file larger than the read limit")
 
+// ErrNotDir is the error for a folder asked for where something else is.
+var ErrNotDir = errors.New("not a directory")
+
 // ReadDir lists the directory at path, sorted by name, as os.ReadDir
 // does, refusing anything that is not a directory before opening it
 // could block.
@@ -74,7 +77,7 @@ func checkMode(path string, mode fs.FileMode, dir bool) error {
 	case !dir && mode.IsRegular():
 		return nil
 	case dir:
-		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a directory (%s)", describe(mode))}
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotDir, describe(mode))}
 	}
 	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, describe(mode))}
 }

@@ -1,0 +1,42 @@
+package fstrace
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// StampOf is fi's stamp (fi from os.Stat or os.Lstat): Windows gives no
+// inode or change time without opening the file, so its creation time
+// stands in for the change time (a file made again is a new one).
+func StampOf(fi fs.FileInfo) Stamp {
+	s := Stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
+	if d, ok := fi.Sys().(*syscall.Win32FileAttributeData); ok {
+		s.CTime = d.CreationTime.Nanoseconds()
+	}
+	return s
+}
+
+func lookNow(path string, noFollow bool) seenNow {
+	stat := os.Stat
+	if noFollow {
+		stat = os.Lstat
+	}
+	fi, err := stat(path)
+	switch {
+	case err == nil:
+		return seenNow{stamp: StampOf(fi), ok: true}
+	case absent(err):
+		return seenNow{absent: true, ok: true}
+	}
+	return seenNow{}
+}
+
+// reduce is what of s a look compares: an Identity look, the type and
+// the creation time.
+func reduce(look Look, s Stamp) Stamp {
+	if look&Identity == 0 {
+		return s
+	}
+	return Stamp{Mode: s.Mode & uint32(fs.ModeType), CTime: s.CTime}
+}
