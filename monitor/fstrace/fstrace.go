@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -72,6 +73,7 @@ type Trace struct {
 	mu     sync.Mutex
 	seen   []Seen
 	index  map[lookKey]int
+	vars   map[string]string
 	unsure string
 }
 
@@ -90,6 +92,35 @@ func (t *Trace) Seen() []Seen {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Seen(nil), t.seen...)
+}
+
+// Vars are the environment variables the read asked for (Getenv), and
+// what they said.
+func (t *Trace) Vars() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.vars)
+}
+
+// Getenv is getenv, each variable asked for recorded with its value: a
+// read's answer depends on some (PYTHONNOUSERSITE, PYTHONUSERBASE), as
+// much as on its files. Without a trace it is getenv.
+func (t *Trace) Getenv(getenv func(string) string) func(string) string {
+	if t == nil {
+		return getenv
+	}
+	return func(name string) string {
+		v := getenv(name)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if _, ok := t.vars[name]; !ok {
+			if t.vars == nil {
+				t.vars = map[string]string{}
+			}
+			t.vars[name] = v
+		}
+		return v
+	}
 }
 
 // Unsure says why the read's answer must not be kept ("" when it may

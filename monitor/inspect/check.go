@@ -9,10 +9,13 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -54,15 +57,27 @@ func Start(g gpu.State) monitor.CheckResult {
 // InspectOne reads one environment and evaluates the rules on it. An
 // environment that cannot be read is a report with ENV_UNREADABLE.
 func InspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
+	return InspectTraced(ctx, f, g, o, nil)
+}
+
+// InspectTraced is InspectOne with every look at the disk that the
+// report depends on recorded in tr (monitor/fstrace), so that the report
+// can be kept while they hold (monitor/answers). A report tr cannot vouch
+// for (a read cut short, no file descriptor left) marks it unsure.
+func InspectTraced(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options, tr *fstrace.Trace) monitor.EnvReport {
 	before := safefs.OutOfFiles()
-	rep := inspectOne(ctx, f, g, o)
+	rep := inspectOne(ctx, f, g, o, tr)
 	rep.OutOfFiles = rep.OutOfFiles || safefs.OutOfFiles() != before
+	if rep.OutOfFiles {
+		tr.MarkUnsure("the process ran out of file descriptors during the read")
+	}
 	return rep
 }
 
-// inspectOne is InspectOne without the watch on file descriptors.
-func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
+// inspectOne is InspectTraced without the watch on file descriptors.
+func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options, tr *fstrace.Trace) monitor.EnvReport {
 	if err := ctx.Err(); err != nil {
+		tr.MarkUnsure("the check ended before the read")
 		return Unreadable(f, err)
 	}
 	if f.Create != "" {
@@ -71,8 +86,13 @@ func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Op
 	if f.Missing != "" {
 		return kernelGone(f)
 	}
-	env, err := inspectBounded(ctx, f.Path)
+	env, err := inspectBounded(ctx, f.Path, pyenv.InspectOptions{Trace: tr})
 	if err != nil {
+		// An environment that is not there, or not one, says so the
+		// same way next time; any other failure may not.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, pyenv.ErrNotEnv) {
+			tr.MarkUnsure(err.Error())
+		}
 		rep := Unreadable(f, err)
 		rep.OutOfFiles = safefs.IsOutOfFiles(err)
 		return rep

@@ -33,7 +33,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	release := make(chan struct{})
 	calls := make(chan string, 10)
 	old, oldTimeout := readEnv, ReadTimeout
-	readEnv = func(p string) (*pyenv.Env, error) {
+	readEnv = func(p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
 		calls <- p
 		if p == hung {
 			<-release
@@ -64,7 +64,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	// A cancelled context does not wait for the deadline.
 	ReadTimeout = time.Hour
 	other := filepath.Join(dir, "other")
-	readEnv = func(p string) (*pyenv.Env, error) { <-release; return nil, nil }
+	readEnv = func(p string, _ pyenv.InspectOptions) (*pyenv.Env, error) { <-release; return nil, nil }
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	done := make(chan monitor.EnvReport, 1)

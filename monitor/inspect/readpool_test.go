@@ -36,7 +36,7 @@ func hangingReads(t *testing.T, hung []string) (entered, read <-chan string, rel
 	others, started := make(chan string, 100), make(chan string, len(hung))
 	returned := make(chan struct{}, len(hung))
 	old, oldTimeout := readEnv, ReadTimeout
-	readEnv = func(p string) (*pyenv.Env, error) {
+	readEnv = func(p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
 		if slices.Contains(hung, p) {
 			defer func() { returned <- struct{}{} }()
 			started <- p

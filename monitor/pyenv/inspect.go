@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
+
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -19,6 +21,7 @@ var ErrNotEnv = errors.New("not a python environment: no pyvenv.cfg, conda-meta 
 
 // inspector holds one Inspect call's readings.
 type inspector struct {
+	t        *fstrace.Trace // every look at the disk goes through it (nil: none recorded)
 	env      *Env
 	top      *dirIndex
 	cfg      map[string]string
@@ -61,6 +64,7 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 		}
 	}
 	in := &inspector{
+		t:   o.Trace,
 		env: &Env{Path: abs, Layout: LayoutPOSIX, Installer: InstallerUnknown, Packages: map[string]*Package{}},
 		top: top,
 	}

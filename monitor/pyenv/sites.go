@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
+
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -17,12 +19,17 @@ import (
 type InspectOptions struct {
 	Home   string              // "": os.UserHomeDir
 	Getenv func(string) string // nil: os.Getenv
+	// Trace, when set, records every look at the disk and every
+	// variable the read makes (monitor/fstrace), so that its answer can
+	// be kept while they hold (monitor/answers).
+	Trace *fstrace.Trace
 }
 
 func (o InspectOptions) withDefaults() InspectOptions {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
+	o.Getenv = o.Trace.Getenv(o.Getenv)
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
