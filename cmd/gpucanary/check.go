@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/answers"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -139,9 +141,27 @@ func cmdCheckJSON(ctx context.Context, g *globals, paths []string, std stdio) in
 	w.Begin(res)
 	var errs bool
 	var encErr error
+	store := g.answerStore(res.GPU)
 	inspect.Each(ctx, found.Found,
 		func(ctx context.Context, f envsearch.Found) encodedReport {
-			return encode(inspect.InspectOne(ctx, f, res.GPU, o))
+			subject := ""
+			if store != nil {
+				subject = answerSubject(k, f)
+			}
+			if subject == "" {
+				return encode(inspect.InspectOne(ctx, f, res.GPU, o))
+			}
+			if a, ok := store.Get(subject); ok {
+				return encodedReport{monitor.Verdict(a.Verdict), a.JSON, nil}
+			}
+			tr := fstrace.New()
+			e := encode(inspect.InspectTraced(ctx, f, res.GPU, o, tr))
+			if e.err == nil {
+				if err := store.Put(subject, tr, answers.Answer{Verdict: string(e.verdict), JSON: e.json}); err != nil {
+					g.log.Debug("answer not kept", "err", err)
+				}
+			}
+			return e
 		},
 		func(f envsearch.Found, err error) encodedReport { return encode(inspect.Unreadable(f, err)) },
 		func(_ int, e encodedReport) bool {

@@ -17,7 +17,18 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	// What the runs keep (answers, file facts, the kernel cache) goes to
+	// a cache folder of the tests' own, not the user's: a test's
+	// environments are gone when it ends, and what was kept of them
+	// with them.
+	cache, err := os.MkdirTemp("", "gpucanary-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // programCommand is the program run with args, as a user would run it.

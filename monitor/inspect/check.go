@@ -65,6 +65,9 @@ func InspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Op
 // can be kept while they hold (monitor/answers). A report tr cannot vouch
 // for (a read cut short, no file descriptor left) marks it unsure.
 func InspectTraced(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options, tr *fstrace.Trace) monitor.EnvReport {
+	if o.Getenv != nil {
+		o.Getenv = tr.Getenv(o.Getenv) // the rules ask for some (BNB_CUDA_VERSION)
+	}
 	before := safefs.OutOfFiles()
 	rep := inspectOne(ctx, f, g, o, tr)
 	rep.OutOfFiles = rep.OutOfFiles || safefs.OutOfFiles() != before

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -111,6 +112,8 @@ type tables struct {
 	asOf string
 	// overlays are the overlay files read over them, in order.
 	overlays []OverlayFile
+	// digest sums the overlay files' bytes as read (Fingerprint).
+	digest [sha256.Size]byte
 
 	releases []releaseRow
 	arches   []archRow
