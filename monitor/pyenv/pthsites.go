@@ -16,7 +16,7 @@ func (in *inspector) list(dir string) (*dirIndex, error) {
 	if l, ok := in.listed[dir]; ok {
 		return l.ix, l.err
 	}
-	ix, err := listDir(dir)
+	ix, err := listDir(in.t, dir)
 	if in.listed == nil {
 		in.listed = map[string]listing{}
 	}
@@ -42,7 +42,7 @@ func (in *inspector) indexSite(s Site) (*sitePackages, error) {
 		eggDist(sp)
 		return sp, nil
 	}
-	fi, err := os.Stat(s.Path)
+	fi, err := in.t.StatKind(s.Path)
 	if err != nil {
 		return nil, err
 	}
