@@ -47,7 +47,7 @@ func (in *inspector) indexSite(s Site) (*sitePackages, error) {
 		return nil, err
 	}
 	e := fs.FileInfoToDirEntry(fi)
-	ix := &dirIndex{entries: []os.DirEntry{e}, byLower: map[string]os.DirEntry{strings.ToLower(s.Package): e}}
+	ix := &dirIndex{t: in.t, entries: []os.DirEntry{e}, byLower: map[string]os.DirEntry{strings.ToLower(s.Package): e}}
 	return indexSitePackages(filepath.Dir(s.Path), ix), nil
 }
 

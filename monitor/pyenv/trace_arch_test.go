@@ -64,6 +64,12 @@ func untracedCalls(t *testing.T, fset *token.FileSet, name string, src any, used
 			key += "(package level)"
 		}
 		ast.Inspect(body, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.CompositeLit); ok && tracedTypes[typeName(lit.Type)] && !setsField(lit, "t") {
+				// A listing or a site made without the read's trace: the
+				// looks through it would go unrecorded.
+				out = append(out, key+": "+typeName(lit.Type)+" without its trace (t) at "+fset.Position(lit.Pos()).String())
+				return true
+			}
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
 				return true
@@ -81,6 +87,31 @@ func untracedCalls(t *testing.T, fset *token.FileSet, name string, src any, used
 		})
 	}
 	return out
+}
+
+// tracedTypes carry the read's trace for the looks made through them
+// (dirIndex.isDir, a site's reads): each is made with it.
+var tracedTypes = map[string]bool{"dirIndex": true, "sitePackages": true}
+
+// typeName is the name of a composite literal's type, "" when it is not
+// a plain name.
+func typeName(e ast.Expr) string {
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// setsField reports whether the literal sets the field name.
+func setsField(lit *ast.CompositeLit, name string) bool {
+	for _, e := range lit.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // funcName is "Recv.Name" for a method, "Name" for a function.
@@ -140,9 +171,11 @@ func TestUntracedCallsCanFail(t *testing.T) {
 var f = os.ReadFile
 func (in *inspector) look(p string) { os.Stat(p); in.t.Stat(p); safefs.ReadDir(p); filepath.Glob(p) }
 func hasPip(env *Env) bool { _, err := os.Stat(env.Path); return err == nil }
+func index() *dirIndex { return &dirIndex{entries: nil} }
+func traced(t *fstrace.Trace) *dirIndex { return &dirIndex{t: t} }
 `
 	got := untracedCalls(t, token.NewFileSet(), "reinstall.go", src, map[string]bool{})
-	want := []string{"reinstall.go (package level): os.ReadFile", "reinstall.go inspector.look: os.Stat", "reinstall.go inspector.look: safefs.ReadDir", "reinstall.go inspector.look: filepath.Glob"}
+	want := []string{"reinstall.go (package level): os.ReadFile", "reinstall.go inspector.look: os.Stat", "reinstall.go inspector.look: safefs.ReadDir", "reinstall.go inspector.look: filepath.Glob", "reinstall.go index: dirIndex without its trace (t)"}
 	if len(got) != len(want) {
 		t.Fatalf("flagged %q, want %q", got, want)
 	}
