@@ -3,6 +3,7 @@ package inspect_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,10 +12,14 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/fatbin/fatbintest"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
@@ -22,7 +27,8 @@ import (
 )
 
 // traceFixture is a tree a read's trace must cover: an environment at
-// env (relative to the tree's root, which is also HOME), built by build.
+// env (relative to the tree's root; HOME is its folder home), built by
+// build.
 type traceFixture struct {
 	name, env, via string
 	build          func(root string) error
@@ -45,15 +51,10 @@ type mutation struct {
 // bypassed the trace shows here as a changed report with a trace that
 // still holds.
 func TestTraceCoversTheRead(t *testing.T) {
-	torch := &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip\n"}
 	fixtures := []traceFixture{
-		{name: "pip venv with CUDA torch", env: "env", via: "argument", build: func(root string) error {
-			return pyenvtest.Write(filepath.Join(root, "env"), pyenvtest.Spec{Torch: torch,
-				Vision: &pyenvtest.Companion{Version: "0.20.1+cu124", CUDA: "12.4"},
-				BNB:    &pyenvtest.BNB{Version: "0.44.1", CUDALibs: []string{"124"}}})
-		}},
+		{name: "pip venv with CUDA torch", env: "env", via: "argument", build: pipFixture},
 		{name: "conda env under a user site", env: "env", via: "argument", build: func(root string) error {
-			if _, err := pyenvtest.UserSite(root, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.4.0", Installer: "pip\n"}}); err != nil {
+			if _, err := pyenvtest.UserSite(filepath.Join(root, "home"), pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.4.0", Installer: "pip\n"}}); err != nil {
 				return err
 			}
 			return pyenvtest.Write(filepath.Join(root, "env"), pyenvtest.Spec{Manager: "conda",
@@ -73,7 +74,13 @@ func TestTraceCoversTheRead(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			root := t.TempDir()
-			t.Setenv("HOME", root)
+			// HOME is below the tree's root, so that the search for a uv
+			// project goes on above the environment's folder (and the
+			// pass's Finder remembers what it found empty there).
+			if err := os.MkdirAll(filepath.Join(root, "home"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", filepath.Join(root, "home"))
 			t.Setenv("PYTHONUSERBASE", "")
 			t.Setenv("PYTHONNOUSERSITE", "")
 			if err := fx.build(root); err != nil {
@@ -114,7 +121,7 @@ func TestTraceCoversTheRead(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s: %v", m.what, m.rel, err)
 				}
-				after := reportJSON(t, inspect.InspectOne(context.Background(), found, g, health.Options{}))
+				after := freshReport(t, found, g)
 				if !bytes.Equal(after, want) {
 					changed++
 					if fstrace.NewChecker().Holds(tr.Seen()) {
@@ -134,6 +141,48 @@ func TestTraceCoversTheRead(t *testing.T) {
 		})
 	}
 	t.Logf("%d fixtures, %d mutations, %d changed the report", len(fixtures), total, changedTotal)
+}
+
+// freshReport is the report of a read without a trace, with no fact
+// kept from an earlier read (filefacts, fatbin's cache): what the tree
+// says now, which a fact kept on a stamp that ignores the change time
+// would not.
+func freshReport(t *testing.T, found envsearch.Found, g gpu.State) []byte {
+	t.Helper()
+	facts, kernels := filefacts.Shared, pyenv.KernelsReader
+	filefacts.Shared, pyenv.KernelsReader = &filefacts.Store{}, (&fatbin.Cache{}).ReadFile
+	defer func() { filefacts.Shared, pyenv.KernelsReader = facts, kernels }()
+	return reportJSON(t, inspect.InspectOne(context.Background(), found, g, health.Options{}))
+}
+
+// pipFixture is a pip venv with a CUDA torch and its runtime wheels,
+// torchvision, bitsandbytes, llama-cpp-python with a real CUDA library,
+// and a package GPU Canary knows nothing of whose RECORD lists a real
+// CUDA library (found only through its RECORD).
+func pipFixture(root string) error {
+	spec := pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu124", CUDA: "12.4", Installer: "pip\n"},
+		Vision: &pyenvtest.Companion{Version: "0.20.1+cu124", CUDA: "12.4"},
+		BNB:    &pyenvtest.BNB{Version: "0.44.1", CUDALibs: []string{"124"}},
+		Llama:  &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}}
+	env := filepath.Join(root, "env")
+	if err := pyenvtest.Write(env, spec); err != nil {
+		return err
+	}
+	lib := fatbintest.MustLoad(fatbintest.LinuxGGML)
+	if _, err := pyenvtest.PutRealLibrary(env, spec, "llama_cpp/lib/libggml-cuda.so", lib); err != nil {
+		return err
+	}
+	site := pyenvtest.SitePackages(env, spec)
+	if err := pyenvtest.WriteFile(site, "my_ext-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: my-ext\nVersion: 1.0\n"); err != nil {
+		return err
+	}
+	if err := pyenvtest.WriteFile(site, "my_ext-1.0.dist-info/RECORD", "my_ext/__init__.py,,\nmy_ext/_C.so,,\nmy_ext-1.0.dist-info/RECORD,,\n"); err != nil {
+		return err
+	}
+	if err := pyenvtest.WriteFile(site, "my_ext/__init__.py", ""); err != nil {
+		return err
+	}
+	return lib.WriteSparse(filepath.Join(site, "my_ext", "_C.so"))
 }
 
 // reportJSON is the report as `check --json` writes it.
@@ -264,7 +313,10 @@ func mutationsOf(t *testing.T, root string) []mutation {
 			for _, add := range []struct{ name, content string }{
 				{"zz_extra-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: zz-extra\nVersion: 1.0\n"},
 				{"zz.pth", "import zz_extra\n"},
-				{"pyproject.toml", "[project]\nname = \"zz\"\nversion = \"0\"\ndependencies = [\"torch\"]\n\n[tool.uv]\n"},
+				// a uv project that pins torch to the CPU index: beside a CUDA
+				// torch, a finding
+				{"pyproject.toml", "[project]\nname = \"zz\"\nversion = \"0\"\ndependencies = [\"torch\"]\n\n" +
+					"[[tool.uv.index]]\nname = \"cpu\"\nurl = \"https://download.pytorch.org/whl/cpu\"\n\n[tool.uv.sources]\ntorch = { index = \"cpu\" }\n"},
 			} {
 				out = append(out, mutation{rel, "adding " + add.name + " to", func(p string) (func() error, error) {
 					first, _, _ := strings.Cut(add.name, "/")
@@ -284,15 +336,22 @@ func mutationsOf(t *testing.T, root string) []mutation {
 	return out
 }
 
-// editInPlace changes a file's bytes, keeping its size, inode and
-// modification time: digits turned, else letters' case swapped, else its
-// first byte flipped (an empty file is left as it is).
+// editInPlace changes a file's first bytes (64 KiB at most: a library
+// is a large sparse file), keeping its size, inode and modification
+// time: digits turned, else letters' case swapped, else the first byte
+// flipped (an empty file is left as it is).
 func editInPlace(p string) (func() error, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	old, err := os.ReadFile(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	old := make([]byte, min(fi.Size(), 64<<10))
+	_, err = io.ReadFull(f, old)
+	f.Close()
 	if err != nil || len(old) == 0 {
 		return func() error { return nil }, err
 	}
