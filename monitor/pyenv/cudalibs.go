@@ -342,7 +342,7 @@ func readRecordLibs(t *fstrace.Trace, path string) ([]string, bool) {
 	var out []string
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
-	br.Reset(io.LimitReader(f, recordLimit))
+	br.Reset(io.LimitReader(watched(t, path, f), recordLimit))
 	defer br.Reset(nil)
 	for {
 		line, err := br.ReadSlice('\n')

@@ -163,7 +163,7 @@ func scanFile(t *fstrace.Trace, path string) ([]string, error) {
 	}
 	buf := make([]byte, chunk+overlap)
 	var found []string
-	r := io.LimitReader(f, llamaScanLimit)
+	r := io.LimitReader(watched(t, path, f), llamaScanLimit)
 	keep := 0
 	for {
 		n, err := io.ReadFull(r, buf[keep:])

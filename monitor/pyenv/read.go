@@ -3,6 +3,7 @@ package pyenv
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -63,11 +64,36 @@ func readMetadataFile(t *fstrace.Trace, path string) (pyspec.Metadata, error) {
 		return pyspec.Metadata{}, err
 	}
 	defer f.Close()
-	m, err := pyspec.ParseMetadata(f)
+	m, err := pyspec.ParseMetadata(watched(t, path, f))
 	if err != nil {
 		return m, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// watched is r, a file opened through t, read with its failures other
+// than the end of the file marking t unsure: the trace stamps a file when
+// it is opened, and what an I/O error cut short may read whole next time
+// with the stamp unchanged.
+func watched(t *fstrace.Trace, path string, r io.Reader) io.Reader {
+	if t == nil {
+		return r
+	}
+	return &watchedReader{t: t, path: path, r: r}
+}
+
+type watchedReader struct {
+	t    *fstrace.Trace
+	path string
+	r    io.Reader
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if err != nil && err != io.EOF {
+		w.t.MarkUnsure("reading " + w.path + ": " + err.Error())
+	}
+	return n, err
 }
 
 // dirIndex is one directory listing, looked up case-insensitively: a

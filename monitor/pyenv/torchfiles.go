@@ -227,7 +227,7 @@ func recordSizes(t *fstrace.Trace, path string, prefixes ...string) map[string]i
 	var libs []string
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
-	br.Reset(io.LimitReader(f, recordLimit))
+	br.Reset(io.LimitReader(watched(t, path, f), recordLimit))
 	defer br.Reset(nil)
 	pres := make([][]byte, len(prefixes))
 	for i, pre := range prefixes {

@@ -182,6 +182,10 @@ func madeByUV(t *fstrace.Trace, env string) bool {
 			return true
 		}
 	}
+	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+		// cut short: what it did not read may say uv next time
+		t.MarkUnsure("reading " + filepath.Join(env, "pyvenv.cfg") + ": " + err.Error())
+	}
 	return false
 }
 
