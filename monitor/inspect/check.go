@@ -100,10 +100,10 @@ func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Op
 		rep.OutOfFiles = safefs.IsOutOfFiles(err)
 		return rep
 	}
-	fs := DistroJudged(env, f.Via, health.CheckEnv(env, g, o))
+	fs := distroJudged(env, f.Via, health.CheckEnv(env, g, o), tr)
 	var uv *uvproject.LockInfo
-	if p, ok := findProject(ctx, env); ok {
-		if info, err := uvproject.ReadProject(p); err == nil {
+	if p, ok := findProject(ctx, env, tr); ok {
+		if info, err := uvproject.ReadProjectTraced(p, tr); err == nil {
 			uv = &info
 			fs = append(fs, health.CheckUVProject(env, info, g)...)
 		} else {
@@ -120,12 +120,12 @@ func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Op
 
 // findProject is the uv project of an environment with torch (the
 // project's lock can replace torch), with the pass's Finder when there is
-// one (Each).
-func findProject(ctx context.Context, env *pyenv.Env) (uvproject.Project, bool) {
+// one (Each); its looks are recorded in tr.
+func findProject(ctx context.Context, env *pyenv.Env, tr *fstrace.Trace) (uvproject.Project, bool) {
 	if env.Torch() == nil {
 		return uvproject.Project{}, false
 	}
-	return uvproject.FinderFrom(ctx).Find(env.Path)
+	return uvproject.FinderFrom(ctx).FindTraced(env.Path, tr)
 }
 
 // Rejudge evaluates the rules on rep's environment again for the GPU g,

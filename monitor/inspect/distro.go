@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -17,7 +18,13 @@ import (
 // way each finding that a reinstall would fix says that the repair is
 // apt's or a virtual environment's, never pip's (fix blocks it).
 func DistroJudged(env *pyenv.Env, via string, fs []finding.Finding) []finding.Finding {
-	site := pyenv.DistroManaged(env)
+	return distroJudged(env, via, fs, nil)
+}
+
+// distroJudged is DistroJudged with its look at the disk recorded in tr
+// (monitor/fstrace).
+func distroJudged(env *pyenv.Env, via string, fs []finding.Finding, tr *fstrace.Trace) []finding.Finding {
+	site := pyenv.DistroManagedTraced(env, tr)
 	if site == "" {
 		return fs
 	}

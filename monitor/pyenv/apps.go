@@ -1,6 +1,8 @@
 package pyenv
 
 import (
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
+
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -63,12 +65,15 @@ var apps = []App{
 
 // AppOf names the app whose environment env is ("ComfyUI portable",
 // "Stability Matrix (ComfyUI)"), or "" when it is no known app's.
-func AppOf(env string) string {
+func AppOf(env string) string { return appOf(nil, env) }
+
+// appOf is AppOf with its looks at the app's marks recorded in t.
+func appOf(t *fstrace.Trace, env string) string {
 	env = strings.TrimRight(env, `/\`)
 	for _, a := range apps {
 		for _, pat := range a.Envs {
 			root, star, ok := matchTail(env, strings.Split(pat, "/"))
-			if !ok || !hasMark(root, a.Marks) {
+			if !ok || !hasMark(t, root, a.Marks) {
 				continue
 			}
 			if star != "" {
@@ -108,9 +113,9 @@ func matchTail(path string, pattern []string) (root, star string, ok bool) {
 }
 
 // hasMark reports whether any of marks is in dir.
-func hasMark(dir string, marks []string) bool {
+func hasMark(t *fstrace.Trace, dir string, marks []string) bool {
 	for _, m := range marks {
-		if exists(filepath.Join(dir, filepath.FromSlash(m))) {
+		if exists(t, filepath.Join(dir, filepath.FromSlash(m))) {
 			return true
 		}
 	}
@@ -150,7 +155,7 @@ func stabilityMatrixPlaces(w Where) []Place {
 	if from == "" {
 		from = file
 	}
-	data, err := readSmall(file, smallFileLimit)
+	data, err := readSmall(nil, file, smallFileLimit)
 	if err != nil {
 		return nil
 	}

@@ -14,8 +14,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,7 +73,13 @@ var KernelsReader = fatbin.Shared.ReadFile
 // LibOf reads one library as a CUDALib of pkg; ok is false when it is no
 // CUDA library (no fat binary, or not a library GPU Canary can read the
 // headers of).
-func LibOf(pkg, file string) (CUDALib, bool) {
+func LibOf(pkg, file string) (CUDALib, bool) { return libOf(nil, pkg, file) }
+
+// libOf is LibOf with the library's stamp recorded in t before its
+// kernels are asked for: what they are (read, or fatbin's cached fact)
+// is the file's content, which that stamp covers.
+func libOf(t *fstrace.Trace, pkg, file string) (CUDALib, bool) {
+	t.Stat(file)
 	k, err := KernelsReader(file)
 	l := CUDALib{Package: pkg, File: file}
 	switch {
@@ -151,7 +157,7 @@ func (in *inspector) readCUDALibs(sites []*sitePackages) {
 				if budget--; budget < 0 {
 					break
 				}
-				if l, ok := LibOf(name, file); ok {
+				if l, ok := libOf(in.t, name, file); ok {
 					libs = append(libs, l)
 				}
 			}
@@ -177,7 +183,7 @@ func (in *inspector) readCUDALibs(sites []*sitePackages) {
 // package), those in its import folder and the folders below it.
 func packageLibs(sp *sitePackages, name string, d distInfo) []string {
 	base := filepath.Dir(sp.distPath(d))
-	if rel, ok := recordLibs(filepath.Join(sp.distPath(d), "RECORD")); ok {
+	if rel, ok := recordLibs(sp.t, filepath.Join(sp.distPath(d), "RECORD")); ok {
 		out := make([]string, 0, len(rel))
 		for _, r := range rel {
 			out = append(out, filepath.Join(base, filepath.FromSlash(r)))
@@ -189,19 +195,32 @@ func packageLibs(sp *sitePackages, name string, d distInfo) []string {
 	if _, ok := sp.ix.isDir(sp.path, importName(name)); !ok {
 		return nil
 	}
-	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case e.IsDir() && p != root && strings.Count(p[len(root):], string(filepath.Separator)) > 2:
-			return filepath.SkipDir
-		case !e.IsDir() && isSharedLib(e.Name()):
-			out = append(out, p)
-		}
-		return nil
-	})
+	// A link in the import folder's place is not walked (filepath.WalkDir's rule).
+	if fi, err := sp.t.LstatKind(root); err == nil && fi.IsDir() {
+		libsUnder(sp.t, root, 0, &out)
+	}
 	return out
 }
+
+// libsUnder adds to out the shared libraries in dir and in the folders
+// below it down to libDepth, in lexical order, each listing recorded in
+// t (a link to a folder is not followed, as filepath.WalkDir does not).
+func libsUnder(t *fstrace.Trace, dir string, depth int, out *[]string) {
+	ents, _ := t.ReadDir(dir) // what could be listed, as filepath.WalkDir goes on
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir() && depth < libDepth:
+			libsUnder(t, p, depth+1, out)
+		case !e.IsDir() && isSharedLib(e.Name()):
+			*out = append(*out, p)
+		}
+	}
+}
+
+// libDepth is how many folders below a package's import folder its
+// libraries are looked for.
+const libDepth = 2
 
 // isSharedLib is true for libx.so, libx.so.12, x.pyd and x.dll.
 func isSharedLib(name string) bool {
@@ -231,8 +250,8 @@ func recordPath(line []byte) string {
 // recordLibs are the shared-library paths a RECORD lists, as written
 // (relative to the site, slash-separated); ok is false when there is no
 // RECORD to read.
-func recordLibs(path string) ([]string, bool) {
-	fi, err := os.Stat(path)
+func recordLibs(t *fstrace.Trace, path string) ([]string, bool) {
+	fi, err := t.Stat(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
@@ -243,7 +262,7 @@ func recordLibs(path string) ([]string, bool) {
 		}
 		return strings.Split(v, "\x00"), true
 	}
-	libs, ok := readRecordLibs(path)
+	libs, ok := readRecordLibs(t, path)
 	if ok {
 		filefacts.Shared.Put(recordLibsFact, path, st, strings.Join(libs, "\x00"))
 	}
@@ -295,8 +314,8 @@ func isSharedLibBytes(name []byte) bool {
 const smallRecord = 64 << 10
 
 // readRecordLibs reads a RECORD for recordLibs.
-func readRecordLibs(path string) ([]string, bool) {
-	data, err := safefs.ReadFile(path, smallRecord)
+func readRecordLibs(t *fstrace.Trace, path string) ([]string, bool) {
+	data, err := t.ReadFile(path, smallRecord)
 	switch {
 	case err == nil:
 		var out []string
@@ -315,7 +334,7 @@ func readRecordLibs(path string) ([]string, bool) {
 	case !errors.Is(err, safefs.ErrTooLarge):
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
-	f, err := safefs.Open(path)
+	f, err := t.Open(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
@@ -323,7 +342,7 @@ func readRecordLibs(path string) ([]string, bool) {
 	var out []string
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
-	br.Reset(io.LimitReader(f, recordLimit))
+	br.Reset(io.LimitReader(watched(t, path, f), recordLimit))
 	defer br.Reset(nil)
 	for {
 		line, err := br.ReadSlice('\n')

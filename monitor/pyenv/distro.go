@@ -1,6 +1,8 @@
 package pyenv
 
 import (
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
+
 	"path/filepath"
 	"strings"
 )
@@ -13,9 +15,13 @@ import (
 // it, and must not: apt owns those files. A copy that `sudo pip install`
 // put in /usr/local/lib/pythonX.Y/dist-packages is pip's, not the
 // distribution's.
-func DistroManaged(env *Env) string {
+func DistroManaged(env *Env) string { return DistroManagedTraced(env, nil) }
+
+// DistroManagedTraced is DistroManaged with its look at the disk
+// (EXTERNALLY-MANAGED) recorded in tr (monitor/fstrace).
+func DistroManagedTraced(env *Env, tr *fstrace.Trace) string {
 	t := env.Torch()
-	if t == nil || t.Site == "" || env.Layout == LayoutWindows || !ExternallyManaged(env) {
+	if t == nil || t.Site == "" || env.Layout == LayoutWindows || !ExternallyManagedTraced(env, tr) {
 		return ""
 	}
 	if t.Installer != "" && t.Installer != InstallerUnknown {

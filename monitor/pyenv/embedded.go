@@ -3,7 +3,7 @@ package pyenv
 import (
 	"bufio"
 	"bytes"
-	"os"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,11 +67,11 @@ func embeddedListing(names []string) (embeddedDist, bool) {
 }
 
 // isEmbedded reports whether dir is an embedded Python distribution.
-func isEmbedded(dir string) bool {
-	if !regularFile(filepath.Join(dir, "python.exe")) {
+func isEmbedded(t *fstrace.Trace, dir string) bool {
+	if !regularFile(t, filepath.Join(dir, "python.exe")) {
 		return false // most folders asked: one stat, not a listing
 	}
-	ix, err := listDir(dir)
+	ix, err := listDir(t, dir)
 	if err != nil {
 		return false
 	}
@@ -154,7 +154,7 @@ func (in *inspector) embedded(o InspectOptions) bool {
 	if sp, ok := in.top.isDir(root, "Lib"); ok {
 		site = filepath.Join(root, sp, "site-packages")
 	}
-	if isDir(site) {
+	if isDir(in.t, site) {
 		env.SitePackages = site
 	}
 	if d.pth == "" {
@@ -164,9 +164,9 @@ func (in *inspector) embedded(o InspectOptions) bool {
 		return true
 	}
 	pthPath := filepath.Join(root, d.pth)
-	data, err := readSmall(pthPath, smallFileLimit)
+	data, err := readSmall(in.t, pthPath, smallFileLimit)
 	if err != nil {
-		env.Problems = append(env.Problems, problemFor(pthPath, d.pth, err))
+		env.Problems = append(env.Problems, problemFor(in.t, pthPath, d.pth, err))
 		in.ownSites = []string{site}
 		return true
 	}
@@ -196,14 +196,14 @@ func (in *inspector) embeddedSites() []Site {
 	}
 	var sites []Site
 	for _, p := range f.paths {
-		if fi, err := os.Stat(p.path); err != nil || !fi.IsDir() {
+		if fi, err := in.t.StatKind(p.path); err != nil || !fi.IsDir() {
 			continue
 		}
-		if slices.ContainsFunc(sites, func(s Site) bool { return sameDir(s.Path, p.path) }) ||
-			slices.ContainsFunc(in.ownSites, func(s string) bool { return sameDir(s, p.path) }) {
+		if slices.ContainsFunc(sites, func(s Site) bool { return sameDir(in.t, s.Path, p.path) }) ||
+			slices.ContainsFunc(in.ownSites, func(s string) bool { return sameDir(in.t, s, p.path) }) {
 			continue
 		}
-		if sameDir(p.path, in.env.SitePackages) {
+		if sameDir(in.t, p.path, in.env.SitePackages) {
 			// Lib\site-packages named by the file itself: still the
 			// environment's own, where its pip installs
 			sites = append(sites, Site{Path: p.path, From: SiteOwn})
@@ -213,7 +213,7 @@ func (in *inspector) embeddedSites() []Site {
 	}
 	var own []Site
 	for _, s := range in.ownSites {
-		if isDir(s) {
+		if isDir(in.t, s) {
 			own = append(own, Site{Path: s, From: SiteOwn})
 		}
 	}

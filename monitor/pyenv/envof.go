@@ -27,7 +27,7 @@ func IsEnv(dir string) bool {
 			return true
 		}
 	}
-	return windowsStdlib(dir) || len(stdlibVersions(dir)) > 0 || isUserBase(dir, InspectOptions{}) || isEmbedded(dir)
+	return windowsStdlib(nil, dir) || len(stdlibVersions(nil, dir)) > 0 || isUserBase(nil, dir, InspectOptions{}) || isEmbedded(nil, dir)
 }
 
 // PrefixListing recognizes an interpreter's installation at path from
@@ -51,7 +51,7 @@ func PrefixListing(path string, ents []os.DirEntry, o InspectOptions) bool {
 	if !hasLib || walk.Find(ents, "bin") == nil && walk.Find(ents, "include") == nil && walk.Find(ents, "python.exe") == nil {
 		return false
 	}
-	return windowsStdlib(path) || len(stdlibVersions(path)) > 0 || isUserBase(path, o)
+	return windowsStdlib(nil, path) || len(stdlibVersions(nil, path)) > 0 || isUserBase(nil, path, o)
 }
 
 // InterpreterHome is where an interpreter's environment is, from its

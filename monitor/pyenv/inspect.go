@@ -3,7 +3,6 @@ package pyenv
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,7 +48,8 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect python environment %s: %w", root, err)
 	}
-	top, err := listDir(abs)
+	t := o.Trace
+	top, err := listDir(t, abs)
 	if err != nil {
 		return nil, fmt.Errorf("inspect python environment %s: %w", abs, err)
 	}
@@ -87,7 +87,7 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 	in.readSites()
 	in.checkRuntime()
 	in.installer()
-	in.env.App = AppOf(abs)
+	in.env.App = appOf(t, abs)
 	return in.env, nil
 }
 
@@ -96,11 +96,11 @@ func (in *inspector) evidence(file, says string) {
 }
 
 func (in *inspector) readCfg(path string) {
-	data, err := readSmall(path, smallFileLimit)
+	data, err := readSmall(in.t, path, smallFileLimit)
 	if err != nil {
-		pr := problemFor(path, "pyvenv.cfg", err)
+		pr := problemFor(in.t, path, "pyvenv.cfg", err)
 		if errors.Is(err, safefs.ErrNotRegular) {
-			pr.Message += cfgNotRegular(fileKind(path), in.env.Path)
+			pr.Message += cfgNotRegular(fileKind(in.t, path), in.env.Path)
 		}
 		in.env.Problems = append(in.env.Problems, pr)
 		return
@@ -129,9 +129,9 @@ func cfgNotRegular(kind, env string) string {
 }
 
 func (in *inspector) readConda(dir string) {
-	ix, err := listDir(dir)
+	ix, err := listDir(in.t, dir)
 	if err != nil {
-		in.env.Problems = append(in.env.Problems, problemFor(dir, "conda-meta", err))
+		in.env.Problems = append(in.env.Problems, problemFor(in.t, dir, "conda-meta", err))
 		return
 	}
 	cm := readCondaMeta(dir, ix)
@@ -148,9 +148,9 @@ func (in *inspector) findSitePackages() {
 			continue
 		}
 		libPath := filepath.Join(root, lib)
-		libIx, err := listDir(libPath)
+		libIx, err := listDir(in.t, libPath)
 		if err != nil {
-			in.env.Problems = append(in.env.Problems, problemFor(libPath, lib, err))
+			in.env.Problems = append(in.env.Problems, problemFor(in.t, libPath, lib, err))
 			continue
 		}
 		if sp, ok := libIx.isDir(libPath, "site-packages"); ok {
@@ -195,13 +195,13 @@ func (in *inspector) siteNotFolder() (string, string) {
 			continue
 		}
 		libPath := filepath.Join(root, lib)
-		if kind := fileKind(libPath); kind != "a folder" {
+		if kind := fileKind(in.t, libPath); kind != "a folder" {
 			if kind != "" {
 				return libPath, kind
 			}
 			continue
 		}
-		libIx, err := listDir(libPath)
+		libIx, err := listDir(in.t, libPath)
 		if err != nil {
 			continue
 		}
@@ -212,7 +212,7 @@ func (in *inspector) siteNotFolder() (string, string) {
 			}
 		}
 		for _, c := range cands {
-			if kind := fileKind(filepath.Join(libPath, c)); kind != "" && kind != "a folder" {
+			if kind := fileKind(in.t, filepath.Join(libPath, c)); kind != "" && kind != "a folder" {
 				return filepath.Join(libPath, c), kind
 			}
 		}
@@ -243,7 +243,7 @@ func (in *inspector) posixSitePackages(libPath string, libIx *dirIndex) (string,
 	})
 	for i := len(dirs) - 1; i >= 0; i-- {
 		sp := filepath.Join(libPath, dirs[i], "site-packages")
-		if fi, err := os.Stat(sp); err == nil && fi.IsDir() {
+		if fi, err := in.t.StatKind(sp); err == nil && fi.IsDir() {
 			return sp, dirs[i]
 		}
 	}

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // llamaScanLimit bounds how much of a llama library is searched for the
@@ -56,8 +55,8 @@ func readLlama(sp *sitePackages) *Package {
 	}
 	pkgDir := sp.file(folder)
 	backends := map[string]bool{}
-	if libDir, ok := dirIfExists(pkgDir, "lib"); ok {
-		if ix, err := listDir(libDir); err == nil {
+	if libDir, ok := dirIfExists(sp.t, pkgDir, "lib"); ok {
+		if ix, err := listDir(sp.t, libDir); err == nil {
 			for _, e := range ix.entries {
 				if b := ggmlBackend(e.Name()); b != "" {
 					backends[b] = true
@@ -66,14 +65,14 @@ func readLlama(sp *sitePackages) *Package {
 				}
 			}
 		} else {
-			p.Problems = append(p.Problems, problemFor(libDir, "llama_cpp/lib", err))
+			p.Problems = append(p.Problems, problemFor(sp.t, libDir, "llama_cpp/lib", err))
 		}
 		if len(backends) == 0 {
-			scanLlamaLibs(p, libDir, backends)
+			scanLlamaLibs(sp.t, p, libDir, backends)
 		}
 	}
 	if len(backends) == 0 {
-		scanLlamaLibs(p, pkgDir, backends)
+		scanLlamaLibs(sp.t, p, pkgDir, backends)
 	}
 	if len(backends) == 0 {
 		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: pkgDir,
@@ -130,13 +129,13 @@ func ggmlBackend(name string) string {
 
 // scanLlamaLibs searches the single-library layouts for linked GPU
 // libraries; a library that is there always gives the CPU backend.
-func scanLlamaLibs(p *Package, dir string, backends map[string]bool) {
+func scanLlamaLibs(t *fstrace.Trace, p *Package, dir string, backends map[string]bool) {
 	for _, n := range []string{"libggml.so", "libllama.so", "ggml.dll", "llama.dll", "libggml.dylib", "libllama.dylib"} {
 		path := filepath.Join(dir, n)
-		found, err := scanFile(path)
+		found, err := scanFile(t, path)
 		if err != nil {
 			if !os.IsNotExist(err) {
-				p.Problems = append(p.Problems, problemFor(path, n, err))
+				p.Problems = append(p.Problems, problemFor(t, path, n, err))
 			}
 			continue
 		}
@@ -151,8 +150,8 @@ func scanLlamaLibs(p *Package, dir string, backends map[string]bool) {
 
 // scanFile returns the backends whose link marks occur in the first
 // llamaScanLimit bytes of path.
-func scanFile(path string) ([]string, error) {
-	f, err := safefs.Open(path)
+func scanFile(t *fstrace.Trace, path string) ([]string, error) {
+	f, err := t.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +163,7 @@ func scanFile(path string) ([]string, error) {
 	}
 	buf := make([]byte, chunk+overlap)
 	var found []string
-	r := io.LimitReader(f, llamaScanLimit)
+	r := io.LimitReader(watched(t, path, f), llamaScanLimit)
 	keep := 0
 	for {
 		n, err := io.ReadFull(r, buf[keep:])
@@ -184,8 +183,8 @@ func scanFile(path string) ([]string, error) {
 }
 
 // dirIfExists returns parent/name when it is a directory.
-func dirIfExists(parent, name string) (string, bool) {
+func dirIfExists(t *fstrace.Trace, parent, name string) (string, bool) {
 	p := filepath.Join(parent, name)
-	fi, err := os.Stat(p)
+	fi, err := t.StatKind(p)
 	return p, err == nil && fi.IsDir()
 }

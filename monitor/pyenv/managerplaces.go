@@ -1,7 +1,8 @@
 package pyenv
 
 import (
-	"os"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
+
 	"path/filepath"
 	"strings"
 
@@ -59,7 +60,7 @@ func readTOML(path string, v any) bool {
 	if path == "" {
 		return false
 	}
-	data, err := readSmall(path, smallFileLimit)
+	data, err := readSmall(nil, path, smallFileLimit)
 	if err != nil {
 		return false
 	}
@@ -222,7 +223,7 @@ func pipxPlaces(w Where) []Place {
 	}
 	homes := platformToolDirs(w).pipxHomes
 	for _, h := range homes {
-		if h != "" && isDir(h) {
+		if h != "" && isDir(nil, h) {
 			return []Place{{Path: filepath.Join(h, "venvs"), Holds: HoldsEnvs, From: named("pipx", h)}}
 		}
 	}
@@ -296,7 +297,7 @@ func userSitePlaces(w Where) []Place {
 	o := InspectOptions{Home: w.Home, Getenv: w.Getenv}
 	var out []Place
 	for _, l := range []Layout{LayoutPOSIX, LayoutWindows} {
-		if b := o.userBase(l); b != "" && isDir(b) && (l == LayoutPOSIX && len(userSiteVersions(b)) > 0 || l == LayoutWindows && windowsUserSiteVersion(b) != "") {
+		if b := o.userBase(l); b != "" && isDir(nil, b) && (l == LayoutPOSIX && len(userSiteVersions(nil, b)) > 0 || l == LayoutWindows && windowsUserSiteVersion(nil, b) != "") {
 			from := "the user base"
 			if w.env("PYTHONUSERBASE") != "" {
 				from = "$PYTHONUSERBASE"
@@ -346,7 +347,7 @@ func condaPlaces(w Where) []Place {
 		if rc == "" {
 			continue
 		}
-		data, err := readSmall(rc, smallFileLimit)
+		data, err := readSmall(nil, rc, smallFileLimit)
 		if err != nil {
 			continue
 		}
@@ -385,8 +386,8 @@ func condaPlaces(w Where) []Place {
 	return out
 }
 
-// exists reports whether path names anything.
-func exists(path string) bool {
-	_, err := os.Lstat(path)
+// exists reports whether path names anything, its look recorded in t.
+func exists(t *fstrace.Trace, path string) bool {
+	_, err := t.LstatKind(path)
 	return err == nil
 }

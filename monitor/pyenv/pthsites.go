@@ -16,7 +16,7 @@ func (in *inspector) list(dir string) (*dirIndex, error) {
 	if l, ok := in.listed[dir]; ok {
 		return l.ix, l.err
 	}
-	ix, err := listDir(dir)
+	ix, err := listDir(in.t, dir)
 	if in.listed == nil {
 		in.listed = map[string]listing{}
 	}
@@ -42,12 +42,12 @@ func (in *inspector) indexSite(s Site) (*sitePackages, error) {
 		eggDist(sp)
 		return sp, nil
 	}
-	fi, err := os.Stat(s.Path)
+	fi, err := in.t.StatKind(s.Path)
 	if err != nil {
 		return nil, err
 	}
 	e := fs.FileInfoToDirEntry(fi)
-	ix := &dirIndex{entries: []os.DirEntry{e}, byLower: map[string]os.DirEntry{strings.ToLower(s.Package): e}}
+	ix := &dirIndex{t: in.t, entries: []os.DirEntry{e}, byLower: map[string]os.DirEntry{strings.ToLower(s.Package): e}}
 	return indexSitePackages(filepath.Dir(s.Path), ix), nil
 }
 

@@ -3,11 +3,13 @@ package pyenv
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -19,7 +21,10 @@ const smallFileLimit = 256 << 10
 // readSmall reads at most limit bytes of the regular file at path; a
 // longer file is an error, so a 50 MB file planted where a 100-byte one
 // belongs is never read whole, and a FIFO is refused before it can block.
-func readSmall(path string, limit int64) ([]byte, error) { return safefs.ReadFile(path, limit) }
+// The read goes through t (nil: not recorded), as every look below does.
+func readSmall(t *fstrace.Trace, path string, limit int64) ([]byte, error) {
+	return t.ReadFile(path, limit)
+}
 
 // readSiteFile is readSmall for a small file in a site-packages folder
 // that an install writes once (INSTALLER, version.py, WHEEL): its bytes
@@ -27,16 +32,18 @@ func readSmall(path string, limit int64) ([]byte, error) { return safefs.ReadFil
 // next read of the environment stats it instead of opening and reading
 // it. A file that cannot be stat'ed, is not a regular file or is larger
 // than siteFileFact is read as readSmall reads it, and says why not.
-func readSiteFile(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
+// The stat is recorded in t: the fact is the file's content, which its
+// Follow stamp covers.
+func readSiteFile(t *fstrace.Trace, path string, limit int64) ([]byte, error) {
+	fi, err := t.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > min(limit, siteFileFact) {
-		return readSmall(path, limit)
+		return readSmall(t, path, limit)
 	}
 	st := filefacts.Of(fi)
 	if v, ok := filefacts.Shared.Get(siteFileContent, path, st); ok {
 		return []byte(v), nil
 	}
-	data, err := readSmall(path, limit)
+	data, err := readSmall(t, path, limit)
 	if err == nil && int64(len(data)) == fi.Size() {
 		filefacts.Shared.Put(siteFileContent, path, st, string(data))
 	}
@@ -51,33 +58,61 @@ const (
 )
 
 // readMetadataFile parses the header of a METADATA or PKG-INFO file.
-func readMetadataFile(path string) (pyspec.Metadata, error) {
-	f, err := safefs.Reader(path)
+func readMetadataFile(t *fstrace.Trace, path string) (pyspec.Metadata, error) {
+	f, err := t.Reader(path)
 	if err != nil {
 		return pyspec.Metadata{}, err
 	}
 	defer f.Close()
-	m, err := pyspec.ParseMetadata(f)
+	m, err := pyspec.ParseMetadata(watched(t, path, f))
 	if err != nil {
 		return m, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return m, nil
 }
 
+// watched is r, a file opened through t, read with its failures other
+// than the end of the file marking t unsure: the trace stamps a file when
+// it is opened, and what an I/O error cut short may read whole next time
+// with the stamp unchanged.
+func watched(t *fstrace.Trace, path string, r io.Reader) io.Reader {
+	if t == nil {
+		return r
+	}
+	return &watchedReader{t: t, path: path, r: r}
+}
+
+type watchedReader struct {
+	t    *fstrace.Trace
+	path string
+	r    io.Reader
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if err != nil && err != io.EOF {
+		w.t.MarkUnsure("reading " + w.path + ": " + err.Error())
+	}
+	return n, err
+}
+
 // dirIndex is one directory listing, looked up case-insensitively: a
 // Windows environment read from Linux has "Lib" where POSIX has "lib", and
 // Windows itself does not care.
 type dirIndex struct {
+	t       *fstrace.Trace // the trace the listing was recorded in; isDir's looks go there too
 	entries []os.DirEntry
 	byLower map[string]os.DirEntry
 }
 
-func listDir(path string) (*dirIndex, error) {
-	ents, err := safefs.ReadDir(path)
+// listDir lists the folder at path, recorded in t (its Follow stamp: an
+// entry added, removed or renamed changes it).
+func listDir(t *fstrace.Trace, path string) (*dirIndex, error) {
+	ents, err := t.ReadDir(path)
 	if err != nil {
 		return nil, err
 	}
-	ix := &dirIndex{entries: ents, byLower: make(map[string]os.DirEntry, len(ents))}
+	ix := &dirIndex{t: t, entries: ents, byLower: make(map[string]os.DirEntry, len(ents))}
 	for _, e := range ents {
 		l := strings.ToLower(e.Name())
 		if _, dup := ix.byLower[l]; !dup {
@@ -111,7 +146,7 @@ func (ix *dirIndex) isDir(parent, name string) (string, bool) {
 		return actual, true
 	}
 	if e.Type()&os.ModeSymlink != 0 {
-		fi, err := os.Stat(parent + string(os.PathSeparator) + actual)
+		fi, err := ix.t.StatKind(parent + string(os.PathSeparator) + actual)
 		return actual, err == nil && fi.IsDir()
 	}
 	return actual, false
@@ -120,13 +155,13 @@ func (ix *dirIndex) isDir(parent, name string) (string, bool) {
 // problemFor describes a failed read of path as a Problem. Something
 // other than what was expected there (a FIFO where a file or a folder
 // belongs) is named as what it is, never as missing.
-func problemFor(path, what string, err error) Problem {
+func problemFor(t *fstrace.Trace, path, what string, err error) Problem {
 	kind := ProblemUnreadable
 	if errors.Is(err, safefs.ErrTooLarge) {
 		kind = ProblemTruncated
 	}
 	msg := fmt.Sprintf("cannot read %s: %v", what, err)
-	if k := fileKind(path); k != "" && (errors.Is(err, safefs.ErrNotRegular) || k != "a folder") {
+	if k := fileKind(t, path); k != "" && (errors.Is(err, safefs.ErrNotRegular) || k != "a folder") {
 		want := "a folder"
 		if errors.Is(err, safefs.ErrNotRegular) {
 			want = "a regular file"
@@ -139,8 +174,8 @@ func problemFor(path, what string, err error) Problem {
 // fileKind names what is at path when it is not a regular file: "a
 // FIFO", "a socket", "a device", "a folder", "a special file"; "" for a
 // regular file or nothing at all. It follows links, as opening does.
-func fileKind(path string) string {
-	fi, err := os.Stat(path)
+func fileKind(t *fstrace.Trace, path string) string {
+	fi, err := t.StatKind(path)
 	if err != nil {
 		return ""
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fstrace"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // InspectOptions says whose user site an inspection reads: Python adds
@@ -31,7 +30,7 @@ func (o InspectOptions) withDefaults() InspectOptions {
 	}
 	o.Getenv = o.Trace.Getenv(o.Getenv)
 	if o.Home == "" {
-		o.Home, _ = os.UserHomeDir()
+		o.Home, _ = o.Trace.UserHomeDir() // HOME recorded: a read for another home is not kept
 	}
 	return o
 }
@@ -52,13 +51,13 @@ func (o InspectOptions) userSite(layout Layout, py string) string {
 // holds (lib/pythonX.Y/os.py: the landmark CPython's getpath searches for
 // to find its prefix), highest first. A lib that is a link is another
 // prefix's.
-func stdlibVersions(prefix string) []string {
+func stdlibVersions(t *fstrace.Trace, prefix string) []string {
 	var out []string
 	for _, lib := range []string{"lib", "lib64"} {
-		if fi, err := os.Lstat(filepath.Join(prefix, lib)); err != nil || !fi.IsDir() {
+		if fi, err := t.LstatKind(filepath.Join(prefix, lib)); err != nil || !fi.IsDir() {
 			continue // missing, or a link (usrmerge's /lib -> usr/lib: / is not a prefix)
 		}
-		ents, err := safefs.ReadDir(filepath.Join(prefix, lib))
+		ents, err := t.ReadDir(filepath.Join(prefix, lib))
 		if err != nil {
 			continue
 		}
@@ -67,7 +66,7 @@ func stdlibVersions(prefix string) []string {
 			if v == e.Name() || majorMinor(v) != v || slices.Contains(out, v) {
 				continue
 			}
-			if regularFile(filepath.Join(prefix, lib, e.Name(), "os.py")) {
+			if regularFile(t, filepath.Join(prefix, lib, e.Name(), "os.py")) {
 				out = append(out, v)
 			}
 		}
@@ -105,34 +104,34 @@ func atoiOr(parts []string, i int) int {
 
 // windowsStdlib reports whether prefix is a Windows interpreter's
 // installation (Lib\os.py, as python.org's installer and conda lay it).
-func windowsStdlib(prefix string) bool {
+func windowsStdlib(t *fstrace.Trace, prefix string) bool {
 	for _, lib := range []string{"Lib", "lib"} {
-		if regularFile(filepath.Join(prefix, lib, "os.py")) {
+		if regularFile(t, filepath.Join(prefix, lib, "os.py")) {
 			return true
 		}
 	}
 	return false
 }
 
-func regularFile(path string) bool {
-	fi, err := os.Stat(path)
+func regularFile(t *fstrace.Trace, path string) bool {
+	fi, err := t.StatKind(path)
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
+func isDir(t *fstrace.Trace, path string) bool {
+	fi, err := t.StatKind(path)
 	return err == nil && fi.IsDir()
 }
 
 // prefixPython picks the X.Y a POSIX prefix's python3 runs: the version
 // bin/python3 links to (Debian: python3 -> python3.11), else the highest
 // standard library present.
-func prefixPython(prefix string, versions []string) string {
+func prefixPython(t *fstrace.Trace, prefix string, versions []string) string {
 	if len(versions) == 0 {
 		return ""
 	}
 	for _, name := range []string{"python3", "python"} {
-		target, err := os.Readlink(filepath.Join(prefix, "bin", name))
+		target, err := t.Readlink(filepath.Join(prefix, "bin", name))
 		if err != nil {
 			continue
 		}
@@ -147,7 +146,7 @@ func prefixPython(prefix string, versions []string) string {
 // base-prefix (virtualenv writes it), else the folder above home
 // (home = /usr/bin, a pyenv version's bin) or home itself (Windows:
 // home = C:\Python311), whichever holds the standard library.
-func basePrefix(cfg map[string]string, layout Layout) (string, string) {
+func basePrefix(t *fstrace.Trace, cfg map[string]string, layout Layout) (string, string) {
 	var cands []string
 	says := ""
 	if bp := cfg["base-prefix"]; bp != "" {
@@ -163,7 +162,7 @@ func basePrefix(cfg map[string]string, layout Layout) (string, string) {
 		if !filepath.IsAbs(c) {
 			continue
 		}
-		if layout == LayoutWindows && windowsStdlib(c) || layout != LayoutWindows && len(stdlibVersions(c)) > 0 {
+		if layout == LayoutWindows && windowsStdlib(t, c) || layout != LayoutWindows && len(stdlibVersions(t, c)) > 0 {
 			return c, says
 		}
 	}
@@ -180,7 +179,7 @@ func (in *inspector) importSites(o InspectOptions) {
 	env := in.env
 	var sites []Site
 	add := func(path, from string) {
-		if path == "" || !isDir(path) || slices.ContainsFunc(sites, func(s Site) bool { return s.Path == path }) {
+		if path == "" || !isDir(in.t, path) || slices.ContainsFunc(sites, func(s Site) bool { return s.Path == path }) {
 			return
 		}
 		sites = append(sites, Site{Path: path, From: from})
@@ -197,7 +196,7 @@ func (in *inspector) importSites(o InspectOptions) {
 		if v, ok := in.cfg["include-system-site-packages"]; ok && sitepath.CfgTrue(v) {
 			cfgPath := filepath.Join(env.Path, "pyvenv.cfg")
 			add(o.userSite(env.Layout, env.Python), SiteUser)
-			base, says := basePrefix(in.cfg, env.Layout)
+			base, says := basePrefix(in.t, in.cfg, env.Layout)
 			if base == "" {
 				in.evidence(cfgPath, "include-system-site-packages = true, but the base interpreter ("+says+") was not found")
 				break

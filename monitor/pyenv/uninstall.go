@@ -1,7 +1,7 @@
 package pyenv
 
 import (
-	"os"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"path/filepath"
 	"slices"
 )
@@ -29,7 +29,11 @@ func UninstallCommand(r ReinstallRequest, names []string) Reinstall {
 // its standard library, as Debian's /usr/lib/python3.11 has): pip then
 // refuses to install or uninstall anything without
 // --break-system-packages.
-func ExternallyManaged(env *Env) bool {
+func ExternallyManaged(env *Env) bool { return ExternallyManagedTraced(env, nil) }
+
+// ExternallyManagedTraced is ExternallyManaged with its look recorded
+// in t (monitor/fstrace).
+func ExternallyManagedTraced(env *Env, t *fstrace.Trace) bool {
 	var lib string
 	switch {
 	case env.Layout == LayoutWindows:
@@ -39,6 +43,6 @@ func ExternallyManaged(env *Env) bool {
 	default:
 		return false
 	}
-	_, err := os.Stat(filepath.Join(lib, "EXTERNALLY-MANAGED"))
+	_, err := t.StatKind(filepath.Join(lib, "EXTERNALLY-MANAGED"))
 	return err == nil
 }

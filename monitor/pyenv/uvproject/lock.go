@@ -15,8 +15,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
-	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
 // TorchSource is one torch entry of uv.lock: uv writes one per fork when
@@ -100,9 +100,13 @@ func (py *pyprojectFile) indexURL(name string) string {
 
 // ReadProject reads what p's pyproject.toml and uv.lock say about torch.
 // A missing uv.lock is a state (Torch empty), not an error.
-func ReadProject(p Project) (LockInfo, error) {
+func ReadProject(p Project) (LockInfo, error) { return ReadProjectTraced(p, nil) }
+
+// ReadProjectTraced is ReadProject with its reads recorded in t
+// (monitor/fstrace).
+func ReadProjectTraced(p Project, t *fstrace.Trace) (LockInfo, error) {
 	info := LockInfo{Project: p}
-	data, err := safefs.ReadFile(p.Pyproject, maxProjectFile)
+	data, err := t.ReadFile(p.Pyproject, maxProjectFile)
 	if err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Pyproject, err)
 	}
@@ -135,7 +139,7 @@ func ReadProject(p Project) (LockInfo, error) {
 	if p.Lock == "" {
 		return info, nil
 	}
-	if data, err = safefs.ReadFile(p.Lock, maxProjectFile); err != nil {
+	if data, err = t.ReadFile(p.Lock, maxProjectFile); err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Lock, err)
 	}
 	var lock lockFile

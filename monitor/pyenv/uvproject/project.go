@@ -6,12 +6,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
-	"github.com/gpucanary/gpucanary/monitor/safefs"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 )
 
 // Project is a uv project: pyproject.toml, and uv.lock when there is one.
@@ -33,7 +32,7 @@ const maxLevels = 5
 // (the repository root). A pyproject.toml counts only with a sign of uv:
 // a uv.lock beside it, a [tool.uv...] table in it, or a `uv = ` line in the
 // environment's pyvenv.cfg; a Poetry or PDM project is left alone.
-func FindProject(envPath string) (Project, bool) { return find(envPath, nil) }
+func FindProject(envPath string) (Project, bool) { return find(envPath, nil, nil) }
 
 // Finder is FindProject for many environments in one pass (a check of a
 // thousand): the folders found to hold neither a pyproject.toml nor
@@ -41,10 +40,20 @@ func FindProject(envPath string) (Project, bool) { return find(envPath, nil) }
 // looked in once. It is for one pass only: a project made in a folder
 // after the pass looked in it is not seen. A nil *Finder remembers
 // nothing. It is safe for concurrent use.
-type Finder struct{ empty sync.Map }
+type Finder struct {
+	empty sync.Map // folder -> []fstrace.Seen, the looks that found it empty
+}
 
 // Find is FindProject, remembering the empty folders it looked in.
-func (f *Finder) Find(envPath string) (Project, bool) { return find(envPath, f) }
+func (f *Finder) Find(envPath string) (Project, bool) { return find(envPath, f, nil) }
+
+// FindTraced is Find with every look at the disk its answer depends on
+// recorded in t (monitor/fstrace): a folder the pass already found empty
+// is not looked in again, but the looks that found it so are replayed
+// into t.
+func (f *Finder) FindTraced(envPath string, t *fstrace.Trace) (Project, bool) {
+	return find(envPath, f, t)
+}
 
 type finderKey struct{}
 
@@ -59,30 +68,47 @@ func FinderFrom(ctx context.Context) *Finder {
 	return f
 }
 
-func find(envPath string, f *Finder) (Project, bool) {
+func find(envPath string, f *Finder, t *fstrace.Trace) (Project, bool) {
 	env := filepath.Clean(envPath)
 	if abs, err := filepath.Abs(env); err == nil {
 		env = abs
 	}
-	home, _ := os.UserHomeDir()
+	home, _ := t.UserHomeDir()
 	// pyvenv.cfg is read only when a pyproject.toml is found to judge
-	uvEnv := sync.OnceValue(func() bool { return madeByUV(env) })
+	uvEnv := sync.OnceValue(func() bool { return madeByUV(t, env) })
 	dir := filepath.Dir(env)
 	for range maxLevels {
 		if home != "" && dir == filepath.Clean(home) {
 			break
 		}
-		if !f.knownEmpty(dir) {
-			p, ok, present := projectIn(dir, uvEnv)
+		if seen, ok := f.knownEmpty(dir); ok {
+			t.Record(seen)
+		} else {
+			// The folder's looks go to a trace of their own when the
+			// Finder may remember them, and on to t.
+			look := t
+			if f != nil {
+				look = fstrace.New()
+			}
+			p, ok, present := projectIn(look, dir, uvEnv)
+			var err error
+			if !ok {
+				_, err = look.StatKind(filepath.Join(dir, ".git"))
+			}
+			if look != t {
+				t.Record(look.Seen())
+				if why := look.Unsure(); why != "" {
+					t.MarkUnsure(why)
+				}
+			}
 			if ok {
 				return p, true
 			}
-			_, err := os.Stat(filepath.Join(dir, ".git"))
 			if err == nil {
 				break
 			}
-			if !present && errors.Is(err, fs.ErrNotExist) && f != nil {
-				f.empty.Store(dir, true)
+			if !present && errors.Is(err, fs.ErrNotExist) && f != nil && look.Unsure() == "" {
+				f.empty.Store(dir, look.Seen())
 			}
 		}
 		parent := filepath.Dir(dir)
@@ -95,28 +121,32 @@ func find(envPath string, f *Finder) (Project, bool) {
 }
 
 // knownEmpty reports whether the pass found dir to hold neither
-// pyproject.toml nor .git.
-func (f *Finder) knownEmpty(dir string) bool {
+// pyproject.toml nor .git, and the looks that found it so.
+func (f *Finder) knownEmpty(dir string) ([]fstrace.Seen, bool) {
 	if f == nil {
-		return false
+		return nil, false
 	}
-	_, ok := f.empty.Load(dir)
-	return ok
+	v, ok := f.empty.Load(dir)
+	if !ok {
+		return nil, false
+	}
+	return v.([]fstrace.Seen), true
 }
 
 // projectIn reads dir for a uv project; present says whether dir holds a
 // pyproject.toml at all (of uv or not).
-func projectIn(dir string, uvEnv func() bool) (p Project, ok, present bool) {
+// Its looks are recorded in t.
+func projectIn(t *fstrace.Trace, dir string, uvEnv func() bool) (p Project, ok, present bool) {
 	py := filepath.Join(dir, "pyproject.toml")
-	fi, err := os.Stat(py)
+	fi, err := t.StatKind(py) // whether it is a file: its content is read (and stamped) when it is
 	if err != nil || !fi.Mode().IsRegular() {
 		return Project{}, false, err == nil || !errors.Is(err, fs.ErrNotExist)
 	}
 	p = Project{Dir: dir, Pyproject: py}
-	if fi, err := os.Stat(filepath.Join(dir, "uv.lock")); err == nil && fi.Mode().IsRegular() {
+	if fi, err := t.StatKind(filepath.Join(dir, "uv.lock")); err == nil && fi.Mode().IsRegular() {
 		p.Lock = filepath.Join(dir, "uv.lock")
 	}
-	if p.Lock != "" || uvEnv() || mentionsUV(py) {
+	if p.Lock != "" || uvEnv() || mentionsUV(t, py) {
 		return p, true, true
 	}
 	return Project{}, false, true
@@ -124,8 +154,8 @@ func projectIn(dir string, uvEnv func() bool) (p Project, ok, present bool) {
 
 // mentionsUV reports whether pyproject.toml has a [tool.uv] table (or one
 // below it, or [[tool.uv.index]]).
-func mentionsUV(path string) bool {
-	data, err := safefs.ReadFile(path, maxProjectFile)
+func mentionsUV(t *fstrace.Trace, path string) bool {
+	data, err := t.ReadFile(path, maxProjectFile)
 	if err != nil {
 		return false
 	}
@@ -139,8 +169,8 @@ func mentionsUV(path string) bool {
 
 // madeByUV reports whether the environment's pyvenv.cfg has the
 // `uv = X.Y.Z` line uv writes (KB-FACTS, dist-info).
-func madeByUV(env string) bool {
-	f, err := safefs.Open(filepath.Join(env, "pyvenv.cfg"))
+func madeByUV(t *fstrace.Trace, env string) bool {
+	f, err := t.Open(filepath.Join(env, "pyvenv.cfg"))
 	if err != nil {
 		return false
 	}
@@ -151,6 +181,10 @@ func madeByUV(env string) bool {
 		if ok && strings.TrimSpace(k) == "uv" {
 			return true
 		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+		// cut short: what it did not read may say uv next time
+		t.MarkUnsure("reading " + filepath.Join(env, "pyvenv.cfg") + ": " + err.Error())
 	}
 	return false
 }
