@@ -32,13 +32,15 @@ const (
 	cacheFileLimit = 32 << 20
 )
 
-// stamp is what says a file is unchanged: its device and inode (0 on
-// Windows, where os.Stat gives none), size and modification time.
+// stamp is what says a file is unchanged (filefacts.Stamp): its device
+// and inode (0 on Windows, where os.Stat gives none), size, modification
+// and change times.
 type stamp struct {
 	Dev   uint64 `json:"dev"`
 	Ino   uint64 `json:"ino"`
 	Size  int64  `json:"size"`
 	MTime int64  `json:"mtime_ns"`
+	CTime int64  `json:"ctime_ns,omitempty"`
 }
 
 // stampOf is fi's stamp (filefacts': on Windows, where os.Stat gives no

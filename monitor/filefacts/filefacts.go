@@ -31,16 +31,19 @@ import (
 )
 
 // Stamp is what says a file is unchanged: its device and inode (0 on
-// Windows, where os.Stat gives none), size and modification time.
+// Windows, where os.Stat gives none), size, modification time and the
+// time of its last change of any kind (CTime; 0 on Windows), which
+// nobody can set back: a file rewritten at the same size and dated back
+// by hand still has a new one.
 type Stamp struct {
-	Dev, Ino    uint64
-	Size, MTime int64
+	Dev, Ino           uint64
+	Size, MTime, CTime int64
 }
 
 // Of is fi's stamp.
 func Of(fi os.FileInfo) Stamp {
 	s := Stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-	s.Dev, s.Ino = devIno(fi)
+	s.Dev, s.Ino, s.CTime = sysStamp(fi)
 	return s
 }
 
@@ -243,7 +246,7 @@ func (s *Store) Put(kind, path string, st Stamp, value string) {
 }
 
 // magic starts a file; a file of another version is no facts.
-const magic = "gpucanary-filefacts 2\n"
+const magic = "gpucanary-filefacts 3\n"
 
 // load reads the facts in file, which must be scope's.
 func load(file, scope string) (map[key]fact, error) {
@@ -317,14 +320,14 @@ func (d *decoder) facts() (map[key]fact, error) {
 		if !ok1 || !ok2 || !ok3 {
 			return out, errMalformed
 		}
-		var nums [5]int64
+		var nums [6]int64
 		for i := range nums {
 			var ok bool
 			if nums[i], ok = d.varint(); !ok {
 				return out, errMalformed
 			}
 		}
-		out[key{kind, path}] = fact{stamp: Stamp{Dev: uint64(nums[0]), Ino: uint64(nums[1]), Size: nums[2], MTime: nums[3]}, value: value, used: nums[4]}
+		out[key{kind, path}] = fact{stamp: Stamp{Dev: uint64(nums[0]), Ino: uint64(nums[1]), Size: nums[2], MTime: nums[3], CTime: nums[4]}, value: value, used: nums[5]}
 	}
 	return out, nil
 }
@@ -376,7 +379,7 @@ func (s *Store) write(scope string, sh *shard) error {
 		buf = appendStr(buf, k.kind)
 		buf = appendStr(buf, k.path)
 		buf = appendStr(buf, f.value)
-		for _, n := range [...]int64{int64(f.stamp.Dev), int64(f.stamp.Ino), f.stamp.Size, f.stamp.MTime, f.used} {
+		for _, n := range [...]int64{int64(f.stamp.Dev), int64(f.stamp.Ino), f.stamp.Size, f.stamp.MTime, f.stamp.CTime, f.used} {
 			buf = binary.AppendVarint(buf, n)
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-func devIno(fi os.FileInfo) (dev, ino uint64) {
+func sysStamp(fi os.FileInfo) (dev, ino uint64, ctime int64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino) // Dev is int32 on some systems
+		return uint64(st.Dev), uint64(st.Ino), st.Ctim.Nano() // Dev is int32 on some systems
 	}
-	return 0, 0
+	return 0, 0, 0
 }

@@ -2,6 +2,7 @@ package filefacts
 
 import "os"
 
-// devIno is zero on Windows: os.Stat gives no inode without opening the
-// file; size and modification time stand alone there.
-func devIno(os.FileInfo) (dev, ino uint64) { return 0, 0 }
+// sysStamp is zero on Windows: os.Stat gives no inode or change time
+// without opening the file; size and modification time stand alone
+// there.
+func sysStamp(os.FileInfo) (dev, ino uint64, ctime int64) { return 0, 0, 0 }
