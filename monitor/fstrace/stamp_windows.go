@@ -40,3 +40,15 @@ func reduce(look Look, s Stamp) Stamp {
 	}
 	return Stamp{Mode: s.Mode & uint32(fs.ModeType), CTime: s.CTime}
 }
+
+// isDir reports whether a stamp is a folder's.
+func isDir(s Stamp) bool { return fs.FileMode(s.Mode).IsDir() }
+
+// base is the folder looks are made from: on Windows each look takes
+// its whole path (os.Stat), so a base only says which looks it holds.
+type base struct{}
+
+func openBase(string) base               { return base{} }
+func (base) close()                      {}
+func (base) under(string) (string, bool) { return "", false }
+func (base) look(string, bool) seenNow   { return seenNow{} }

@@ -18,6 +18,9 @@ import (
 // own speed. It is a variable for tests.
 var readWorkers = max(4, runtime.GOMAXPROCS(0))
 
+// readAhead bounds how many reports are read and not yet used.
+const readAhead = 32
+
 // InspectEach reads the environments in found, up to readWorkers at a
 // time, each with read (InspectOne with the GPU and options, or a test's
 // stand-in), and hands every report to use on the caller's goroutine in
@@ -49,11 +52,20 @@ func Each[T any](ctx context.Context, found []envsearch.Found, read func(context
 		next <- i
 	}
 	close(next)
+	// The reads run at most readAhead reports ahead of use: a read that
+	// is a kept answer (monitor/answers) is faster than its writing, and
+	// a thousand of them would otherwise all wait in memory at once.
+	ahead := make(chan struct{}, max(readAhead, readWorkers))
 	for range min(readWorkers, len(found)) {
 		// Each worker ends when the queue is empty or ctx has ended, after
 		// the read in hand (InspectOne returns by its deadline).
 		go func() {
 			for i := range next {
+				select {
+				case ahead <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
 				if ctx.Err() != nil {
 					return
 				}
@@ -75,6 +87,10 @@ func Each[T any](ctx context.Context, found []envsearch.Found, read func(context
 			default:
 				rep = unreadable(f, ctx.Err())
 			}
+		}
+		select {
+		case <-ahead:
+		default: // cut short: its read never started
 		}
 		if !use(i, rep) {
 			return
