@@ -131,6 +131,7 @@ func TestLeanHandsOverToFull(t *testing.T) {
 	}
 
 	t.Run("agent", func(t *testing.T) { leanAgent(t, cli, sim, env) })
+	t.Run("watch's kb refresh", func(t *testing.T) { leanWatchRefresh(t, cli, sim, env, srv.URL+"/whl") })
 
 	if err := os.Remove(filepath.Join(filepath.Dir(cli), fullName+filepath.Ext(cli))); err != nil {
 		t.Fatal(err)
@@ -214,5 +215,37 @@ func leanAgent(t *testing.T, cli, sim, env string) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the agent did not stop on an interrupt")
+	}
+}
+
+// leanWatchRefresh: watch with kb_refresh on has the full build refresh
+// the knowledge at start (the engine's RefreshKnowledge).
+func leanWatchRefresh(t *testing.T, cli, sim, env, index string) {
+	config := t.TempDir()
+	settings := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(settings, []byte("kb_refresh = true\nindex_base = \""+index+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cli, "--gpu-sim", sim, "--config", settings, "watch", env)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+config, "XDG_STATE_HOME="+t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	overlay := filepath.Join(config, "gpucanary", "kb-refresh.json")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(overlay); err == nil && strings.Contains(string(b), "2.16") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no refresh overlay with torch 2.16 after 30s; watch said:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
