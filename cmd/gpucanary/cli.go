@@ -44,6 +44,9 @@ type globals struct {
 	configErr error
 	log       *slog.Logger
 	getenv    func(string) string
+	// args is the whole command line run was given: the lean build hands
+	// a command it lacks over to the full one with it (fullexec_lean.go).
+	args []string
 }
 
 // run parses the global flags and runs one command; it returns the exit status.
@@ -58,7 +61,7 @@ func run(ctx context.Context, args []string, std stdio) int {
 	if len(args) == 1 && args[0] == "-Embedding" {
 		args = nil
 	}
-	g := &globals{getenv: os.Getenv}
+	g := &globals{getenv: os.Getenv, args: args}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // its errors are printed below, naming flags as the usage does
 	fs.Usage = func() {}     // printed below: on stdout when asked for
