@@ -59,16 +59,16 @@ var importRules = []importRule{
 	// tree (walk). The search for environments (envsearch) sits above it:
 	// it reads pyenv's managers table, and pyenv never asks it.
 	{pkg: "monitor/pyenv", forbidden: []string{mod + "monitor/pyenv/envsearch"},
-		only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/pyspec", "monitor/safefs"}},
+		only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/fstrace", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/envsearch", only: []string{"monitor/pyenv", "monitor/pyenv/internal/walk", "monitor/safefs"}},
 	// The one package for PEP 440/508 and METADATA, which pyenv and
 	// uvproject share: it reads text and knows no environment.
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	// The site emulation and the walk know no manager, no environment and
 	// no search: pyenv's reading and envsearch use them, not the reverse.
-	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/safefs"}},
+	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/fstrace", "monitor/safefs"}},
 	{pkg: "monitor/pyenv/internal/walk", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/fstrace", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/safefs"}}, // safefs: overlay files, which a user writes
@@ -80,6 +80,10 @@ var importRules = []importRule{
 	{pkg: "monitor/safefs", only: []string{}},
 	{pkg: "monitor/fatbin/...", only: []string{"monitor/filefacts"}},
 	{pkg: "monitor/filefacts", only: []string{}},
+	// A read's record of what it looked at, and the answers kept by it:
+	// below every reader, knowing no environment.
+	{pkg: "monitor/fstrace", only: []string{"monitor/safefs"}},
+	{pkg: "monitor/answers", only: []string{"monitor/fstrace", "monitor/safefs"}},
 	{pkg: "monitor/pathjson", only: []string{}},
 	{pkg: "monitor/human", only: []string{}},
 }
