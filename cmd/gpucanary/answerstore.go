@@ -82,5 +82,11 @@ func answerSubject(k guard.Keeper, f envsearch.Found) string {
 			return ""
 		}
 	}
-	return f.Path + "\x00" + f.Via + "\x00" + f.From
+	// The read makes a relative path absolute from the working folder:
+	// the answer is about the folder it names.
+	path, err := filepath.Abs(f.Path)
+	if err != nil {
+		return ""
+	}
+	return path + "\x00" + f.Via + "\x00" + f.From
 }
