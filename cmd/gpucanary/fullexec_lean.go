@@ -24,8 +24,6 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/engine"
-	"github.com/gpucanary/gpucanary/monitor/kb"
 )
 
 // fullPath is where the full build is: beside this program; command is
@@ -86,30 +84,16 @@ func checkMetrics(monitor.CheckResult, bool, time.Time, string, stdio) error {
 	return errors.New("this build writes no metrics: " + fullName + " does")
 }
 
-// knowledgeRefresher is the engine's daily kb refresh when the kb_refresh
-// setting is on (nil when off): unless the refresh overlay is less than
-// a day old, the full build runs kb refresh on index_base.
-func (g *globals) knowledgeRefresher() func(context.Context) error {
-	if !g.cfg.KBRefresh {
-		return nil
+// refreshKnowledge is the engine's daily kb refresh (knowledgeRefresher):
+// the full build runs kb refresh on index, which writes the overlay.
+func refreshKnowledge(ctx context.Context, index, _ string) error {
+	p, err := fullPath("kb refresh")
+	if err != nil {
+		return err
 	}
-	index := g.cfg.IndexBase
-	return func(ctx context.Context) error {
-		path, err := kb.RefreshOverlayPath()
-		if err != nil {
-			return err
-		}
-		if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) < engine.KnowledgeEvery {
-			return nil
-		}
-		p, err := fullPath("kb refresh")
-		if err != nil {
-			return err
-		}
-		out, err := exec.CommandContext(ctx, p, "kb", "refresh", "--index-url", index).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("running %s kb refresh: %w: %s", p, err, strings.TrimSpace(string(out)))
-		}
-		return nil
+	out, err := exec.CommandContext(ctx, p, "kb", "refresh", "--index-url", index).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("running %s kb refresh: %w: %s", p, err, strings.TrimSpace(string(out)))
 	}
+	return nil
 }

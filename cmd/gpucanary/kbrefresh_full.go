@@ -5,10 +5,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/kbrefresh"
 )
@@ -35,24 +33,9 @@ func cmdKBRefresh(ctx context.Context, index string, std stdio) int {
 	return exitOK
 }
 
-// knowledgeRefresher is the engine's daily kb refresh when the kb_refresh
-// setting is on (nil when off): it reads index_base's torch page unless
-// the refresh overlay is less than a day old. What it learns is read at
-// the next start: the tables of a running process are read once.
-func (g *globals) knowledgeRefresher() func(context.Context) error {
-	if !g.cfg.KBRefresh {
-		return nil
-	}
-	index := g.cfg.IndexBase
-	return func(ctx context.Context) error {
-		path, err := kb.RefreshOverlayPath()
-		if err != nil {
-			return err
-		}
-		if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) < engine.KnowledgeEvery {
-			return nil
-		}
-		_, err = kbrefresh.Run(ctx, nil, index, path, time.Now())
-		return err
-	}
+// refreshKnowledge is the engine's daily kb refresh (knowledgeRefresher):
+// it reads index's torch page and writes the overlay at path.
+func refreshKnowledge(ctx context.Context, index, path string) error {
+	_, err := kbrefresh.Run(ctx, nil, index, path, time.Now())
+	return err
 }
