@@ -73,11 +73,13 @@ func (g *globals) answerInputs(gs gpu.State) ([]byte, error) {
 // (one that reads nothing: a project to create, a kernel whose
 // interpreter is gone) or not to be kept: a guarded environment's report
 // says what the guard's record says, which its read does not look at.
-func answerSubject(k guard.Keeper, f envsearch.Found) string {
+// guards says whether any guard record may exist (guard.Keeper.Any,
+// asked once a check).
+func answerSubject(k guard.Keeper, guards bool, f envsearch.Found) string {
 	if f.Create != "" || f.Missing != "" {
 		return ""
 	}
-	if k.StateDir != "" {
+	if guards {
 		if st := k.Read(f.Path); st.Guarded || len(st.Changed) > 0 {
 			return ""
 		}

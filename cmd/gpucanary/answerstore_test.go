@@ -114,3 +114,46 @@ func firstDiff(a, b string) string {
 	}
 	return "one output is longer"
 }
+
+// TestCheckJSONGuardedNotKept: a guarded environment's report says what
+// the guard's record says, which its read does not look at, so it is
+// never answered from the store: the record removed by hand, with the
+// environment as it was, the next check says it is not guarded.
+func TestCheckJSONGuardedNotKept(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	venv := filepath.Join(t.TempDir(), "venv")
+	if err := writeSpec(venv, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := runCLI(t, "guard", venv); code != 0 {
+		t.Fatalf("guard: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if err := pyenvtest.DateBack(venv, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	sim := simFile(t, simA100)
+	guarded := func() bool {
+		t.Helper()
+		out, stderr, _ := runCLI(t, "--gpu-sim", sim, "check", "--json", venv)
+		if !strings.Contains(out, `"verdict"`) {
+			t.Fatalf("check --json printed no report:\n%s\n%s", out, stderr)
+		}
+		return strings.Contains(out, `"guarded": true`)
+	}
+	if !guarded() || !guarded() {
+		t.Fatal("not guarded after guard")
+	}
+	records, _ := filepath.Glob(filepath.Join(state, "gpucanary", "guard", "*"))
+	if len(records) != 1 {
+		t.Fatalf("guard records: %v, want one", records)
+	}
+	if err := os.RemoveAll(records[0]); err != nil {
+		t.Fatal(err)
+	}
+	if guarded() {
+		t.Fatal("still guarded after its record was removed: the guarded report was kept")
+	}
+}

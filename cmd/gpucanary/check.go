@@ -141,12 +141,12 @@ func cmdCheckJSON(ctx context.Context, g *globals, paths []string, std stdio) in
 	w.Begin(res)
 	var errs bool
 	var encErr error
-	store := g.answerStore(res.GPU)
+	store, guards := g.answerStore(res.GPU), k.Any()
 	inspect.Each(ctx, found.Found,
 		func(ctx context.Context, f envsearch.Found) encodedReport {
 			subject := ""
 			if store != nil {
-				subject = answerSubject(k, f)
+				subject = answerSubject(k, guards, f)
 			}
 			if subject == "" {
 				return encode(inspect.InspectOne(ctx, f, res.GPU, o))

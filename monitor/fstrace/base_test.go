@@ -56,3 +56,34 @@ func TestLooksFromTheBaseFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestFullLookStandsForItsIdentity: a folder looked at for what it is
+// and then listed is looked at again once, and still tells a change.
+func TestFullLookStandsForItsIdentity(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "torch")
+	os.Mkdir(dir, 0o755)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
+	for _, order := range []string{"identity first", "full first"} {
+		tr := New()
+		if order == "identity first" {
+			tr.StatKind(dir)
+			tr.ReadDir(dir)
+		} else {
+			tr.ReadDir(dir)
+			tr.StatKind(dir)
+		}
+		seen := tr.Seen()
+		if len(seen) != 1 || seen[0].Look != Follow {
+			t.Fatalf("%s: seen = %+v, want one full look", order, seen)
+		}
+	}
+	tr := New()
+	tr.StatKind(dir)
+	tr.ReadDir(dir)
+	os.WriteFile(filepath.Join(dir, "new.py"), nil, 0o644)
+	if NewChecker().Holds(tr.Seen()) {
+		t.Fatal("holds after the folder gained an entry")
+	}
+}

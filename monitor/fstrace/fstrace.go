@@ -187,8 +187,26 @@ func (t *Trace) note(path string, look Look, fi fs.FileInfo, err error) {
 	if _, ok := t.index[k]; ok {
 		return
 	}
+	// A full look at a path says all its identity look does, when both
+	// saw the same thing: one of them is looked at again, not two.
+	if look&Identity != 0 {
+		if i, ok := t.index[lookKey{path, look &^ Identity}]; ok && sameThing(look, t.seen[i], s) {
+			return
+		}
+	} else if i, ok := t.index[lookKey{path, look | Identity}]; ok && sameThing(look|Identity, s, t.seen[i]) {
+		delete(t.index, lookKey{path, look | Identity})
+		t.index[k] = i
+		t.seen[i] = s
+		return
+	}
 	t.index[k] = len(t.seen)
 	t.seen = append(t.seen, s)
+}
+
+// sameThing reports whether the full look full saw what the identity
+// look id (of kind look) did.
+func sameThing(look Look, full, id Seen) bool {
+	return full.Absent == id.Absent && reduce(look, full.Stamp) == id.Stamp
 }
 
 // absent reports whether err says nothing is at the path: not there, or

@@ -252,3 +252,21 @@ func TestMalformedRecord(t *testing.T) {
 		t.Errorf("pip.conf changed:\n%s", after)
 	}
 }
+
+// TestAny: no records' folder, no guard anywhere; one there (or one that
+// cannot be looked at), maybe.
+func TestAny(t *testing.T) {
+	if (guard.Keeper{}).Any() {
+		t.Fatal("a keeper without a state folder says a guard may exist")
+	}
+	k := guard.Keeper{StateDir: t.TempDir()}
+	if k.Any() {
+		t.Fatal("a state folder without records says a guard may exist")
+	}
+	if err := os.MkdirAll(filepath.Join(k.StateDir, "guard"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !k.Any() {
+		t.Fatal("the records' folder is there, and Any says no guard can exist")
+	}
+}

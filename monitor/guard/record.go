@@ -50,6 +50,17 @@ func (k Keeper) recordDir(env string) string {
 	return filepath.Join(k.StateDir, "guard", hex.EncodeToString(sum[:8]))
 }
 
+// Any reports whether an environment may have a guard record (the
+// records' folder exists, or cannot be looked at): a check of many
+// environments asks once, and reads no record of each when none can be.
+func (k Keeper) Any() bool {
+	if k.StateDir == "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(k.StateDir, "guard"))
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // load reads env's record; no record wraps ErrNotGuarded.
 func (k Keeper) load(env string) (*record, error) {
 	if abs, err := filepath.Abs(env); err == nil {
