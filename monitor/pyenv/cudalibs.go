@@ -70,14 +70,11 @@ func (l CUDALib) Archs() fatbin.Kernels {
 // library is read again only when it changes. Tests replace it to count.
 var KernelsReader = fatbin.Shared.ReadFile
 
-// LibOf reads one library as a CUDALib of pkg; ok is false when it is no
+// libOf reads one library as a CUDALib of pkg; ok is false when it is no
 // CUDA library (no fat binary, or not a library GPU Canary can read the
-// headers of).
-func LibOf(pkg, file string) (CUDALib, bool) { return libOf(nil, pkg, file) }
-
-// libOf is LibOf with the library's stamp recorded in t before its
-// kernels are asked for: what they are (read, or fatbin's cached fact)
-// is the file's content, which that stamp covers.
+// headers of). The library's stamp is recorded in t before its kernels
+// are asked for: what they are (read, or fatbin's cached fact) is the
+// file's content, which that stamp covers.
 func libOf(t *fstrace.Trace, pkg, file string) (CUDALib, bool) {
 	t.Stat(file)
 	k, err := KernelsReader(file)
