@@ -75,7 +75,8 @@ func leanPair(t *testing.T) string {
 		exe = ".exe"
 	}
 	for _, b := range []struct{ tags, name string }{{"nogui,lean", "gpucanary-cli"}, {"nogui", fullName}} {
-		out, err := exec.Command("go", "build", "-tags", b.tags, "-o", filepath.Join(dir, b.name+exe), ".").CombinedOutput()
+		args := append(append([]string{"build"}, buildRace...), "-tags", b.tags, "-o", filepath.Join(dir, b.name+exe), ".")
+		out, err := exec.Command("go", args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build -tags %s: %v\n%s", b.tags, err, out)
 		}

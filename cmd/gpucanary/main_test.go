@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -21,6 +22,13 @@ func TestMain(m *testing.M) {
 	// a cache folder of the tests' own, not the user's: a test's
 	// environments are gone when it ends, and what was kept of them
 	// with them.
+	// Go's build cache is under the same folder by default: the builds
+	// the tests run (go build of the lean pair) keep using the user's.
+	if os.Getenv("GOCACHE") == "" {
+		if user, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(user, "go-build"))
+		}
+	}
 	cache, err := os.MkdirTemp("", "gpucanary-test-cache-")
 	if err != nil {
 		panic(err)
