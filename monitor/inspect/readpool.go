@@ -18,8 +18,9 @@ import (
 // own speed. It is a variable for tests.
 var readWorkers = max(4, runtime.GOMAXPROCS(0))
 
-// readAhead bounds how many reports are read and not yet used.
-const readAhead = 32
+// readAhead bounds how many reports are read and not yet used. It is a
+// variable for tests.
+var readAhead = 32
 
 // InspectEach reads the environments in found, up to readWorkers at a
 // time, each with read (InspectOne with the GPU and options, or a test's
@@ -60,13 +61,22 @@ func Each[T any](ctx context.Context, found []envsearch.Found, read func(context
 		// Each worker ends when the queue is empty or ctx has ended, after
 		// the read in hand (InspectOne returns by its deadline).
 		go func() {
-			for i := range next {
+			for {
+				// A slot first, then the next report: the reads that hold
+				// slots are then always the earliest not yet used, so the
+				// report use waits for is one of them, never a read
+				// waiting for a slot that later reads hold.
 				select {
 				case ahead <- struct{}{}:
 				case <-ctx.Done():
 					return
 				}
-				if ctx.Err() != nil {
+				i, ok := <-next
+				if !ok || ctx.Err() != nil {
+					select {
+					case <-ahead:
+					default:
+					}
 					return
 				}
 				results[i] <- read(ctx, found[i])
@@ -88,11 +98,12 @@ func Each[T any](ctx context.Context, found []envsearch.Found, read func(context
 				rep = unreadable(f, ctx.Err())
 			}
 		}
+		more := use(i, rep)
 		select {
-		case <-ahead:
+		case <-ahead: // its slot, for the next read
 		default: // cut short: its read never started
 		}
-		if !use(i, rep) {
+		if !more {
 			return
 		}
 	}
