@@ -62,25 +62,38 @@ func TestLeanBuildLinksNoNetworkCode(t *testing.T) {
 	}
 }
 
-// leanPair builds the lean and the full build into one folder, as make
-// cli installs them, and returns the lean one's path.
+// leanPair builds the lean build into a folder, as make cli installs
+// it, with this test binary beside it as the full build (it runs main()
+// when runMainEnv is set, which the lean build passes on to what it
+// runs, and holds every command's code): one binary linked, not two. It
+// returns the lean one's path. TestLeanBuildLinksNoNetworkCode holds
+// what the real full build links.
 func leanPair(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds two binaries")
+		t.Skip("builds a binary")
 	}
 	dir := t.TempDir()
 	exe := ""
 	if runtime.GOOS == "windows" {
 		exe = ".exe"
 	}
-	for _, b := range []struct{ tags, name string }{{"nogui,lean", "gpucanary-cli"}, {"nogui", fullName}} {
-		args := append(append([]string{"build"}, buildRace...), "-tags", b.tags, "-o", filepath.Join(dir, b.name+exe), ".")
-		out, err := exec.Command("go", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build -tags %s: %v\n%s", b.tags, err, out)
+	args := append(append([]string{"build"}, buildRace...), "-tags", "nogui,lean", "-o", filepath.Join(dir, "gpucanary-cli"+exe), ".")
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags nogui,lean: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(dir, fullName+exe)
+	if err := os.Symlink(self, full); err != nil { // Windows without the right: a copy
+		data, rerr := os.ReadFile(self)
+		if rerr != nil || os.WriteFile(full, data, 0o755) != nil {
+			t.Fatalf("putting this test binary beside the lean build: %v", err)
 		}
 	}
+	t.Setenv(runMainEnv, "1")
 	return filepath.Join(dir, "gpucanary-cli"+exe)
 }
 
