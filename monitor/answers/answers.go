@@ -11,7 +11,8 @@
 // Each answer is a file of its own in the store's folder, written whole
 // and renamed into place, so that two runs at once each see a whole
 // answer or none; one that cannot be decoded is a miss. Answers older
-// than MaxAge are removed when answers are next kept, at most once a day.
+// than MaxAge are removed when answers are next kept, at most once a day
+// (monitor/cachefiles, as the file facts are).
 package answers
 
 import (
@@ -23,9 +24,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/cachefiles"
 
 	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
@@ -123,62 +125,11 @@ func (s *Store) Put(subject string, tr *fstrace.Trace, a Answer) error {
 		return fmt.Errorf("keeping the answer about %s: %s", subject, why)
 	}
 	data := encode(kept{inputs: s.inputs, subject: subject, seen: tr.Seen(), vars: tr.Vars(), answer: a})
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("keeping the answer about %s: %w", subject, err)
-	}
-	s.swept.Do(s.sweep)
-	path := s.file(subject)
-	tmp, err := os.CreateTemp(s.dir, ".answer-*")
-	if err != nil {
-		return fmt.Errorf("keeping the answer about %s: %w", subject, err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	s.swept.Do(func() { cachefiles.Daily(s.dir, s.now(), MaxAge, ".answer") })
+	if err := cachefiles.Replace(s.file(subject), data, s.now()); err != nil {
 		return fmt.Errorf("keeping the answer about %s: %w", subject, err)
 	}
 	return nil
-}
-
-// sweepMark is the file whose time says when the folder was last swept.
-const sweepMark = ".swept"
-
-// sweep removes the answers older than MaxAge, and temporary files left
-// by a run that stopped mid-write, at most once a day.
-func (s *Store) sweep() {
-	mark := filepath.Join(s.dir, sweepMark)
-	now := s.now()
-	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < 24*time.Hour {
-		return
-	}
-	if f, err := os.Create(mark); err == nil {
-		f.Close()
-		os.Chtimes(mark, now, now)
-	}
-	ents, err := os.ReadDir(s.dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		name := e.Name()
-		temp := strings.HasPrefix(name, ".answer-")
-		if !temp && !strings.HasSuffix(name, ".answer") {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if age := now.Sub(fi.ModTime()); age > MaxAge || (temp && age > time.Hour) {
-			os.Remove(filepath.Join(s.dir, name))
-		}
-	}
 }
 
 // kept is an answer's file, decoded.

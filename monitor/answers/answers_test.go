@@ -166,7 +166,7 @@ func TestSweepRemovesOldAnswersAndLeftovers(t *testing.T) {
 	dir := t.TempDir()
 	s := Open(dir, []byte("in"), noVars)
 	old := filepath.Join(dir, "0123.answer")
-	leftover := filepath.Join(dir, ".answer-123")
+	leftover := filepath.Join(dir, ".0123.answer-123.tmp")
 	recent := filepath.Join(dir, "4567.answer")
 	other := filepath.Join(dir, "notes.txt")
 	for _, p := range []string{old, leftover, recent, other} {

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/cachefiles"
 
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
@@ -331,22 +332,7 @@ func (c *Cache) Flush() error {
 	if err != nil {
 		return fmt.Errorf("writing the CUDA kernel cache: %w", err)
 	}
-	dir := filepath.Dir(c.file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".cuda-kernels-*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
-	}
-	if err := os.Rename(tmp.Name(), c.file); err != nil {
-		os.Remove(tmp.Name())
+	if err := cachefiles.Replace(c.file, data, time.Now()); err != nil {
 		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
 	}
 	c.dirty = false

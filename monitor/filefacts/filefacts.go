@@ -28,23 +28,26 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/cachefiles"
+	"github.com/gpucanary/gpucanary/monitor/fstrace"
 )
 
 // Stamp is what says a file is unchanged: its device and inode (0 on
 // Windows, where os.Stat gives none), size, modification time and the
-// time of its last change of any kind (CTime; 0 on Windows), which
-// nobody can set back: a file rewritten at the same size and dated back
-// by hand still has a new one.
+// time of its last change of any kind (CTime, which nobody can set back:
+// a file rewritten at the same size and dated back by hand still has a
+// new one; the creation time on Windows).
 type Stamp struct {
 	Dev, Ino           uint64
 	Size, MTime, CTime int64
 }
 
-// Of is fi's stamp.
+// Of is fi's stamp: fstrace's (one stamping of a file for every cache),
+// less its mode.
 func Of(fi os.FileInfo) Stamp {
-	s := Stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-	s.Dev, s.Ino, s.CTime = sysStamp(fi)
-	return s
+	s := fstrace.StampOf(fi)
+	return Stamp{Dev: s.Dev, Ino: s.Ino, Size: s.Size, MTime: s.MTime, CTime: s.CTime}
 }
 
 // Store holds facts by kind and path. Its zero value keeps them in memory
@@ -112,13 +115,8 @@ func (s *Store) instant() time.Time {
 }
 
 // Racy is how recent a file's modification time may be for a fact about
-// it to be kept. A file system dates a write by a clock that ticks every
-// few milliseconds (or seconds), so a file written twice within one tick,
-// at the same size and in place, keeps its stamp: a fact about one that
-// changed so lately may already be stale (git's "racily clean" index
-// entries are the same problem). An environment's files are written at
-// install time and read long after.
-const Racy = 2 * time.Second
+// it to be kept (fstrace.Racy says why).
+const Racy = fstrace.Racy
 
 // Scope is the part of path whose facts share a file: the path up to its
 // site-packages folder (any case: Lib\site-packages on Windows), else its
@@ -389,7 +387,7 @@ func (s *Store) write(scope string, sh *shard) error {
 			err = nil
 		}
 	} else {
-		err = writeAtomic(s.file(scope), buf, time.Unix(s.clock(), 0))
+		err = cachefiles.Replace(s.file(scope), buf, time.Unix(s.clock(), 0))
 	}
 	if err != nil {
 		return fmt.Errorf("writing the file facts of %s: %w", scope, err)
@@ -398,24 +396,11 @@ func (s *Store) write(scope string, sh *shard) error {
 	return nil
 }
 
-// sweepDaily sweeps (Sweep) when the folder's marker says the last sweep
-// was a day ago or more, and renews the marker; s.mu is held.
+// sweepDaily sweeps the folder (cachefiles.Daily): the files no run has
+// written for Unused (the facts of environments deleted since) go; a
+// file is written again whenever a fact in it is first used on a day.
 func (s *Store) sweepDaily() error {
-	marker := filepath.Join(s.dir, "swept")
-	now := time.Unix(s.clock(), 0)
-	if fi, err := os.Stat(marker); err == nil && now.Sub(fi.ModTime()) < 24*time.Hour {
-		return nil
-	}
-	if err := s.sweep(s.dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("sweeping the file facts in %s: %w", s.dir, err)
-	}
-	if err := os.WriteFile(marker, nil, 0o600); err != nil {
-		return fmt.Errorf("sweeping the file facts in %s: %w", s.dir, err)
-	}
-	return os.Chtimes(marker, now, now)
+	return cachefiles.Daily(s.dir, time.Unix(s.clock(), 0), Unused, ".facts")
 }
 
 func appendStr(buf []byte, v string) []byte {
@@ -428,56 +413,4 @@ func cmpOr(a, b error) error {
 		return a
 	}
 	return b
-}
-
-// sweep removes the files in the store's folder dir that no run has
-// written for Unused (the facts of environments deleted since): a file
-// is written again whenever a fact in it is first used on a day. Flush
-// sweeps once a day (sweepDaily).
-func (s *Store) sweep(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("sweeping the file facts in %s: %w", dir, err)
-	}
-	old := time.Unix(s.clock(), 0).Add(-Unused)
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".facts") && !strings.HasSuffix(e.Name(), ".tmp") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(old) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-	return nil
-}
-
-// writeAtomic writes data to path through a new file renamed over it,
-// dated at (the store's clock, which Sweep judges by).
-func writeAtomic(path string, data []byte, at time.Time) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".facts-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	terr := os.Chtimes(f.Name(), at, at)
-	if err := errors.Join(werr, cerr, terr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

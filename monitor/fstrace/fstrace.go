@@ -61,10 +61,14 @@ type Seen struct {
 	Stamp  Stamp
 }
 
-// Racy is how recent a stamp's modification time may be for an answer
-// that depends on it to be kept: a file written twice within one tick of
-// the file system's clock, at the same size and in place, keeps its
-// stamp (filefacts.Racy says more).
+// Racy is how recent a stamp's modification time may be for what was
+// learned from its file to be kept (an answer, a file fact). A file
+// system dates a write by a clock that ticks every few milliseconds (or
+// seconds), so a file written twice within one tick, at the same size
+// and in place, keeps its stamp: what was learned of one that changed so
+// lately may already be stale (git's "racily clean" index entries are
+// the same problem). An environment's files are written at install time
+// and read long after.
 const Racy = 2 * time.Second
 
 // Trace is one read's record of what it looked at. Its methods are safe
@@ -199,7 +203,12 @@ func (t *Trace) note(path string, look Look, fi fs.FileInfo, err error) {
 		t.seen[i] = s
 		return
 	}
-	t.index[k] = len(t.seen)
+	t.add(s)
+}
+
+// add records s, a look not made before; t.mu is held.
+func (t *Trace) add(s Seen) {
+	t.index[lookKey{s.Path, s.Look}] = len(t.seen)
 	t.seen = append(t.seen, s)
 }
 

@@ -17,12 +17,9 @@ func (t *Trace) Record(seen []Seen) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, s := range seen {
-		k := lookKey{s.Path, s.Look}
-		if _, ok := t.index[k]; ok {
-			continue
+		if _, ok := t.index[lookKey{s.Path, s.Look}]; !ok {
+			t.add(s)
 		}
-		t.index[k] = len(t.seen)
-		t.seen = append(t.seen, s)
 	}
 }
 

@@ -13,10 +13,6 @@ func StampOf(fi fs.FileInfo) Stamp {
 	if !ok {
 		return Stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
 	}
-	return stampOfStat(st)
-}
-
-func stampOfStat(st *syscall.Stat_t) Stamp {
 	return Stamp{
 		Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Mode: st.Mode,
 		MTime: st.Mtim.Nano(), CTime: st.Ctim.Nano(),
@@ -26,22 +22,28 @@ func stampOfStat(st *syscall.Stat_t) Stamp {
 // lookNow stats path as look says, with the system call itself: a
 // Checker looks at thousands of paths, and an os.FileInfo for each is
 // garbage.
-func lookNow(path string, noFollow bool) seenNow {
-	var st syscall.Stat_t
+func lookNow(path string, noFollow bool) seenNow { return statAt(unix.AT_FDCWD, path, noFollow) }
+
+// statAt stats path from the folder dir (an absolute path: from the
+// root), following a link at its end unless noFollow.
+func statAt(dir int, path string, noFollow bool) seenNow {
+	flags := 0
+	if noFollow {
+		flags = unix.AT_SYMLINK_NOFOLLOW
+	}
+	var st unix.Stat_t
 	var err error
 	for {
-		if noFollow {
-			err = syscall.Lstat(path, &st)
-		} else {
-			err = syscall.Stat(path, &st)
-		}
-		if err != syscall.EINTR {
+		if err = unix.Fstatat(dir, path, &st, flags); err != unix.EINTR {
 			break
 		}
 	}
 	switch {
 	case err == nil:
-		return seenNow{stamp: stampOfStat(&st), ok: true}
+		return seenNow{stamp: Stamp{
+			Dev: st.Dev, Ino: st.Ino, Size: st.Size, Mode: st.Mode,
+			MTime: st.Mtim.Nano(), CTime: st.Ctim.Nano(),
+		}, ok: true}
 	case absent(err):
 		return seenNow{absent: true, ok: true}
 	}
@@ -98,26 +100,4 @@ func (b base) under(path string) (string, bool) {
 }
 
 // look stats rel from the base folder.
-func (b base) look(rel string, noFollow bool) seenNow {
-	flags := 0
-	if noFollow {
-		flags = unix.AT_SYMLINK_NOFOLLOW
-	}
-	var st unix.Stat_t
-	var err error
-	for {
-		if err = unix.Fstatat(b.fd, rel, &st, flags); err != unix.EINTR {
-			break
-		}
-	}
-	switch {
-	case err == nil:
-		return seenNow{stamp: Stamp{
-			Dev: st.Dev, Ino: st.Ino, Size: st.Size, Mode: st.Mode,
-			MTime: st.Mtim.Nano(), CTime: st.Ctim.Nano(),
-		}, ok: true}
-	case absent(err):
-		return seenNow{absent: true, ok: true}
-	}
-	return seenNow{}
-}
+func (b base) look(rel string, noFollow bool) seenNow { return statAt(b.fd, rel, noFollow) }
