@@ -20,11 +20,8 @@ import (
 // that every answer depends on besides its read (answerInputs). nil when
 // there is no cache folder.
 func (g *globals) answerStore(gs gpu.State) *answers.Store {
-	if os.Getenv(kernelCacheVariable) == "off" {
-		return nil
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
+	dir, ok := cacheDir()
+	if !ok {
 		return nil
 	}
 	inputs, err := g.answerInputs(gs)
@@ -32,16 +29,16 @@ func (g *globals) answerStore(gs gpu.State) *answers.Store {
 		g.log.Debug("no answers kept", "err", err)
 		return nil
 	}
-	return answers.Open(filepath.Join(dir, "gpucanary", "answers"), inputs, g.getenv)
+	return answers.Open(filepath.Join(dir, "answers"), inputs, g.getenv)
 }
 
 // answerInputs is what a report depends on besides the disk and the
-// variables its read asked for (which the read's trace records): this
-// program (its file's stamp: any other build is another program), the
-// home folder (the user site is in it), the facts in force (kb
-// overlays), the settings, and the GPU, less what changes from one
-// second to the next and no rule reads (memory in use, utilization,
-// temperature, power, processes).
+// variables its read asked for (which the read's trace records, the
+// home folder's among them): this program (its file's stamp: any other
+// build is another program), the facts in force (kb overlays), the
+// settings, and the GPU, less what changes from one second to the next
+// and no rule reads (memory in use, utilization, temperature, power,
+// processes).
 func (g *globals) answerInputs(gs gpu.State) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -51,7 +48,6 @@ func (g *globals) answerInputs(gs gpu.State) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stamping this program's file: %w", err)
 	}
-	home, _ := os.UserHomeDir()
 	gs.Devices = append([]gpu.Device(nil), gs.Devices...)
 	for i := range gs.Devices {
 		d := &gs.Devices[i]
@@ -61,11 +57,10 @@ func (g *globals) answerInputs(gs gpu.State) ([]byte, error) {
 	return json.Marshal(struct {
 		Format  int
 		Program fstrace.Stamp
-		Home    string
 		KB      string
 		Config  any
 		GPU     gpu.State
-	}{1, fstrace.StampOf(fi), home, kb.Fingerprint(), g.cfg, gs})
+	}{2, fstrace.StampOf(fi), kb.Fingerprint(), g.cfg, gs})
 }
 
 // answerSubject names what an answer is about: the environment and how

@@ -18,13 +18,24 @@ const kernelCacheVariable = "GPUCANARY_KERNEL_CACHE"
 // only when it changes, across runs; and the file facts (which libraries
 // carry no CUDA code, which libraries each RECORD lists) theirs.
 func kernelCache() {
-	if os.Getenv(kernelCacheVariable) == "off" {
+	dir, ok := cacheDir()
+	if !ok {
 		return
+	}
+	fatbin.Shared.SetFile(filepath.Join(dir, "cuda-kernels.json"))
+	filefacts.Shared.SetDir(filepath.Join(dir, "file-facts"))
+}
+
+// cacheDir is the programs' folder in the user's cache folder; false
+// when nothing is to be kept on disk (GPUCANARY_KERNEL_CACHE=off) or
+// there is no cache folder.
+func cacheDir() (string, bool) {
+	if os.Getenv(kernelCacheVariable) == "off" {
+		return "", false
 	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
-		return
+		return "", false
 	}
-	fatbin.Shared.SetFile(filepath.Join(dir, "gpucanary", "cuda-kernels.json"))
-	filefacts.Shared.SetDir(filepath.Join(dir, "gpucanary", "file-facts"))
+	return filepath.Join(dir, "gpucanary"), true
 }
