@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/cachefiles"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 )
 
 // Stamp is what says a file is unchanged: its device and inode (0 on
@@ -41,13 +40,6 @@ import (
 type Stamp struct {
 	Dev, Ino           uint64
 	Size, MTime, CTime int64
-}
-
-// Of is fi's stamp: fstrace's (one stamping of a file for every cache),
-// less its mode.
-func Of(fi os.FileInfo) Stamp {
-	s := fstrace.StampOf(fi)
-	return Stamp{Dev: s.Dev, Ino: s.Ino, Size: s.Size, MTime: s.MTime, CTime: s.CTime}
 }
 
 // Store holds facts by kind and path. Its zero value keeps them in memory
@@ -115,8 +107,13 @@ func (s *Store) instant() time.Time {
 }
 
 // Racy is how recent a file's modification time may be for a fact about
-// it to be kept (fstrace.Racy says why).
-const Racy = fstrace.Racy
+// it to be kept. A file system dates a write by a clock that ticks every
+// few milliseconds (or seconds), so a file written twice within one tick,
+// at the same size and in place, keeps its stamp: what was learned of one
+// that changed so lately may already be stale (git's "racily clean" index
+// entries are the same problem). An environment's files are written at
+// install time and read long after.
+const Racy = 2 * time.Second
 
 // Scope is the part of path whose facts share a file: the path up to its
 // site-packages folder (any case: Lib\site-packages on Windows), else its
