@@ -16,7 +16,7 @@ import (
 // file that implements it.
 func commands() []command {
 	return append([]command{
-		{name: "check", operands: anyPaths, setup: checkSetup, help: checkHelp,
+		{name: "check", operands: anyPaths, setup: checkFlags, help: checkHelp,
 			summary: "inspect environments and the GPU; exit 1 on error findings"},
 		{name: "ps", setup: psFlags, help: psHelp,
 			summary: "per-process GPU use and verdicts"},
