@@ -114,6 +114,7 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
+	p = withStashOfRecord(env, p)
 	pr := Prepared{Env: env, GPU: g, Plan: p}
 	if s.Verify != nil {
 		pr.Findings = s.Verify(env, g)
