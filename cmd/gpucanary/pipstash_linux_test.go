@@ -4,14 +4,12 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
@@ -115,14 +113,7 @@ func TestFixAfterTheUsersOwnPipWasKilled(t *testing.T) {
 	if tp := env.Torch(); tp == nil || tp.Version != "2.5.1+cu124" || tp.CUDA != "12.4" || len(tp.Problems) > 0 || len(env.Problems) > 0 {
 		t.Fatalf("after fix: torch %+v, problems %+v", tp, env.Problems)
 	}
-	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.jsonl"))
-	if len(journals) != 1 {
-		t.Fatalf("journals: %v", journals)
-	}
-	j, err := fixjournal.ReadJournal(journals[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := onlyJournal(t)
 	if j.Result == nil || !j.Result.Fixed || len(j.Result.Cleaned) != 2 || j.Plan.Restores != filepath.Join(site, "~orch-2.5.1+cpu.dist-info") {
 		t.Errorf("journal: plan %+v, result %+v", j.Plan, j.Result)
 	}

@@ -172,16 +172,24 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 // when another PID NVML lists is a process here: the driver's PIDs are
 // then this view's, so the missing one is no other namespace's; when no
 // listed PID is a process here, none is judged gone (another PID
-// namespace, as before).
+// namespace, as before). Each PID is asked about once, so that a process
+// exiting meanwhile cannot be running for one rule and gone for another.
 func goneOf(onGPU map[int]*use, seenHost map[int]bool, alive func(int) bool) func(pid int) bool {
-	if alive != nil {
-		return func(pid int) bool { return !seenHost[pid] && !alive(pid) }
-	}
 	mapped := false
 	for pid := range onGPU {
 		mapped = mapped || seenHost[pid]
 	}
-	return func(pid int) bool { return mapped && !seenHost[pid] }
+	gone := map[int]bool{}
+	for pid := range onGPU {
+		switch {
+		case seenHost[pid]:
+		case alive != nil:
+			gone[pid] = !alive(pid)
+		default:
+			gone[pid] = mapped
+		}
+	}
+	return func(pid int) bool { return gone[pid] }
 }
 
 // goneReason is the reason of a row whose PID the driver lists but no
@@ -263,11 +271,9 @@ func outsideRows(g gpu.State, onGPU map[int]*use, seenHost map[int]bool, gone fu
 			if seenHost[gp.PID] {
 				continue
 			}
-			// gone is asked before the PID is marked seen: it reads seenHost.
-			exited := gone(gp.PID)
 			seenHost[gp.PID] = true
 			u := onGPU[gp.PID]
-			if exited {
+			if gone(gp.PID) {
 				rows = append(rows, Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not running)", GPULibs: []string{}},
 					GPUs: u.gpus, GPUMemoryBytes: u.memory(), SMPercent: u.sm, Verdict: VerdictOrphaned, Reason: goneReason})
 				continue
