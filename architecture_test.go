@@ -75,7 +75,7 @@ var importRules = []importRule{
 	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},
 	{pkg: "monitor/report", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/store", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
-	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},
+	{pkg: "monitor/guard", only: []string{"monitor/human", "monitor/owned", "monitor/pyenv", "monitor/pyenv/uvproject"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
 	{pkg: "monitor/fatbin/...", only: []string{"monitor/cachefiles", "monitor/filefacts", "monitor/fstrace", "monitor/safefs"}},
