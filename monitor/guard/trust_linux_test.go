@@ -311,10 +311,3 @@ func TestUntrustedStateFolderRecordsNothing(t *testing.T) {
 		t.Errorf("the environment changed:\n%s", strings.Join(d, "\n"))
 	}
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
