@@ -31,8 +31,10 @@ An install that asks for another torch then fails with the installer's
 resolver error instead. Every file written says so and names
 'gpucanary unguard'. A uv environment outside a project, an environment
 whose torch is not a CUDA build, and a user base are refused with the
-reason. What was changed is recorded in the state folder; a guard already
-set is set again for the torch installed now.
+reason. A guard file that is a link, or lies under a folder in the
+environment that is a link, is refused and never written through. What was
+changed is recorded in the state folder (used only when that folder is
+yours alone); a guard already set is set again for the torch installed now.
 
 Examples:
   gpucanary guard ~/ComfyUI/.venv
