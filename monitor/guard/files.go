@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 
@@ -38,6 +39,19 @@ func relInside(root, path string) (string, error) {
 		return "", &UnsafeFileError{Path: path, Why: "it is not inside " + root}
 	}
 	return rel, nil
+}
+
+// readLimited reads at most limit bytes of the guard file at path from r;
+// a longer one is an error (guard files are a few KB).
+func readLimited(r io.Reader, path string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("reading %s: larger than %d bytes, which no guard file is", path, limit)
+	}
+	return b, nil
 }
 
 // linkWhy says what a link points to, for UnsafeFileError.

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,14 +87,8 @@ func readFile(root, path string, limit int64) ([]byte, *fileInfo, error) {
 		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, nil, fmt.Errorf("reading %s: larger than %d bytes, which no guard file is", path, limit)
-	}
-	return b, info, nil
+	b, err := readLimited(f, path, limit)
+	return b, info, err
 }
 
 // lookNoFollow is nil when nothing is at path, an error when what is
