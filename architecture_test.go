@@ -71,11 +71,11 @@ var importRules = []importRule{
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/fstrace", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/safefs"}}, // safefs: overlay files, which a user writes
+	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/owned", "monitor/safefs"}}, // safefs, owned: overlay files, which a user writes
 	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},
 	{pkg: "monitor/report", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/store", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
-	{pkg: "monitor/guard", only: []string{"monitor/config", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/safefs"}},
+	{pkg: "monitor/guard", only: []string{"monitor/human", "monitor/owned", "monitor/pyenv", "monitor/pyenv/uvproject"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
 	{pkg: "monitor/fatbin/...", only: []string{"monitor/cachefiles", "monitor/filefacts", "monitor/fstrace", "monitor/safefs"}},

@@ -31,8 +31,10 @@ An install that asks for another torch then fails with the installer's
 resolver error instead. Every file written says so and names
 'gpucanary unguard'. A uv environment outside a project, an environment
 whose torch is not a CUDA build, and a user base are refused with the
-reason. What was changed is recorded in the state folder; a guard already
-set is set again for the torch installed now.
+reason. A guard file that is a link, or lies under a folder in the
+environment that is a link, is refused and never written through. What was
+changed is recorded in the state folder (used only when that folder is
+yours alone); a guard already set is set again for the torch installed now.
 
 Examples:
   gpucanary guard ~/ComfyUI/.venv
@@ -49,11 +51,21 @@ file it edited is restored from the copy kept in the state folder. A file
 changed by hand since is not restored over (exit 1, naming it and where
 the original is kept) unless --force.
 
+A guard record that is missing, damaged, or in a state folder another user
+can write is not used. --force then lifts the guard by what it wrote in
+the environment's files: the constraints file it wrote is removed, and
+its marked part (its comment and the line or lines after it) is taken out
+of pip.conf or pip.ini, conda-meta/pinned and the uv project's
+pyproject.toml; a file left empty is removed. Each is named.
+
 Flags:
-  --force              restore the originals even over changes made since
+  --force              restore the originals even over changes made since;
+                       without a usable record, take the guard's marked
+                       parts out of its files
 
 Examples:
   gpucanary unguard ~/ComfyUI/.venv
+  gpucanary unguard --force ~/ComfyUI/.venv
 
 Exit status: 0 lifted, 1 not guarded or refused, 2 usage error.
 `
@@ -91,7 +103,7 @@ func guardFlags(fs *flag.FlagSet, g *globals) runFunc {
 }
 
 func unguardFlags(fs *flag.FlagSet, g *globals) runFunc {
-	force := fs.Bool("force", false, "restore the originals even over changes made since")
+	force := fs.Bool("force", false, "restore the originals even over changes made since; without a usable record, take the guard's marked parts out of its files")
 	return func(ctx context.Context, std stdio) int { return cmdUnguard(g, fs.Arg(0), *force, std) }
 }
 
@@ -125,10 +137,38 @@ func cmdUnguard(g *globals, arg string, force bool, std stdio) int {
 		fmt.Fprintf(std.err, "gpucanary unguard: %s\n", badPathMessage(path, err))
 		return exitUsage
 	}
-	res, err := g.keeper().Unguard(path, force)
+	k := g.keeper()
+	res, err := k.Unguard(path, force)
 	var ch *guard.ChangedError
+	var bad *guard.RecordError
+	noRecord := errors.Is(err, guard.ErrNotGuarded)
 	switch {
-	case errors.Is(err, guard.ErrNotGuarded):
+	case force && (noRecord || errors.As(err, &bad)):
+		// --force without a record to go by: the guard's own marks.
+		why := "there is no guard record"
+		if bad != nil {
+			why = bad.Why
+		}
+		res, err = k.Clear(path)
+		if errors.Is(err, guard.ErrNotGuarded) {
+			fmt.Fprintf(std.out, "%v: nothing to lift.\n", err)
+			return exitFound
+		}
+		if err != nil {
+			fmt.Fprintf(std.err, "gpucanary unguard: %v\n", err)
+			return exitFound
+		}
+		fmt.Fprintf(std.out, "Lifted the guard on %s by its marks (%s): installs may replace torch again.\n", res.Env, why)
+		for _, l := range res.Lines {
+			fmt.Fprintf(std.out, "  %s\n", l)
+		}
+		return exitOK
+	case noRecord:
+		if marked := k.Marked(path); len(marked) > 0 {
+			fmt.Fprintf(std.err, "gpucanary unguard: there is no guard record of %s, but %s still holds a guard GPU Canary wrote; to take it out: gpucanary unguard --force %s\n",
+				human.Visible(path), human.Visible(strings.Join(marked, ", ")), shell.Quote(path))
+			return exitFound
+		}
 		fmt.Fprintf(std.out, "%v: nothing to lift.\n", err)
 		return exitFound
 	case errors.As(err, &ch):

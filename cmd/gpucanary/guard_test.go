@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/guard"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
 )
 
@@ -83,5 +84,66 @@ func TestGuardCheckFixUnguard(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "unguard", venv); code != exitFound {
 		t.Errorf("unguard of an unguarded venv: exit %d", code)
+	}
+}
+
+// TestUnguardForce is issue 42's item 10 at the command line: a guard
+// whose record is gone made unguard say "nothing to lift" over a pip.conf
+// that still held it, and one whose record is corrupt made guard and
+// unguard both fail with no way forward. Now each says that --force
+// exists, and unguard --force lifts the guard by its marks, naming what
+// it did.
+func TestUnguardForce(t *testing.T) {
+	for _, damage := range []string{"removed", "corrupt"} {
+		t.Run(damage, func(t *testing.T) {
+			state := t.TempDir()
+			t.Setenv("XDG_STATE_HOME", state)
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			env := filepath.Join(t.TempDir(), ".venv")
+			if err := pyenvtest.Write(env, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}}); err != nil {
+				t.Fatal(err)
+			}
+			if out, stderr, code := runCLI(t, "guard", env); code != exitOK {
+				t.Fatalf("guard: exit %d\n%s%s", code, out, stderr)
+			}
+			recs, _ := filepath.Glob(filepath.Join(state, "gpucanary", "guard", "*", "record.json"))
+			if len(recs) != 1 {
+				t.Fatalf("records: %v", recs)
+			}
+			if damage == "removed" {
+				if err := os.Remove(recs[0]); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(recs[0], []byte(`{"sha256":"00","record":{}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, stderr, code := runCLI(t, "unguard", env)
+			if code != exitFound || !strings.Contains(out+stderr, "unguard --force") || strings.Contains(out, "nothing to lift") {
+				t.Fatalf("unguard with the record %s: exit %d; want 1 and a pointer to --force\n%s%s", damage, code, out, stderr)
+			}
+			out, stderr, code = runCLI(t, "guard", env)
+			if code != exitFound || !strings.Contains(stderr, "unguard --force") {
+				t.Fatalf("guard with the record %s: exit %d; want 1 and a pointer to --force\n%s%s", damage, code, out, stderr)
+			}
+			out, stderr, code = runCLI(t, "unguard", "--force", env)
+			if code != exitOK || !strings.Contains(out, "by its marks") || !strings.Contains(out, "removed "+filepath.Join(env, "pip.conf")) ||
+				!strings.Contains(out, "removed "+filepath.Join(env, guard.ConstraintsName)) {
+				t.Fatalf("unguard --force: exit %d\n%s%s", code, out, stderr)
+			}
+			for _, n := range []string{"pip.conf", guard.ConstraintsName} {
+				if _, err := os.Lstat(filepath.Join(env, n)); err == nil {
+					t.Errorf("%s is still there after unguard --force", n)
+				}
+			}
+			if out, stderr, code := runCLI(t, "guard", env); code != exitOK {
+				t.Fatalf("guard after unguard --force: exit %d\n%s%s", code, out, stderr)
+			}
+			if out, stderr, code := runCLI(t, "unguard", env); code != exitOK {
+				t.Fatalf("unguard: exit %d\n%s%s", code, out, stderr)
+			}
+			if out, _, code := runCLI(t, "unguard", "--force", env); code != exitFound || !strings.Contains(out, "nothing to lift") {
+				t.Errorf("unguard --force with no guard: exit %d\n%s", code, out)
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ func condaEdit(e *pyenv.Env) *edit {
 			continue
 		}
 		name, version, build, ok := condaRecordName(condaRecord(e.Path, n, p))
+		ok = ok && plainWord(name) && plainWord(version) && plainWord(build)
 		switch {
 		case ok && n == pyenv.Torch:
 			specs = append(specs, name+" =="+version+" "+build)
@@ -36,7 +37,7 @@ func condaEdit(e *pyenv.Env) *edit {
 		return nil
 	}
 	path := filepath.Join(e.Path, "conda-meta", "pinned")
-	return &edit{path: path, says: "pinned " + strings.Join(specs, ", ") + " in " + path,
+	return &edit{path: path, root: e.Path, says: "pinned " + strings.Join(specs, ", ") + " in " + path,
 		make: func(old []byte) ([]byte, error) {
 			text := string(old)
 			if text != "" && !strings.HasSuffix(text, "\n") {

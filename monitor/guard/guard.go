@@ -39,7 +39,7 @@ type Refused struct {
 	Reason string
 }
 
-func (e *Refused) Error() string { return "cannot guard " + e.Env + ": " + e.Reason }
+func (e *Refused) Error() string { return "cannot guard " + escape(e.Env) + ": " + e.Reason }
 
 // ErrNotGuarded is wrapped by Unguard's error for an environment with no
 // guard recorded.
@@ -123,7 +123,11 @@ func (k Keeper) Guard(env string) (Result, error) {
 			return Result{}, err
 		}
 	case !errors.Is(err, ErrNotGuarded):
-		return Result{}, err // a record it cannot read: a second guard over it could not be undone
+		return Result{}, err // a record it cannot use: a second guard over it could not be undone
+	default:
+		if m := k.Marked(e.Path); len(m) > 0 {
+			return Result{}, &Refused{Env: e.Path, Reason: fmt.Sprintf("%s already holds a guard GPU Canary wrote, and there is no record of it to undo it by; `gpucanary unguard --force %s` takes it out first", escape(strings.Join(m, ", ")), quoteArg(escape(e.Path)))}
+		}
 	}
 	ed, pins, err := k.plan(e)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -38,11 +39,13 @@ func join(layout pyenv.Layout, dir, name string) string {
 
 // ConstraintRef is how the pip config names the constraints file at path.
 // pip splits a config's constraint value on whitespace (it is a list
-// option), so a path with a space in it is written as a file: URL, which
+// option), and a line break would end the value and start a setting, so
+// a path with a space or a control character in it is written as a file:
+// URL (each such character percent-encoded), which
 // pip opens as a file with its %20 undone; other paths are written as
 // they are, for the reader.
 func ConstraintRef(path string) string {
-	if !strings.ContainsAny(path, " \t\r\n") {
+	if !strings.ContainsFunc(path, func(r rune) bool { return unicode.IsSpace(r) || unsafeRune(r) }) {
 		return path
 	}
 	p := filepath.ToSlash(strings.ReplaceAll(path, `\`, "/"))
@@ -62,11 +65,11 @@ func (k Keeper) pipEdits(e *pyenv.Env, pins []string) []edit {
 		nl = "\r\n"
 	}
 	return []edit{
-		{path: cons, says: "wrote " + cons + " (" + strings.Join(pins, ", ") + ")",
+		{path: cons, root: e.Path, says: "wrote " + cons + " (" + strings.Join(pins, ", ") + ")",
 			make: func([]byte) ([]byte, error) {
 				return []byte(comment(header(e.Path), nl) + strings.Join(pins, nl) + nl), nil
 			}},
-		{path: conf, says: "named it in " + conf,
+		{path: conf, root: e.Path, says: "named it in " + conf,
 			make: func(old []byte) ([]byte, error) {
 				return addConstraint(old, ConstraintRef(cons), header(e.Path), nl), nil
 			}},

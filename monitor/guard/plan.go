@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -13,6 +14,9 @@ import (
 // edit is one file the guard writes: its new content, from the old one.
 type edit struct {
 	path string
+	// root is the folder path is opened from, never through a link: the
+	// environment, or its uv project's folder (files.go).
+	root string
 	// make returns the file's content under the guard from its content
 	// now (nil when it does not exist).
 	make func(old []byte) ([]byte, error)
@@ -39,6 +43,15 @@ func (k Keeper) plan(e *pyenv.Env) ([]edit, []string, error) {
 	case t.Site != "" && e.SitePackages != "" && filepath.Clean(t.Site) != filepath.Clean(e.SitePackages):
 		return refuse("the torch import loads is in %s, not in the environment's own site-packages", t.Site)
 	}
+	for _, n := range guarded {
+		if p := e.Packages[n]; p != nil {
+			for _, v := range []string{p.Version, p.DistVersion} {
+				if v != "" && !plainWord(v) {
+					return refuse("the version %s of %s holds characters no version has, and it would be written into the installer's files", strconv.Quote(v), n)
+				}
+			}
+		}
+	}
 	pins := pipPins(e)
 	switch {
 	case e.Kind == pyenv.KindConda:
@@ -57,6 +70,18 @@ func (k Keeper) plan(e *pyenv.Env) ([]edit, []string, error) {
 		return refuse("pip reads its config from the prefix of the interpreter it runs under, and %s holds no interpreter (a user base or a bare prefix)", e.Path)
 	}
 	return k.pipEdits(e, pins), pins, nil
+}
+
+// plainWord is true for a version, a package name or a build string as
+// the installers write them: letters, digits and . _ + ! - only. What
+// the guard writes into a constraints file, pinned or pyproject.toml
+// comes from the environment's own files, which its owner controls; a
+// line break or a quote there would be a line of their choosing in a
+// file root writes.
+func plainWord(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+!-", r))
+	})
 }
 
 // pipPins are the constraint lines for pip: the installed version
@@ -101,12 +126,18 @@ func hasInterpreter(e *pyenv.Env) bool {
 	return false
 }
 
-// header is the comment every file the guard writes starts its part with.
+// marker starts the comment of every file the guard writes: what
+// `unguard --force` finds its part of a file by.
+const marker = "Written by GPU Canary (gpucanary guard)"
+
+// header is the comment every file the guard writes starts its part
+// with. The environment's path is escaped (a newline in it would end the
+// comment and start a setting).
 func header(env string) []string {
 	return []string{
-		"Written by GPU Canary (gpucanary guard): keeps the CUDA build of torch installed in",
-		env + " so that an install asking for another build fails rather than replaces it.",
-		"To install another torch on purpose, first run: gpucanary unguard " + quoteArg(env),
+		marker + ": keeps the CUDA build of torch installed in",
+		escape(env) + " so that an install asking for another build fails rather than replaces it.",
+		"To install another torch on purpose, first run: gpucanary unguard " + quoteArg(escape(env)),
 	}
 }
 

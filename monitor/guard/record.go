@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/safefs"
+	"github.com/gpucanary/gpucanary/monitor/owned"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
 
 // maxFile bounds what the guard reads of a config file: pip configs,
@@ -31,6 +34,14 @@ type record struct {
 	dir string // the record's folder
 }
 
+// sealed is record.json as written: the record's own bytes and their
+// SHA-256, so that a record damaged in any byte is caught whole before
+// any of it is used, rather than one field at a time.
+type sealed struct {
+	SHA256 string          `json:"sha256"`
+	Record json.RawMessage `json:"record"`
+}
+
 // file is one file the guard wrote.
 type file struct {
 	Path string `json:"path"`
@@ -43,11 +54,54 @@ type file struct {
 	// Wrote is the SHA-256 of what the guard left there: a file that no
 	// longer hashes to it was changed by hand.
 	Wrote string `json:"wrote"`
+
+	root string // the folder it is opened from (guardFiles)
 }
+
+// RecordError is a guard record that was not used: it lies in a folder
+// another user could have written, it is damaged, or it names a file
+// that is not one of its environment's guard files. A record is what
+// unguard removes and restores files by, run as root as often as not, so
+// one that fails its checks is never followed; `gpucanary unguard
+// --force` lifts the guard by its marks in the files instead.
+type RecordError struct {
+	Env  string
+	Path string // the record, or the folder that failed the owner check
+	Why  string
+	Err  error // the owner check's *owned.Untrusted, or what failed to read
+}
+
+func (e *RecordError) Error() string {
+	s := "the guard record " + e.Path + " of " + escape(e.Env) + " is not used: " + e.Why
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	return s + "; `gpucanary unguard --force " + quoteArg(escape(e.Env)) + "` lifts the guard without it"
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
 
 func (k Keeper) recordDir(env string) string {
 	sum := sha256.Sum256([]byte(env))
 	return filepath.Join(k.StateDir, "guard", hex.EncodeToString(sum[:8]))
+}
+
+// guardFiles are the only files a guard of env may write, each with the
+// folder it is opened from: the pip config (either name), the
+// constraints file and conda-meta/pinned in the environment, and the
+// pyproject.toml of the uv project it belongs to. A record naming any
+// other path is refused.
+func guardFiles(env string) map[string]string {
+	m := map[string]string{}
+	for _, l := range []pyenv.Layout{pyenv.LayoutPOSIX, pyenv.LayoutWindows} {
+		m[PipConfigPath(env, l)] = env
+		m[join(l, env, ConstraintsName)] = env
+	}
+	m[filepath.Join(env, "conda-meta", "pinned")] = env
+	if proj, ok := uvproject.FindProject(env); ok {
+		m[proj.Pyproject] = filepath.Dir(proj.Pyproject)
+	}
+	return m
 }
 
 // Any reports whether an environment may have a guard record (the
@@ -61,7 +115,24 @@ func (k Keeper) Any() bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// load reads env's record; no record wraps ErrNotGuarded.
+// trustDirs checks the state folder, its guard folder and the record's
+// folder (each must be the user's own and not writable by others, and
+// so must every folder above them be, owned.Check): a record or a saved
+// copy in a folder another user can write could have been planted.
+func (k Keeper) trustDirs(env, dir string) error {
+	for _, d := range []string{k.StateDir, filepath.Join(k.StateDir, "guard"), dir} {
+		if err := owned.Check(d, owned.Policy{}); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return &RecordError{Env: env, Path: d, Why: "its folder is not one only you can write", Err: err}
+		}
+	}
+	return nil
+}
+
+// load reads env's record; no record wraps ErrNotGuarded, and one that
+// fails a check is a *RecordError.
 func (k Keeper) load(env string) (*record, error) {
 	if abs, err := filepath.Abs(env); err == nil {
 		env = abs
@@ -70,16 +141,55 @@ func (k Keeper) load(env string) (*record, error) {
 		return nil, fmt.Errorf("%s: %w (no state folder)", env, ErrNotGuarded)
 	}
 	dir := k.recordDir(env)
-	b, err := safefs.ReadFile(filepath.Join(dir, "record.json"), maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s is %w by GPU Canary", env, ErrNotGuarded)
+	path := filepath.Join(dir, "record.json")
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s is %w by GPU Canary", escape(env), ErrNotGuarded)
 	}
+	if err := k.trustDirs(env, dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is %w by GPU Canary", escape(env), ErrNotGuarded)
+		}
+		return nil, err
+	}
+	bad := func(why string, err error) (*record, error) {
+		return nil, &RecordError{Env: env, Path: path, Why: why, Err: err}
+	}
+	if err := owned.Check(path, owned.Policy{}); err != nil {
+		return bad("it is not a file only you can write", err)
+	}
+	b, _, err := readFile(dir, path, maxFile)
 	if err != nil {
-		return nil, fmt.Errorf("reading the guard record of %s: %w", env, err)
+		return bad("it cannot be read", err)
+	}
+	var s sealed
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil || s.SHA256 == "" || len(s.Record) == 0 {
+		return bad("it is malformed (not a record this version of GPU Canary writes)", err)
+	}
+	if hash(s.Record) != s.SHA256 {
+		return bad("it is damaged (its checksum does not match)", nil)
 	}
 	var r record
-	if err := json.Unmarshal(b, &r); err != nil || r.Env != env {
-		return nil, fmt.Errorf("the guard record %s is malformed (%v)", filepath.Join(dir, "record.json"), err)
+	if err := json.Unmarshal(s.Record, &r); err != nil {
+		return bad("it is malformed", err)
+	}
+	if r.Env != env {
+		return bad("it is the record of another environment ("+escape(r.Env)+")", nil)
+	}
+	allowed := guardFiles(env)
+	for i, f := range r.Files {
+		root, ok := allowed[f.Path]
+		if !ok {
+			return bad(escape(f.Path)+" is not one of the environment's guard files", nil)
+		}
+		if f.Saved != "" && (filepath.Dir(f.Saved) != dir || !strings.HasPrefix(filepath.Base(f.Saved), "original-")) {
+			return bad("its saved copy "+escape(f.Saved)+" is not in its own folder", nil)
+		}
+		if f.Created == (f.Saved != "") {
+			return bad(escape(f.Path)+" is both created and saved, or neither", nil)
+		}
+		r.Files[i].root = root
 	}
 	r.dir = dir
 	return &r, nil
@@ -89,14 +199,14 @@ func (k Keeper) load(env string) (*record, error) {
 func (r *record) changed() []string {
 	var out []string
 	for _, f := range r.Files {
-		b, err := safefs.ReadFile(f.Path, maxFile)
+		b, _, err := readFile(f.root, f.Path, maxFile)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			out = append(out, f.Path+" removed")
+			out = append(out, escape(f.Path)+" removed")
 		case err != nil:
-			out = append(out, f.Path+" unreadable")
+			out = append(out, escape(f.Path)+" unreadable ("+err.Error()+")")
 		case hash(b) != f.Wrote:
-			out = append(out, f.Path+" edited")
+			out = append(out, escape(f.Path)+" edited")
 		}
 	}
 	return out
@@ -108,11 +218,16 @@ func hash(b []byte) string {
 }
 
 // apply carries out the edits, saving each original first; if one fails,
-// those done are undone.
+// those done are undone. The record's folder is made private and checked
+// before anything is written, so a guard is never recorded where another
+// user could change its record.
 func (k Keeper) apply(env string, eds []edit, pins []string) (Result, error) {
 	r := &record{Env: env, Set: time.Now().UTC(), dir: k.recordDir(env)}
 	if err := os.MkdirAll(r.dir, 0o700); err != nil {
-		return Result{}, fmt.Errorf("setting a guard on %s: %w", env, err)
+		return Result{}, fmt.Errorf("setting a guard on %s: creating %s: %w", escape(env), r.dir, err)
+	}
+	if err := k.trustDirs(env, r.dir); err != nil {
+		return Result{}, fmt.Errorf("setting a guard on %s: %w", escape(env), err)
 	}
 	res := Result{Env: env}
 	fail := func(err error) (Result, error) {
@@ -123,32 +238,27 @@ func (k Keeper) apply(env string, eds []edit, pins []string) (Result, error) {
 		return Result{}, err
 	}
 	for i, ed := range eds {
-		old, err := safefs.ReadFile(ed.path, maxFile)
+		old, info, err := readFile(ed.root, ed.path, maxFile)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fail(fmt.Errorf("reading %s: %w", ed.path, err))
+			return fail(err)
 		}
 		mode := fs.FileMode(0o644)
-		if fi, err := os.Stat(ed.path); err == nil {
-			mode = fi.Mode().Perm()
+		if info != nil {
+			mode = info.mode
 		}
 		out, err := ed.make(old)
 		if err != nil {
 			return fail(err)
 		}
-		f := file{Path: ed.path, Created: !exists, Mode: mode, Wrote: hash(out)}
+		f := file{Path: ed.path, Created: !exists, Mode: mode, Wrote: hash(out), root: ed.root}
 		if exists {
 			f.Saved = filepath.Join(r.dir, fmt.Sprintf("original-%d-%s", i, filepath.Base(ed.path)))
-			if err := os.WriteFile(f.Saved, old, 0o600); err != nil {
+			if err := writeFile(r.dir, f.Saved, old, 0o600); err != nil {
 				return fail(fmt.Errorf("saving a copy of %s: %w", ed.path, err))
 			}
 		}
-		if !exists {
-			err = writeNew(ed.path, out, mode)
-		} else {
-			err = config.ReplaceFile(ed.path, out, mode)
-		}
-		if err != nil {
+		if err := writeFile(ed.root, ed.path, out, mode); err != nil {
 			return fail(err)
 		}
 		r.Files = append(r.Files, f)
@@ -162,30 +272,19 @@ func (k Keeper) apply(env string, eds []edit, pins []string) (Result, error) {
 	return res, nil
 }
 
-// writeNew creates path, never over a file that appeared meanwhile.
-func writeNew(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
-}
-
 func (k Keeper) save(r *record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+	inner, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	if err := config.WriteAtomic(filepath.Join(r.dir, "record.json"), append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("recording the guard of %s: %w", r.Env, err)
+	// Not indented: MarshalIndent would indent the record's own bytes
+	// too, and they are what the checksum is of.
+	b, err := json.Marshal(sealed{SHA256: hash(inner), Record: inner})
+	if err != nil {
+		return err
+	}
+	if err := writeFile(r.dir, filepath.Join(r.dir, "record.json"), append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("recording the guard of %s: %w", escape(r.Env), err)
 	}
 	return nil
 }
@@ -204,20 +303,20 @@ func (k Keeper) undo(r *record, force bool) (Result, error) {
 	res := Result{Env: r.Env, Pins: r.Pins}
 	for _, f := range slices.Backward(r.Files) {
 		if f.Created {
-			if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := removeFile(f.root, f.Path); err != nil {
 				return res, fmt.Errorf("removing %s: %w", f.Path, err)
 			}
-			res.Lines = append(res.Lines, "removed "+f.Path)
+			res.Lines = append(res.Lines, "removed "+escape(f.Path))
 			continue
 		}
-		old, err := os.ReadFile(f.Saved)
+		old, _, err := readFile(r.dir, f.Saved, maxFile)
 		if err != nil {
 			return res, fmt.Errorf("reading the saved copy of %s: %w", f.Path, err)
 		}
-		if err := restore(f.Path, old, f.Mode); err != nil {
+		if err := writeFile(f.root, f.Path, old, f.Mode); err != nil {
 			return res, err
 		}
-		res.Lines = append(res.Lines, "restored "+f.Path)
+		res.Lines = append(res.Lines, "restored "+escape(f.Path))
 	}
 	if err := r.remove(); err != nil {
 		return res, fmt.Errorf("removing the guard record %s: %w", r.dir, err)
@@ -241,12 +340,4 @@ func (r *record) remove() error {
 		}
 	}
 	return nil
-}
-
-// restore writes a saved original back, creating it if the user removed it.
-func restore(path string, data []byte, mode fs.FileMode) error {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return writeNew(path, data, mode)
-	}
-	return config.ReplaceFile(path, data, mode)
 }

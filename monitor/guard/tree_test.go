@@ -59,3 +59,10 @@ func diffTrees(a, b map[string]string) []string {
 	}
 	return d
 }
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

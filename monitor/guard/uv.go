@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -51,7 +52,7 @@ func (k Keeper) uvEdits(e *pyenv.Env, pyproject string) ([]edit, []string, error
 	if base == "" {
 		base = DefaultIndexBase
 	}
-	return []edit{{path: pyproject, says: fmt.Sprintf("pinned %s to %s and constrained %s in %s",
+	return []edit{{path: pyproject, root: filepath.Dir(pyproject), says: fmt.Sprintf("pinned %s to %s and constrained %s in %s",
 		strings.Join(pkgs, ", "), uvproject.IndexURL(base, tag), strings.Join(cons, ", "), pyproject),
 		make: func(old []byte) ([]byte, error) {
 			pinned, _, err := uvproject.PinText(old, base, tag, pkgs)

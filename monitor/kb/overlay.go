@@ -8,19 +8,30 @@ package kb
 // list's platform, release and tag; a driver row's CUDA; a GPU's compute
 // capability). A file that cannot be read, decoded or checked is named
 // in OverlayFile.Err and left out: it never stops a command.
+//
+// An overlay changes verdicts (a row that adds sm_120 to torch 2.5's
+// cu124 build turns GPU_ARCH_UNSUPPORTED into OK), so only one that no
+// other user could have written is read: the file and its folder must be
+// the user's own or the administrator's (root; Administrators or SYSTEM
+// on Windows), and not writable by others, and so must the folders above
+// them be (owned.Check with Policy{Admin: true}). Any other is skipped,
+// with a warning that names it, its owner and its mode.
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 
+	"github.com/gpucanary/gpucanary/monitor/owned"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -107,8 +118,9 @@ func withOverlays(base *tables, paths []string) *tables {
 	t := base
 	sum := sha256.New()
 	defer func() { sum.Sum(t.digest[:0]) }()
+	trusted := map[string]error{} // by folder
 	for _, p := range paths {
-		o, b, err := readOverlay(p)
+		o, b, err := readTrusted(p, trusted)
 		fmt.Fprintf(sum, "%q %d\n", p, len(b))
 		sum.Write(b)
 		if err == nil {
@@ -125,6 +137,28 @@ func withOverlays(base *tables, paths []string) *tables {
 	return t
 }
 
+// readTrusted is readOverlay of a file that passes the owner check, with
+// its folder's check asked once per folder (dirs).
+func readTrusted(path string, dirs map[string]error) (overlayFile, []byte, error) {
+	dir := filepath.Dir(path)
+	err, done := dirs[dir]
+	if !done {
+		err = owned.Check(dir, owned.Policy{Admin: true})
+		dirs[dir] = err
+	}
+	if err == nil {
+		err = owned.Check(path, owned.Policy{Admin: true})
+	}
+	var u *owned.Untrusted
+	switch {
+	case errors.As(err, &u):
+		return overlayFile{}, nil, fmt.Errorf("not reading knowledge overlay %s: %w; another user could have written it (the administrator's overlays belong to root, in a folder only root can write)", path, err)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return overlayFile{}, nil, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
+	}
+	return readOverlay(path)
+}
+
 // readOverlay reads and decodes one overlay file; an unknown key or field
 // is an error, since it is most often a typo that would silently do
 // nothing.
@@ -134,7 +168,9 @@ func readOverlay(path string) (overlayFile, []byte, error) {
 	if err != nil {
 		return o, nil, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	// A UTF-8 byte order mark (Notepad writes one) is taken as the
+	// settings and scenario files take it.
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
 		return o, b, fmt.Errorf("reading knowledge overlay %s: %w (each file is one JSON object with the lists `gpucanary kb --json` prints)", path, err)

@@ -8,6 +8,9 @@
 package kbrefresh
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -40,9 +43,13 @@ const maxPage = 64 << 20
 
 // Result is what a refresh did.
 type Result struct {
-	// Page is the page read; Wheels how many torch wheels it listed.
+	// Page is the page read; Wheels how many distinct torch wheels
+	// (version and platform) it listed that were learned from.
 	Page   string
 	Wheels int
+	// Dropped are the versions it listed that no release pattern allows
+	// (bounds), each with why: not learned.
+	Dropped []string
 	// Path is the overlay written; News what it holds beyond the
 	// embedded tables.
 	Path string
@@ -57,13 +64,17 @@ func Run(ctx context.Context, client *http.Client, index, path string, now time.
 		return Result{}, err
 	}
 	res := Result{Page: page, Path: path}
-	wheels, err := Fetch(ctx, client, page)
+	wheels, dropped, err := FetchAll(ctx, client, page)
 	if err != nil {
 		return res, err
 	}
-	res.Wheels = len(wheels)
+	res.Wheels, res.Dropped = len(wheels), dropped
 	if len(wheels) == 0 {
-		return res, fmt.Errorf("reading %s: it lists no torch wheels (is it a PyTorch wheel index?); the knowledge overlay was left as it was", page)
+		more := ""
+		if len(dropped) > 0 {
+			more = fmt.Sprintf(" but %d versions no torch release pattern allows (%s)", len(dropped), dropped[0])
+		}
+		return res, fmt.Errorf("reading %s: it lists no torch wheels%s (is it a PyTorch wheel index?); the knowledge overlay was left as it was", page, more)
 	}
 	l, err := kb.LearnFromIndex(wheels, fmt.Sprintf("read from %s on %s (gpucanary kb refresh)", page, now.UTC().Format(time.DateOnly)))
 	if err != nil {
@@ -89,34 +100,213 @@ func pageURL(index string) (string, error) {
 	return u.String(), nil
 }
 
-// Fetch reads a PEP 503 torch page and returns the wheels it lists.
+// Fetch reads a PEP 503 torch page and returns the plausible wheels it
+// lists (the versions bounds allows); see FetchAll for the dropped ones.
 func Fetch(ctx context.Context, client *http.Client, page string) ([]kb.Wheel, error) {
-	if client == nil {
-		client = &http.Client{Timeout: Timeout}
+	w, _, err := FetchAll(ctx, client, page)
+	return w, err
+}
+
+// maxRatio bounds how much the page may grow when decompressed: a torch
+// page is file names and random sha256 digests, which gzip shrinks three
+// to five times; a stream that grows by more than this is a gzip bomb
+// and is stopped long before maxPage of it is made.
+const maxRatio = 100
+
+// ratioFrom is how much of a page is read before maxRatio applies: the
+// first links of a real page (a header, repeated markup) may compress
+// better than the rest.
+const ratioFrom = 256 << 10
+
+// FetchAll is Fetch that also returns the versions it dropped, each with
+// why. The page is read as a stream, never whole: the bytes on the wire
+// are capped at maxPage before they are decompressed, the decompressed
+// stream is capped at maxPage and at maxRatio times the bytes read, and
+// each link is parsed as it arrives. Redirects are followed only to the
+// same host (and never from https to http): the index named is the one
+// read.
+func FetchAll(ctx context.Context, client *http.Client, page string) ([]kb.Wheel, []string, error) {
+	c := &http.Client{Timeout: Timeout, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableCompression: true}}
+	if client != nil {
+		cp := *client
+		c = &cp
 	}
+	c.CheckRedirect = sameHost
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page, nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", page, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", page, err)
 	}
 	req.Header.Set("Accept", "text/html")
-	resp, err := client.Do(req)
+	// Asked for by name, so that the transport hands over the compressed
+	// bytes (it decompresses unasked, and uncapped, only what it asked for).
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := c.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w%s", page, err, offlineHint(err))
+		return nil, nil, fmt.Errorf("reading %s: %w%s", page, err, offlineHint(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading %s: the server answered %s", page, resp.Status)
+		return nil, nil, fmt.Errorf("reading %s: the server answered %s", page, resp.Status)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage+1))
+	wire := &capped{r: resp.Body, max: maxPage, what: "the page as sent"}
+	var body io.Reader = wire
+	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(wire)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: its gzip stream: %w", page, err)
+		}
+		body = &capped{r: zr, max: maxPage, what: "the decompressed page", ratioOf: wire}
+	default:
+		return nil, nil, fmt.Errorf("reading %s: it is sent in an encoding GPU Canary does not read (%s)", page, enc)
+	}
+	w, dropped, err := parseStream(body)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w%s", page, err, offlineHint(err))
+		return nil, nil, fmt.Errorf("reading %s: %w%s", page, err, offlineHint(err))
 	}
-	if len(body) > maxPage {
-		return nil, fmt.Errorf("reading %s: the page is over %d MB", page, maxPage>>20)
+	return w, dropped, nil
+}
+
+// sameHost is the redirect policy: the same scheme and host (port
+// included) as the first request, at most ten times.
+func sameHost(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	switch {
+	case len(via) >= 10:
+		return errors.New("more than 10 redirects")
+	case req.URL.Host != first.Host:
+		return fmt.Errorf("it redirects to another host (%s), which is not followed: name the index you mean with --index-url", req.URL.Host)
+	case first.Scheme == "https" && req.URL.Scheme != "https":
+		return errors.New("it redirects from https to http, which is not followed")
 	}
-	return Parse(string(body)), nil
+	return nil
+}
+
+// errTooLarge is a page over a cap.
+var errTooLarge = errors.New("the page is too large")
+
+// capped reads r up to max bytes, then fails; with ratioOf, it also fails
+// once it has given more than maxRatio times what ratioOf has read (past
+// the first ratioFrom bytes, so that a small page is never judged by its
+// ratio).
+type capped struct {
+	r       io.Reader
+	max, n  int64
+	what    string
+	ratioOf *capped
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if int64(len(p)) > c.max-c.n+1 {
+		p = p[:c.max-c.n+1]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	switch {
+	case c.n > c.max:
+		return n, fmt.Errorf("%w: %s is over %d MB", errTooLarge, c.what, c.max>>20)
+	case c.ratioOf != nil && c.n > ratioFrom && c.n > maxRatio*c.ratioOf.n:
+		return n, fmt.Errorf("%w: %s grows more than %d times from what was sent (a gzip bomb?)", errTooLarge, c.what, maxRatio)
+	}
+	return n, err
+}
+
+// maxLink bounds one link of the page, and what lies between two: a
+// link is a file name, a URL and a digest, a few hundred bytes.
+const maxLink = 64 << 10
+
+// parseStream reads the links of a page as they arrive (a link at a time,
+// split at "</a>"), keeping each plausible torch wheel once.
+func parseStream(r io.Reader) ([]kb.Wheel, []string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLink)
+	sc.Split(splitLinks)
+	k := knownFacts()
+	seen := map[kb.Wheel]bool{}
+	why := map[string]string{}
+	var out []kb.Wheel
+	var dropped []string
+	for sc.Scan() {
+		tok := sc.Bytes()
+		if !bytes.Contains(tok, []byte(".whl")) {
+			continue // no wheel's name: no need to parse it
+		}
+		for _, w := range parseLink(tok) {
+			if seen[w] {
+				continue
+			}
+			if _, done := why[w.Version]; done {
+				continue
+			}
+			if reason := k.plausible(w.Version); reason != "" {
+				why[w.Version] = reason
+				dropped = append(dropped, w.Version+": "+reason)
+				continue
+			}
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("%w: a part of it without a link end is over %d KB, which no index page has", errTooLarge, maxLink>>10)
+		}
+		return nil, nil, err
+	}
+	return out, dropped, nil
+}
+
+// parseLink is Parse for one link (a token of splitLinks): the common
+// case, a link whose text is the wheel's file name, is read without the
+// regular expression, which would cost a page of thousands of links an
+// allocation each.
+func parseLink(tok []byte) []kb.Wheel {
+	end := indexFold(tok, "</a>")
+	if end >= 0 {
+		if gt := bytes.LastIndexByte(tok[:end], '>'); gt >= 0 {
+			name := strings.TrimSpace(html.UnescapeString(string(tok[gt+1 : end])))
+			if strings.HasSuffix(name, ".whl") && !strings.ContainsAny(name, "<>") {
+				if w, ok := ParseFileName(name); ok {
+					return []kb.Wheel{w}
+				}
+				return nil
+			}
+		}
+	}
+	return Parse(string(tok))
+}
+
+// splitLinks splits a page after each "</a>" (any case).
+func splitLinks(data []byte, atEOF bool) (int, []byte, error) {
+	if i := indexFold(data, "</a>"); i >= 0 {
+		return i + 4, data[:i+4], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+// indexFold finds sub (ASCII, starting with a byte that has no case) in
+// b, ignoring case.
+func indexFold(b []byte, sub string) int {
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], sub[0])
+		if i < 0 {
+			return -1
+		}
+		i += off
+		if i+len(sub) > len(b) {
+			return -1
+		}
+		if bytes.EqualFold(b[i:i+len(sub)], []byte(sub)) {
+			return i
+		}
+		off = i + 1
+	}
 }
 
 // offlineHint says what an error reaching the index most likely means.

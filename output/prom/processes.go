@@ -76,8 +76,14 @@ func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
 		pp.dropped.Add(uint64(len(rows) - pp.max))
 		rows = rows[:pp.max]
 	}
+	read := map[string]bool{}
+	for _, e := range s.Envs {
+		if e.Env != nil {
+			read[e.Path] = true
+		}
+	}
 	for _, p := range rows {
-		labels := []string{strconv.Itoa(p.PID), p.EnvPath, string(p.Verdict), "", "", ""}
+		labels := []string{strconv.Itoa(p.PID), envLabel(p, read), string(p.Verdict), "", "", ""}
 		if c := p.Container; c != nil {
 			labels[3], labels[4], labels[5] = c.ID, cmp.Or(c.Pod, c.PodUID), c.Namespace
 		}
@@ -89,6 +95,19 @@ func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(descProcDropped, prometheus.CounterValue, float64(pp.dropped.Load()))
+}
+
+// envLabel is the process's environment for its env label, only when it
+// is one GPU Canary read: the path an environment report has, or one the
+// process scan matched to a read environment (its torch is known). A
+// process's VIRTUAL_ENV is whatever its parent set, any text at all, and
+// a label of it would put that text into every dashboard and alert that
+// groups by env.
+func envLabel(p monitor.Process, read map[string]bool) string {
+	if read[p.EnvPath] || p.Torch != nil {
+		return p.EnvPath
+	}
+	return ""
 }
 
 // flagged is 1 for a process with a finding, else 0.

@@ -89,3 +89,30 @@ func helpOf(d interface{ String() string }) string {
 	help, _, _ := strings.Cut(after, `", constLabels`)
 	return help
 }
+
+// TestProcessEnvLabelOnlyForARead is issue 42's item 14: a process's
+// VIRTUAL_ENV may name anything (no environment, a path that was never
+// read, text made to look like another label); only an environment GPU
+// Canary read becomes its env label.
+func TestProcessEnvLabelOnlyForARead(t *testing.T) {
+	s := perProcessState()
+	s.Processes = s.Processes[:1]
+	s.Processes[0].Container = nil
+	read := s.Processes[0].EnvPath
+	for _, planted := range []string{"/nowhere/.venv", `x",verdict="ok`} {
+		p := s.Processes[0]
+		p.PID, p.EnvPath, p.Torch = 9000+len(s.Processes), planted, nil
+		s.Processes = append(s.Processes, p)
+	}
+	c := processCollector(s, DefaultProcessSeriesMax)
+	want := `
+# HELP gpucanary_process_gpu_memory_bytes ` + helpOf(descProcGPUMem) + `
+# TYPE gpucanary_process_gpu_memory_bytes gauge
+gpucanary_process_gpu_memory_bytes{container="",env="` + read + `",namespace="",pid="4242",pod="",verdict="gpu"} 8.589934592e+09
+gpucanary_process_gpu_memory_bytes{container="",env="",namespace="",pid="9001",pod="",verdict="gpu"} 8.589934592e+09
+gpucanary_process_gpu_memory_bytes{container="",env="",namespace="",pid="9002",pod="",verdict="gpu"} 8.589934592e+09
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "gpucanary_process_gpu_memory_bytes"); err != nil {
+		t.Error(err)
+	}
+}
