@@ -161,6 +161,7 @@ func TestKBRefresh(t *testing.T) {
 			"torch-2.16.0+cu130-cp312-cp312-manylinux_2_28_aarch64.whl",
 			"torch-2.16.0+cu130-cp312-cp312-win_amd64.whl",
 			"torch-2.15.1+cu134-cp312-cp312-manylinux_2_28_x86_64.whl",
+			"torch-2.49.6+cu139-cp312-cp312-manylinux_2_28_x86_64.whl", // no release pattern allows it
 		} {
 			href := "/whl/" + strings.TrimSuffix(strings.SplitN(f, "+", 2)[1][:5], "-") + "/" + strings.ReplaceAll(f, "+", "%2B")
 			w.Write([]byte(`<a href="` + href + `#sha256=00">` + f + "</a><br/>\n"))
@@ -169,7 +170,8 @@ func TestKBRefresh(t *testing.T) {
 	defer srv.Close()
 	config := t.TempDir()
 	out, stderr, code := kbProgram(t, config, "kb", "refresh", "--index-url", srv.URL+"/whl")
-	if code != 0 || !strings.Contains(out, "torch 2.16 (2.16.0): cu130, cu132") || !strings.Contains(out, "torch 2.15: 2.15.1, cu134") {
+	if code != 0 || !strings.Contains(out, "torch 2.16 (2.16.0): cu130, cu132") || !strings.Contains(out, "torch 2.15: 2.15.1, cu134") ||
+		!strings.Contains(out, "not learned (implausible): 2.49.6") || strings.Contains(out, "built-in facts: torch 2.49") {
 		t.Fatalf("kb refresh: exit %d\n%s\n%s", code, out, stderr)
 	}
 	d, _ := readKB(t, config)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/kbrefresh"
 )
@@ -29,6 +30,11 @@ func cmdKBRefresh(ctx context.Context, index string, std stdio) int {
 	}
 	for _, n := range res.News {
 		fmt.Fprintf(std.out, "  beyond the built-in facts: %s\n", n)
+	}
+	// What the index listed but no release pattern allows was not
+	// learned; the index's text is shown escaped, never raw.
+	for _, d := range res.Dropped {
+		fmt.Fprintf(std.out, "  not learned (implausible): %s\n", human.Visible(d))
 	}
 	return exitOK
 }
