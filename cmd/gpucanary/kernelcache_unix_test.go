@@ -1,0 +1,148 @@
+//go:build unix
+
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/fatbin/fatbintest"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+)
+
+// nobody plays another local user: giving a file to it needs root.
+const nobody = 65534
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPED: giving a folder to another user (uid 65534) needs root")
+	}
+}
+
+// runProgram runs the program as a user would, with env added.
+func runProgram(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := programCommand(t, args...)
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestCheckRefusesSharedCacheFolder: with XDG_CACHE_HOME a folder all
+// can write (sticky, as /tmp) where another user made the gpucanary
+// folder, check of a CPU torch says TORCH_CPU_BUILD and exits 1, in
+// text and JSON, says once that the cache folder was not used and why,
+// and writes nothing into it.
+func TestCheckRefusesSharedCacheFolder(t *testing.T) {
+	needRoot(t)
+	t.Setenv("NO_COLOR", "1")
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777|fs.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(shared, "gpucanary")
+	if err := os.MkdirAll(filepath.Join(theirs, "file-facts"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{theirs, filepath.Join(theirs, "file-facts")} {
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	venv := filepath.Join(t.TempDir(), "venv")
+	if err := writeSpec(venv, incidentsSpec("uv-cpu-overwrite")); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_CACHE_HOME=" + shared, "XDG_CONFIG_HOME=" + t.TempDir(), kernelCacheVariable + "="}
+	sim := simFile(t, simA100)
+	for _, args := range [][]string{{"check", venv}, {"check", "--json", venv}} {
+		out, stderr, code := runProgram(t, env, append([]string{"--gpu-sim", sim}, args...)...)
+		if code != exitFound || !strings.Contains(out, "TORCH_CPU_BUILD") {
+			t.Fatalf("%s: exit %d (want %d), no TORCH_CPU_BUILD:\n%s\n%s", args, code, exitFound, out, stderr)
+		}
+		warning := "the cache folder was not used"
+		if n := strings.Count(stderr, warning); n != 1 || !strings.Contains(stderr, theirs) ||
+			!strings.Contains(stderr, "owner nobody") || !strings.Contains(stderr, "drwxrwxrwx") {
+			t.Errorf("%s: the warning, said %d times, does not name %s, its owner and mode:\n%s", args, n, theirs, stderr)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(theirs, "file-facts")); len(ents) != 0 {
+		t.Errorf("%d files written into another user's cache folder", len(ents))
+	}
+}
+
+// TestCheckIgnoresPlantedKernels: a kernel fact that says a CUDA library
+// carries sm_61 turns CUDA_KERNELS_MISSING on a GTX 1080 Ti into OK
+// while it is the user's own (the plant works); the same file given to
+// another user is not believed, and the library's own kernels decide.
+func TestCheckIgnoresPlantedKernels(t *testing.T) {
+	needRoot(t)
+	t.Setenv("NO_COLOR", "1")
+	spec := pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}}
+	root := filepath.Join(t.TempDir(), "venv")
+	if err := pyenvtest.Write(root, spec); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := pyenvtest.PutRealLibrary(root, spec, "llama_cpp/lib/libggml-cuda.so", fatbintest.MustLoad(fatbintest.LinuxGGML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(lib, installed, installed); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	factsDir := filepath.Join(cache, "gpucanary", "file-facts")
+	plant := func() string {
+		s := &filefacts.Store{}
+		if err := s.UseDir(factsDir); err != nil {
+			t.Fatal(err)
+		}
+		// the form fatbin.Cache keeps: runtime, containers, SASS, PTX
+		s.Put("fatbin", lib, filefacts.Of(fi), "k\x00143\x0061 86 89 120 121\x0075 80 90")
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(factsDir, "*.facts"))
+		if len(files) != 1 {
+			t.Fatalf("facts files: %v", files)
+		}
+		return files[0]
+	}
+	env := []string{"XDG_CACHE_HOME=" + cache, "XDG_CONFIG_HOME=" + t.TempDir(), kernelCacheVariable + "="}
+	sim := simFile(t, simGPU("NVIDIA GeForce GTX 1080 Ti", "6.1"))
+
+	plant()
+	if out, stderr, code := runProgram(t, env, "--gpu-sim", sim, "check", root); code != exitOK || strings.Contains(out, "CUDA_KERNELS_MISSING") {
+		t.Fatalf("the user's own planted fact was not used (exit %d): the test plants nothing\n%s\n%s", code, out, stderr)
+	}
+	file := plant()
+	if err := os.Chown(file, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runProgram(t, env, "--gpu-sim", sim, "check", root)
+	if code != exitFound || !strings.Contains(out, "CUDA_KERNELS_MISSING") || !strings.Contains(out, "(sm_61)") {
+		t.Fatalf("another user's fact decided: exit %d, want %d with CUDA_KERNELS_MISSING:\n%s\n%s", code, exitFound, out, stderr)
+	}
+}
