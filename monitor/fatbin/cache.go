@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode"
 
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
@@ -38,8 +39,21 @@ type Cache struct {
 
 	mu    sync.Mutex
 	mem   *filefacts.Store
-	reads int // files read, not answered from the facts (for tests)
+	fresh map[string]freshAnswer // answers about files too new to be facts
+	reads int                    // files read, not answered from the facts (for tests)
 }
+
+// freshAnswer is Read's answer about a file changed within
+// filefacts.Racy of its read: no fact is kept of it (it may change again
+// within its stamp), but a run that asks again at once (an environment's
+// libraries, read again by the next Inspect) is answered from memory, as
+// long as the stamp holds, up to maxFresh files.
+type freshAnswer struct {
+	st filefacts.Stamp
+	v  string
+}
+
+const maxFresh = 1024
 
 // facts is the store the answers are kept in.
 func (c *Cache) facts() *filefacts.Store {
@@ -77,19 +91,40 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 	}
 	st := filefacts.Of(fi)
 	facts := c.facts()
-	if v, ok := facts.Get(kernelsFact, path, st); ok {
+	v, ok := facts.Get(kernelsFact, path, st)
+	if !ok {
+		v, ok = c.freshAnswer(path, st)
+	}
+	if ok {
 		if k, ok, err := decodeKernels(v); ok {
 			return k, err
 		}
 	}
 	k, err := readPath(path, fi)
+	v, ok = encodeKernels(k, err)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.reads++
-	c.mu.Unlock()
-	if v, ok := encodeKernels(k, err); ok {
+	if !ok {
+		return k, err
+	}
+	if time.Since(fi.ModTime()) < filefacts.Racy {
+		if c.fresh == nil || len(c.fresh) >= maxFresh {
+			c.fresh = map[string]freshAnswer{}
+		}
+		c.fresh[path] = freshAnswer{st, v}
+	} else {
+		delete(c.fresh, path)
 		facts.Put(kernelsFact, path, st, v)
 	}
 	return k, err
+}
+
+func (c *Cache) freshAnswer(path string, st filefacts.Stamp) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.fresh[path]
+	return a.v, ok && a.st == st
 }
 
 // The answers as facts: a tag, then what it says. Fields are separated

@@ -103,18 +103,29 @@ func TestCache(t *testing.T) {
 }
 
 // TestCacheMemory: a cache with no store of its own (the zero value)
-// keeps its answers in memory.
+// keeps its answers in memory, those about a file written just now (too
+// new to be a fact) too, while its stamp holds; none goes to the store.
 func TestCacheMemory(t *testing.T) {
-	lib := filepath.Join(t.TempDir(), "libk.so")
-	writeLib(t, lib, elfLib(container(entry{kindELF, 86, zstd, nil})), time.Now().Add(-time.Hour))
-	c := &Cache{}
-	for range 3 {
-		if k, err := c.ReadFile(lib); err != nil || k.String() != "sm_86" {
-			t.Fatalf("%v %v", k, err)
+	for name, at := range map[string]time.Time{"installed": time.Now().Add(-time.Hour), "just written": time.Now()} {
+		lib := filepath.Join(t.TempDir(), "libk.so")
+		writeLib(t, lib, elfLib(container(entry{kindELF, 86, zstd, nil})), at)
+		c := &Cache{}
+		for range 3 {
+			if k, err := c.ReadFile(lib); err != nil || k.String() != "sm_86" {
+				t.Fatalf("%s: %v %v", name, k, err)
+			}
 		}
-	}
-	if c.Reads() != 1 {
-		t.Errorf("%d reads, want 1", c.Reads())
+		if c.Reads() != 1 {
+			t.Errorf("%s: %d reads, want 1", name, c.Reads())
+		}
+		writeLib(t, lib, elfLib(container(entry{kindELF, 120, zstd, nil})), at.Add(time.Second))
+		if k, err := c.ReadFile(lib); err != nil || k.String() != "sm_120" || c.Reads() != 2 {
+			t.Errorf("%s, changed: %v %v, %d reads", name, k, err, c.Reads())
+		}
+		fi, _ := os.Stat(lib)
+		if _, ok := c.facts().Get(kernelsFact, lib, filefacts.Of(fi)); ok != (name == "installed") {
+			t.Errorf("%s: kept as a fact: %v", name, ok)
+		}
 	}
 }
 
