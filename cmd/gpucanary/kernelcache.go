@@ -30,6 +30,7 @@ func kernelCache() error {
 		return nil
 	}
 	if err := filefacts.Shared.UseDir(filepath.Join(dir, "file-facts")); err != nil {
+		cacheRefused = err
 		return err
 	}
 	os.Remove(filepath.Join(dir, oldKernelCache))
@@ -44,11 +45,15 @@ func cacheWarning(err error) string {
 		"%s=off keeps no cache and says nothing.", err, kernelCacheVariable)
 }
 
+// cacheRefused is why kernelCache did not use the cache folder: then
+// nothing else keeps anything there either.
+var cacheRefused error
+
 // cacheDir is the programs' folder in the user's cache folder; false
-// when nothing is to be kept on disk (GPUCANARY_KERNEL_CACHE=off) or
-// there is no cache folder.
+// when nothing is to be kept on disk (GPUCANARY_KERNEL_CACHE=off), there
+// is no cache folder, or it was refused (cacheRefused).
 func cacheDir() (string, bool) {
-	if os.Getenv(kernelCacheVariable) == "off" {
+	if os.Getenv(kernelCacheVariable) == "off" || cacheRefused != nil {
 		return "", false
 	}
 	dir, err := os.UserCacheDir()
