@@ -97,22 +97,41 @@ func TestCheckRefusesSharedCacheFolder(t *testing.T) {
 }
 
 // TestCheckIgnoresPlantedKernels: a kernel fact that says a CUDA library
-// carries sm_61 turns CUDA_KERNELS_MISSING on a GTX 1080 Ti into OK
-// while it is the user's own (the plant works); the same file given to
-// another user is not believed, and the library's own kernels decide.
+// carries sm_61 turns the finding a GTX 1080 Ti gets (torch's
+// GPU_ARCH_UNSUPPORTED, llama.cpp's CUDA_KERNELS_MISSING) into OK while
+// it is the user's own (the plant works); the same file given to another
+// user is not believed, and the library's own kernels decide.
 func TestCheckIgnoresPlantedKernels(t *testing.T) {
 	needRoot(t)
 	t.Setenv("NO_COLOR", "1")
-	spec := pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}}
+	for _, tc := range []struct {
+		name string
+		spec pyenvtest.Spec
+		rel  string
+		code string
+	}{
+		{"torch", pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip"}},
+			"torch/lib/libtorch_cuda.so", "GPU_ARCH_UNSUPPORTED"},
+		{"llama", pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}},
+			"llama_cpp/lib/libggml-cuda.so", "CUDA_KERNELS_MISSING"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { plantedKernels(t, tc.spec, tc.rel, tc.code) })
+	}
+}
+
+func plantedKernels(t *testing.T, spec pyenvtest.Spec, rel, code string) {
 	root := filepath.Join(t.TempDir(), "venv")
 	if err := pyenvtest.Write(root, spec); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := pyenvtest.PutRealLibrary(root, spec, "llama_cpp/lib/libggml-cuda.so", fatbintest.MustLoad(fatbintest.LinuxGGML))
+	lib, err := pyenvtest.PutRealLibrary(root, spec, rel, fatbintest.MustLoad(fatbintest.LinuxGGML))
 	if err != nil {
 		t.Fatal(err)
 	}
 	installed := time.Now().Add(-time.Hour)
+	if err := pyenvtest.DateBack(root, time.Hour); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chtimes(lib, installed, installed); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +141,7 @@ func TestCheckIgnoresPlantedKernels(t *testing.T) {
 	}
 	cache := t.TempDir()
 	factsDir := filepath.Join(cache, "gpucanary", "file-facts")
-	plant := func() string {
+	plant := func() []string {
 		s := &filefacts.Store{}
 		if err := s.UseDir(factsDir); err != nil {
 			t.Fatal(err)
@@ -133,24 +152,22 @@ func TestCheckIgnoresPlantedKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		files, _ := filepath.Glob(filepath.Join(factsDir, "*.facts"))
-		if len(files) != 1 {
-			t.Fatalf("facts files: %v", files)
-		}
-		return files[0]
+		return files
 	}
 	env := []string{"XDG_CACHE_HOME=" + cache, "XDG_CONFIG_HOME=" + t.TempDir(), kernelCacheVariable + "="}
 	sim := simFile(t, simGPU("NVIDIA GeForce GTX 1080 Ti", "6.1"))
 
 	plant()
-	if out, stderr, code := runProgram(t, env, "--gpu-sim", sim, "check", root); code != exitOK || strings.Contains(out, "CUDA_KERNELS_MISSING") {
-		t.Fatalf("the user's own planted fact was not used (exit %d): the test plants nothing\n%s\n%s", code, out, stderr)
+	if out, stderr, exit := runProgram(t, env, "--gpu-sim", sim, "check", root); strings.Contains(out, code) {
+		t.Fatalf("the user's own planted fact was not used (exit %d, %s): the test plants nothing\n%s\n%s", exit, code, out, stderr)
 	}
-	file := plant()
-	if err := os.Chown(file, nobody, nobody); err != nil {
-		t.Fatal(err)
+	for _, file := range plant() {
+		if err := os.Chown(file, nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
 	}
-	out, stderr, code := runProgram(t, env, "--gpu-sim", sim, "check", root)
-	if code != exitFound || !strings.Contains(out, "CUDA_KERNELS_MISSING") || !strings.Contains(out, "(sm_61)") {
-		t.Fatalf("another user's fact decided: exit %d, want %d with CUDA_KERNELS_MISSING:\n%s\n%s", code, exitFound, out, stderr)
+	out, stderr, exit := runProgram(t, env, "--gpu-sim", sim, "check", root)
+	if exit != exitFound || !strings.Contains(out, code) || !strings.Contains(out, "sm_61") {
+		t.Fatalf("another user's fact decided: exit %d, want %d with %s:\n%s\n%s", exit, exitFound, code, out, stderr)
 	}
 }
