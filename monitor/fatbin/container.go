@@ -203,7 +203,8 @@ func firstNonZero(b []byte) int {
 
 // Read-ahead of blockReader: none for a read where the last did not end
 // (a header after a skipped payload: a library's headers are a few KB of
-// its hundreds of MB), then doubling from minAhead to maxAhead while the
+// its hundreds of MB) nor for the next two (a container's header, then
+// its first entry's), then doubling from minAhead to maxAhead while the
 // reads run on one after another (containers or padding packed
 // together), so that a section of tiny containers is read in blocks,
 // not 16 bytes at a time.
@@ -220,6 +221,7 @@ type blockReader struct {
 	buf   []byte
 	off   int64 // buf holds [off, off+len(buf))
 	next  int64 // where the last read ended
+	run   int   // reads in a row that started where the last ended, up to 2
 	ahead int
 }
 
@@ -229,10 +231,13 @@ func (b *blockReader) ReadAt(p []byte, off int64) (int, error) {
 		b.next = off + int64(n)
 		return n, nil
 	}
-	if off == b.next {
+	switch {
+	case off != b.next:
+		b.run, b.ahead = 0, 0
+	case b.run < 2:
+		b.run++ // a header after a header: entries of one container
+	default:
 		b.ahead = min(max(2*b.ahead, minAhead), maxAhead)
-	} else {
-		b.ahead = 0
 	}
 	size := int64(len(p)) + int64(b.ahead)
 	if off < b.end {
