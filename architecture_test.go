@@ -78,8 +78,8 @@ var importRules = []importRule{
 	{pkg: "monitor/guard", only: []string{"monitor/human", "monitor/owned", "monitor/pyenv", "monitor/pyenv/uvproject"}},
 	{pkg: "monitor/shell", only: []string{}},
 	{pkg: "monitor/safefs", only: []string{}},
-	{pkg: "monitor/fatbin/...", only: []string{"monitor/cachefiles", "monitor/filefacts", "monitor/fstrace", "monitor/safefs"}},
-	{pkg: "monitor/filefacts", only: []string{"monitor/cachefiles", "monitor/fstrace", "monitor/safefs"}},
+	{pkg: "monitor/fatbin/...", only: []string{"monitor/filefacts"}},
+	{pkg: "monitor/filefacts", only: []string{"monitor/cachefiles", "monitor/owned"}},
 	{pkg: "monitor/cachefiles", only: []string{}},
 	// A read's record of what it looked at, and the answers kept by it:
 	// below every reader, knowing no environment.

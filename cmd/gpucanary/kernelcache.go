@@ -1,36 +1,59 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
 
-// kernelCacheVariable, set to "off", keeps the CUDA kernel cache and the
-// file facts in memory only.
+// kernelCacheVariable, set to "off", keeps the file facts (the CUDA
+// kernels each library carries among them) in memory only.
 const kernelCacheVariable = "GPUCANARY_KERNEL_CACHE"
 
-// kernelCache gives the CUDA libraries' kernel cache its file in the
-// user's cache folder ($XDG_CACHE_HOME or ~/.cache, %LocalAppData% on
-// Windows), so that each library's fat binary is read once and again
-// only when it changes, across runs; and the file facts (which libraries
-// carry no CUDA code, which libraries each RECORD lists) theirs.
-func kernelCache() {
+// oldKernelCache is the file earlier versions kept the CUDA kernels in;
+// they are file facts now, and the file is removed where it is found.
+const oldKernelCache = "cuda-kernels.json"
+
+// kernelCache gives the file facts (which libraries each RECORD lists,
+// the CUDA kernels each library carries or that it carries none) their
+// folder in the user's cache folder ($XDG_CACHE_HOME or ~/.cache,
+// %LocalAppData% on Windows), so that each library's fat binary is read
+// once and again only when it changes, across runs. A cache folder that
+// another user owns or can write (a shared XDG_CACHE_HOME, a HOME in a
+// shared temporary folder) is not used: its error says why, and the
+// run goes on without a cache.
+func kernelCache() error {
 	dir, ok := cacheDir()
 	if !ok {
-		return
+		return nil
 	}
-	fatbin.Shared.SetFile(filepath.Join(dir, "cuda-kernels.json"))
-	filefacts.Shared.SetDir(filepath.Join(dir, "file-facts"))
+	if err := filefacts.Shared.UseDir(filepath.Join(dir, "file-facts")); err != nil {
+		cacheRefused = err
+		return err
+	}
+	os.Remove(filepath.Join(dir, oldKernelCache))
+	return nil
 }
 
+// cacheWarning is what a run says, once, on the standard error, when
+// the cache folder was not used.
+func cacheWarning(err error) string {
+	return fmt.Sprintf("gpucanary: warning: the cache folder was not used, and every file is read afresh: %v. "+
+		"Make it yours and private (chown, chmod 700) or remove it, or set XDG_CACHE_HOME to a folder of your own; "+
+		"%s=off keeps no cache and says nothing.", err, kernelCacheVariable)
+}
+
+// cacheRefused is why kernelCache did not use the cache folder: then
+// nothing else keeps anything there either.
+var cacheRefused error
+
 // cacheDir is the programs' folder in the user's cache folder; false
-// when nothing is to be kept on disk (GPUCANARY_KERNEL_CACHE=off) or
-// there is no cache folder.
+// when nothing is to be kept on disk (GPUCANARY_KERNEL_CACHE=off), there
+// is no cache folder, or it was refused (cacheRefused).
 func cacheDir() (string, bool) {
-	if os.Getenv(kernelCacheVariable) == "off" {
+	if os.Getenv(kernelCacheVariable) == "off" || cacheRefused != nil {
 		return "", false
 	}
 	dir, err := os.UserCacheDir()

@@ -6,11 +6,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 )
@@ -25,15 +25,16 @@ func main() {
 		installerGuardian = exe
 	}
 	stopProfiles := startProfiles()
-	kernelCache()
+	if err := kernelCache(); err != nil {
+		fmt.Fprintln(os.Stderr, cacheWarning(err))
+	}
 	// SIGHUP (a closed terminal, a dropped SSH session) stops a command
 	// as Ctrl-C does: a repair stops its installer, reports and records
 	// how it ended, rather than dying with the environment half-installed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
-	fatbin.Shared.Flush() // caches: a failed write costs only a read next time
-	filefacts.Shared.Flush()
+	filefacts.Shared.Flush() // a cache: a failed write costs only a read next time
 	stopProfiles()
 	os.Exit(code)
 }

@@ -1,9 +1,15 @@
-// Package cachefiles is what GPU Canary's caches in the user's cache
-// folder share (the file facts, the kept answers): a file replaced whole,
-// so that a reader sees the old one or the new one, and a daily sweep of
-// the files nobody wrote for a while, so that the caches of deleted
-// environments do not pile up. A cache is only a cache: nothing is
-// synced, and a file lost to a crash is read afresh.
+// Package cachefiles is what GPU Canary's files in the user's cache and
+// state folders share: a file replaced whole, so that a reader sees the
+// old one or the new one, and a daily sweep of the files nobody wrote for
+// a while, so that the facts of deleted environments do not pile up.
+//
+// A cache file is replaced without a sync (Replace): its reader checks a
+// checksum over the whole file, so one a crash left torn is a miss and is
+// read afresh, and a check of a thousand environments writes a thousand
+// such files, where a sync each would cost seconds. A record that is not
+// a cache (state a later run acts on) is replaced synced (ReplaceSynced):
+// the new file's data, then its name, then the folder, reach the disk
+// before the call returns.
 package cachefiles
 
 import (
@@ -17,25 +23,47 @@ import (
 
 // Replace writes data to path through a new file in its folder (made
 // 0700 when missing), dated at (what Sweep judges by), renamed over it.
+// Nothing is synced: see the package comment.
 func Replace(path string, data []byte, at time.Time) error {
+	return replace(path, data, at, false)
+}
+
+// ReplaceSynced is Replace that returns once the new file and its name
+// are on the disk: the file synced before it is renamed (else a crash
+// can leave the new name on an empty file), and the folder after (else
+// the rename itself can be lost).
+func ReplaceSynced(path string, data []byte, at time.Time) error {
+	return replace(path, data, at, true)
+}
+
+func replace(path string, data []byte, at time.Time, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	_, werr := f.Write(data)
+	var serr error
+	if durable && werr == nil {
+		serr = f.Sync()
+	}
 	cerr := f.Close()
 	terr := os.Chtimes(f.Name(), at, at)
-	if err := errors.Join(werr, cerr, terr); err != nil {
+	if err := errors.Join(werr, serr, cerr, terr); err != nil {
 		os.Remove(f.Name())
-		return err
+		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
-		return err
+		return fmt.Errorf("replacing %s: %w", path, err)
+	}
+	if durable {
+		if err := syncDir(dir); err != nil {
+			return fmt.Errorf("replacing %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -1,97 +1,76 @@
 package fatbin
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/gpucanary/gpucanary/monitor/cachefiles"
+	"unicode"
 
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
 
 // Shared is the process's cache: the one the environment readers use,
-// so that the engine reads a library again only when it changes. The
-// command line gives it a file (SetFile) to last across runs.
+// so that the engine reads a library again only when it changes. It
+// keeps its answers in filefacts.Shared, which the command line gives a
+// folder to last across runs.
 var Shared = &Cache{Facts: filefacts.Shared}
 
-// noFatbin is the kind of fact Facts keeps: the library carries no fat
-// binary (most of an environment's libraries), or what it holds is no
-// library GPU Canary reads (the fact is then why, as Read said it).
-const noFatbin = "fatbin:none"
+// kernelsFact is the kind of fact a Cache keeps about a library, one for
+// every answer worth keeping (kernelsValue): the kernels it carries,
+// that it carries none, that it is no library GPU Canary reads, or what
+// is wrong with its fat binary. How a read of it went (a permission, an
+// I/O error) is no fact about it and is not kept.
+const kernelsFact = "fatbin"
 
-// cacheLimit bounds the entries a cache holds and loads, and
-// cacheFileLimit the size of the file it loads.
-const (
-	cacheLimit     = 50000
-	cacheFileLimit = 32 << 20
-)
-
-// stamp is what says a file is unchanged (filefacts.Stamp): its device
-// and inode (0 on Windows, where os.Stat gives none), size, modification
-// and change times.
-type stamp struct {
-	Dev   uint64 `json:"dev"`
-	Ino   uint64 `json:"ino"`
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime_ns"`
-	CTime int64  `json:"ctime_ns,omitempty"`
-}
-
-// stampOf is fi's stamp (filefacts': on Windows, where os.Stat gives no
-// file index without opening the file, size and modification time stand
-// for it).
-func stampOf(fi os.FileInfo) stamp { return stamp(filefacts.Of(fi)) }
-
-// result is one file's answer as cached.
-type result struct {
-	stamp
-	SASS       []string `json:"sass,omitempty"`
-	PTX        []string `json:"ptx,omitempty"`
-	Runtime    string   `json:"runtime,omitempty"`
-	Containers int      `json:"containers,omitempty"`
-	NoFatbin   bool     `json:"no_fatbin,omitempty"`
-	Err        string   `json:"error,omitempty"`
-	// Used is when the answer was last asked for (Unix seconds, updated
-	// at most daily): a file unused for cacheUnused is dropped at Flush,
-	// so the paths of deleted environments do not pile up.
-	Used int64 `json:"used"`
-}
-
-// cacheUnused is how long an answer nobody asks for is kept.
-const cacheUnused = 30 * 24 * time.Hour
-
-// Cache remembers what Read said of each file by path, while the file's
-// stamp stays the same, in memory and, with SetFile, on disk.
+// Cache answers Read of a file by path, from its facts while the file's
+// stamp stays the same: a library's headers (159 MB of libggml-cuda.so)
+// are read once, then each run stats it.
 type Cache struct {
-	// Facts, when set, keeps which libraries carry no fat binary, so
-	// that a run after this one stats them instead of reading their
-	// headers again: those answers are most of an environment's and are
-	// not in the JSON file (SetFile), which keeps the CUDA ones.
+	// Facts keeps the answers, and with a folder (filefacts.Store.UseDir)
+	// keeps them across runs; nil keeps them in a store of the cache's
+	// own, in memory.
 	Facts *filefacts.Store
 
-	mu     sync.Mutex
-	m      map[string]result
-	file   string
-	loaded bool
-	dirty  bool
-	reads  int // files read, not answered from the cache (for tests)
+	mu    sync.Mutex
+	mem   *filefacts.Store
+	fresh map[string]freshAnswer // answers about files too new to be facts
+	reads int                    // files read, not answered from the facts (for tests)
 }
 
-// SetFile makes the cache last across runs in path (loaded on first
-// use, written by Flush). A missing, unreadable or malformed file is an
-// empty cache, never an error.
-func (c *Cache) SetFile(path string) {
+// freshAnswer is Read's answer about a file changed within
+// filefacts.Racy of its read: no fact is kept of it (it may change again
+// within its stamp), but a run that asks again at once (an environment's
+// libraries, read again by the next Inspect) is answered from memory, as
+// long as the stamp holds, up to maxFresh files.
+type freshAnswer struct {
+	st filefacts.Stamp
+	v  string
+}
+
+const maxFresh = 1024
+
+// facts is the store the answers are kept in.
+func (c *Cache) facts() *filefacts.Store {
+	if c.Facts != nil {
+		return c.Facts
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.file, c.loaded = path, false
+	if c.mem == nil {
+		c.mem = &filefacts.Store{}
+	}
+	return c.mem
 }
+
+// Flush writes the answers kept since the last Flush to the facts'
+// folder (filefacts.Store.Flush).
+func (c *Cache) Flush() error { return c.facts().Flush() }
 
 // Reads is how many files the cache has read rather than answered.
 func (c *Cache) Reads() int {
@@ -100,7 +79,7 @@ func (c *Cache) Reads() int {
 	return c.reads
 }
 
-// ReadFile is Read of the file at path, from the cache while the file is
+// ReadFile is Read of the file at path, from the facts while the file is
 // unchanged. Only regular files are read: a FIFO or device is an error.
 func (c *Cache) ReadFile(path string) (Kernels, error) {
 	fi, err := os.Stat(path)
@@ -110,71 +89,134 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 	if !fi.Mode().IsRegular() {
 		return Kernels{}, fmt.Errorf("%s is not a regular file", path)
 	}
-	st := stampOf(fi)
-	now := time.Now().Unix()
-	c.mu.Lock()
-	c.load()
-	r, ok := c.m[path]
-	if ok && r.stamp == st {
-		if now-r.Used > 24*3600 {
-			r.Used = now
-			c.m[path] = r
-			c.dirty = c.dirty || r.persisted()
-		}
-		c.mu.Unlock()
-		return r.kernels()
+	st := filefacts.Of(fi)
+	facts := c.facts()
+	v, ok := facts.Get(kernelsFact, path, st)
+	if !ok {
+		v, ok = c.freshAnswer(path, st)
 	}
-	c.mu.Unlock()
-	if c.Facts != nil {
-		// Facts holds these answers (and lets them go once used): not
-		// kept twice in memory.
-		if why, ok := c.Facts.Get(noFatbin, path, filefacts.Stamp(st)); ok {
-			return result{NoFatbin: why == "", Err: why}.kernels()
+	if ok {
+		if k, ok, err := decodeKernels(v); ok {
+			return k, err
 		}
 	}
 	k, err := readPath(path, fi)
-	r = result{stamp: st, Used: now, Runtime: k.Runtime, Containers: k.Containers, SASS: archNames(k.SASS), PTX: archNames(k.PTX)}
-	inFacts := false
-	switch {
-	case errors.Is(err, ErrNoFatbin):
-		r.NoFatbin = true
-		if c.Facts != nil {
-			c.Facts.Put(noFatbin, path, filefacts.Stamp(st), "")
-			inFacts = true
-		}
-	case err != nil:
-		r = result{stamp: st, Used: now, Err: err.Error()}
-		var nl notLibrary
-		if c.Facts != nil && errors.As(err, &nl) && !errors.Is(err, ErrMalformed) && !errors.As(err, new(syscall.Errno)) {
-			// what the file holds, not how reading it went
-			c.Facts.Put(noFatbin, path, filefacts.Stamp(st), err.Error())
-			inFacts = true
-		}
-	}
+	v, ok = encodeKernels(k, err)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.reads++
-	if inFacts {
-		if ok {
-			delete(c.m, path) // an older answer, CUDA's perhaps: written without it
-			c.dirty = true
-		}
-	} else if len(c.m) < cacheLimit || ok {
-		c.m[path] = r
-		c.dirty = c.dirty || r.persisted() || ok
+	if !ok {
+		return k, err
 	}
-	c.mu.Unlock()
+	if time.Since(fi.ModTime()) < filefacts.Racy {
+		if c.fresh == nil || len(c.fresh) >= maxFresh {
+			c.fresh = map[string]freshAnswer{}
+		}
+		c.fresh[path] = freshAnswer{st, v}
+	} else {
+		delete(c.fresh, path)
+		facts.Put(kernelsFact, path, st, v)
+	}
 	return k, err
+}
+
+func (c *Cache) freshAnswer(path string, st filefacts.Stamp) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.fresh[path]
+	return a.v, ok && a.st == st
+}
+
+// The answers as facts: a tag, then what it says. Fields are separated
+// by sep; a value that does not decode is no answer, and the library is
+// read again.
+const (
+	tagKernels   = 'k' // runtime, containers, SASS, PTX (numbers: "86 90a")
+	tagNone      = '-' // no fat binary
+	tagNotLib    = '!' // not a library GPU Canary reads: why
+	tagMalformed = '?' // ErrMalformed: what is wrong, after its words
+	sep          = "\x00"
+)
+
+// encodeKernels is Read's answer (k, err) as a fact, and whether it is
+// one: an error in opening or reading the file (a syscall.Errno under
+// it) says how the read went, not what the file holds.
+func encodeKernels(k Kernels, err error) (string, bool) {
+	var nl notLibrary
+	switch {
+	case err == nil:
+		return string(tagKernels) + strings.Join([]string{k.Runtime, strconv.Itoa(k.Containers),
+			strings.Join(archNames(k.SASS), " "), strings.Join(archNames(k.PTX), " ")}, sep), true
+	case errors.Is(err, ErrNoFatbin):
+		return string(tagNone), true
+	case !errors.As(err, &nl) || errors.As(err, new(syscall.Errno)):
+		return "", false
+	case errors.Is(err, ErrMalformed):
+		what, ok := strings.CutPrefix(err.Error(), ErrMalformed.Error())
+		return string(tagMalformed) + what, ok
+	}
+	return string(tagNotLib) + err.Error(), true
+}
+
+// decodeKernels is a fact's answer, and false when v is no answer
+// encodeKernels writes: the text read back is never used raw, and one
+// with a control character (that a terminal would act on) is none.
+func decodeKernels(v string) (Kernels, bool, error) {
+	if v == "" || strings.IndexFunc(v, func(r rune) bool { return r != 0 && unicode.IsControl(r) || r == unicode.ReplacementChar }) >= 0 {
+		return Kernels{}, false, nil
+	}
+	rest := v[1:]
+	switch v[0] {
+	case tagNone:
+		return Kernels{}, rest == "", ErrNoFatbin
+	case tagNotLib:
+		return Kernels{}, rest != "" && !strings.Contains(rest, sep), notLibrary{errors.New(rest)}
+	case tagMalformed:
+		return Kernels{}, !strings.Contains(rest, sep), notLibrary{fmt.Errorf("%w%s", ErrMalformed, rest)}
+	case tagKernels:
+	default:
+		return Kernels{}, false, nil
+	}
+	f := strings.Split(rest, sep)
+	if len(f) != 4 {
+		return Kernels{}, false, nil
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 0 {
+		return Kernels{}, false, nil
+	}
+	k := Kernels{Runtime: f[0], Containers: n}
+	var ok1, ok2 bool
+	k.SASS, ok1 = parseArchs(f[2])
+	k.PTX, ok2 = parseArchs(f[3])
+	return k, ok1 && ok2, nil
+}
+
+// parseArchs is the numbers archNames wrote, space-separated.
+func parseArchs(s string) ([]Arch, bool) {
+	var out []Arch
+	for _, f := range strings.Fields(s) {
+		a, ok := ParseArch(f)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, a)
+	}
+	return out, true
 }
 
 // readPath opens and reads one library, checking that what was opened
 // is the regular file that was stat'ed.
 func readPath(path string, fi os.FileInfo) (Kernels, error) {
-	r, size, closeLib, err := openLib(path, fi)
+	f, err := filefacts.Open(path)
 	if err != nil {
 		return Kernels{}, err
 	}
-	defer closeLib()
-	k, err := Read(newHeadReader(r, size), size)
+	defer f.Close()
+	if !f.SameFile(fi) {
+		return Kernels{}, fmt.Errorf("%s changed while it was opened", path)
+	}
+	k, err := Read(newHeadReader(f, f.Size()), f.Size())
 	if err != nil && !errors.Is(err, ErrNoFatbin) {
 		err = notLibrary{err}
 	}
@@ -231,110 +273,4 @@ func archNames(as []Arch) []string {
 		out[i] = a.number()
 	}
 	return out
-}
-
-// persisted is whether the answer is kept on disk: a CUDA library's,
-// or why its fat binary could not be read.
-func (r result) persisted() bool {
-	return !r.NoFatbin && (r.Err == "" || strings.HasPrefix(r.Err, ErrMalformed.Error()))
-}
-
-func (r result) kernels() (Kernels, error) {
-	if r.Err != "" {
-		return Kernels{}, errors.New(r.Err)
-	}
-	k := Kernels{Runtime: r.Runtime, Containers: r.Containers}
-	for _, s := range r.SASS {
-		if a, ok := ParseArch(s); ok {
-			k.SASS = append(k.SASS, a)
-		}
-	}
-	for _, s := range r.PTX {
-		if a, ok := ParseArch(s); ok {
-			k.PTX = append(k.PTX, a)
-		}
-	}
-	if r.NoFatbin {
-		return k, ErrNoFatbin
-	}
-	return k, nil
-}
-
-// cacheFile is the on-disk form.
-type cacheFile struct {
-	Version int               `json:"version"`
-	Files   map[string]result `json:"files"`
-}
-
-const cacheVersion = 1
-
-// load reads the cache file once; c.mu is held.
-func (c *Cache) load() {
-	if c.m == nil {
-		c.m = map[string]result{}
-	}
-	if c.loaded || c.file == "" {
-		return
-	}
-	c.loaded = true
-	f, err := os.Open(c.file)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return
-	}
-	var cf cacheFile
-	if json.NewDecoder(io.LimitReader(f, cacheFileLimit)).Decode(&cf) != nil || cf.Version != cacheVersion {
-		return // a malformed or older cache is started again
-	}
-	for p, r := range cf.Files {
-		if len(c.m) >= cacheLimit {
-			break
-		}
-		if !r.persisted() {
-			c.dirty = true // an older file's: written again without it
-			continue
-		}
-		if _, ok := c.m[p]; !ok {
-			c.m[p] = r
-		}
-	}
-}
-
-// Flush writes the cache to its file when it changed: a new file in the
-// same folder (0600, the folder made 0700), renamed over the old one, so
-// a reader never sees half of it and two processes never mix theirs.
-func (c *Cache) Flush() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.file == "" || !c.dirty {
-		return nil
-	}
-	old := time.Now().Add(-cacheUnused).Unix()
-	for p, r := range c.m {
-		if r.Used < old {
-			delete(c.m, p)
-		}
-	}
-	// Only CUDA libraries go to disk: the answer for any other library
-	// (most of an environment's) is a few small reads to get again, and
-	// a file of every library in every environment would cost more to
-	// load than that.
-	kept := map[string]result{}
-	for p, r := range c.m {
-		if r.persisted() {
-			kept[p] = r
-		}
-	}
-	data, err := json.Marshal(cacheFile{Version: cacheVersion, Files: kept})
-	if err != nil {
-		return fmt.Errorf("writing the CUDA kernel cache: %w", err)
-	}
-	if err := cachefiles.Replace(c.file, data, time.Now()); err != nil {
-		return fmt.Errorf("writing the CUDA kernel cache %s: %w", c.file, err)
-	}
-	c.dirty = false
-	return nil
 }

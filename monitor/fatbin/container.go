@@ -32,6 +32,7 @@ const (
 	kindELF          = 2
 	flagsCompressed  = 0x1000 | 0x2000 | 0x8000
 	maxEntries       = 1 << 16
+	maxContainers    = 1 << 16  // a real library has hundreds (libggml-cuda.so: 143)
 	maxGap           = 64 << 10 // padding skipped between containers, at most
 	ptxTargetWindow  = 1024     // of an uncompressed PTX, searched for .target
 	cubinHeaderBytes = 64
@@ -43,6 +44,7 @@ func walk(r io.ReaderAt, off, n int64, k *Kernels) error {
 		return fmt.Errorf("fat binary section at %d of %d bytes is out of range", off, n)
 	}
 	end := off + n
+	r = &blockReader{r: r, end: end, next: -1}
 	sass, ptx := set{}, set{}
 	pos := off
 	entries := 0
@@ -66,6 +68,9 @@ func walk(r io.ReaderAt, off, n int64, k *Kernels) error {
 		body := binary.LittleEndian.Uint64(hdr[8:])
 		if hsize < containerHeader || hsize > entryHeaderMax || body > uint64(end-pos-hsize) {
 			return fmt.Errorf("fat binary container at offset %d: header size %d and size %d overrun the section (%d bytes left)", pos, hsize, body, end-pos)
+		}
+		if k.Containers >= maxContainers {
+			return fmt.Errorf("too many containers: more than %d fat binary containers", maxContainers)
 		}
 		cend := pos + hsize + int64(body)
 		for e := pos + hsize; e < cend; {
@@ -194,4 +199,67 @@ func firstNonZero(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// Read-ahead of blockReader: none for a read where the last did not end
+// (a header after a skipped payload: a library's headers are a few KB of
+// its hundreds of MB) nor for the next two (a container's header, then
+// its first entry's), then doubling from minAhead to maxAhead while the
+// reads run on one after another (containers or padding packed
+// together), so that a section of tiny containers is read in blocks,
+// not 16 bytes at a time.
+const (
+	minAhead = 256
+	maxAhead = 1 << 20
+)
+
+// blockReader answers reads from the last block it read, reading ahead
+// within the section (up to end) while the reads are sequential.
+type blockReader struct {
+	r     io.ReaderAt
+	end   int64
+	buf   []byte
+	off   int64 // buf holds [off, off+len(buf))
+	next  int64 // where the last read ended
+	run   int   // reads in a row that started where the last ended, up to 2
+	ahead int
+}
+
+func (b *blockReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= b.off && off+int64(len(p)) <= b.off+int64(len(b.buf)) {
+		n := copy(p, b.buf[off-b.off:])
+		b.next = off + int64(n)
+		return n, nil
+	}
+	switch {
+	case off != b.next:
+		b.run, b.ahead = 0, 0
+	case b.run < 2:
+		b.run++ // a header after a header: entries of one container
+	default:
+		b.ahead = min(max(2*b.ahead, minAhead), maxAhead)
+	}
+	size := int64(len(p)) + int64(b.ahead)
+	if off < b.end {
+		size = min(size, max(b.end-off, int64(len(p))))
+	}
+	if size <= int64(len(p)) {
+		n, err := b.r.ReadAt(p, off)
+		b.next = off + int64(n)
+		return n, err
+	}
+	if int64(cap(b.buf)) < size {
+		b.buf = make([]byte, size)
+	}
+	n, err := b.r.ReadAt(b.buf[:size], off)
+	b.buf, b.off = b.buf[:n], off
+	m := copy(p, b.buf)
+	b.next = off + int64(m)
+	if m < len(p) {
+		if err == nil {
+			err = io.EOF
+		}
+		return m, err
+	}
+	return m, nil
 }

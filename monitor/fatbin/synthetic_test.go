@@ -3,8 +3,10 @@ package fatbin
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSynthetic(t *testing.T) {
@@ -116,4 +118,58 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestManyEmptyContainers: a section of 16 MB of empty 16-byte
+// containers (1M of them, no entries) is a malformed library, "too many
+// containers", after a few dozen block reads: not a read of 16 bytes each,
+// which took seconds and ran into the read timeout ("its file system is
+// not answering") on a bigger file. A section of a few thousand empty
+// containers is still read, in blocks.
+func TestManyEmptyContainers(t *testing.T) {
+	empty := container()
+	for _, tc := range []struct {
+		name      string
+		n         int
+		err       string
+		maxCalls  int
+		wantCount int
+	}{
+		{"16 MB", 1 << 20, "too many containers", 64, 0},
+		{"5000", 5000, "", 32, 5000},
+		{"one past the cap", maxContainers + 1, "too many containers", 64, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lib := elfLib(bytes.Repeat(empty, tc.n))
+			r := &countReads{r: bytes.NewReader(lib)}
+			start := time.Now()
+			k, err := Read(r, int64(len(lib)))
+			took := time.Since(start)
+			switch {
+			case tc.err != "" && (!errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("err %v, want ErrMalformed saying %q", err, tc.err)
+			case tc.err == "" && err != nil:
+				t.Errorf("err %v", err)
+			case tc.err == "" && k.Containers != tc.wantCount:
+				t.Errorf("%d containers, want %d", k.Containers, tc.wantCount)
+			}
+			if r.calls > tc.maxCalls {
+				t.Errorf("%d reads of %d bytes, want at most %d", r.calls, r.bytes, tc.maxCalls)
+			}
+			t.Logf("%d containers: %d reads, %d bytes, %v", tc.n, r.calls, r.bytes, took)
+		})
+	}
+}
+
+// countReads counts the reads made through it, and their bytes.
+type countReads struct {
+	r            io.ReaderAt
+	calls, bytes int
+}
+
+func (c *countReads) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.calls++
+	c.bytes += n
+	return n, err
 }

@@ -1,11 +1,13 @@
 // Package filefacts remembers small facts learned by reading a file (the
-// shared libraries a RECORD lists, that a library carries no CUDA code)
-// while the file is unchanged, in memory and, given a folder of its own,
-// on disk between runs: a check of a thousand environments then stats
-// each such file instead of opening and reading it. A file is unchanged
-// while its Stamp (device, inode, size, modification time) is the same;
-// pip, uv and conda write a new file on every install, so a stamp that
-// stays the same is a file whose answer stays the same.
+// shared libraries a RECORD lists, the CUDA kernels a library carries or
+// that it carries none) while the file is unchanged, in memory and, given
+// a folder of its own, on disk between runs: a check of a thousand
+// environments then stats each such file instead of opening and reading
+// it, and a 159 MB CUDA library's headers are read once. A file is
+// unchanged while its Stamp (device, inode, size, modification and
+// change times) is the same; pip, uv and conda write a new file on every
+// install, so a stamp that stays the same is a file whose answer stays
+// the same.
 //
 // On disk the facts are kept in one file per scope: the site-packages
 // folder a path is in, else the path's folder (Scope). A run loads the
@@ -13,8 +15,14 @@
 // ever read: a check of one environment stays as cheap as one. The files
 // are a compact binary form (a thousand environments are tens of
 // thousands of facts, and decoding JSON of them cost more than the reads
-// they save). A missing, unreadable, malformed or foreign file is no
-// facts, never an error: it is a cache.
+// they save), checked whole by a CRC-32C.
+//
+// What another local user could have written is not believed: the store
+// uses a folder only when it is the user's own and no one else can write
+// it or a folder above it (owned.Check), and a file in it only when it
+// is the user's, not a link and not writable by others. A missing,
+// unreadable, malformed, damaged or foreign file is no facts, never an
+// error: it is a cache.
 package filefacts
 
 import (
@@ -23,6 +31,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +40,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/cachefiles"
+	"github.com/gpucanary/gpucanary/monitor/owned"
 )
 
 // Stamp is what says a file is unchanged: its device and inode (0 on
@@ -51,6 +62,9 @@ type Store struct {
 	tick   uint64            // counts shard uses, for the least recently used
 	dir    string
 	now    func() time.Time
+	// refused is why the folder last given was not used (an
+	// *owned.Untrusted, or the error met making or checking it).
+	refused error
 }
 
 // shard is one scope's facts, as its file had them and as changed since.
@@ -89,12 +103,67 @@ const (
 	Unused    = 30 * 24 * time.Hour
 )
 
-// SetDir makes the store last across runs in the folder dir (each
-// scope's file loaded on first use, written by Flush).
-func (s *Store) SetDir(dir string) {
+// SetDir is UseDir for a caller with no one to tell that the folder was
+// refused (Refused still says so).
+func (s *Store) SetDir(dir string) { s.UseDir(dir) }
+
+// UseDir makes the store last across runs in the folder dir (each
+// scope's file loaded on first use, written by Flush), made 0700 when
+// missing. A folder that another user owns or can write, or that sits
+// in a folder another user can replace it from, is not used (and not
+// changed: its owner may have reasons); the store keeps its facts in
+// memory only and the error, an *owned.Untrusted, says what is wrong.
+func (s *Store) UseDir(dir string) error {
+	err := trustedDir(dir)
+	if err != nil && !isUntrusted(err) {
+		err = fmt.Errorf("keeping file facts in %s: %w", dir, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dir, s.shards, s.n = dir, nil, 0
+	s.shards, s.n, s.refused = nil, 0, err
+	s.dir = dir
+	if err != nil {
+		s.dir = ""
+	}
+	return err
+}
+
+// Refused is why the folder given to UseDir or SetDir is not used, or nil.
+func (s *Store) Refused() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// trustedDir makes dir (0700) when it is missing and checks it: the
+// folder it is made in is checked first, so that nothing is made in a
+// folder another user could have planted.
+func trustedDir(dir string) error {
+	made := dir
+	for {
+		if _, err := os.Lstat(made); err == nil || !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		up := filepath.Dir(made)
+		if up == made {
+			break
+		}
+		made = up
+	}
+	if made != dir {
+		if err := owned.CanMakeIn(made); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return owned.Check(dir, owned.Policy{})
+}
+
+func isUntrusted(err error) bool {
+	var u *owned.Untrusted
+	return errors.As(err, &u)
 }
 
 func (s *Store) clock() int64 { return s.instant().Unix() }
@@ -241,7 +310,12 @@ func (s *Store) Put(kind, path string, st Stamp, value string) {
 }
 
 // magic starts a file; a file of another version is no facts.
-const magic = "gpucanary-filefacts 3\n"
+const magic = "gpucanary-filefacts 4\n"
+
+// castagnoli is CRC-32C's table: a file's last four bytes are the
+// checksum of all before them, so that a torn write, a flipped bit or an
+// edit by hand is no facts rather than a wrong one.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // load reads the facts in file, which must be scope's.
 func load(file, scope string) (map[key]fact, error) {
@@ -252,11 +326,14 @@ func load(file, scope string) (map[key]fact, error) {
 		}
 		return nil, err
 	}
-	text := string(data)
-	if !strings.HasPrefix(text, magic) {
+	if len(data) < len(magic)+crc32.Size || string(data[:len(magic)]) != magic {
 		return nil, errMalformed
 	}
-	d := decoder{text: text, at: len(magic)}
+	body := data[:len(data)-crc32.Size]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return nil, errDamaged
+	}
+	d := decoder{text: string(body), at: len(magic)}
 	if got, ok := d.str(); !ok || got != scope {
 		return nil, errMalformed // another scope's (a hash collision) or cut short
 	}
@@ -327,7 +404,29 @@ func (d *decoder) facts() (map[key]fact, error) {
 	return out, nil
 }
 
-var errMalformed = errors.New("malformed file facts")
+var (
+	errMalformed = errors.New("malformed file facts")
+	errDamaged   = errors.New("file facts fail their checksum")
+)
+
+// readFile reads the store's file at path, of at most limit bytes, when
+// it is one the store may believe (openOwned).
+func readFile(path string, limit int64) ([]byte, error) {
+	f, err := openOwned(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if f.Size() > limit {
+		return nil, errMalformed
+	}
+	buf := make([]byte, f.Size())
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return buf[:n], nil
+}
 
 // Flush writes each scope whose facts changed to its file: a new file in
 // the folder (0600, the folder made 0700), renamed over the old one, so
@@ -378,6 +477,7 @@ func (s *Store) write(scope string, sh *shard) error {
 			buf = binary.AppendVarint(buf, n)
 		}
 	}
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 	var err error
 	if kept == 0 {
 		if err = os.Remove(s.file(scope)); errors.Is(err, os.ErrNotExist) {

@@ -55,11 +55,24 @@ func Check(path string, p Policy) error {
 	if err := checkLeaf(abs, p); err != nil {
 		return err
 	}
-	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
-		if err := checkParent(dir); err != nil {
+	return CanMakeIn(filepath.Dir(abs))
+}
+
+// CanMakeIn returns nil when a path made now in the folder dir would be
+// trusted as far as the folders above it go: dir and every folder above
+// it are ones no other user can replace what is in them from (what
+// Check asks of a path's folders). A sticky folder writable by all, as
+// /tmp, is one: what the user makes there stays the user's.
+func CanMakeIn(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("checking who owns %s: %w", dir, err)
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if err := checkParent(d); err != nil {
 			return err
 		}
-		if filepath.Dir(dir) == dir {
+		if filepath.Dir(d) == d {
 			return nil
 		}
 	}

@@ -58,9 +58,29 @@ func lstat(path string) (fs.FileInfo, *syscall.Stat_t, error) {
 }
 
 func untrusted(path string, fi fs.FileInfo, st *syscall.Stat_t, why string) *Untrusted {
-	owner := strconv.FormatUint(uint64(st.Uid), 10)
+	return untrustedMode(path, st.Uid, fi.Mode(), why)
+}
+
+func untrustedMode(path string, uid uint32, mode fs.FileMode, why string) *Untrusted {
+	owner := strconv.FormatUint(uint64(uid), 10)
 	if u, err := user.LookupId(owner); err == nil {
 		owner = u.Username
 	}
-	return &Untrusted{Path: path, Owner: owner, Mode: fi.Mode().String(), Why: why}
+	return &Untrusted{Path: path, Owner: owner, Mode: mode.String(), Why: why}
+}
+
+// Opened is Check's rule for a regular file already opened (without
+// following a link) from a folder Check passed, as fstat described it
+// in st: the folders above it were checked once, for the folder, and a
+// store that reads many files asks only this of each, from the stat it
+// made anyway.
+func Opened(path string, st *syscall.Stat_t, p Policy) error {
+	perm := fs.FileMode(st.Mode & 0o777)
+	switch {
+	case int(st.Uid) != euid() && !(p.Admin && st.Uid == 0):
+		return untrustedMode(path, st.Uid, perm, "it belongs to another user")
+	case perm&0o022 != 0:
+		return untrustedMode(path, st.Uid, perm, "other users can write it")
+	}
+	return nil
 }

@@ -111,3 +111,25 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestCanMakeIn: a path may be made in a sticky folder all can write
+// (/tmp), not in one without the sticky bit, nor in a folder another
+// user owns.
+func TestCanMakeIn(t *testing.T) {
+	dir := t.TempDir()
+	if err := CanMakeIn(mkdir(t, dir, "sticky", 0o777|fs.ModeSticky)); err != nil {
+		t.Errorf("sticky folder: %v", err)
+	}
+	var u *Untrusted
+	if err := CanMakeIn(mkdir(t, dir, "open", 0o777)); !errors.As(err, &u) || !strings.Contains(u.Why, "other users can write") {
+		t.Errorf("a folder all can write: %v", err)
+	}
+	theirs := mkdir(t, dir, "theirs", 0o755)
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPED: giving a folder to another user (uid 65534) needs root")
+	}
+	must(t, os.Chown(theirs, 65534, 65534))
+	if err := CanMakeIn(theirs); !errors.As(err, &u) || !strings.Contains(u.Why, "belongs to another user") || u.Owner != "nobody" {
+		t.Errorf("another user's folder: %v", err)
+	}
+}
