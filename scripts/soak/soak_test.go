@@ -38,10 +38,11 @@ type settings struct {
 	envs      int           // GPUCANARY_SOAK_ENVS: environments watched
 	flipped   int           // GPUCANARY_SOAK_FLIPPED: of them, flipped by pip
 	growthMiB float64       // GPUCANARY_SOAK_GROWTH_MIB: the RSS growth allowed after the baseline
+	seed      int           // GPUCANARY_SOAK_SEED: events in the history before watch starts
 }
 
 func readSettings(t *testing.T) settings {
-	s := settings{bin: os.Getenv("GPUCANARY_SOAK_BIN"), duration: 10 * time.Minute, baseline: 2 * time.Minute, envs: 100, flipped: 5, growthMiB: 10}
+	s := settings{bin: os.Getenv("GPUCANARY_SOAK_BIN"), duration: 10 * time.Minute, baseline: 2 * time.Minute, envs: 100, flipped: 5, growthMiB: 10, seed: 2 * store.HistoryLimit}
 	if s.bin == "" {
 		t.Skip("the soak runs for 10 minutes: make soak (GPUCANARY_SOAK_BIN names the gpucanary to run)")
 	}
@@ -53,7 +54,7 @@ func readSettings(t *testing.T) settings {
 			}
 		}
 	}
-	for name, n := range map[string]*int{"GPUCANARY_SOAK_ENVS": &s.envs, "GPUCANARY_SOAK_FLIPPED": &s.flipped} {
+	for name, n := range map[string]*int{"GPUCANARY_SOAK_ENVS": &s.envs, "GPUCANARY_SOAK_FLIPPED": &s.flipped, "GPUCANARY_SOAK_SEED": &s.seed} {
 		if v := os.Getenv(name); v != "" {
 			var err error
 			if *n, err = strconv.Atoi(v); err != nil {
@@ -97,6 +98,20 @@ func TestSoak(t *testing.T) {
 
 	home := t.TempDir()
 	state := filepath.Join(home, "state")
+	// The history starts full, as a machine's does after weeks: every
+	// event of the soak is appended to a history at its longest (the
+	// old store rewrote all of it per event), and the log turns over.
+	seeded := store.Open(filepath.Join(state, "gpucanary"))
+	for i := 0; i < cfg.seed; i += 100 {
+		var batch []any
+		for j := i; j < min(i+100, cfg.seed); j++ {
+			batch = append(batch, monitor.Event{Time: time.Now().Add(-time.Hour), Kind: monitor.KindTorchChanged, Env: flipped[j%len(flipped)],
+				Message: fmt.Sprintf("seed event %d: torch changed from 2.5.1+cu121 to 2.5.1+cpu (pip)", j)})
+		}
+		if err := seeded.Append(batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
 	w := exec.Command(cfg.bin, append([]string{"watch", "--json", "--all"}, paths...)...)
 	w.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+state, "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
 	var stderr bytes.Buffer
@@ -166,7 +181,7 @@ func TestSoak(t *testing.T) {
 			for time.Since(start) < cfg.duration {
 				began := time.Now()
 				next := 1 - cur
-				cmd := wheeltest.PipCommand(py, env, "install", "--no-index", "--find-links", links, "--no-deps", "--quiet", "torch=="+flipVersions[next])
+				cmd := wheeltest.PipCommand(py, env, "install", "--no-index", "--find-links", links, "--no-deps", "--no-compile", "--disable-pip-version-check", "--quiet", "torch=="+flipVersions[next])
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Errorf("pip flipping %s to %s: %v\n%s", env, flipVersions[next], err, out)
 					return
@@ -265,8 +280,17 @@ sampling:
 	if err != nil || read.Damaged > 0 {
 		t.Errorf("reading the history back: %v, %d damaged lines", err, read.Damaged)
 	}
-	if want := min(store.HistoryLimit, flips); len(hist) < want {
+	if want := min(store.HistoryLimit, flips+cfg.seed); len(hist) < want {
 		t.Errorf("the history holds %d events, want at least %d", len(hist), want)
+	}
+	recorded := 0
+	for _, e := range hist {
+		if _, ok := changes[e.Env]; ok && (e.Kind == monitor.KindCUDAWheelReplaced || e.Kind == monitor.KindTorchChanged) && !strings.HasPrefix(e.Message, "seed event") {
+			recorded++
+		}
+	}
+	if recorded != flips {
+		t.Errorf("the history records %d of the %d flips", recorded, flips)
 	}
 	for _, f := range []string{"history.jsonl", "history.1.jsonl"} {
 		if fi, err := os.Stat(filepath.Join(state, "gpucanary", f)); err == nil {
