@@ -13,9 +13,11 @@ import (
 // openAppend opens the log at p for appending, created 0600; a link, or
 // anything but a regular file, is refused with safefs.ErrNotRegular.
 func openAppend(p string) (*os.File, error) {
-	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+	fi, err := os.Lstat(p)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
 		return nil, safefs.ErrNotRegular
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
