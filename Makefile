@@ -9,7 +9,7 @@ export CGO_ENABLED := 1
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 FUZZTIME ?= 50000x
 
-.PHONY: all deps deps-test build cli windows run test vet unit fuzz e2e screenshots bench test-gpu gpu-kit clean
+.PHONY: all deps deps-test build cli windows run test vet unit fuzz e2e screenshots bench soak test-gpu gpu-kit clean
 .PHONY: test-windows bench-windows gpu-kit-windows
 
 all: build cli
@@ -111,6 +111,11 @@ screenshots:
 ## bench: the benchmarks, each beside the peer it is compared with
 bench: cli
 	@scripts/bench.sh
+
+## soak: watch over 100 environments while real pip flips torch in 5 for
+## 10 minutes: every flip caught, RSS flat after 2 minutes (issue 41)
+soak:
+	@scripts/soak.sh
 
 ## test-gpu: on a machine with an NVIDIA GPU and a CUDA torch; runs the carried bin/gpucanary-cli
 test-gpu:

@@ -29,7 +29,9 @@ const ID = "io.github.gpucanary"
 // tray process (link.Tray), or an *engine.Monitor run in this process.
 type Engine interface {
 	State() monitor.State
-	History() []monitor.Event
+	// History is the newest remembered events, at most limit, newest
+	// first: the engine reads its log from the end and no further.
+	History(limit int) []monitor.Event
 	Subscribe() (<-chan monitor.Event, func())
 	// Add and Forget fail when the engine (or the tray process that holds
 	// it) has stopped.

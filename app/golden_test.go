@@ -138,7 +138,7 @@ func goldenEvents() []monitor.Event {
 type fixedEngine struct{}
 
 func (fixedEngine) State() monitor.State                      { return goldenState() }
-func (fixedEngine) History() []monitor.Event                  { return goldenEvents() }
+func (fixedEngine) History(int) []monitor.Event               { return goldenEvents() }
 func (fixedEngine) Subscribe() (<-chan monitor.Event, func()) { return nil, func() {} }
 func (fixedEngine) Add(string) error                          { return nil }
 func (fixedEngine) Forget(string) error                       { return nil }

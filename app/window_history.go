@@ -13,8 +13,10 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/gpucanary/gpucanary/app/chart"
+	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // historyWindow shows the engine's remembered events on a timeline, one
@@ -65,6 +67,9 @@ func newHistoryWindow(w *windows) *historyWindow {
 }
 
 // historyText is one event: when, what and where, then the engine's words.
+// What the history holds was read back from a file: a control character
+// in it (a path, a command line, an edited line whose checksum was made
+// to fit) is shown as an escape, never handed to the label as it is.
 func historyText(e monitor.Event) string {
 	head := e.Time.Local().Format("2006-01-02 15:04:05") + " · " + present.KindName(e.Kind)
 	if e.Finding != nil && (e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindFindingCleared) {
@@ -73,16 +78,13 @@ func historyText(e monitor.Event) string {
 	if e.Env != "" {
 		head += " · " + present.ShortPath(e.Env)
 	}
-	return head + "\n" + present.TildeHome(e.Message)
+	return human.Visible(head) + "\n" + human.Visible(present.TildeHome(e.Message))
 }
 
-// historyKeep bounds the events the window holds, as the engine bounds
-// its history.
-const historyKeep = 1000
-
-// reload reads the engine's remembered history (newest first).
+// reload reads the engine's newest remembered events (newest first, as
+// many as the window holds: link.HistoryKeep).
 func (h *historyWindow) reload() {
-	h.all = h.w.u.d.Engine.History()
+	h.all = h.w.u.d.Engine.History(link.HistoryKeep)
 	h.options()
 }
 
@@ -91,7 +93,7 @@ func (h *historyWindow) add(e monitor.Event) {
 	if len(h.all) > 0 && h.all[0].Time.Equal(e.Time) && h.all[0].Kind == e.Kind && h.all[0].Env == e.Env {
 		return // already read from the engine's history
 	}
-	h.all = append([]monitor.Event{e}, h.all[:min(len(h.all), historyKeep-1)]...)
+	h.all = append([]monitor.Event{e}, h.all[:min(len(h.all), link.HistoryKeep-1)]...)
 	h.options()
 }
 

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 
+	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
@@ -72,7 +73,7 @@ func (w *windows) lastChanged() map[string]time.Time {
 	if w.changed == nil {
 		var h []monitor.Event
 		if w.u.d.Engine != nil {
-			h = w.u.d.Engine.History()
+			h = w.u.d.Engine.History(link.HistoryKeep)
 		}
 		w.changed = lastChanges(h)
 	}

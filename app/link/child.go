@@ -12,8 +12,10 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 )
 
-// historyKeep bounds the events kept, as the engine bounds its history.
-const historyKeep = 1000
+// HistoryKeep is how many of the engine's newest events the hello
+// carries and the windows hold: the History window's list, read from the
+// end of the engine's log (a longer history is not sent whole).
+const HistoryKeep = 1000
 
 // Tray is the windows process's side of the link. It has the engine's
 // methods the windows use (State, History, Subscribe, Add, Forget), so the
@@ -119,7 +121,7 @@ func (t *Tray) read(dec *json.Decoder) {
 			t.mu.Unlock()
 		case m.Event != nil:
 			t.mu.Lock()
-			t.history = append([]monitor.Event{*m.Event}, t.history[:min(len(t.history), historyKeep-1)]...)
+			t.history = append([]monitor.Event{*m.Event}, t.history[:min(len(t.history), HistoryKeep-1)]...)
 			for _, c := range t.subs {
 				select {
 				case c <- *m.Event:
@@ -152,12 +154,13 @@ func (t *Tray) State() monitor.State {
 	return t.state.Clone()
 }
 
-// History is the engine's history and the events since, newest first.
-func (t *Tray) History() []monitor.Event {
+// History is the engine's newest events as the hello carried them and
+// the events since, at most limit, newest first.
+func (t *Tray) History(limit int) []monitor.Event {
 	<-t.ready
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return slices.Clone(t.history)
+	return slices.Clone(t.history[:min(max(limit, 0), len(t.history))])
 }
 
 // Samples are the GPU graphs' points the tray had collected.

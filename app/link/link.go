@@ -45,7 +45,8 @@ type Request struct {
 // Hello is the first message: what a new windows process starts from.
 type Hello struct {
 	State monitor.State `json:"state"`
-	// History is the engine's remembered events, newest first.
+	// History is the engine's newest remembered events, newest first, at
+	// most HistoryKeep of them.
 	History []monitor.Event    `json:"history"`
 	Samples present.GPUSamples `json:"samples"`
 }

@@ -42,7 +42,7 @@ func fakeWindows() int {
 		switch r.Show {
 		case "echo":
 			s := t.State()
-			t.Copy(fmt.Sprintf("pid=%d envs=%d history=%d samples=%d", os.Getpid(), len(s.Envs), len(t.History()), len(t.Samples().GPUs["GPU-0"].Recent)))
+			t.Copy(fmt.Sprintf("pid=%d envs=%d history=%d samples=%d", os.Getpid(), len(s.Envs), len(t.History(HistoryKeep)), len(t.Samples().GPUs["GPU-0"].Recent)))
 		case "event":
 			select {
 			case e := <-events:

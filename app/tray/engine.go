@@ -13,7 +13,8 @@ import (
 // a test may pass a small fake.
 type Engine interface {
 	State() monitor.State
-	History() []monitor.Event
+	// History is the newest remembered events, at most limit, newest first.
+	History(limit int) []monitor.Event
 	Subscribe() (<-chan monitor.Event, func())
 	Add(path string) error
 	Forget(path string) error

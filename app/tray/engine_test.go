@@ -35,8 +35,8 @@ func newFakeEngine(s monitor.State) *fakeEngine {
 	return &fakeEngine{state: s, events: make(chan monitor.Event), snoozed: map[string]time.Time{}}
 }
 
-func (f *fakeEngine) State() monitor.State     { return f.state }
-func (f *fakeEngine) History() []monitor.Event { return nil }
+func (f *fakeEngine) State() monitor.State        { return f.state }
+func (f *fakeEngine) History(int) []monitor.Event { return nil }
 func (f *fakeEngine) Subscribe() (<-chan monitor.Event, func()) {
 	return f.events, func() {}
 }

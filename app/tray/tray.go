@@ -347,7 +347,7 @@ func (t *tray) Hello() link.Hello {
 	samples := t.samples.Clone()
 	t.helloSince = true
 	t.samplesMu.Unlock()
-	return link.Hello{State: t.d.Monitor.State(), History: t.d.Monitor.History(), Samples: samples}
+	return link.Hello{State: t.d.Monitor.State(), History: t.d.Monitor.History(link.HistoryKeep), Samples: samples}
 }
 
 // FromWindows handles the windows process's requests. It is called on

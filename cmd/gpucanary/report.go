@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/report"
+	"github.com/gpucanary/gpucanary/monitor/store"
 	"github.com/gpucanary/gpucanary/output/words"
 )
 
@@ -65,9 +66,25 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	// aside) and stuck on the CPU.
 	summary := present.Summary(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows})
 	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: summary,
-		Knowledge: report.Knowledge{AsOf: kb.AsOf(), Overlays: kb.Overlays()}}
+		Knowledge: report.Knowledge{AsOf: kb.AsOf(), Overlays: kb.Overlays()}, History: reportHistory()}
 	if err := report.Write(dir, bundle); err != nil {
 		return 0, words.Jobs{}, err
 	}
 	return len(res.Envs), words.CountJobs(rows), nil
+}
+
+// reportHistory reads the newest events of the state folder's history
+// for the bundle: from the end of the log, as many as the engine keeps at
+// least, beside a running engine (a read moves nothing).
+func reportHistory() report.History {
+	dir, err := store.Dir()
+	if err != nil {
+		return report.History{Error: err.Error()}
+	}
+	evs, read, err := store.History[monitor.Event](store.Open(dir), store.HistoryLimit)
+	h := report.History{Events: evs, Damaged: read.Damaged}
+	if err != nil {
+		h.Error = err.Error()
+	}
+	return h
 }

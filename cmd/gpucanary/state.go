@@ -6,13 +6,15 @@ import (
 	"io"
 
 	"github.com/gpucanary/gpucanary/monitor/instance"
+	"github.com/gpucanary/gpucanary/monitor/owned"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // openState takes the state folder for an engine running as role: the
 // store and its release, or an *instance.Held error when another GPU
-// Canary process holds the folder. No state folder at all (no home) is
-// not an error: the engine runs and remembers nothing.
+// Canary process holds the folder. No state folder at all (no home), or
+// one another user could have written (owned.Check), is not an error:
+// the engine runs and remembers nothing, and the log says why once.
 func (g *globals) openState(role string) (*store.Store, func(), error) {
 	dir, err := store.Dir()
 	if err != nil {
@@ -20,6 +22,13 @@ func (g *globals) openState(role string) (*store.Store, func(), error) {
 		return nil, func() {}, nil
 	}
 	l, err := instance.LockState(dir, role)
+	var untrusted *owned.Untrusted
+	if errors.As(err, &untrusted) {
+		g.log.Warn("the state folder is not used: another user could have written it; nothing is remembered across restarts",
+			"folder", dir, "path", untrusted.Path, "owner", untrusted.Owner, "mode", untrusted.Mode, "why", untrusted.Why,
+			"fix", fmt.Sprintf("make %s yours and writable by you alone (chmod go-w), or set %s to a folder of your own", untrusted.Path, store.DirVariable))
+		return nil, func() {}, nil
+	}
 	if err != nil {
 		return nil, func() {}, err
 	}

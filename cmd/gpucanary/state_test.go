@@ -106,3 +106,55 @@ func startWatch(t *testing.T, state, sim, env string) *exec.Cmd {
 	}
 	return cmd
 }
+
+// TestWatchRunsWithoutAnUntrustedStateFolder is issue 42 for the command
+// line: a state folder anyone can write is not used (no lock, no state,
+// no history written there); watch says so once, naming the folder, its
+// owner and mode and what to do, and watches all the same.
+func TestWatchRunsWithoutAnUntrustedStateFolder(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "gpucanary")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	env := filepath.Join(t.TempDir(), "proj", ".venv")
+	if err := pyenvtest.Write(env, incidentsSpec("good-cu121")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := gpucanaryCmd(t, state, "--gpu-sim", simFile(t, simA100), "watch", env)
+	errPipe, _ := cmd.StderrPipe()
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer stop.Stop()
+	var said []string
+	sc := bufio.NewScanner(errPipe)
+	for sc.Scan() {
+		said = append(said, sc.Text())
+		if strings.Contains(sc.Text(), "watching environments") {
+			break
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	io.Copy(io.Discard, errPipe)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("watch: %v; stderr:\n%s", err, strings.Join(said, "\n"))
+	}
+	all := strings.Join(said, "\n")
+	if strings.Count(all, "the state folder is not used") != 1 || !strings.Contains(all, "watching environments") {
+		t.Fatalf("watch did not say once that it does not use the folder, then watch; stderr:\n%s", all)
+	}
+	for _, want := range []string{dir, "drwxrwxrwx", "other users can write it", "chmod go-w", "XDG_STATE_HOME"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the warning does not say %q:\n%s", want, all)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files were written into the untrusted folder: %v", ents)
+	}
+}

@@ -182,8 +182,10 @@ func (m *Monitor) State() monitor.State { return m.view.get() }
 // that, Subscribe returns a closed channel.
 func (m *Monitor) Subscribe() (<-chan monitor.Event, func()) { return m.hub.subscribe() }
 
-// History is the remembered events, newest first.
-func (m *Monitor) History() []monitor.Event { return m.memory.history() }
+// History is the newest remembered events, at most limit of them, newest
+// first. It reads the history's log from its end (a window shows the
+// last thousand events of a history of any length in the time they take).
+func (m *Monitor) History(limit int) []monitor.Event { return m.memory.history(limit) }
 
 // ErrStopped is returned for a request made after Run has returned.
 var ErrStopped = errors.New("the engine has stopped")
@@ -253,7 +255,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer func() { w.close(); watching.Wait() }()
 
 	if err := m.memory.load(); err != nil {
-		m.storeUnreadable("state", err)
+		m.storeUnreadable(storeWhat(err, "state"), err)
 	}
 	m.pollGPU(ctx, true)
 	m.polled()
@@ -360,6 +362,6 @@ func (m *Monitor) publish(events []monitor.Event) {
 	m.memory.save(&m.envs, now)
 	m.hub.send(events)
 	if unsaved != nil {
-		m.storeUnreadable("history", unsaved) // publishes: after these events
+		m.storeUnreadable(storeWhat(unsaved, "history"), unsaved) // publishes: after these events
 	}
 }

@@ -143,7 +143,7 @@ func TestChangeWhileStoppedIsReportedOnStart(t *testing.T) {
 	second.Stop()
 
 	// The history survived both runs.
-	hist, err := store.History[monitor.Event](st)
+	hist, _, err := store.History[monitor.Event](st, store.HistoryLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

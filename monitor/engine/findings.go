@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -146,8 +147,10 @@ func (m *Monitor) degrade(reason, msg string) {
 
 // storeUnreadable raises STORE_UNREADABLE once per file (what: "state",
 // "history") that the store could not read and leaves alone (err says
-// why), and logs it once: the user learns that GPU Canary is not
-// remembering, and why, instead of losing the file to the next save.
+// why), or once for a state folder another user could have written
+// ("state folder": storeWhat), and logs it once: the user learns that GPU
+// Canary is not remembering, and why, instead of losing the file to the
+// next save or believing what another user wrote.
 func (m *Monitor) storeUnreadable(what string, err error) {
 	f := finding.Finding{Code: finding.CodeStoreUnreadable, Severity: finding.SeverityWarning, Env: "store:" + what,
 		Message: fmt.Sprintf("GPU Canary cannot keep its %s: %v.", what, err)}
@@ -155,6 +158,16 @@ func (m *Monitor) storeUnreadable(what string, err error) {
 		m.log.Warn("a file of GPU Canary's state is left alone", "what", what, "err", err)
 	}
 	m.raiseOnce(f)
+}
+
+// storeWhat is what of the store err is about: the state folder when
+// another user could have written it or a file in it (the state and the
+// history are then told as one), else file.
+func storeWhat(err error, file string) string {
+	if errors.Is(err, store.ErrUntrusted) {
+		return "state folder"
+	}
+	return file
 }
 
 // raiseOnce raises a finding about the engine itself, once.

@@ -58,12 +58,12 @@ func cpuBuild(sev finding.Severity) func(monitor.Event) bool {
 // latestAbout is the newest event of the history about env's finding code.
 func latestAbout(t *testing.T, st *store.Store, env, code string) monitor.Event {
 	t.Helper()
-	hist, err := store.History[monitor.Event](st)
+	hist, _, err := store.History[monitor.Event](st, store.HistoryLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := len(hist) - 1; i >= 0; i-- {
-		if e := hist[i]; e.Env == env && e.Finding != nil && e.Finding.Code == code {
+	for _, e := range hist { // newest first
+		if e.Env == env && e.Finding != nil && e.Finding.Code == code {
 			return e
 		}
 	}

@@ -29,8 +29,9 @@ func newMemory(st *store.Store, log *slog.Logger) memory {
 }
 
 // load reads what the last run saved. The error is a state file the
-// store could not read and leaves alone (store.ErrUnreadable): nothing is
-// remembered, and nothing will be saved over it this run.
+// store could not read and leaves alone (store.ErrUnreadable), or a state
+// folder another user could have written (store.ErrUntrusted): nothing
+// is remembered, and nothing will be saved over it this run.
 func (mem *memory) load() error {
 	if mem.store == nil {
 		return nil
@@ -40,7 +41,7 @@ func (mem *memory) load() error {
 		mem.log.Warn("reading saved state", "err", warn)
 	}
 	mem.state = st
-	if errors.Is(warn, store.ErrUnreadable) {
+	if errors.Is(warn, store.ErrUnreadable) || errors.Is(warn, store.ErrUntrusted) {
 		return warn
 	}
 	return nil
@@ -110,16 +111,18 @@ func (mem *memory) save(envs *envSet, now time.Time) {
 			TorchChanged: e.torch.Changed, TorchReplaced: e.torch.Replaced}
 	}
 	mem.state.Saved = now
-	// A state file left alone was told at load (and logged): not again
-	// at every save.
-	if err := mem.store.SaveState(mem.state); err != nil && !errors.Is(err, store.ErrUnreadable) {
+	// A state file or folder left alone was told at load (and logged):
+	// not again at every save.
+	if err := mem.store.SaveState(mem.state); err != nil && !errors.Is(err, store.ErrUnreadable) && !errors.Is(err, store.ErrUntrusted) {
 		mem.log.Warn("saving state", "err", err)
 	}
 }
 
-// append adds events to the history. The error is a history file the
-// store could not read and leaves alone (store.ErrUnreadable), for the
-// engine to tell; other errors are logged here.
+// append adds events to the history: each is one line appended to the
+// store's log, whatever the history's length. The error is a history
+// file the store could not read and leaves alone (store.ErrUnreadable),
+// or a state folder another user could have written (store.ErrUntrusted),
+// for the engine to tell; other errors are logged here.
 func (mem *memory) append(events []monitor.Event) error {
 	if mem.store == nil {
 		return nil
@@ -129,7 +132,7 @@ func (mem *memory) append(events []monitor.Event) error {
 		anys[i] = events[i]
 	}
 	err := mem.store.Append(anys...)
-	if errors.Is(err, store.ErrUnreadable) {
+	if errors.Is(err, store.ErrUnreadable) || errors.Is(err, store.ErrUntrusted) {
 		return err
 	}
 	if err != nil {
@@ -138,16 +141,19 @@ func (mem *memory) append(events []monitor.Event) error {
 	return nil
 }
 
-// history is the remembered events, newest first.
-func (mem *memory) history() []monitor.Event {
+// history is the newest remembered events, at most limit of them, newest
+// first: read from the end of the store's log and no further.
+func (mem *memory) history(limit int) []monitor.Event {
 	if mem.store == nil {
 		return nil
 	}
-	evs, err := store.History[monitor.Event](mem.store)
+	evs, read, err := store.History[monitor.Event](mem.store, limit)
 	if err != nil {
 		mem.log.Warn("reading event history", "err", err)
 	}
-	slices.Reverse(evs)
+	if read.Damaged > 0 {
+		mem.log.Warn("damaged lines of the event history were skipped", "lines", read.Damaged)
+	}
 	return evs
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // start discovers and reads every environment, compares it with what was
@@ -26,7 +27,7 @@ func (m *Monitor) start(ctx context.Context) {
 	now := m.clock.Now()
 	var events []monitor.Event
 	// The history is read only if a remembered finding needs it.
-	readPast := sync.OnceValue(m.memory.history)
+	readPast := sync.OnceValue(func() []monitor.Event { return m.memory.history(store.HistoryLimit) })
 	inspect.InspectEach(ctx, found, m.reader(), func(i int, rep monitor.EnvReport) bool {
 		if ctx.Err() != nil {
 			// Stopped while reading: what is not read is not known, so it

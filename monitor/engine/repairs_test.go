@@ -125,7 +125,7 @@ func TestRepairsAreEvents(t *testing.T) {
 			t.Errorf("REPAIR_INTERRUPTED = %+v", ev)
 		}
 	})
-	if h := e.M.History(); len(h) == 0 || h[0].Kind != monitor.KindRepairInterrupted {
+	if h := e.M.History(store.HistoryLimit); len(h) == 0 || h[0].Kind != monitor.KindRepairInterrupted {
 		t.Errorf("history, newest first, starts with %v", h[0].Kind)
 	}
 }

@@ -9,7 +9,11 @@
 // `watch` refuses to write the folder a running tray writes, and says who
 // holds it. Both locks go with the process, however it ends.
 //
-// It imports only the standard library, x/sys and godbus.
+// A state folder, or a lock file in it, that another user could have
+// written is not locked (owned.Check): the error wraps *owned.Untrusted,
+// and the caller runs without the folder.
+//
+// It imports only the standard library, x/sys, godbus and monitor/owned.
 package instance
 
 import (
@@ -20,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gpucanary/gpucanary/monitor/owned"
 )
 
 // ErrRunning is returned by Claim when another start of GPU Canary holds
@@ -100,13 +106,19 @@ const lockName = "engine.lock"
 
 // LockState takes the state folder dir for this process, which runs as
 // role, or returns a *Held error naming the process that has it. The
-// folder is created (0700) when missing.
+// folder is created (0700) when missing. A folder or lock file another
+// user could have written is refused with an error wrapping
+// *owned.Untrusted: its lock says nothing, and what the engine would
+// keep there would not be believed.
 func LockState(dir, role string) (*StateLock, error) { return lockIn(dir, lockName, role) }
 
 // lockIn takes the lock file name in dir for role.
 func lockIn(dir, name, role string) (*StateLock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the state folder %s: %w", dir, err)
+	}
+	if err := owned.Check(dir, owned.Policy{}); err != nil {
+		return nil, fmt.Errorf("locking the state folder: %w", err)
 	}
 	p := filepath.Join(dir, name)
 	// The lock file is truncated and written below: a symlink planted
@@ -115,6 +127,10 @@ func lockIn(dir, name, role string) (*StateLock, error) {
 	f, err := openLockFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("opening the lock %s: %w", p, err)
+	}
+	if err := owned.Check(p, owned.Policy{}); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking the state folder: %w", err)
 	}
 	ok, err := tryLock(f)
 	if err != nil {

@@ -39,3 +39,7 @@ func (f Torches) Install(t testing.TB, venv, version string) {
 	t.Helper()
 	wheeltest.Pip(t, f.py, venv, "install", "--no-index", "--find-links", f.links, "--force-reinstall", "torch=="+version)
 }
+
+// Links is the find-links folder of the wheels, for a test that runs pip
+// itself (the soak: many installs at once, each timed by the test).
+func (f Torches) Links() string { return f.links }

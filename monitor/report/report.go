@@ -38,6 +38,20 @@ type Bundle struct {
 	Summary string
 	// Knowledge is how current the facts the findings rest on are.
 	Knowledge Knowledge
+	// History is the newest events of the engine's history: what
+	// happened before the moment the rest of the bundle describes.
+	History History
+}
+
+// History is what the bundle holds of the engine's event history: the
+// newest events as the caller read them (store.History, with a limit),
+// newest first, the damaged lines skipped, and why the history could not
+// be read, if it could not. It is written as JSON only: what was read
+// back from a file is never put into the Markdown as it is.
+type History struct {
+	Events  []monitor.Event `json:"events"`
+	Damaged int             `json:"damaged_lines"`
+	Error   string          `json:"error,omitempty"`
 }
 
 // Knowledge is the date of GPU Canary's built-in facts and the overlay
@@ -114,7 +128,7 @@ func (h Host) describe() string {
 }
 
 // Files are the names a bundle holds.
-var Files = []string{"README.md", "env_info.md", "gpu.json", "processes.json", "check.json"}
+var Files = []string{"README.md", "env_info.md", "gpu.json", "processes.json", "check.json", "history.json"}
 
 // Write creates dir (or uses it when empty) and writes the bundle into it.
 // It refuses a folder that already holds files, so nothing is overwritten.
@@ -132,6 +146,7 @@ func Write(dir string, b Bundle) error {
 		"gpu.json":       mustJSON(b.Check.GPU),
 		"processes.json": mustJSON(struct{ Processes []monitor.Process }{procs}),
 		"check.json":     mustJSON(b.Check),
+		"history.json":   mustJSON(b.historyJSON()),
 	}
 	for _, name := range Files {
 		path := filepath.Join(dir, name)
@@ -140,6 +155,15 @@ func Write(dir string, b Bundle) error {
 		}
 	}
 	return nil
+}
+
+// historyJSON is History with an empty list rather than null.
+func (b Bundle) historyJSON() History {
+	h := b.History
+	if h.Events == nil {
+		h.Events = []monitor.Event{}
+	}
+	return h
 }
 
 func prepare(dir string) error {
@@ -181,6 +205,15 @@ func readme(b Bundle) string {
 	writef(&s, "| gpu.json | the GPU state as the driver reported it |\n")
 	writef(&s, "| processes.json | the processes on the GPU and the ML processes off it, with their environment, libraries and verdicts (command lines redacted) |\n")
 	writef(&s, "| check.json | the output of `gpucanary check --json` |\n")
+	h := b.History
+	note := ""
+	if h.Damaged > 0 {
+		note = fmt.Sprintf("; %d damaged lines of it were skipped", h.Damaged)
+	}
+	if h.Error != "" {
+		note += "; it could not all be read (see the file)"
+	}
+	writef(&s, "| history.json | the newest %d events of GPU Canary's event history, newest first%s |\n", len(h.Events), note)
 	return s.String()
 }
 

@@ -152,3 +152,41 @@ func TestReportKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryIsJSONOnly: the history's events are in history.json, newest
+// first as given, and a message read back from the history file (which
+// holds a terminal escape here) reaches no Markdown file: JSON escapes it.
+func TestHistoryIsJSONOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	b := bundle()
+	b.History = History{Damaged: 2, Events: []monitor.Event{
+		{Time: b.Time, Kind: monitor.KindCUDAWheelReplaced, Env: "/home/u/llm/.venv", Message: "replaced \x1b]0;pwned\x07 by pip"},
+		{Time: b.Time.Add(-time.Hour), Kind: monitor.KindEnvAdded, Env: "/home/u/llm/.venv", Message: "Watching"},
+	}}
+	if err := Write(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "history.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got History
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Events) != 2 || got.Events[0].Kind != monitor.KindCUDAWheelReplaced || got.Damaged != 2 {
+		t.Errorf("history.json = %+v", got)
+	}
+	if strings.ContainsRune(string(data), 0x1b) {
+		t.Error("history.json holds a raw escape character")
+	}
+	for _, n := range []string{"README.md", "env_info.md"} {
+		md, _ := os.ReadFile(filepath.Join(dir, n))
+		if strings.Contains(string(md), "pwned") {
+			t.Errorf("%s holds an event's text read back from the history", n)
+		}
+	}
+	if readme, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(readme), "the newest 2 events") || !strings.Contains(string(readme), "2 damaged lines") {
+		t.Errorf("README.md does not describe history.json:\n%s", readme)
+	}
+}

@@ -34,7 +34,7 @@ func TestStateFolderIsPrivate(t *testing.T) {
 	if m := fi.Mode().Perm(); m != 0o700 {
 		t.Errorf("state folder is %o, want 700", m)
 	}
-	for _, f := range []string{s.statePath(), s.historyPath()} {
+	for _, f := range []string{s.statePath(), s.logPath()} {
 		fi, err := os.Stat(f)
 		if err != nil {
 			t.Fatal(err)

@@ -1,12 +1,20 @@
 // Package store is GPU Canary's memory across restarts: the last known
-// state of each environment and a bounded history of events, as JSON files
-// a person can read in the user's state directory.
+// state of each environment, as a JSON file a person can read, and the
+// history of events, as a log of JSON lines in the user's state directory.
 //
-// Every write is atomic (temp file + rename). A corrupt or foreign file is
-// set aside with a warning and replaced, never a reason to stop. A file
-// that cannot be read at all (a FIFO, one over the size limit, one the
-// user may not read) is not GPU Canary's to replace: it is left as it is,
-// and nothing is written over it while this Store lives (ErrUnreadable).
+// The state is small and replaced whole, atomically (temp file + rename).
+// The history is appended to one event at a time (one write and a sync
+// per event, in two files that take turns: see log.go), because
+// rewriting all of it per event made a busy engine's memory and disk
+// traffic grow with the history rather than with the event.
+//
+// A corrupt or foreign file is set aside with a warning and replaced,
+// never a reason to stop; a damaged line of the history is skipped and
+// counted. A file that cannot be read at all (a FIFO, one over the size
+// limit, one the user may not read) is not GPU Canary's to replace: it is
+// left as it is, and nothing is written over it while this Store lives
+// (ErrUnreadable). A folder or file that another user could have written
+// is not used at all (ErrUntrusted): what it says is not believed.
 package store
 
 import (
@@ -20,11 +28,13 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/owned"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
-// HistoryLimit is how many events the history keeps.
+// HistoryLimit is how many events the history keeps at least (once that
+// many were recorded); it holds at most twice as many (log.go).
 const HistoryLimit = 1000
 
 // format identifies our files, so a foreign JSON file is not mistaken for one.
@@ -67,39 +77,85 @@ type State struct {
 	Repairs map[string]string `json:"repairs"`
 }
 
-type history struct {
-	Format string            `json:"format"`
-	Events []json.RawMessage `json:"events"`
-}
-
 // ErrUnreadable is wrapped by the errors about a state or history file
 // that exists but could not be read and was not set aside: the Store
 // leaves it untouched, so saving to it fails with this error too.
 var ErrUnreadable = errors.New("left as it is and not written over")
 
+// ErrUntrusted is wrapped by the errors about a state folder, or a file
+// in it, that another user could have written (owned.Check): GPU Canary
+// neither reads it nor writes to it while this Store lives, and keeps
+// working without remembering. The error names the path, its owner and
+// mode, and what to do.
+var ErrUntrusted = errors.New("not used by GPU Canary")
+
 // Store reads and writes the files in one directory.
 type Store struct {
 	dir string
 	mu  sync.Mutex
-	// events is the history in memory, oldest first.
-	events []json.RawMessage
-	loaded bool
+	// migrated is set once the first Append readied the folder and the
+	// log (openLog). logEvents and logSize are what history.jsonl holds,
+	// when logCounted: known without reading it again as long as its
+	// size is what this Store left it at.
+	migrated   bool
+	logEvents  int
+	logSize    int64
+	logCounted bool
+	// unsaved are this run's events, oldest first, when the history is
+	// not written (historyBlocked): History still shows them. Bounded by
+	// HistoryLimit.
+	unsaved [][]byte
 	// historyBlocked and stateBlocked are why the history or the state
-	// file is not written (ErrUnreadable); nil when it may be.
+	// file is not written (ErrUnreadable, ErrUntrusted); nil when it may
+	// be.
 	historyBlocked error
 	stateBlocked   error
-	// private makes the folder the user's alone, once, before the first
-	// write: it holds command lines of the user's processes.
+	// private checks the folder once, before the first write: it must be
+	// the user's alone (it holds command lines of the user's processes),
+	// created 0700 when missing.
 	private sync.Once
 	privErr error
+}
+
+// prepare makes the folder ready for writing, once: created 0700 when
+// missing, refused when another user could have written it, and made
+// 0700 when it is the user's but readable by others (an older version
+// made it 0755).
+func (s *Store) prepare() error {
+	s.private.Do(func() {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			s.privErr = fmt.Errorf("creating the state folder %s: %w", s.dir, err)
+			return
+		}
+		if err := s.trusted(s.dir); err != nil {
+			s.privErr = err
+			return
+		}
+		s.privErr = config.PrivateDir(s.dir)
+	})
+	return s.privErr
+}
+
+// trusted is owned.Check of the state folder or a file in it, as this
+// package's error: nil, an absent path (fs.ErrNotExist), or an error
+// wrapping ErrUntrusted that says what to do.
+func (s *Store) trusted(path string) error {
+	err := owned.Check(path, owned.Policy{})
+	var u *owned.Untrusted
+	if errors.As(err, &u) {
+		return fmt.Errorf("%w; it is %w: make it yours and writable by you alone (chmod go-w), or set %s to a folder of your own", u, ErrUntrusted, DirVariable)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("checking the state folder %s: %w; it is %w", s.dir, err, ErrUntrusted)
+	}
+	return err
 }
 
 // write replaces one of the store's files, in a folder only the user
 // can read.
 func (s *Store) write(path string, data []byte) error {
-	s.private.Do(func() { s.privErr = config.PrivateDir(s.dir) })
-	if s.privErr != nil {
-		return s.privErr
+	if err := s.prepare(); err != nil {
+		return err
 	}
 	return config.WriteAtomic(path, data, 0o600)
 }
@@ -111,15 +167,16 @@ func Dir() (string, error) { return stateDir() }
 // Open returns a store over dir; nothing is read until asked.
 func Open(dir string) *Store { return &Store{dir: dir} }
 
-func (s *Store) statePath() string   { return filepath.Join(s.dir, "state.json") }
-func (s *Store) historyPath() string { return filepath.Join(s.dir, "events.json") }
+func (s *Store) statePath() string { return filepath.Join(s.dir, "state.json") }
 
 // LoadState reads the last saved state. A missing file is an empty state.
 // A corrupt or foreign file is renamed aside (state.json.corrupt-TIME) and
 // reported as warning; the returned state is then empty. A file that
 // cannot be read (a FIFO, EACCES, over the size limit) is reported as a
 // warning wrapping ErrUnreadable, the returned state is empty, and
-// SaveState refuses to write over the file from then on.
+// SaveState refuses to write over the file from then on. A folder or file
+// another user could have written is not read: the warning wraps
+// ErrUntrusted, the state is empty, and SaveState refuses too.
 func (s *Store) LoadState() (st State, warning error) {
 	st = State{Format: format, Envs: map[string]EnvRecord{}}
 	data, err := s.read(s.statePath(), "saved state")
@@ -144,9 +201,10 @@ func (s *Store) LoadState() (st State, warning error) {
 }
 
 // blockState makes SaveState refuse to write when err says the state
-// file is to be left as it is (ErrUnreadable); it returns err.
+// file is to be left as it is (ErrUnreadable, ErrUntrusted); it returns
+// err.
 func (s *Store) blockState(err error) error {
-	if errors.Is(err, ErrUnreadable) {
+	if errors.Is(err, ErrUnreadable) || errors.Is(err, ErrUntrusted) {
 		s.mu.Lock()
 		s.stateBlocked = err
 		s.mu.Unlock()
@@ -171,92 +229,19 @@ func (s *Store) SaveState(st State) error {
 	return s.write(s.statePath(), append(data, '\n'))
 }
 
-// History returns the saved events, oldest first, decoded into T.
-// Undecodable entries are skipped. When the history file could not be
-// read, the events are this run's only and the error says why.
-func History[T any](s *Store) ([]T, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	warn := s.loadHistory()
-	out := make([]T, 0, len(s.events))
-	for _, raw := range s.events {
-		var v T
-		if json.Unmarshal(raw, &v) == nil {
-			out = append(out, v)
-		}
-	}
-	return out, warn
-}
-
-// Append adds events to the history, keeps the last HistoryLimit and
-// writes the file atomically. When the history file exists but could not
-// be read, the events are kept in memory only (History shows them) and
-// the error, wrapping ErrUnreadable, says the file was left as it is.
-func (s *Store) Append(events ...any) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	warn := s.loadHistory()
-	for _, e := range events {
-		raw, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("saving event history: %w", err)
-		}
-		s.events = append(s.events, raw)
-	}
-	if n := len(s.events) - HistoryLimit; n > 0 {
-		s.events = append([]json.RawMessage(nil), s.events[n:]...)
-	}
-	if s.historyBlocked != nil {
-		return s.historyBlocked
-	}
-	data, err := json.MarshalIndent(history{Format: format, Events: s.events}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("saving event history: %w", err)
-	}
-	if err := s.write(s.historyPath(), append(data, '\n')); err != nil {
-		return err
-	}
-	return warn
-}
-
-// loadHistory reads the history file once; s.mu is held. Only an absent
-// file, or a corrupt one set aside, starts an empty history on disk; a
-// file that could not be read blocks writing it (historyBlocked), so the
-// user's history is never replaced by this run's few events.
-func (s *Store) loadHistory() error {
-	if s.loaded {
-		return s.historyBlocked
-	}
-	s.loaded = true
-	data, err := s.read(s.historyPath(), "event history")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		s.historyBlocked = err
-		return err
-	}
-	var h history
-	if err := json.Unmarshal(data, &h); err != nil || h.Format != format {
-		why := "not GPU Canary's format"
-		if err != nil {
-			why = err.Error()
-		}
-		err := s.setAside(s.historyPath(), why)
-		if errors.Is(err, ErrUnreadable) {
-			s.historyBlocked = err
-		}
-		return err
-	}
-	s.events = h.Events
-	return nil
-}
-
 // read reads one of the store's files (what names it in messages). A
 // file that is there and is GPU Canary's to parse comes back as data; one
 // that is absent as fs.ErrNotExist; one that cannot be read as an error
 // wrapping ErrUnreadable.
 func (s *Store) read(path, what string) ([]byte, error) {
+	for _, p := range []string{s.dir, path} { // the folder first: a file absent from an untrusted one is no answer
+		if err := s.trusted(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("reading %s: %w", what, err)
+		}
+	}
 	data, err := safefs.ReadFile(path, FileLimit)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return data, err
@@ -271,9 +256,14 @@ func (s *Store) setAside(path, why string) error {
 	if err := os.Rename(path, aside); err != nil {
 		return fmt.Errorf("%s is unreadable (%s) and could not be set aside (%w), so it is %w", path, why, err, ErrUnreadable)
 	}
-	return fmt.Errorf("%s was unreadable (%s); it was moved to %s and a new one started", path, why, aside)
+	return fmt.Errorf("%s was unreadable (%s); it was %w to %s and a new one started", path, why, errSetAside, aside)
 }
 
-// FileLimit bounds a read of the state or the history (1000 events are a
-// few megabytes): a longer file is not read, and not written over either.
+// errSetAside is wrapped by setAside's warning when the file was moved
+// out of the way: a new one starts.
+var errSetAside = errors.New("moved")
+
+// FileLimit bounds a read of the state or of a history of the old format
+// (1000 events were a few megabytes): a longer file is not read, and not
+// written over either.
 const FileLimit = 256 << 20

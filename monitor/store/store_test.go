@@ -70,7 +70,7 @@ func TestBadFilesAreSetAside(t *testing.T) {
 					t.Errorf("%s lost the original bytes", m)
 				}
 			}
-			evs, err := History[map[string]string](Open(dir))
+			evs, _, err := History[map[string]string](Open(dir), HistoryLimit)
 			if err != nil || len(evs) != 1 || evs[0]["kind"] != "ENV_ADDED" {
 				t.Fatalf("history after set-aside: %v %v", evs, err)
 			}
@@ -91,17 +91,30 @@ func TestHistoryIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := History[ev](Open(dir))
-	if err != nil {
-		t.Fatal(err)
+	got, read, err := History[ev](Open(dir), HistoryLimit)
+	if err != nil || read.Damaged != 0 {
+		t.Fatal(err, read)
 	}
-	if len(got) != HistoryLimit || got[0].N != 250 || got[len(got)-1].N != HistoryLimit+249 {
-		t.Fatalf("history: %d events, first %d, last %d", len(got), got[0].N, got[len(got)-1].N)
+	if len(got) != HistoryLimit || got[0].N != HistoryLimit+249 || got[len(got)-1].N != 250 {
+		t.Fatalf("history: %d events, newest %d, oldest %d", len(got), got[0].N, got[len(got)-1].N)
 	}
-	var raw map[string]json.RawMessage
-	data, _ := os.ReadFile(filepath.Join(dir, "events.json"))
-	if err := json.Unmarshal(data, &raw); err != nil {
-		t.Fatalf("events.json is not JSON: %v", err)
+	// Both files are JSON Lines, and hold no more than twice the limit.
+	lines := 0
+	for _, f := range []string{"history.jsonl", "history.1.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			var v map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(l), &v); err != nil || v["event"] == nil || v["crc32c"] == nil {
+				t.Fatalf("%s: a line that is not an event: %q (%v)", f, l, err)
+			}
+			lines++
+		}
+	}
+	if lines != HistoryLimit+250 {
+		t.Errorf("the files hold %d events, want %d", lines, HistoryLimit+250)
 	}
 }
 

@@ -41,7 +41,7 @@ func TestUnreadableFilesAreLeftAlone(t *testing.T) {
 					t.Errorf("Append = %v, want ErrUnreadable naming events.json", err)
 				}
 			}
-			evs, err := store.History[map[string]string](s)
+			evs, _, err := store.History[map[string]string](s, store.HistoryLimit)
 			if !errors.Is(err, store.ErrUnreadable) || len(evs) != 2 {
 				t.Errorf("History = %v, %v; want this run's 2 events and ErrUnreadable", evs, err)
 			}
