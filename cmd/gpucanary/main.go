@@ -10,8 +10,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/gpucanary/gpucanary/monitor/fatbin"
-	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 )
 
@@ -32,8 +30,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
-	fatbin.Shared.Flush() // caches: a failed write costs only a read next time
-	filefacts.Shared.Flush()
+	flushCaches()
 	stopProfiles()
 	os.Exit(code)
 }

@@ -96,7 +96,7 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		}
 		now := time.Now()
 		st := b.Snapshot(ctx)
-		rows := inspect.Processes(ps, st, envs, g.busyRule(), tracker, now)
+		rows := inspect.Processes(ps, st, envs, cudaKernels, g.busyRule(), tracker, now)
 		sortRows(rows)
 		// After the snapshot: a PID it lists that is gone now is no
 		// process that started since the scan.

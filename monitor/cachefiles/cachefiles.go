@@ -1,5 +1,5 @@
 // Package cachefiles is what GPU Canary's caches in the user's cache
-// folder share (the file facts, the kept answers): a file replaced whole,
+// folder share (the file facts, the kernel cache): a file replaced whole,
 // so that a reader sees the old one or the new one, and a daily sweep of
 // the files nobody wrote for a while, so that the caches of deleted
 // environments do not pile up. A cache is only a cache: nothing is

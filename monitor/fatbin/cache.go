@@ -16,11 +16,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
 
-// Shared is the process's cache: the one the environment readers use,
-// so that the engine reads a library again only when it changes. The
-// command line gives it a file (SetFile) to last across runs.
-var Shared = &Cache{Facts: filefacts.Shared}
-
 // noFatbin is the kind of fact Facts keeps: the library carries no fat
 // binary (most of an environment's libraries), or what it holds is no
 // library GPU Canary reads (the fact is then why, as Read said it).

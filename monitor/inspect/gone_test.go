@@ -22,7 +22,7 @@ func TestMarkGone(t *testing.T) {
 		{"the host's view", func(pid int) bool { return pid == 100 }, map[int]string{4242: "(not running)", 100: "(not visible here)"}},
 		{"another PID namespace", nil, map[int]string{4242: "(not visible here)", 100: "(not visible here)"}},
 	} {
-		rows := Processes(nil, g, nil, procs.DefaultBusyRule, nil, time.Now())
+		rows := Processes(nil, g, nil, nil, procs.DefaultBusyRule, nil, time.Now())
 		MarkGone(rows, tc.alive)
 		if len(rows) != 2 {
 			t.Fatalf("%s: rows = %+v", tc.name, rows)

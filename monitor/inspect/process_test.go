@@ -44,7 +44,7 @@ func unknownsScene() ([]procs.Proc, gpu.State, time.Time) {
 // golden file); a graphics process is marked so.
 func TestProcessJSONUnknowns(t *testing.T) {
 	ps, g, now := unknownsScene()
-	rows := Processes(ps, g, nil, procs.DefaultBusyRule, nil, now)
+	rows := Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
@@ -12,9 +13,11 @@ import (
 )
 
 // Processes classifies one scan against the GPU and the known
-// environments; tracker is nil for a one-shot view.
-func Processes(ps []procs.Proc, g gpu.State, envs map[string]*pyenv.Env, rule procs.BusyRule, tracker *procs.BusyTracker, now time.Time) []monitor.Process {
-	rows := procs.Classify(ps, g, envs, rule, tracker, now)
+// environments, the mapped CUDA libraries' kernels read through kernels
+// (the caller's cache; nil reads them every time); tracker is nil for a
+// one-shot view.
+func Processes(ps []procs.Proc, g gpu.State, envs map[string]*pyenv.Env, kernels *fatbin.Cache, rule procs.BusyRule, tracker *procs.BusyTracker, now time.Time) []monitor.Process {
+	rows := procs.Classify(ps, g, envs, kernels, rule, tracker, now)
 	out := make([]monitor.Process, len(rows))
 	for i, r := range rows {
 		fs := health.CheckProcess(r)

@@ -11,8 +11,6 @@ package kb
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -105,12 +103,8 @@ func OverlayPaths() []string {
 // recorded with its error and changes nothing.
 func withOverlays(base *tables, paths []string) *tables {
 	t := base
-	sum := sha256.New()
-	defer func() { sum.Sum(t.digest[:0]) }()
 	for _, p := range paths {
-		o, b, err := readOverlay(p)
-		fmt.Fprintf(sum, "%q %d\n", p, len(b))
-		sum.Write(b)
+		o, err := readOverlay(p)
 		if err == nil {
 			var next *tables
 			if next, err = t.merge(o); err == nil {
@@ -128,21 +122,21 @@ func withOverlays(base *tables, paths []string) *tables {
 // readOverlay reads and decodes one overlay file; an unknown key or field
 // is an error, since it is most often a typo that would silently do
 // nothing.
-func readOverlay(path string) (overlayFile, []byte, error) {
+func readOverlay(path string) (overlayFile, error) {
 	var o overlayFile
 	b, err := safefs.ReadFile(path, maxOverlay)
 	if err != nil {
-		return o, nil, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
+		return o, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
-		return o, b, fmt.Errorf("reading knowledge overlay %s: %w (each file is one JSON object with the lists `gpucanary kb --json` prints)", path, err)
+		return o, fmt.Errorf("reading knowledge overlay %s: %w (each file is one JSON object with the lists `gpucanary kb --json` prints)", path, err)
 	}
 	if dec.More() {
-		return o, b, fmt.Errorf("reading knowledge overlay %s: more than one JSON value", path)
+		return o, fmt.Errorf("reading knowledge overlay %s: more than one JSON value", path)
 	}
-	return o, b, nil
+	return o, nil
 }
 
 func (o overlayFile) rows() int {
@@ -198,15 +192,6 @@ func replaceBy[T any](base, over []T, key func(T) string) []T {
 		}
 	}
 	return out
-}
-
-// Fingerprint names the facts in force: the embedded tables' day and the
-// bytes of every overlay file read over them. Two runs with the same
-// fingerprint (and the same program) judge alike, so an answer kept by
-// one (monitor/answers) holds for the other.
-func Fingerprint() string {
-	t := facts()
-	return t.asOf + " " + hex.EncodeToString(t.digest[:16])
 }
 
 // Overlays are the overlay files read, in order, each with the rows it
