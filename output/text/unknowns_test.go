@@ -34,7 +34,7 @@ func TestProcessesUnknowns(t *testing.T) {
 			{PID: 77777, Type: "compute", UsedMemoryBytes: mem(2 << 30)},
 		}}}}
 	now := start.Add(90 * time.Minute)
-	rows := inspect.Processes(ps, g, nil, procs.DefaultBusyRule, nil, now)
+	rows := inspect.Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now)
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ada", Now: func() time.Time { return now }}.Processes(g, rows)
 	path := filepath.Join("testdata", "ps-unknowns.txt.golden")
