@@ -47,7 +47,7 @@ func flushCaches() {
 // envReader reads environments from the real disk with this process's
 // stores.
 func envReader() *pyenv.Reader {
-	return &pyenv.Reader{Facts: fileFacts, Kernels: cudaKernels}
+	return &pyenv.Reader{Disk: pyenv.RealDisk, Facts: fileFacts, Kernels: cudaKernels}
 }
 
 // cacheDir is the programs' folder in the user's cache folder; false

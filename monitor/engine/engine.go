@@ -171,7 +171,7 @@ func New(o Options) *Monitor {
 	}
 	if o.Reader == nil {
 		facts := &filefacts.Store{}
-		o.Reader = &pyenv.Reader{Facts: facts, Kernels: &fatbin.Cache{Facts: facts}}
+		o.Reader = &pyenv.Reader{Disk: pyenv.RealDisk, Facts: facts, Kernels: &fatbin.Cache{Facts: facts}}
 	}
 	return &Monitor{o: o, log: o.Logger, clock: o.Clock, policy: o.Policy,
 		hub: newHub(o.Logger), culprits: newCulprits(), requests: make(chan func(context.Context), 16),

@@ -226,8 +226,8 @@ func (in *inspector) embeddedSites() []Site {
 // that ship one run their Python (ComfyUI portable's run_nvidia_gpu.bat:
 // python_embeded\python.exe -s ComfyUI\main.py): -s keeps a user site
 // out even without a ._pth file, the flags by r.Form.
-// With no pip of its own, pip's rule (the host's pip with --python)
-// answers.
+// With no pip of its own (as the read saw site-packages), pip's rule
+// (the host's pip with --python) gives the command.
 func embeddedReinstall(r ReinstallRequest) Reinstall {
 	if !hasPip(r.Env) {
 		return Reinstall{Reason: "this embedded Python has no pip of its own"}
