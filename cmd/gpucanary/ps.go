@@ -50,8 +50,9 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 	defer b.Close()
 	scanner := g.processSource()
 	envs := map[string]*pyenv.Env{}
+	rd := envReader()
 	for _, f := range g.discover(ctx, nil) {
-		if e, err := pyenv.Inspect(f.Path); err == nil {
+		if e, err := rd.Inspect(f.Path, pyenv.InspectOptions{}); err == nil {
 			envs[e.Path] = e
 		}
 	}
