@@ -30,16 +30,12 @@ build: deps
 	fi
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gpucanary ./cmd/gpucanary
 
-## cli: bin/gpucanary-cli, the same commands without GUI code (no libGL/libX11),
-## lean: it hands agent, kb refresh and check --format prom to bin/gpucanary-full
-## beside it, which holds their network and Prometheus code (half of the binary,
-## and of every start's memory: ARCHITECTURE.md, "Start-up memory")
+## cli: bin/gpucanary-cli, every command (the agent, kb refresh and check
+## --format prom included) without GUI code: no libGL/libX11
 cli:
-	$(GO) build -trimpath -tags nogui,lean -ldflags '$(LDFLAGS)' -o bin/gpucanary-cli ./cmd/gpucanary
-	$(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o bin/gpucanary-full ./cmd/gpucanary
-	@for b in bin/gpucanary-cli bin/gpucanary-full; do \
-		if ldd $$b 2>/dev/null | grep -Eq 'libGL|libX11'; then \
-			echo "cli: $$b links GUI libraries"; ldd $$b; exit 1; fi; done
+	$(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o bin/gpucanary-cli ./cmd/gpucanary
+	@if ldd bin/gpucanary-cli 2>/dev/null | grep -Eq 'libGL|libX11'; then \
+		echo "cli: bin/gpucanary-cli links GUI libraries"; ldd bin/gpucanary-cli; exit 1; fi
 
 ## windows: cross-built with mingw-w64 (slow cold: Fyne's C parts): bin/gpucanary.exe
 ## for the console (every command), bin/gpucanaryw.exe for the tray (no console window),
@@ -75,7 +71,6 @@ DEADCODE_MAX ?= 12
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags nogui ./...
-	$(GO) vet -tags nogui,lean ./cmd/...
 	@[ -x $(DEADCODE) ] || GOBIN=$(CURDIR)/bin/tools $(GO) install golang.org/x/tools/cmd/deadcode@v0.52.0
 	@$(DEADCODE) -test ./... >bin/deadcode.txt; n=$$(grep -c . bin/deadcode.txt || true); \
 	cat bin/deadcode.txt; echo "deadcode: $$n unreachable functions (at most $(DEADCODE_MAX))"; [ "$$n" -le $(DEADCODE_MAX) ]
@@ -171,7 +166,7 @@ export GO VERSION COMMIT BUILD_DATE LDFLAGS MAINTAINER
 
 # `sudo make install` installs what `make` built as you (root's PATH often
 # has no Go): as root with both binaries there, nothing is rebuilt.
-INSTALL_NEEDS := $(if $(and $(filter 0,$(shell id -u)),$(wildcard bin/gpucanary),$(wildcard bin/gpucanary-cli),$(wildcard bin/gpucanary-full)),,build cli)
+INSTALL_NEEDS := $(if $(and $(filter 0,$(shell id -u)),$(wildcard bin/gpucanary),$(wildcard bin/gpucanary-cli)),,build cli)
 
 ## install: the tray and the CLI in ~/.local/bin, the menu entry and icons in
 ## ~/.local/share (PREFIX=DIR elsewhere; `sudo make install`: /usr/local)

@@ -136,7 +136,7 @@ func verdictImportance(v string) widget.Importance {
 	switch v {
 	case string(monitor.VerdictError), string(procs.VerdictCPU):
 		return widget.DangerImportance
-	case string(monitor.VerdictWarning), string(procs.VerdictCUDAIdle):
+	case string(monitor.VerdictWarning), string(procs.VerdictCUDAIdle), string(procs.VerdictOrphaned):
 		return widget.WarningImportance
 	case string(monitor.VerdictOK), string(procs.VerdictGPU):
 		return widget.SuccessImportance

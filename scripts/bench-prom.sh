@@ -22,8 +22,7 @@ idle=${GPUCANARY_IDLE_SECONDS:-30}
 echo "== One scrape, 100 environments and 1000 processes (goal: < 5 ms)"
 go test -run '^$' -bench 'BenchmarkScrape$|BenchmarkCollect$' -benchtime 2s ./output/prom/ 2>&1 | grep -E '^Benchmark' || true
 
-[ -x bin/gpucanary-full ] || go build -trimpath -tags nogui -o bin/gpucanary-full ./cmd/gpucanary
-[ -x bin/gpucanary-cli ] || go build -trimpath -tags nogui,lean -o bin/gpucanary-cli ./cmd/gpucanary
+[ -x bin/gpucanary-cli ] || go build -trimpath -tags nogui -o bin/gpucanary-cli ./cmd/gpucanary
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }

@@ -36,17 +36,11 @@ echo "dist: building gpucanary and gpucanary-cli $VERSION ($BUILDFLAGS)"
 # shellcheck disable=SC2086 # BUILDFLAGS is a list of flags
 $GO build $BUILDFLAGS -ldflags "$LDFLAGS" -o "$work/bin/gpucanary" ./cmd/gpucanary
 # shellcheck disable=SC2086
-# gpucanary-cli is lean: gpucanary-full beside it runs agent, kb refresh
-# and check --format prom (make cli).
-$GO build $BUILDFLAGS -tags nogui,lean -ldflags "$LDFLAGS" -o "$work/bin/gpucanary-cli" ./cmd/gpucanary
-# shellcheck disable=SC2086
-$GO build $BUILDFLAGS -tags nogui -ldflags "$LDFLAGS" -o "$work/bin/gpucanary-full" ./cmd/gpucanary
-for b in gpucanary-cli gpucanary-full; do
-  if objdump -p "$work/bin/$b" | grep -E 'NEEDED +lib(GL|X11)'; then
-    echo "dist: $b links a GUI library" >&2
-    exit 1
-  fi
-done
+$GO build $BUILDFLAGS -tags nogui -ldflags "$LDFLAGS" -o "$work/bin/gpucanary-cli" ./cmd/gpucanary
+if objdump -p "$work/bin/gpucanary-cli" | grep -E 'NEEDED +lib(GL|X11)'; then
+  echo "dist: gpucanary-cli links a GUI library" >&2
+  exit 1
+fi
 
 echo "dist: third-party licences (go-licenses)"
 "$work/licenses" -go-licenses "$work/go-licenses" -o "$work/licenses-gui" ./cmd/gpucanary
@@ -54,14 +48,14 @@ echo "dist: third-party licences (go-licenses)"
 
 echo "dist: Debian packages (nfpm)"
 "$work/debs" -version "$VERSION" -commit "$COMMIT" -date "$BUILD_DATE" -maintainer "$MAINTAINER" \
-  -gui "$work/bin/gpucanary" -cli "$work/bin/gpucanary-cli" -cli-full "$work/bin/gpucanary-full" \
+  -gui "$work/bin/gpucanary" -cli "$work/bin/gpucanary-cli" \
   -gui-licenses "$work/licenses-gui" -cli-licenses "$work/licenses-cli" -o "$out"
 
 name=gpucanary-$VERSION-linux-amd64
 echo "dist: $name.tar.gz"
 stage=$work/$name
 mkdir -p "$stage/bin" "$stage/scripts" "$stage/third_party_licenses"
-cp "$work/bin/gpucanary" "$work/bin/gpucanary-cli" "$work/bin/gpucanary-full" "$stage/bin/"
+cp "$work/bin/gpucanary" "$work/bin/gpucanary-cli" "$stage/bin/"
 cp -r packaging "$stage/"
 cp scripts/install.sh "$stage/scripts/"
 cp README.md LICENSE "$stage/"

@@ -10,8 +10,7 @@
 # into the menu entry and the service stay those under PREFIX.
 #
 # What it installs, from the repository:
-#   bin/gpucanary, bin/gpucanary-cli,
-#   bin/gpucanary-full                   -> PREFIX/bin
+#   bin/gpucanary, bin/gpucanary-cli     -> PREFIX/bin
 #   the menu entry                       -> PREFIX/share/applications/io.github.gpucanary.desktop
 #   the icon, each hicolor size          -> PREFIX/share/icons/hicolor/NxN/apps/io.github.gpucanary.png
 #   the systemd user unit (not enabled)  -> PREFIX/share/systemd/user (a PREFIX in HOME)
@@ -121,7 +120,7 @@ remove_dirs() {
 
 do_install() {
   local b
-  for b in gpucanary gpucanary-cli gpucanary-full; do
+  for b in gpucanary gpucanary-cli; do
     if [ ! -x "$BINDIR/$b" ]; then
       echo "install: $BINDIR/$b is missing: run make build cli first (as yourself, before sudo make install)" >&2
       exit 1
@@ -137,7 +136,6 @@ do_install() {
 
   put "$BINDIR/gpucanary" 0755 "$PREFIX/bin/gpucanary"
   put "$BINDIR/gpucanary-cli" 0755 "$PREFIX/bin/gpucanary-cli"
-  put "$BINDIR/gpucanary-full" 0755 "$PREFIX/bin/gpucanary-full"
 
   # The menu entry names the installed program by its full path, so it
   # starts without PREFIX/bin on the desktop session's PATH. (awk reads the
@@ -176,7 +174,7 @@ do_install() {
   mv "$manifest.tmp" "$manifest"
 
   echo "Installed GPU Canary in $PREFIX (the list is in $PREFIX/$manifest_rel):"
-  echo "  $PREFIX/bin/gpucanary, $PREFIX/bin/gpucanary-cli, $PREFIX/bin/gpucanary-full"
+  echo "  $PREFIX/bin/gpucanary, $PREFIX/bin/gpucanary-cli"
   echo "  the menu entry $PREFIX/share/applications/$id.desktop and its icons"
   echo "  the user service $(unit_dir)/gpucanary-watch.service (not enabled)"
   case ":$PATH:" in *":$PREFIX/bin:"*) ;; *) echo "Note: $PREFIX/bin is not on your PATH." ;; esac

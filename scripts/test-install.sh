@@ -25,8 +25,7 @@ fail() { echo "test-install: $*" >&2; exit 1; }
 # The binaries as the end-to-end test builds them (its build cache is warm).
 mkdir -p "$tmp/bin"
 $GO build -o "$tmp/bin/gpucanary" ./cmd/gpucanary
-$GO build -tags nogui,lean -o "$tmp/bin/gpucanary-cli" ./cmd/gpucanary
-$GO build -tags nogui -o "$tmp/bin/gpucanary-full" ./cmd/gpucanary
+$GO build -tags nogui -o "$tmp/bin/gpucanary-cli" ./cmd/gpucanary
 
 home="$tmp/home of a \$user \`with\` \\odd \"name"
 mkdir -p "$home/.local/bin" "$home/.config" "$home/.local/state"
@@ -51,7 +50,7 @@ prefix=$home/.local
 inst install "$prefix" >"$tmp/install.log"
 grep -qF "Installed GPU Canary in $prefix" "$tmp/install.log" || fail "install said: $(cat "$tmp/install.log")"
 
-want=(bin/gpucanary bin/gpucanary-cli bin/gpucanary-full share/applications/io.github.gpucanary.desktop
+want=(bin/gpucanary bin/gpucanary-cli share/applications/io.github.gpucanary.desktop
   share/systemd/user/gpucanary-watch.service share/gpucanary/install-manifest)
 for s in 16 22 24 32 48 64 128 256; do want+=("share/icons/hicolor/${s}x$s/apps/io.github.gpucanary.png"); done
 for f in "${want[@]}"; do [ -f "$prefix/$f" ] || fail "install did not put $prefix/$f"; done

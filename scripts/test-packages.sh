@@ -121,16 +121,19 @@ HOME=$home "$root/usr/bin/gpucanary-cli" check --json >"$tmp/check.json" || rc=$
 /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert "gpu" in d and "envs" in d, d' "$tmp/check.json" ||
   fail "check --json printed: $(cat "$tmp/check.json")"
 
-# The lean CLI hands check --format prom to gpucanary-full, installed beside it.
+# The CLI writes the metrics itself: no other program is installed for them.
 HOME=$home "$root/usr/bin/gpucanary-cli" check --format prom >"$tmp/check.prom" || [ $? = 1 ] || fail "gpucanary-cli check --format prom failed"
 grep -q '^gpucanary_build_info{' "$tmp/check.prom" || fail "check --format prom printed: $(cat "$tmp/check.prom")"
 
 listed=$( (dpkg_root -L gpucanary; dpkg_root -L gpucanary-cli) | LC_ALL=C sort -u)
-for f in /usr/bin/gpucanary /usr/bin/gpucanary-cli /usr/bin/gpucanary-full /usr/share/applications/io.github.gpucanary.desktop \
+for f in /usr/bin/gpucanary /usr/bin/gpucanary-cli /usr/share/applications/io.github.gpucanary.desktop \
   /usr/share/icons/hicolor/48x48/apps/io.github.gpucanary.png /usr/lib/systemd/user/gpucanary-watch.service \
   /usr/share/doc/gpucanary/copyright /usr/share/doc/gpucanary-cli/copyright; do
   grep -qx "$f" <<<"$listed" || fail "dpkg -L does not list $f"
 done
+# One program per package: the tray and the CLI, nothing run in their stead.
+bins=$(grep '^/usr/bin/' <<<"$listed" | tr '\n' ' ')
+[ "$bins" = "/usr/bin/gpucanary /usr/bin/gpucanary-cli " ] || fail "the packages install these programs: $bins"
 # Every file in the root is one dpkg lists.
 unlisted=$(cd "$root" && find . -path ./var/lib/dpkg -prune -o -type f -print | sed 's|^\.||' | LC_ALL=C sort | comm -23 - <(echo "$listed"))
 [ -z "$unlisted" ] || fail "files in the root that dpkg does not list: $unlisted"
@@ -154,7 +157,7 @@ dpkg_root --status gpucanary >/dev/null 2>&1 && fail "gpucanary is still known a
 mkdir "$tmp/unpacked"
 tar -xzf "$tarball" -C "$tmp/unpacked"
 top=$tmp/unpacked/gpucanary-$VERSION-linux-amd64
-for f in bin/gpucanary bin/gpucanary-cli bin/gpucanary-full scripts/install.sh packaging/linux/io.github.gpucanary.desktop \
+for f in bin/gpucanary bin/gpucanary-cli scripts/install.sh packaging/linux/io.github.gpucanary.desktop \
   packaging/linux/icons/hicolor/256x256/apps/io.github.gpucanary.png packaging/linux/gpucanary-watch.service \
   README.md docs/codes.md LICENSE third_party_licenses/licenses.tsv third_party_licenses/go/LICENSE \
   third_party_licenses/fyne.io/fyne/v2/LICENSE third_party_licenses/fyne.io/fyne/v2/theme/font/LICENSE_Inter.txt; do

@@ -20,9 +20,8 @@ if command -v systemd-analyze >/dev/null; then
 fi
 
 mkdir -p bin
-# As make cli builds them: the lean CLI hands the agent to gpucanary-full.
-go build -trimpath -tags nogui,lean -o bin/gpucanary-cli ./cmd/gpucanary
-go build -trimpath -tags nogui -o bin/gpucanary-full ./cmd/gpucanary
+# As make cli builds it: the CLI serves the metrics itself.
+go build -trimpath -tags nogui -o bin/gpucanary-cli ./cmd/gpucanary
 if [ -n "${unit:-}" ]; then
   out=$(systemd-analyze verify "$unit" 2>&1 || true)
   if grep -i "gpucanary-agent.service" <<<"$out" | grep -v "Failed to connect" | grep -q .; then

@@ -32,4 +32,10 @@ func TestJobsAreNotGraphics(t *testing.T) {
 	if got := Summary(s); got != "1 GPU · 0 jobs on GPU · 0 envs" {
 		t.Errorf("only graphics: %q", got)
 	}
+	// A crashed job's PID, still listed by the driver, is no job on the
+	// GPU: the summary says it is orphaned.
+	s.Processes = []monitor.Process{row(7, procs.VerdictOrphaned, false)}
+	if got := Summary(s); got != "1 GPU · 0 jobs on GPU · 1 orphaned PID · 0 envs" {
+		t.Errorf("an orphaned PID: %q", got)
+	}
 }

@@ -36,6 +36,9 @@ func Summary(s monitor.State) string {
 	if j.Stuck > 0 {
 		parts = append(parts, words.Count(j.Stuck, "job on CPU", "jobs on CPU"))
 	}
+	if j.Orphaned > 0 {
+		parts = append(parts, words.Count(j.Orphaned, "orphaned PID", "orphaned PIDs"))
+	}
 	broken, warn := words.Verdicts(s.Envs)
 	parts = append(parts, words.Count(len(s.Envs), "env", "envs"))
 	if broken > 0 {

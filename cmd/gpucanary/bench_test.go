@@ -46,7 +46,7 @@ var (
 	cliErr  error
 )
 
-// cliBinary builds the GUI-free binary once, as `make cli` does (lean).
+// cliBinary builds the GUI-free binary once, as `make cli` does.
 func cliBinary(b *testing.B) string {
 	cliOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "gpucanary-bench")
@@ -55,7 +55,7 @@ func cliBinary(b *testing.B) string {
 			return
 		}
 		cliPath = filepath.Join(dir, "gpucanary-cli")
-		out, err := exec.Command("go", "build", "-tags", "nogui,lean", "-o", cliPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "nogui", "-o", cliPath, ".").CombinedOutput()
 		if err != nil {
 			cliErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

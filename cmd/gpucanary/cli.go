@@ -44,9 +44,6 @@ type globals struct {
 	configErr error
 	log       *slog.Logger
 	getenv    func(string) string
-	// args is the whole command line run was given: the lean build hands
-	// a command it lacks over to the full one with it (fullexec_lean.go).
-	args []string
 }
 
 // run parses the global flags and runs one command; it returns the exit status.
@@ -61,7 +58,7 @@ func run(ctx context.Context, args []string, std stdio) int {
 	if len(args) == 1 && args[0] == "-Embedding" {
 		args = nil
 	}
-	g := &globals{getenv: os.Getenv, args: args}
+	g := &globals{getenv: os.Getenv}
 	fs := flag.NewFlagSet("gpucanary", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // its errors are printed below, naming flags as the usage does
 	fs.Usage = func() {}     // printed below: on stdout when asked for

@@ -16,7 +16,7 @@ import (
 // file that implements it.
 func commands() []command {
 	return append([]command{
-		{name: "check", operands: anyPaths, setup: checkSetup, help: checkHelp,
+		{name: "check", operands: anyPaths, setup: checkFlags, help: checkHelp,
 			summary: "inspect environments and the GPU; exit 1 on error findings"},
 		{name: "ps", setup: psFlags, help: psHelp,
 			summary: "per-process GPU use and verdicts"},
@@ -37,6 +37,8 @@ func commands() []command {
 			summary: "run the engine headless and serve Prometheus metrics"},
 		{name: "kb", operands: operands{max: 1, what: "kb command (refresh)"}, setup: kbFlags, help: kbHelp,
 			summary: "what GPU Canary knows of torch and drivers; refresh learns new releases"},
+		{name: "demo", setup: demoFlags, help: demoHelp,
+			summary: "try GPU Canary on a demonstration home and simulated GPUs"},
 		{name: "version", readsNoInput: true, setup: versionFlags, help: versionHelp,
 			summary: "print the version"},
 		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, readsNoInput: true, operands: operands{max: 1, what: "command name"},

@@ -73,6 +73,21 @@ func fixEnvSetup(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 }
 
+// onlyJournal is the one repair journal in the state folder
+// (XDG_STATE_HOME), read.
+func onlyJournal(t *testing.T) fixjournal.JournalRecord {
+	t.Helper()
+	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("journals: %v", journals)
+	}
+	j, err := fixjournal.ReadJournal(journals[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 func installed(t *testing.T, venv string) (torch, vision string) {
 	t.Helper()
 	env, err := pyenv.Inspect(venv)
@@ -109,14 +124,7 @@ func TestFixReinstallsTheChosenCUDABuild(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	journals, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "gpucanary", "journal", "*.jsonl"))
-	if len(journals) != 1 {
-		t.Fatalf("journals: %v", journals)
-	}
-	j, err := fixjournal.ReadJournal(journals[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := onlyJournal(t)
 	if j.Before["torch"] != "2.5.1+cpu" || j.Result == nil || !j.Result.Fixed || !strings.Contains(j.Rollback, "torch==2.5.1+cpu") || len(j.Output) == 0 || j.Env != venv {
 		t.Errorf("journal: %+v", j)
 	}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	// environments are gone when it ends, and what was kept of them
 	// with them.
 	// Go's build cache is under the same folder by default: the builds
-	// the tests run (go build of the lean pair) keep using the user's.
+	// the tests run (go build of the headless CLI) keep using the user's.
 	if os.Getenv("GOCACHE") == "" {
 		if user, err := os.UserCacheDir(); err == nil {
 			os.Setenv("GOCACHE", filepath.Join(user, "go-build"))

@@ -97,12 +97,11 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		}
 		now := time.Now()
 		st := b.Snapshot(ctx)
-		rows := inspect.Processes(ps, st, envs, cudaKernels, g.busyRule(), tracker, now)
-		sortRows(rows)
 		// After the snapshot: a PID it lists that is gone now is no
 		// process that started since the scan.
 		alive := procs.HostPIDs("")
-		inspect.MarkGone(rows, alive)
+		rows := inspect.Processes(ps, st, envs, cudaKernels, g.busyRule(), tracker, now, alive)
+		sortRows(rows)
 		machine := health.CheckGPUMemory(st, alive)
 		if asJSON {
 			write := jsonout.Processes

@@ -10,6 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/kb"
+	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/report"
 	"github.com/gpucanary/gpucanary/output/words"
@@ -59,7 +60,7 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	if err != nil {
 		g.log.Warn("scanning processes", "err", err)
 	}
-	rows := inspect.Processes(ps, res.GPU, envs, cudaKernels, g.busyRule(), nil, time.Now())
+	rows := inspect.Processes(ps, res.GPU, envs, cudaKernels, g.busyRule(), nil, time.Now(), procs.HostPIDs(""))
 	// The summary counts the jobs too: on the GPU (graphics processes
 	// aside) and stuck on the CPU.
 	summary := present.Summary(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows})

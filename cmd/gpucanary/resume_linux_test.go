@@ -28,32 +28,10 @@ const resumeBlock = "gpucanary_block/first"
 // returns the venv, the fix's output and the python that made the venv.
 func interruptedRepair(t *testing.T) (venv, out, py string, idx *wheeltest.Index) {
 	t.Helper()
-	fixEnvSetup(t)
-	py = wheeltest.Python(t)
-	idx = wheeltest.NewIndex(t.TempDir())
-	cu := wheeltest.Torch("2.5.1", "cu124")
-	cu.Block, cu.BlockFirst = resumeBlock, true
-	for tag, s := range map[string]wheeltest.Spec{"cpu": wheeltest.Torch("2.5.1", "cpu"), "cu124": cu} {
-		if err := idx.Add(tag, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := httptest.NewServer(idx)
-	t.Cleanup(srv.Close)
-	cfg := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "gpucanary", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte("index_base = \""+srv.URL+"\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GPUCANARY_GPU_SIM", simFile(t, simA100))
-	t.Setenv("PIP_NO_CACHE_DIR", "1")
-	t.Setenv("PIP_CONFIG_FILE", "/dev/null")
-	t.Setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+	py, base, idx := heldIndexVenv(t)
 	venv = filepath.Join(t.TempDir(), ".venv")
 	wheeltest.NewVenv(t, py, venv)
-	wheeltest.Pip(t, py, venv, "install", "--index-url", srv.URL+"/cpu", "torch==2.5.1+cpu")
+	wheeltest.Pip(t, py, venv, "install", "--index-url", base+"/cpu", "torch==2.5.1+cpu")
 
 	hold, held := wheeltest.HoldInstall(t, resumeBlock)
 	cmd := programCommand(t, "fix", "--yes", venv)
@@ -79,6 +57,49 @@ func interruptedRepair(t *testing.T) (venv, out, py string, idx *wheeltest.Index
 		t.Fatalf("the interrupted fix exited %d (%v), want 1:\n%s", code, err, stdout.String())
 	}
 	return venv, stdout.String(), py, idx
+}
+
+// heldIndexVenv serves torch 2.5.1+cpu and a cu124 build that
+// HoldInstall(resumeBlock) holds before it writes anything of itself,
+// from a local index that the settings name as the mirror, with a
+// simulated A100 and pip kept to it. It returns the python that makes
+// venvs and the index's base URL.
+func heldIndexVenv(t *testing.T) (py, base string, idx *wheeltest.Index) {
+	t.Helper()
+	fixEnvSetup(t)
+	py = wheeltest.Python(t)
+	idx = wheeltest.NewIndex(t.TempDir())
+	cu := wheeltest.Torch("2.5.1", "cu124")
+	cu.Block, cu.BlockFirst = resumeBlock, true
+	for tag, s := range map[string]wheeltest.Spec{"cpu": wheeltest.Torch("2.5.1", "cpu"), "cu124": cu} {
+		if err := idx.Add(tag, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(idx)
+	t.Cleanup(srv.Close)
+	cfg := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "gpucanary", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("index_base = \""+srv.URL+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GPUCANARY_GPU_SIM", simFile(t, simA100))
+	t.Setenv("PIP_NO_CACHE_DIR", "1")
+	t.Setenv("PIP_CONFIG_FILE", "/dev/null")
+	t.Setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+	return py, srv.URL, idx
+}
+
+// indexBase is the mirror heldIndexVenv wrote into the settings.
+func indexBase(t *testing.T) string {
+	t.Helper()
+	cfg, err := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "gpucanary", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Trim(strings.TrimPrefix(strings.TrimSpace(string(cfg)), "index_base = "), `"`)
 }
 
 // printedCommand is the command the fix printed after "To finish the
@@ -143,12 +164,7 @@ func TestInterruptedFixFinishes(t *testing.T) {
 // left.
 func TestLeftoversOfAnInterruptedFixAreCleared(t *testing.T) {
 	venv, _, py, _ := interruptedRepair(t)
-	cfg, err := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "gpucanary", "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := strings.Trim(strings.TrimPrefix(strings.TrimSpace(string(cfg)), "index_base = "), `"`)
-	wheeltest.Pip(t, py, venv, "install", "--index-url", base+"/cu124", "torch==2.5.1+cu124")
+	wheeltest.Pip(t, py, venv, "install", "--index-url", indexBase(t)+"/cu124", "torch==2.5.1+cu124")
 	stashes, _ := filepath.Glob(filepath.Join(wheeltest.SitePackages(t, venv), "~*"))
 	if len(stashes) == 0 {
 		t.Fatal("no stash beside the new torch to clear")

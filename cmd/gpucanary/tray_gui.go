@@ -287,3 +287,7 @@ func (a appGuard) Unguard(env string) ([]string, error) {
 	r, err := a.k.Unguard(env, false)
 	return r.Lines, err
 }
+
+// trayUnavailable says why the tray cannot start in this session (no
+// desktop, no session bus), nil when it can.
+func trayUnavailable(getenv func(string) string) error { return session.ForTray(getenv) }

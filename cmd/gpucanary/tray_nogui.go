@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -16,3 +17,8 @@ func runTray(_ context.Context, _ *globals, std stdio) int {
 
 // guiCommands are the commands only the GUI build has: none here.
 func guiCommands() []command { return nil }
+
+// trayUnavailable says why the tray cannot start: this build has none.
+func trayUnavailable(func(string) string) error {
+	return errors.New("this build has no tray: it was built with -tags nogui")
+}

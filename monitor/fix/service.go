@@ -101,9 +101,10 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 	g := s.gpu(ctx)
 	req := fixplan.Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()}
 	p, err := fixplan.NewPlan(req)
-	if errors.Is(err, fixplan.ErrNoTorch) {
+	if errors.Is(err, fixplan.ErrNoTorch) || (err == nil && env.Torch() == nil && p.Recreate == "") {
 		// Gone because a repair was cut short: its journal says what to
-		// finish.
+		// finish, better than pip's stash (a plan from it, Restores),
+		// which says only what the repair was replacing.
 		if rec := s.lastUnfinished(env.Path); rec != nil {
 			if rp, ok := fixplan.Resume(req, rec.Plan, rec.Path, rec.Started); ok {
 				p, err = rp, nil
@@ -113,6 +114,7 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
+	p = withStashOfRecord(env, p)
 	pr := Prepared{Env: env, GPU: g, Plan: p}
 	if s.Verify != nil {
 		pr.Findings = s.Verify(env, g)
@@ -137,7 +139,7 @@ func (s Service) Plan(ctx context.Context, path string) (fixplan.Plan, error) {
 // An environment whose interpreter cannot run is never healthy, whatever
 // its torch: its blocked plan says how to make it again.
 func (s Service) NothingToFix(pr Prepared) bool {
-	return pr.Healthy && pr.Plan.Recreate == "" && pr.Plan.Resumes == "" && !s.Force && s.Variant == ""
+	return pr.Healthy && pr.Plan.Recreate == "" && pr.Plan.Resumes == "" && pr.Plan.Restores == "" && !s.Force && s.Variant == ""
 }
 
 // HealthyText says why a healthy environment needs no reinstall, in one

@@ -17,6 +17,7 @@ package fixplan
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -109,6 +110,11 @@ type Plan struct {
 	// Resumes is the journal of the interrupted repair this plan
 	// finishes, when torch is gone because of it (Resume).
 	Resumes string `json:"resumes,omitempty"`
+	// Restores is pip's stash of the torch an interrupted install of the
+	// user's own removed (~orch-2.5.1+cpu.dist-info), when the plan was made
+	// from it: torch is gone, no journal says what was being installed,
+	// and the stash's version is the release the plan installs.
+	Restores string `json:"restores,omitempty"`
 }
 
 // Command is Argv as one line a person can paste into their shell. Its
@@ -151,13 +157,29 @@ func NewPlan(r Request) (Plan, error) {
 		return p, nil
 	}
 	torch := r.Env.Torch()
+	var stash stashed
 	if torch == nil {
-		return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
+		// Gone because pip was stopped halfway: its stash says which
+		// torch was there, and the GPU which build of it is right.
+		s, ok := stashOf(r.Env)
+		if !ok {
+			return Plan{}, fmt.Errorf("planning a reinstall in %s: %w", r.Env.Path, ErrNoTorch)
+		}
+		if s.blocked != "" {
+			return Plan{Env: r.Env.Path, Blocked: s.blocked}, nil
+		}
+		torch, stash = s.torch, s
 	}
 	if r.Env.AheadOfOwn(torch) {
 		return removalPlan(r, torch), nil
 	}
 	p := Plan{Env: r.Env.Path, Cleanup: stashes(r.Env)}
+	if stash.torch != nil {
+		// Only torch's own stash: whatever else pip left is not this
+		// repair's to delete.
+		p.Cleanup, p.Restores = stash.entries, filepath.Join(r.Env.SitePackages, stash.distInfo)
+		p.Reasons = append(p.Reasons, stashReason(stash))
+	}
 	// A pre-release, nightly or source build ("1.13.0a0+gitunknown",
 	// Debian's) has no wheel of its own version on pytorch.org: the
 	// release it belongs to is what can be installed.

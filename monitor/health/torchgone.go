@@ -23,10 +23,14 @@ func (c *envCheck) torchGone(p pyenv.Problem) bool {
 	}
 	if !c.gone {
 		c.gone = true
+		// The fix is the planner's: a plan from pip's stash, the release
+		// it names in the CUDA build this GPU needs, which is what
+		// `gpucanary fix` runs when no journal of its own says what an
+		// interrupted repair was installing.
 		c.add(finding.CodeTorchInstallBroken, finding.SeverityError,
-			fmt.Sprintf("torch is not installed: an install was stopped after pip moved the old torch aside (%s) and before it installed the new one, so import torch fails (No module named 'torch'). `gpucanary fix %s` finishes a repair GPU Canary started (its journal says what it was installing) and then removes pip's leftovers; otherwise install torch again and delete them.",
+			fmt.Sprintf("torch is not installed: an install was stopped after pip moved the old torch aside (%s) and before it installed the new one, so import torch fails (No module named 'torch'). `gpucanary fix %s` installs the CUDA build of the torch pip moved aside (or finishes a repair GPU Canary started, as its journal says), verifies it and then removes pip's leftovers of torch.",
 				p.Path, shell.Quote(c.env.Path)),
-			"", []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
+			c.reinstall(), []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 	}
 	return true
 }

@@ -17,9 +17,11 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // UnknownsScene is a scan with what cannot be known: a job on the GPU, a
-// display server (a graphics process, no ML runtime), and two PIDs NVML
-// lists that no process here has (another PID namespace), one compute,
-// one graphics.
+// display server (a graphics process, no ML runtime), two PIDs NVML
+// lists that run but that this view cannot see (another user's under
+// hidepid), one compute, one graphics, and one NVML lists that no process
+// runs under (66666: a job that crashed). running answers for the PIDs
+// NVML lists.
 func unknownsScene() ([]procs.Proc, gpu.State, time.Time) {
 	start := time.Date(2026, 3, 14, 13, 39, 0, 0, time.UTC)
 	mem := func(n uint64) *uint64 { return &n }
@@ -35,16 +37,20 @@ func unknownsScene() ([]procs.Proc, gpu.State, time.Time) {
 			{PID: 900, Type: "graphics", UsedMemoryBytes: mem(300 << 20)},
 			{PID: 77777, Type: "compute", UsedMemoryBytes: mem(2 << 30)},
 			{PID: 88888, Type: "graphics", UsedMemoryBytes: mem(100 << 20)},
+			{PID: 66666, Type: "compute", UsedMemoryBytes: mem(1 << 30)},
 		}}}}
 	return ps, g, start.Add(90 * time.Minute)
 }
+
+// unknownsRunning says 66666 exited and every other PID runs.
+func unknownsRunning(pid int) bool { return pid != 66666 }
 
 // TestProcessJSONUnknowns: a process outside this view has no CPU %, CPU
 // time, RSS or start time: null and left out, never 0 and 0001-01-01 (a
 // golden file); a graphics process is marked so.
 func TestProcessJSONUnknowns(t *testing.T) {
 	ps, g, now := unknownsScene()
-	rows := Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now)
+	rows := Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now, unknownsRunning)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -59,11 +65,16 @@ func TestProcessJSONUnknowns(t *testing.T) {
 	}
 	for _, r := range back {
 		outside := r["outside_container"] == true
-		_, hasStart := r["start_time"]
-		if outside && (r["cpu_percent"] != nil || r["rss_bytes"] != nil || r["cpu_time_seconds"] != nil || hasStart) {
-			t.Errorf("PID %v outside this view shows values: %v", r["pid"], r)
+		orphaned := r["verdict"] == "orphaned"
+		if orphaned != (r["pid"] == 66666.0) || orphaned && outside {
+			t.Errorf("PID %v: verdict %v, outside_container %v", r["pid"], r["verdict"], outside)
 		}
-		if !outside && (r["cpu_percent"] == nil || r["rss_bytes"] == nil || !hasStart) {
+		unknown := outside || orphaned
+		_, hasStart := r["start_time"]
+		if unknown && (r["cpu_percent"] != nil || r["rss_bytes"] != nil || r["cpu_time_seconds"] != nil || hasStart) {
+			t.Errorf("PID %v outside this view or gone shows values: %v", r["pid"], r)
+		}
+		if !unknown && (r["cpu_percent"] == nil || r["rss_bytes"] == nil || !hasStart) {
 			t.Errorf("PID %v lost its values: %v", r["pid"], r)
 		}
 		if graphics := r["graphics"] == true; graphics != (r["pid"] == 900.0 || r["pid"] == 88888.0) {

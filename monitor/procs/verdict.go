@@ -25,6 +25,10 @@ const (
 	VerdictCPU Verdict = "cpu"
 	// VerdictCUDAIdle: a CUDA build is loaded but holds no GPU memory.
 	VerdictCUDAIdle Verdict = "cuda-idle"
+	// VerdictOrphaned: NVML lists the PID, but no process runs under it
+	// here (a crashed or killed job whose GPU memory the driver still
+	// holds: GPU_MEMORY_ORPHANED). It is no job, on the GPU or off it.
+	VerdictOrphaned Verdict = "orphaned"
 	// VerdictOther: not a GPU workload, or nothing can be said.
 	VerdictOther Verdict = "other"
 )
@@ -61,22 +65,24 @@ type Row struct {
 
 // Measured reports whether the process's CPU %, CPU time, RSS and start
 // time were read. They are not for a PID outside this view
-// (OutsideContainer): unknown, shown as unknown (null in JSON, "-" in
-// text), never as zero.
-func (r Row) Measured() bool { return !r.OutsideContainer }
+// (OutsideContainer) nor for one no process has (VerdictOrphaned):
+// unknown, shown as unknown (null in JSON, "-" in text), never as zero.
+func (r Row) Measured() bool { return !r.OutsideContainer && r.Verdict != VerdictOrphaned }
 
 // Job reports whether the row is a job on the GPU: it holds GPU memory
 // (verdict gpu) and is not a graphics process.
 func (r Row) Job() bool { return r.Verdict == VerdictGPU && !r.Graphics }
 
 // Classify gives each GPU workload and each process NVML lists a verdict;
-// NVML PIDs with no process here become OutsideContainer rows, and an ML
+// NVML PIDs with no process here are orphaned rows where they are known
+// to have exited (gone) and OutsideContainer rows otherwise, and an ML
 // job whose libraries cannot be read (another user's python) is listed as
 // "other". Any other process is left out. envs are the known
 // environments by path. tracker (nil for a one-shot `ps`) remembers since
 // when each process has been busy; without it, the lifetime average CPU
-// decides whether the window is already met.
-func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, kernels *fatbin.Cache, rule BusyRule, tracker *BusyTracker, now time.Time) []Row {
+// decides whether the window is already met. running (HostPIDs; nil
+// where this view cannot tell) says whether a PID the driver lists runs.
+func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, kernels *fatbin.Cache, rule BusyRule, tracker *BusyTracker, now time.Time, running func(pid int) bool) []Row {
 	onGPU := gpuUse(g)
 	byPID := make(map[int]*Proc, len(procs))
 	seenHost := make(map[int]bool, len(procs))
@@ -84,12 +90,15 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, kernels *fa
 		byPID[procs[i].PID] = &procs[i]
 		seenHost[procs[i].HostPID] = true
 	}
-	// An NVML PID with no process here means a PID namespace between the
-	// driver and this proc mount: then "holds no GPU memory" cannot be
-	// told from "holds memory under a PID that cannot be mapped".
+	gone := goneOf(onGPU, seenHost, running)
+	// An NVML PID with no process here that did not exit means a PID
+	// namespace between the driver and this proc mount: then "holds no
+	// GPU memory" cannot be told from "holds memory under a PID that
+	// cannot be mapped". A PID that exited (a crashed job) says nothing
+	// of the kind, and must not silence JOB_ON_CPU for the others.
 	unmapped := false
 	for pid := range onGPU {
-		unmapped = unmapped || !seenHost[pid]
+		unmapped = unmapped || !seenHost[pid] && !gone(pid)
 	}
 	hasGPU := g.HasDriver() && len(g.Devices) > 0
 	lookup := envLookup(envs)
@@ -154,8 +163,39 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, kernels *fa
 	if tracker != nil {
 		tracker.retain(alive)
 	}
-	return append(rows, outsideRows(g, onGPU, seenHost)...)
+	return append(rows, outsideRows(g, onGPU, seenHost, gone)...)
 }
+
+// goneOf says which NVML PIDs no process here has are processes that
+// exited. Where alive can tell (this proc mount is the driver's PID
+// namespace), a PID it says is not running. Where it cannot (a
+// container, or no proc mount at all), a PID is taken to have exited
+// when another PID NVML lists is a process here: the driver's PIDs are
+// then this view's, so the missing one is no other namespace's; when no
+// listed PID is a process here, none is judged gone (another PID
+// namespace, as before). Each PID is asked about once, so that a process
+// exiting meanwhile cannot be running for one rule and gone for another.
+func goneOf(onGPU map[int]*use, seenHost map[int]bool, alive func(int) bool) func(pid int) bool {
+	mapped := false
+	for pid := range onGPU {
+		mapped = mapped || seenHost[pid]
+	}
+	gone := map[int]bool{}
+	for pid := range onGPU {
+		switch {
+		case seenHost[pid]:
+		case alive != nil:
+			gone[pid] = !alive(pid)
+		default:
+			gone[pid] = mapped
+		}
+	}
+	return func(pid int) bool { return gone[pid] }
+}
+
+// goneReason is the reason of a row whose PID the driver lists but no
+// process has, where that process is known to have exited.
+const goneReason = "NVML lists this PID, but no process has it: the process is gone and the driver still holds its GPU memory (GPU_MEMORY_ORPHANED); it is not a job"
 
 // use is what NVML says one PID holds, over all devices.
 type use struct {
@@ -223,8 +263,9 @@ func gpuAncestor(p *Proc, byPID map[int]*Proc, onGPU map[int]*use) int {
 	return 0
 }
 
-// outsideRows lists the NVML PIDs no process here has, in device order.
-func outsideRows(g gpu.State, onGPU map[int]*use, seenHost map[int]bool) []Row {
+// outsideRows lists the NVML PIDs no process here has, in device order:
+// orphaned where the process exited, else outside this view.
+func outsideRows(g gpu.State, onGPU map[int]*use, seenHost map[int]bool, gone func(int) bool) []Row {
 	var rows []Row
 	for _, d := range g.Devices {
 		for _, gp := range d.Processes {
@@ -233,6 +274,11 @@ func outsideRows(g gpu.State, onGPU map[int]*use, seenHost map[int]bool) []Row {
 			}
 			seenHost[gp.PID] = true
 			u := onGPU[gp.PID]
+			if gone(gp.PID) {
+				rows = append(rows, Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not running)", GPULibs: []string{}},
+					GPUs: u.gpus, GPUMemoryBytes: u.memory(), SMPercent: u.sm, Verdict: VerdictOrphaned, Reason: goneReason})
+				continue
+			}
 			r := Row{Proc: Proc{PID: gp.PID, HostPID: gp.PID, Name: "(not visible here)", GPULibs: []string{}},
 				GPUs: u.gpus, GPUMemoryBytes: u.memory(), SMPercent: u.sm, Verdict: VerdictGPU, OutsideContainer: true,
 				Reason: "NVML lists this PID but no process here has it: it runs outside this container or PID namespace"}

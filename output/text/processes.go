@@ -105,7 +105,7 @@ func verdictColour(v procs.Verdict) string {
 		return green
 	case procs.VerdictCPU:
 		return red
-	case procs.VerdictCUDAIdle:
+	case procs.VerdictCUDAIdle, procs.VerdictOrphaned:
 		return yellow
 	}
 	return dim

@@ -17,7 +17,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestProcessesUnknowns: in ps's table a process outside this view (a
 // PID NVML lists that no process here has) shows "-" for CPU %, RSS and
-// TIME, which are unknown, never 0.0 and 0 B (a golden file).
+// TIME, which are unknown, never 0.0 and 0 B, and so does a PID whose
+// process exited, whose verdict is orphaned (a golden file).
 func TestProcessesUnknowns(t *testing.T) {
 	start := time.Date(2026, 3, 14, 13, 39, 0, 0, time.UTC)
 	mem := func(n uint64) *uint64 { return &n }
@@ -32,9 +33,12 @@ func TestProcessesUnknowns(t *testing.T) {
 			{PID: 4242, Type: "compute", UsedMemoryBytes: mem(4 << 30)},
 			{PID: 900, Type: "graphics", UsedMemoryBytes: mem(300 << 20)},
 			{PID: 77777, Type: "compute", UsedMemoryBytes: mem(2 << 30)},
+			{PID: 66666, Type: "compute", UsedMemoryBytes: mem(1 << 30)},
 		}}}}
 	now := start.Add(90 * time.Minute)
-	rows := inspect.Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now)
+	// 77777 runs where this view cannot see it; 66666 exited (orphaned).
+	running := func(pid int) bool { return pid != 66666 }
+	rows := inspect.Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now, running)
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ada", Now: func() time.Time { return now }}.Processes(g, rows)
 	path := filepath.Join("testdata", "ps-unknowns.txt.golden")

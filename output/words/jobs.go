@@ -10,9 +10,11 @@ import (
 // compositor or a display server, are not jobs), ML processes computing
 // on the CPU (verdict cpu or cuda-idle: a GPU workload they are not),
 // and the rest (graphics processes, and ML runtimes of which nothing can
-// be said). Stuck is those on the CPU the engine flagged JOB_ON_CPU (busy
-// there for its whole window): the tray's "job on CPU".
-type Jobs struct{ OnGPU, OnCPU, Other, Stuck int }
+// be said). Orphaned is PIDs NVML lists that no process runs under (a
+// crashed job whose memory the driver still holds): no job anywhere.
+// Stuck is those on the CPU the engine flagged JOB_ON_CPU (busy there for
+// its whole window): the tray's "job on CPU".
+type Jobs struct{ OnGPU, OnCPU, Other, Orphaned, Stuck int }
 
 // CountJobs counts rows for a report or a summary.
 func CountJobs(rows []monitor.Process) Jobs {
@@ -23,6 +25,8 @@ func CountJobs(rows []monitor.Process) Jobs {
 			j.OnGPU++
 		case r.Verdict == procs.VerdictCPU || r.Verdict == procs.VerdictCUDAIdle:
 			j.OnCPU++
+		case r.Verdict == procs.VerdictOrphaned:
+			j.Orphaned++
 		default:
 			j.Other++
 		}
@@ -33,11 +37,15 @@ func CountJobs(rows []monitor.Process) Jobs {
 	return j
 }
 
-// String is "2 jobs on the GPU, 1 ML process on the CPU".
+// String is "2 jobs on the GPU, 1 ML process on the CPU, 1 exited
+// process still holding GPU memory".
 func (j Jobs) String() string {
 	s := Count(j.OnGPU, "job on the GPU", "jobs on the GPU")
 	if j.OnCPU > 0 {
 		s += ", " + Count(j.OnCPU, "ML process on the CPU", "ML processes on the CPU")
+	}
+	if j.Orphaned > 0 {
+		s += ", " + Count(j.Orphaned, "exited process still holding GPU memory", "exited processes still holding GPU memory")
 	}
 	return s
 }

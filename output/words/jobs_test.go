@@ -30,4 +30,9 @@ func TestCountJobs(t *testing.T) {
 	if j := CountJobs(rows); j.Stuck != 1 || j.OnCPU != 2 {
 		t.Errorf("with a job flagged JOB_ON_CPU: %+v", j)
 	}
+	// A PID the driver lists whose process exited is no job anywhere.
+	rows = append(rows[3:4], row(7, procs.VerdictOrphaned, false))
+	if j := CountJobs(rows); j != (Jobs{OnCPU: 1, Orphaned: 1}) || j.String() != "0 jobs on the GPU, 1 ML process on the CPU, 1 exited process still holding GPU memory" {
+		t.Errorf("with an orphaned PID: %+v %q", j, j)
+	}
 }

@@ -40,7 +40,7 @@ const (
 // options are the command line.
 type options struct {
 	version, arch, maintainer, commit, date string
-	gui, cli, cliFull                       string // the binaries
+	gui, cli                                string // the binaries
 	guiLicences, cliLicences                string // folders written by ../licenses
 	root                                    string // the repository
 	out                                     string
@@ -55,8 +55,7 @@ func main() {
 	flag.StringVar(&o.commit, "commit", "", "the commit the binaries were built from (for the changelog)")
 	flag.StringVar(&o.date, "date", "", "build date, RFC 3339 (default: SOURCE_DATE_EPOCH, else now)")
 	flag.StringVar(&o.gui, "gui", "bin/gpucanary", "the tray binary")
-	flag.StringVar(&o.cli, "cli", "bin/gpucanary-cli", "the command-line binary (built with -tags nogui,lean)")
-	flag.StringVar(&o.cliFull, "cli-full", "bin/gpucanary-full", "the full command-line binary the lean one hands agent, kb refresh and check --format prom to (-tags nogui)")
+	flag.StringVar(&o.cli, "cli", "bin/gpucanary-cli", "the command-line binary, every command without GUI code (built with -tags nogui)")
 	flag.StringVar(&o.guiLicences, "gui-licenses", "", "third-party licences of the tray binary")
 	flag.StringVar(&o.cliLicences, "cli-licenses", "", "third-party licences of the command-line binary")
 	flag.StringVar(&o.root, "root", ".", "the repository (LICENSE, packaging/linux)")
@@ -165,10 +164,11 @@ there, and when the installed torch cannot work with the driver or the GPU.
 It reads environments from disk, shows which process uses which GPU, and
 repairs an environment with the exact reinstall command.
 .
-This package is the command line (check, ps, watch, fix, report) without
-any GUI library, for headless GPU servers and containers, and a systemd
-user unit that runs 'gpucanary-cli watch'. It reads the GPU through the
-NVIDIA driver's libnvidia-ml.so.1 when the driver is installed.`,
+This package is the command line (check, ps, watch, fix, report, the
+Prometheus agent) without any GUI library, for headless GPU servers and
+containers, and a systemd user unit that runs 'gpucanary-cli watch'. It
+reads the GPU through the NVIDIA driver's libnvidia-ml.so.1 when the
+driver is installed.`,
 		binary:   o.cli,
 		licences: o.cliLicences,
 		section:  "utils",
@@ -176,10 +176,6 @@ NVIDIA driver's libnvidia-ml.so.1 when the driver is installed.`,
 			Source:      filepath.Join(o.root, "packaging/linux/gpucanary-watch.service"),
 			Destination: "/usr/lib/systemd/user/gpucanary-watch.service",
 			FileInfo:    &files.ContentFileInfo{Mode: 0o644},
-		}, {
-			Source:      o.cliFull,
-			Destination: "/usr/bin/gpucanary-full",
-			FileInfo:    &files.ContentFileInfo{Mode: 0o755},
 		}},
 	}
 }

@@ -1,12 +1,12 @@
-//go:build !lean
-
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/kbrefresh"
 )
@@ -38,4 +38,25 @@ func cmdKBRefresh(ctx context.Context, index string, std stdio) int {
 func refreshKnowledge(ctx context.Context, index, path string) error {
 	_, err := kbrefresh.Run(ctx, nil, index, path, time.Now())
 	return err
+}
+
+// knowledgeRefresher is the engine's daily kb refresh when the kb_refresh
+// setting is on (nil when off): unless the refresh overlay is less than
+// a day old, refreshKnowledge writes it. What it learns is read at the
+// next start: the tables of a running process are read once.
+func (g *globals) knowledgeRefresher() func(context.Context) error {
+	if !g.cfg.KBRefresh {
+		return nil
+	}
+	index := g.cfg.IndexBase
+	return func(ctx context.Context) error {
+		path, err := kb.RefreshOverlayPath()
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) < engine.KnowledgeEvery {
+			return nil
+		}
+		return refreshKnowledge(ctx, index, path)
+	}
 }
