@@ -4,8 +4,16 @@
 package gpucanary_test
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -59,16 +67,19 @@ var importRules = []importRule{
 	// tree (walk). The search for environments (envsearch) sits above it:
 	// it reads pyenv's managers table, and pyenv never asks it.
 	{pkg: "monitor/pyenv", forbidden: []string{mod + "monitor/pyenv/envsearch"},
-		only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/fstrace", "monitor/pyenv/pyspec", "monitor/safefs"}},
+		only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/disk", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	// The readers' disk: the interface every reader looks at the disk
+	// through, and the real one over safefs.
+	{pkg: "monitor/pyenv/disk", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/pyenv/envsearch", only: []string{"monitor/pyenv", "monitor/pyenv/internal/walk", "monitor/safefs"}},
 	// The one package for PEP 440/508 and METADATA, which pyenv and
 	// uvproject share: it reads text and knows no environment.
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
 	// The site emulation and the walk know no manager, no environment and
 	// no search: pyenv's reading and envsearch use them, not the reverse.
-	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/fstrace", "monitor/safefs"}},
+	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/pyenv/disk"}},
 	{pkg: "monitor/pyenv/internal/walk", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/fstrace", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/disk", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/owned", "monitor/safefs"}}, // safefs, owned: overlay files, which a user writes
@@ -81,16 +92,15 @@ var importRules = []importRule{
 	{pkg: "monitor/fatbin/...", only: []string{"monitor/filefacts"}},
 	{pkg: "monitor/filefacts", only: []string{"monitor/cachefiles", "monitor/owned"}},
 	{pkg: "monitor/cachefiles", only: []string{}},
-	// A read's record of what it looked at, and the answers kept by it:
-	// below every reader, knowing no environment.
-	{pkg: "monitor/fstrace", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/answers", only: []string{"monitor/cachefiles", "monitor/fstrace", "monitor/safefs"}},
 	{pkg: "monitor/pathjson", only: []string{}},
 	{pkg: "monitor/human", only: []string{}},
 }
 
 // buildConfigs are the builds the rules hold for: Linux with and without
-// the GUI, and Windows, whose _windows.go files a Linux build never reads.
+// the GUI, Windows, whose _windows.go files a Linux build never reads,
+// and macOS without the GUI: it has no NVIDIA GPU, but the engine must
+// stay one port away from running there, not one file away from
+// building.
 var buildConfigs = []struct {
 	name string
 	env  []string
@@ -100,6 +110,7 @@ var buildConfigs = []struct {
 	{"linux nogui", []string{"GOOS=linux"}, "nogui"},
 	{"windows", []string{"GOOS=windows"}, ""},
 	{"windows nogui", []string{"GOOS=windows"}, "nogui"},
+	{"darwin nogui", []string{"GOOS=darwin"}, "nogui"},
 }
 
 // TestImportRules keeps docs/ARCHITECTURE.md's arrows true on every
@@ -203,4 +214,198 @@ func TestForbidsNamesATreeNotAPrefix(t *testing.T) {
 			t.Errorf("forbids(%q, %q) = %v, want %v", tc.f, tc.dep, got, tc.want)
 		}
 	}
+}
+
+// storePackages are the packages whose stores (a fact store, a kernel
+// cache) a reader is handed by its caller, never reaches for itself.
+var storePackages = []string{"monitor/filefacts", "monitor/fatbin"}
+
+// storeUsers are the readers that take their stores from their caller.
+var storeUsers = []string{"monitor/pyenv/...", "monitor/procs/..."}
+
+// TestReadersReachNoGlobalStore: the environment readers and the process
+// scan use no variable of the store packages (a process-wide store, a
+// cache they would share with every other reader unseen by their
+// caller): the stores are fields their caller fills and flushes. A
+// sentinel error (Err...) is a value, not a store.
+func TestReadersReachNoGlobalStore(t *testing.T) {
+	vars := map[string]map[string]bool{} // package name -> its package-level vars
+	for _, p := range storePackages {
+		vars[path.Base(p)] = packageVars(t, p)
+	}
+	for _, file := range sourceFiles(t, storeUsers) {
+		for _, use := range storeUses(t, file, vars) {
+			t.Errorf("%s uses %s, a variable of a store package: take the store from the caller (docs/ARCHITECTURE.md)", file, use)
+		}
+	}
+}
+
+// storeUses are the uses in file of the variables vars names (package
+// name -> its variables), sentinel errors aside.
+func storeUses(t *testing.T, file string, vars map[string]map[string]bool) []string {
+	var out []string
+	for _, use := range selectors(t, file) {
+		if vars[use.pkg][use.name] && !strings.HasPrefix(use.name, "Err") {
+			out = append(out, fmt.Sprintf("line %d: %s.%s", use.line, use.pkg, use.name))
+		}
+	}
+	return out
+}
+
+// TestStoreUsesSeesAGlobal: the scan above finds a store variable used,
+// and not a type, a function or a sentinel error of the same package.
+func TestStoreUsesSeesAGlobal(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.go")
+	src := "package x\n\nfunc f() {\n\tfilefacts.Shared.Get(\"k\", p, filefacts.Of(fi))\n\t_ = &fatbin.Cache{}\n\t_ = fatbin.ErrMalformed\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]map[string]bool{"filefacts": {"Shared": true}, "fatbin": {"ErrMalformed": true}}
+	got := storeUses(t, file, vars)
+	if len(got) != 1 || got[0] != "line 4: filefacts.Shared" {
+		t.Errorf("store uses %q, want the one of filefacts.Shared on line 4", got)
+	}
+}
+
+// readerFiles are the environment reader's files (pyenv and the readers
+// below it), and readerDiskFiles those of them allowed to look at the
+// disk other than through the Disk they are handed, each with why.
+var (
+	readerFiles     = []string{"monitor/pyenv", "monitor/pyenv/internal/sitepath", "monitor/pyenv/uvproject"}
+	readerDiskFiles = map[string]string{
+		"monitor/pyenv/disk/disk.go":         "the real disk itself",
+		"monitor/pyenv/envof.go":             "discovery: is a folder an environment, before any read",
+		"monitor/pyenv/places.go":            "discovery: where managers keep environments",
+		"monitor/pyenv/projects.go":          "discovery: which environment a project folder uses",
+		"monitor/pyenv/dirs_windows.go":      "discovery: the platform's folders",
+		"monitor/pyenv/uvproject/pinfile.go": "the index pin, a write, not a read",
+	}
+	// diskCall is a look at the disk that a reader's file must make
+	// through its Disk.
+	diskCall = regexp.MustCompile(`\b(os\.(Stat|Lstat|Open|OpenFile|ReadDir|ReadFile|Readlink|Getenv|LookupEnv|UserHomeDir)|safefs\.[A-Z]\w*|filepath\.(EvalSymlinks|Glob|Walk|WalkDir))\(`)
+)
+
+// TestReaderLooksThroughItsDisk: the environment reader's files look at
+// the disk only through the Disk their caller gives (pyenv.Reader), so a
+// test can read an environment from memory and what a read learns can be
+// kept by its caller; discovery and the pin's write, which are not the
+// read, are named with why.
+func TestReaderLooksThroughItsDisk(t *testing.T) {
+	var files []string
+	for _, dir := range readerFiles {
+		files = append(files, sourceFiles(t, []string{dir})...)
+	}
+	for _, file := range files {
+		if _, ok := readerDiskFiles[file]; ok {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if code, _, _ := strings.Cut(line, "//"); diskCall.MatchString(code) {
+				t.Errorf("%s:%d looks at the disk other than through the reader's Disk: %s", file, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+	for file := range readerDiskFiles {
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("the allowlist names %s: %v", file, err)
+		}
+	}
+}
+
+// TestDiskCallSeesALook: the scan above finds the looks it is for, and
+// not a comment or a Disk's method.
+func TestDiskCallSeesALook(t *testing.T) {
+	for line, want := range map[string]bool{
+		`fi, err := os.Stat(p)`:            true,
+		`f, err := safefs.Open(path)`:      true,
+		`r, _ := filepath.EvalSymlinks(p)`: true,
+		`fi, err := rd.Stat(p)`:            false,
+		`data, err := d.ReadFile(p, 10)`:   false,
+		`filepath.Join(a, b)`:              false,
+	} {
+		if got := diskCall.MatchString(line); got != want {
+			t.Errorf("%q: match %v, want %v", line, got, want)
+		}
+	}
+}
+
+// sourceFiles are the non-test Go files of the packages named (a
+// trailing "/..." takes the tree below), as paths from the module root.
+func sourceFiles(t *testing.T, pkgs []string) []string {
+	t.Helper()
+	var files []string
+	for _, p := range pkgs {
+		dir, tree := strings.CutSuffix(p, "/...")
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path != dir && (!tree || d.Name() == "testdata"):
+				return filepath.SkipDir
+			case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"):
+				files = append(files, filepath.ToSlash(path))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatalf("no source files in %v", pkgs)
+	}
+	return files
+}
+
+// packageVars are the package-level variables declared in dir's
+// non-test files.
+func packageVars(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	vars := map[string]bool{}
+	for _, file := range sourceFiles(t, []string{dir}) {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, s := range g.Specs {
+					for _, n := range s.(*ast.ValueSpec).Names {
+						vars[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return vars
+}
+
+// selector is one use of pkg.name in a file.
+type selector struct {
+	pkg, name string
+	line      int
+}
+
+// selectors are the qualified identifiers (pkg.Name) in file.
+func selectors(t *testing.T, file string) []selector {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []selector
+	ast.Inspect(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := s.X.(*ast.Ident); ok {
+				out = append(out, selector{id.Name, s.Sel.Name, fset.Position(s.Pos()).Line})
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -77,8 +77,8 @@ func BenchmarkCheck20Envs(b *testing.B) {
 	}
 	bin := cliBinary(b)
 	args := append([]string{"--gpu-sim", sim, "check", "--json"}, paths...)
-	// The answers the first run keeps are in the benchmark's own cache
-	// folder: the runs measured are a user's check run again.
+	// The file facts the first run keeps are in the benchmark's own
+	// cache folder: the runs measured are a user's check run again.
 	cache := b.TempDir()
 	check := func() {
 		cmd := exec.Command(bin, args...)

@@ -5,12 +5,25 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // kernelCacheVariable, set to "off", keeps the file facts (the CUDA
 // kernels each library carries among them) in memory only.
 const kernelCacheVariable = "GPUCANARY_KERNEL_CACHE"
+
+// fileFacts and cudaKernels are what this process's reads learned of
+// files (which libraries each RECORD lists, a small site file's bytes,
+// which libraries carry no CUDA code, a CUDA library's kernels), kept by
+// each file's stamp in one store. The command line owns them: it gives
+// the store its folder (kernelCache), hands both to every reader it
+// makes (envReader) and flushes the store when main ends.
+var (
+	fileFacts   = &filefacts.Store{}
+	cudaKernels = &fatbin.Cache{Facts: fileFacts}
+)
 
 // oldKernelCache is the file earlier versions kept the CUDA kernels in;
 // they are file facts now, and the file is removed where it is found.
@@ -29,12 +42,22 @@ func kernelCache() error {
 	if !ok {
 		return nil
 	}
-	if err := filefacts.Shared.UseDir(filepath.Join(dir, "file-facts")); err != nil {
+	if err := fileFacts.UseDir(filepath.Join(dir, "file-facts")); err != nil {
 		cacheRefused = err
 		return err
 	}
 	os.Remove(filepath.Join(dir, oldKernelCache))
 	return nil
+}
+
+// flushCaches writes what the run learned of files for the next run (the
+// kernels are file facts too): a failed write costs only a read next time.
+func flushCaches() { fileFacts.Flush() }
+
+// envReader reads environments from the real disk with this process's
+// stores.
+func envReader() *pyenv.Reader {
+	return &pyenv.Reader{Disk: pyenv.RealDisk, Facts: fileFacts, Kernels: cudaKernels}
 }
 
 // cacheWarning is what a run says, once, on the standard error, when

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 )
 
@@ -34,7 +33,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
-	filefacts.Shared.Flush() // a cache: a failed write costs only a read next time
+	flushCaches()
 	stopProfiles()
 	os.Exit(code)
 }

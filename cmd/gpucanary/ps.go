@@ -50,8 +50,9 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 	defer b.Close()
 	scanner := g.processSource()
 	envs := map[string]*pyenv.Env{}
+	rd := envReader()
 	for _, f := range g.discover(ctx, nil) {
-		if e, err := pyenv.Inspect(f.Path); err == nil {
+		if e, err := rd.Inspect(f.Path, pyenv.InspectOptions{}); err == nil {
 			envs[e.Path] = e
 		}
 	}
@@ -99,7 +100,7 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 		// After the snapshot: a PID it lists that is gone now is no
 		// process that started since the scan.
 		alive := procs.HostPIDs("")
-		rows := inspect.Processes(ps, st, envs, g.busyRule(), tracker, now, alive)
+		rows := inspect.Processes(ps, st, envs, cudaKernels, g.busyRule(), tracker, now, alive)
 		sortRows(rows)
 		machine := health.CheckGPUMemory(st, alive)
 		if asJSON {

@@ -50,7 +50,7 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 		g.log.Warn("scanning processes", "err", err)
 	}
 	found := g.search(ctx, paths)
-	res := inspect.Check(ctx, b.Snapshot(ctx), found.Found, g.healthOptions())
+	res := inspect.Check(ctx, envReader(), b.Snapshot(ctx), found.Found, g.healthOptions())
 	res.Complete, res.SearchStopped = found.Complete, found.Stopped
 	envs := map[string]*pyenv.Env{}
 	for _, e := range res.Envs {
@@ -61,7 +61,7 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 	if err != nil {
 		g.log.Warn("scanning processes", "err", err)
 	}
-	rows := inspect.Processes(ps, res.GPU, envs, g.busyRule(), nil, time.Now(), procs.HostPIDs(""))
+	rows := inspect.Processes(ps, res.GPU, envs, cudaKernels, g.busyRule(), nil, time.Now(), procs.HostPIDs(""))
 	// The summary counts the jobs too: on the GPU (graphics processes
 	// aside) and stuck on the CPU.
 	summary := present.Summary(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows})

@@ -35,7 +35,7 @@ func TestCheckResolvesEachPathOnce(t *testing.T) {
 			return os.Getenv(name)
 		}}
 	var out, errb bytes.Buffer
-	code := cmdCheck(context.Background(), g, []string{withVenv, without}, checkText, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	code := cmdCheck(context.Background(), g, []string{withVenv, without}, textOutput(g.getenv), stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	if code != exitFound || !strings.Contains(out.String(), "(uv project)") || !strings.Contains(out.String(), "ENV_NOT_CREATED") {
 		t.Fatalf("check exit %d:\n%s%s", code, out.String(), errb.String())
 	}

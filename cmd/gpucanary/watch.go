@@ -146,6 +146,7 @@ func (g *globals) newMonitor(paths []string, st *store.Store, given ...pyenv.Res
 		Given:     given,
 		Discover:  g.discoverOptions(nil),
 		GPU:       b,
+		Reader:    envReader(),
 		Processes: g.processSource(),
 		Alive:     procs.HostPIDs(""),
 		Busy:      g.busyRule(),

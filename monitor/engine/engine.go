@@ -29,6 +29,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -50,6 +52,11 @@ type Options struct {
 	Given    []pyenv.Resolution
 	Discover envsearch.Options
 	GPU      gpu.Backend
+	// Reader reads the environments, its fact stores kept by the
+	// engine's caller (the command line gives them files in the user's
+	// cache folder); the engine flushes them after each pass of reads.
+	// Nil reads the real disk with stores in memory of the engine's own.
+	Reader *pyenv.Reader
 	// Processes is the process side: polled for JOB_ON_CPU, and asked
 	// for the installer at the first file event of a burst. Nil leaves
 	// both out.
@@ -161,6 +168,10 @@ func New(o Options) *Monitor {
 	}
 	if o.Policy == nil {
 		o.Policy = NewPolicy()
+	}
+	if o.Reader == nil {
+		facts := &filefacts.Store{}
+		o.Reader = &pyenv.Reader{Disk: pyenv.RealDisk, Facts: facts, Kernels: &fatbin.Cache{Facts: facts}}
 	}
 	return &Monitor{o: o, log: o.Logger, clock: o.Clock, policy: o.Policy,
 		hub: newHub(o.Logger), culprits: newCulprits(), requests: make(chan func(context.Context), 16),

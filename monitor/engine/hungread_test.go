@@ -44,7 +44,7 @@ func newHangingRead(t *testing.T, m *engine.Monitor, hung string) *hangingRead {
 	engine.SetInspect(m, func(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
 		if f.Path != h.hung {
 			defer func() { h.read <- f.Path }()
-			return inspect.InspectOne(ctx, f, g, o)
+			return inspect.InspectOne(ctx, nil, f, g, o)
 		}
 		h.inFlight.Add(1)
 		defer h.inFlight.Done()
@@ -55,7 +55,7 @@ func newHangingRead(t *testing.T, m *engine.Monitor, hung string) *hangingRead {
 		if r, err := os.Open(fifo); err == nil { // blocks until released
 			r.Close()
 		}
-		return inspect.InspectOne(ctx, f, g, o)
+		return inspect.InspectOne(ctx, nil, f, g, o)
 	})
 	t.Cleanup(func() {
 		h.release() // after the engine stopped (cleanups run last first)

@@ -106,7 +106,7 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 		pp.tracker = procs.NewBusyTracker()
 	}
 	now := m.clock.Now()
-	rows := inspect.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Busy, pp.tracker, now, m.o.Alive)
+	rows := inspect.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Reader.Kernels, m.o.Busy, pp.tracker, now, m.o.Alive)
 	pp.idle = len(rows) == 0
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
 	var fs []finding.Finding

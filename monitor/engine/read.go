@@ -12,6 +12,8 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
@@ -71,6 +73,7 @@ func (m *Monitor) start(ctx context.Context) {
 	if ctx.Err() == nil {
 		events = append(events, m.memory.deletedWhileStopped(&m.envs, now)...)
 	}
+	m.flushFacts()
 	m.watchRoots()
 	m.readDone(began)
 	m.publish(events)
@@ -138,7 +141,10 @@ const viaWatch = "watch"
 func (m *Monitor) reader() func(context.Context, envsearch.Found) monitor.EnvReport {
 	read := m.inspect
 	if read == nil {
-		read = inspect.InspectOne
+		rd := m.o.Reader
+		read = func(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
+			return inspect.InspectOne(ctx, rd, f, g, o)
+		}
 	}
 	g, o, guards := m.machine.gpu, m.o.Health, m.o.Guards
 	return func(ctx context.Context, f envsearch.Found) monitor.EnvReport {
@@ -186,6 +192,23 @@ func (m *Monitor) readEnvs(ctx context.Context, via string, paths ...string) {
 		}
 		return true
 	})
+	m.flushFacts()
+}
+
+// flushFacts writes what a pass of reads learned of files (the reader's
+// fact stores) for the next pass and the next process; a failed write
+// costs only a read next time.
+func (m *Monitor) flushFacts() {
+	if rd := m.o.Reader; rd.Facts != nil {
+		if err := rd.Facts.Flush(); err != nil {
+			m.log.Debug("file facts not written", "err", err)
+		}
+	}
+	if rd := m.o.Reader; rd.Kernels != nil {
+		if err := rd.Kernels.Flush(); err != nil {
+			m.log.Debug("kernel cache not written", "err", err)
+		}
+	}
 }
 
 // applyRead takes in what a read of the environment f found: a new

@@ -15,12 +15,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 )
 
-// Shared is the process's cache: the one the environment readers use,
-// so that the engine reads a library again only when it changes. It
-// keeps its answers in filefacts.Shared, which the command line gives a
-// folder to last across runs.
-var Shared = &Cache{Facts: filefacts.Shared}
-
 // kernelsFact is the kind of fact a Cache keeps about a library, one for
 // every answer worth keeping (kernelsValue): the kernels it carries,
 // that it carries none, that it is no library GPU Canary reads, or what

@@ -92,9 +92,6 @@ type fact struct {
 	used int64
 }
 
-// Shared is the process's store, the one the environment readers use.
-var Shared = &Store{}
-
 // Limits: the facts a store holds in memory, the size of one scope's
 // file, and how long a fact (or a scope's file) nobody uses is kept.
 const (

@@ -9,13 +9,10 @@ package inspect
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -25,15 +22,18 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
-// Check inspects every environment in found against the GPU state g and
-// evaluates the rules. Environments are read concurrently (InspectEach),
-// each under its deadline; the result is in the order of found. The
-// result says the search was complete; a caller whose search was cut
-// short (envsearch.Discovery) sets Complete and SearchStopped.
-func Check(ctx context.Context, g gpu.State, found []envsearch.Found, o health.Options) monitor.CheckResult {
+// Check inspects every environment in found, read by rd (nil: the real
+// disk, nothing kept), against the GPU state g and evaluates the rules.
+// Environments are read concurrently (InspectEach), each under its
+// deadline; the result is in the order of found. The result says the
+// search was complete; a caller whose search was cut short
+// (envsearch.Discovery) sets Complete and SearchStopped.
+func Check(ctx context.Context, rd *pyenv.Reader, g gpu.State, found []envsearch.Found, o health.Options) monitor.CheckResult {
 	res := Start(g)
 	res.Envs = make([]monitor.EnvReport, len(found))
-	read := func(ctx context.Context, f envsearch.Found) monitor.EnvReport { return InspectOne(ctx, f, res.GPU, o) }
+	read := func(ctx context.Context, f envsearch.Found) monitor.EnvReport {
+		return InspectOne(ctx, rd, f, res.GPU, o)
+	}
 	InspectEach(ctx, found, read, func(i int, rep monitor.EnvReport) bool {
 		res.Envs[i] = rep
 		return true
@@ -54,33 +54,20 @@ func Start(g gpu.State) monitor.CheckResult {
 	return res
 }
 
-// InspectOne reads one environment and evaluates the rules on it. An
-// environment that cannot be read is a report with ENV_UNREADABLE.
-func InspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
-	return InspectTraced(ctx, f, g, o, nil)
-}
-
-// InspectTraced is InspectOne with every look at the disk that the
-// report depends on recorded in tr (monitor/fstrace), so that the report
-// can be kept while they hold (monitor/answers). A report tr cannot vouch
-// for (a read cut short, no file descriptor left) marks it unsure.
-func InspectTraced(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options, tr *fstrace.Trace) monitor.EnvReport {
-	if o.Getenv != nil {
-		o.Getenv = tr.Getenv(o.Getenv) // the rules ask for some (BNB_CUDA_VERSION)
-	}
+// InspectOne reads one environment with rd (nil: the real disk, nothing
+// kept) and evaluates the rules on it. An environment that cannot be
+// read is a report with ENV_UNREADABLE; one read while the process had
+// no file descriptor left says so (OutOfFiles), to be read again.
+func InspectOne(ctx context.Context, rd *pyenv.Reader, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
 	before := safefs.OutOfFiles()
-	rep := inspectOne(ctx, f, g, o, tr)
+	rep := inspectOne(ctx, rd, f, g, o)
 	rep.OutOfFiles = rep.OutOfFiles || safefs.OutOfFiles() != before
-	if rep.OutOfFiles {
-		tr.MarkUnsure("the process ran out of file descriptors during the read")
-	}
 	return rep
 }
 
-// inspectOne is InspectTraced without the watch on file descriptors.
-func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Options, tr *fstrace.Trace) monitor.EnvReport {
+// inspectOne is InspectOne without the watch on file descriptors.
+func inspectOne(ctx context.Context, rd *pyenv.Reader, f envsearch.Found, g gpu.State, o health.Options) monitor.EnvReport {
 	if err := ctx.Err(); err != nil {
-		tr.MarkUnsure("the check ended before the read")
 		return Unreadable(f, err)
 	}
 	if f.Create != "" {
@@ -89,21 +76,16 @@ func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Op
 	if f.Missing != "" {
 		return kernelGone(f)
 	}
-	env, err := inspectBounded(ctx, f.Path, pyenv.InspectOptions{Trace: tr})
+	env, err := inspectBounded(ctx, rd, f.Path, pyenv.InspectOptions{})
 	if err != nil {
-		// An environment that is not there, or not one, says so the
-		// same way next time; any other failure may not.
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, pyenv.ErrNotEnv) {
-			tr.MarkUnsure(err.Error())
-		}
 		rep := Unreadable(f, err)
 		rep.OutOfFiles = safefs.IsOutOfFiles(err)
 		return rep
 	}
-	fs := distroJudged(env, f.Via, health.CheckEnv(env, g, o), tr)
+	fs := distroJudged(rd, env, f.Via, health.CheckEnv(env, g, o))
 	var uv *uvproject.LockInfo
-	if p, ok := findProject(ctx, env, tr); ok {
-		if info, err := uvproject.ReadProjectTraced(p, tr); err == nil {
+	if p, ok := findProject(ctx, rd, env); ok {
+		if info, err := uvproject.ReadProjectOn(readerDisk(rd), p); err == nil {
 			uv = &info
 			fs = append(fs, health.CheckUVProject(env, info, g)...)
 		} else {
@@ -119,13 +101,22 @@ func inspectOne(ctx context.Context, f envsearch.Found, g gpu.State, o health.Op
 }
 
 // findProject is the uv project of an environment with torch (the
-// project's lock can replace torch), with the pass's Finder when there is
-// one (Each); its looks are recorded in tr.
-func findProject(ctx context.Context, env *pyenv.Env, tr *fstrace.Trace) (uvproject.Project, bool) {
+// project's lock can replace torch), looked for on rd's disk, with the
+// pass's Finder when there is one (Each).
+func findProject(ctx context.Context, rd *pyenv.Reader, env *pyenv.Env) (uvproject.Project, bool) {
 	if env.Torch() == nil {
 		return uvproject.Project{}, false
 	}
-	return uvproject.FinderFrom(ctx).FindTraced(env.Path, tr)
+	return uvproject.FinderFrom(ctx).FindOn(readerDisk(rd), env.Path)
+}
+
+// readerDisk is the disk rd reads: a uv project is read from the disk
+// its environment was.
+func readerDisk(rd *pyenv.Reader) pyenv.Disk {
+	if rd == nil || rd.Disk == nil {
+		return pyenv.RealDisk
+	}
+	return rd.Disk
 }
 
 // Rejudge evaluates the rules on rep's environment again for the GPU g,

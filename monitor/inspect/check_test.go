@@ -32,7 +32,7 @@ func TestCheckFixCommands(t *testing.T) {
 		{"the settings' mirror", health.Options{Advice: fixplan.Advice{IndexBase: "https://mirror.example/whl"}}, "uv pip install --python " + env + " torch==2.5.1+cu124 --index-url https://mirror.example/whl/cu124"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Check(context.Background(), g, []envsearch.Found{{Path: env, Via: "argument"}}, tc.o)
+			res := Check(context.Background(), nil, g, []envsearch.Found{{Path: env, Via: "argument"}}, tc.o)
 			var fixes []string
 			for _, f := range res.Envs[0].Findings {
 				if f.Code == finding.CodeTorchCPUBuild {

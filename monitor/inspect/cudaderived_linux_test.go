@@ -38,7 +38,7 @@ func TestDriverWithoutCUDAVersion(t *testing.T) {
 		if err != nil {
 			g = gpu.State{Driver: driver, Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0", MemoryTotalBytes: 42949672960}}}
 		}
-		res := Check(context.Background(), g, []envsearch.Found{{Path: venv}}, health.Options{})
+		res := Check(context.Background(), nil, g, []envsearch.Found{{Path: venv}}, health.Options{})
 		found := map[string]finding.Finding{}
 		for _, f := range res.Envs[0].Findings {
 			found[f.Code] = f

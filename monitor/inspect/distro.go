@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -18,13 +17,13 @@ import (
 // way each finding that a reinstall would fix says that the repair is
 // apt's or a virtual environment's, never pip's (fix blocks it).
 func DistroJudged(env *pyenv.Env, via string, fs []finding.Finding) []finding.Finding {
-	return distroJudged(env, via, fs, nil)
+	return distroJudged(nil, env, via, fs)
 }
 
-// distroJudged is DistroJudged with its look at the disk recorded in tr
-// (monitor/fstrace).
-func distroJudged(env *pyenv.Env, via string, fs []finding.Finding, tr *fstrace.Trace) []finding.Finding {
-	site := pyenv.DistroManagedTraced(env, tr)
+// distroJudged is DistroJudged looking at rd's disk (nil: the real one)
+// for the interpreter's EXTERNALLY-MANAGED mark.
+func distroJudged(rd *pyenv.Reader, env *pyenv.Env, via string, fs []finding.Finding) []finding.Finding {
+	site := rd.DistroManaged(env)
 	if site == "" {
 		return fs
 	}

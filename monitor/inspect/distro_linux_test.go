@@ -41,7 +41,7 @@ func TestSystemTorchIsReportedNotJudged(t *testing.T) {
 		{"argument", finding.SeverityError},
 	} {
 		t.Run(tc.via, func(t *testing.T) {
-			rep := InspectOne(context.Background(), envsearch.Found{Path: "/usr", Via: tc.via}, g, health.Options{})
+			rep := InspectOne(context.Background(), nil, envsearch.Found{Path: "/usr", Via: tc.via}, g, health.Options{})
 			if rep.Env == nil || pyenv.DistroManaged(rep.Env) != "/usr/lib/python3/dist-packages" {
 				t.Fatalf("/usr's torch is not read as the distribution's: %+v", rep.Env)
 			}

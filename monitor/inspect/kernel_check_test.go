@@ -16,7 +16,7 @@ import (
 // on where its environment was, with nothing known of its packages.
 func TestCheckKernelGone(t *testing.T) {
 	f := envsearch.Found{Path: "/gone/envs/gpu", Via: "jupyter", From: "/home/me/.local/share/jupyter/kernels/gpu/kernel.json", Missing: "/gone/envs/gpu/bin/python"}
-	res := Check(context.Background(), gpu.State{}, []envsearch.Found{f}, health.Options{})
+	res := Check(context.Background(), nil, gpu.State{}, []envsearch.Found{f}, health.Options{})
 	if len(res.Envs) != 1 {
 		t.Fatalf("%d reports, want 1", len(res.Envs))
 	}

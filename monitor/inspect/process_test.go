@@ -50,7 +50,7 @@ func unknownsRunning(pid int) bool { return pid != 66666 }
 // golden file); a graphics process is marked so.
 func TestProcessJSONUnknowns(t *testing.T) {
 	ps, g, now := unknownsScene()
-	rows := Processes(ps, g, nil, procs.DefaultBusyRule, nil, now, unknownsRunning)
+	rows := Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now, unknownsRunning)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

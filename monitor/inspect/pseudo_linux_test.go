@@ -34,7 +34,7 @@ func TestVersionPyOnProcfsIsRefused(t *testing.T) {
 	if err := os.Symlink("/proc/self/status", version[0]); err != nil {
 		t.Fatal(err)
 	}
-	res := Check(context.Background(), gpu.State{}, []envsearch.Found{{Path: venv}}, health.Options{})
+	res := Check(context.Background(), nil, gpu.State{}, []envsearch.Found{{Path: venv}}, health.Options{})
 	var said []string
 	for _, f := range res.Envs[0].Findings {
 		said = append(said, f.Code+": "+f.Message)

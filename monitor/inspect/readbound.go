@@ -17,7 +17,7 @@ var ReadTimeout = 10 * time.Second
 
 // readEnv reads an environment; tests replace it to simulate a read
 // that never returns.
-var readEnv = pyenv.InspectWith
+var readEnv = (*pyenv.Reader).Inspect
 
 // stuck are the environments whose last read has not returned: a read
 // that blocks in the kernel cannot be cancelled, so its goroutine waits
@@ -28,10 +28,10 @@ var stuck = struct {
 	paths map[string]time.Time
 }{paths: map[string]time.Time{}}
 
-// inspectBounded reads the environment at path within ReadTimeout and ctx:
+// inspectBounded reads the environment at path with rd within ReadTimeout and ctx:
 // one stuck environment never holds `check`, the engine's loop or its
 // shutdown.
-func inspectBounded(ctx context.Context, path string, o pyenv.InspectOptions) (*pyenv.Env, error) {
+func inspectBounded(ctx context.Context, rd *pyenv.Reader, path string, o pyenv.InspectOptions) (*pyenv.Env, error) {
 	stuck.Lock()
 	if since, ok := stuck.paths[path]; ok {
 		stuck.Unlock()
@@ -46,7 +46,7 @@ func inspectBounded(ctx context.Context, path string, o pyenv.InspectOptions) (*
 	started := time.Now()
 	read, timeout := readEnv, ReadTimeout // read before the read starts: tests put them back once it has
 	go func() {
-		env, err := read(path, o)
+		env, err := read(rd, path, o)
 		done <- result{env, err}
 		stuck.Lock()
 		delete(stuck.paths, path)

@@ -33,7 +33,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	release := make(chan struct{})
 	calls := make(chan string, 10)
 	old, oldTimeout := readEnv, ReadTimeout
-	readEnv = func(p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
+	readEnv = func(_ *pyenv.Reader, p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
 		calls <- p
 		if p == hung {
 			<-release
@@ -43,7 +43,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	ReadTimeout = 200 * time.Millisecond
 	t.Cleanup(func() { close(release); readEnv, ReadTimeout = old, oldTimeout })
 
-	res := Check(context.Background(), gpu.State{}, []envsearch.Found{{Path: hung}, {Path: good}}, health.Options{})
+	res := Check(context.Background(), nil, gpu.State{}, []envsearch.Found{{Path: hung}, {Path: good}}, health.Options{})
 	if res.Envs[1].Torch() == nil || res.Envs[1].Verdict == monitor.VerdictError {
 		t.Errorf("the good environment was not read: %+v", res.Envs[1])
 	}
@@ -54,7 +54,7 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 		<-calls
 	}
 	// Again: answered at once, and no second read is started.
-	r := InspectOne(context.Background(), envsearch.Found{Path: hung}, gpu.State{}, health.Options{})
+	r := InspectOne(context.Background(), nil, envsearch.Found{Path: hung}, gpu.State{}, health.Options{})
 	if !strings.Contains(r.Findings[0].Message, "has still not returned") {
 		t.Errorf("second read: %s", r.Findings[0].Message)
 	}
@@ -64,11 +64,14 @@ func TestAStuckReadHoldsNothing(t *testing.T) {
 	// A cancelled context does not wait for the deadline.
 	ReadTimeout = time.Hour
 	other := filepath.Join(dir, "other")
-	readEnv = func(p string, _ pyenv.InspectOptions) (*pyenv.Env, error) { <-release; return nil, nil }
+	readEnv = func(_ *pyenv.Reader, p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
+		<-release
+		return nil, nil
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	done := make(chan monitor.EnvReport, 1)
-	go func() { done <- InspectOne(ctx, envsearch.Found{Path: other}, gpu.State{}, health.Options{}) }()
+	go func() { done <- InspectOne(ctx, nil, envsearch.Found{Path: other}, gpu.State{}, health.Options{}) }()
 	select {
 	case r := <-done:
 		if r.Verdict != monitor.VerdictError {

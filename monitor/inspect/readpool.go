@@ -5,8 +5,6 @@ import (
 	"runtime"
 
 	"github.com/gpucanary/gpucanary/monitor"
-	"github.com/gpucanary/gpucanary/monitor/fatbin"
-	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 )
@@ -53,9 +51,10 @@ func Each[T any](ctx context.Context, found []envsearch.Found, read func(context
 		next <- i
 	}
 	close(next)
-	// The reads run at most readAhead reports ahead of use: a read that
-	// is a kept answer (monitor/answers) is faster than its writing, and
-	// a thousand of them would otherwise all wait in memory at once.
+	// The reads run at most readAhead reports ahead of use: a read of an
+	// environment whose files' facts are kept is faster than its
+	// writing, and a thousand of them would otherwise all wait in memory
+	// at once.
 	ahead := make(chan struct{}, max(readAhead, readWorkers))
 	for range min(readWorkers, len(found)) {
 		// Each worker ends when the queue is empty or ctx has ended, after
@@ -83,10 +82,6 @@ func Each[T any](ctx context.Context, found []envsearch.Found, read func(context
 			}
 		}()
 	}
-	// What the reads learned of CUDA libraries is kept for the next
-	// run and the next process (a no-op without a cache file).
-	defer fatbin.Shared.Flush()
-	defer filefacts.Shared.Flush()
 	for i, f := range found {
 		var rep T
 		select {

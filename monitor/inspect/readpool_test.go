@@ -36,7 +36,7 @@ func hangingReads(t *testing.T, hung []string) (entered, read <-chan string, rel
 	others, started := make(chan string, 100), make(chan string, len(hung))
 	returned := make(chan struct{}, len(hung))
 	old, oldTimeout := readEnv, ReadTimeout
-	readEnv = func(p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
+	readEnv = func(_ *pyenv.Reader, p string, _ pyenv.InspectOptions) (*pyenv.Env, error) {
 		if slices.Contains(hung, p) {
 			defer func() { returned <- struct{}{} }()
 			started <- p
@@ -137,7 +137,7 @@ func TestHungReadsHoldOnlyTheirWorkers(t *testing.T) {
 	found, hung, good := hungAndGood(t)
 	entered, read, release := hangingReads(t, hung)
 	done := make(chan monitor.CheckResult, 1)
-	go func() { done <- Check(context.Background(), gpu.State{}, found, health.Options{}) }()
+	go func() { done <- Check(context.Background(), nil, gpu.State{}, found, health.Options{}) }()
 	waitReads(t, entered, read, hung, good)
 	select {
 	case <-done:
@@ -164,7 +164,7 @@ func TestAStopWaitsForNoHungRead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan monitor.CheckResult, 1)
-	go func() { done <- Check(ctx, gpu.State{}, found, health.Options{}) }()
+	go func() { done <- Check(ctx, nil, gpu.State{}, found, health.Options{}) }()
 	waitReads(t, entered, read, hung, good)
 	cancel()
 	res := await(t, done, "Check waited for the hung reads after its context ended")

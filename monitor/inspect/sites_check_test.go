@@ -46,7 +46,7 @@ func TestSystemSiteVenvOverCPUTorch(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := gpu.State{Driver: "550.54.15", CUDADriver: "12.4", Devices: []gpu.Device{{Name: "NVIDIA A100-SXM4-40GB", ComputeCapability: "8.0"}}}
-	res := inspect.Check(context.Background(), g, []envsearch.Found{{Path: venv, Via: "argument"}}, health.Options{})
+	res := inspect.Check(context.Background(), nil, g, []envsearch.Found{{Path: venv, Via: "argument"}}, health.Options{})
 	rep := res.Envs[0]
 	if rep.Torch() == nil || rep.Torch().Site != site {
 		t.Fatalf("torch = %+v, want the base's from %s", rep.Torch(), site)

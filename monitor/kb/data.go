@@ -2,7 +2,6 @@ package kb
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -112,8 +111,6 @@ type tables struct {
 	asOf string
 	// overlays are the overlay files read over them, in order.
 	overlays []OverlayFile
-	// digest sums the overlay files' bytes as read (Fingerprint).
-	digest [sha256.Size]byte
 
 	releases []releaseRow
 	arches   []archRow

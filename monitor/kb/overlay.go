@@ -19,8 +19,6 @@ package kb
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,13 +114,9 @@ func OverlayPaths() []string {
 // recorded with its error and changes nothing.
 func withOverlays(base *tables, paths []string) *tables {
 	t := base
-	sum := sha256.New()
-	defer func() { sum.Sum(t.digest[:0]) }()
 	trusted := map[string]error{} // by folder
 	for _, p := range paths {
-		o, b, err := readTrusted(p, trusted)
-		fmt.Fprintf(sum, "%q %d\n", p, len(b))
-		sum.Write(b)
+		o, err := readTrusted(p, trusted)
 		if err == nil {
 			var next *tables
 			if next, err = t.merge(o); err == nil {
@@ -139,7 +133,7 @@ func withOverlays(base *tables, paths []string) *tables {
 
 // readTrusted is readOverlay of a file that passes the owner check, with
 // its folder's check asked once per folder (dirs).
-func readTrusted(path string, dirs map[string]error) (overlayFile, []byte, error) {
+func readTrusted(path string, dirs map[string]error) (overlayFile, error) {
 	dir := filepath.Dir(path)
 	err, done := dirs[dir]
 	if !done {
@@ -152,9 +146,9 @@ func readTrusted(path string, dirs map[string]error) (overlayFile, []byte, error
 	var u *owned.Untrusted
 	switch {
 	case errors.As(err, &u):
-		return overlayFile{}, nil, fmt.Errorf("not reading knowledge overlay %s: %w; another user could have written it (the administrator's overlays belong to root, in a folder only root can write)", path, err)
+		return overlayFile{}, fmt.Errorf("not reading knowledge overlay %s: %w; another user could have written it (the administrator's overlays belong to root, in a folder only root can write)", path, err)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return overlayFile{}, nil, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
+		return overlayFile{}, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
 	}
 	return readOverlay(path)
 }
@@ -162,23 +156,23 @@ func readTrusted(path string, dirs map[string]error) (overlayFile, []byte, error
 // readOverlay reads and decodes one overlay file; an unknown key or field
 // is an error, since it is most often a typo that would silently do
 // nothing.
-func readOverlay(path string) (overlayFile, []byte, error) {
+func readOverlay(path string) (overlayFile, error) {
 	var o overlayFile
 	b, err := safefs.ReadFile(path, maxOverlay)
 	if err != nil {
-		return o, nil, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
+		return o, fmt.Errorf("reading knowledge overlay %s: %w", path, err)
 	}
 	// A UTF-8 byte order mark (Notepad writes one) is taken as the
 	// settings and scenario files take it.
 	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
-		return o, b, fmt.Errorf("reading knowledge overlay %s: %w (each file is one JSON object with the lists `gpucanary kb --json` prints)", path, err)
+		return o, fmt.Errorf("reading knowledge overlay %s: %w (each file is one JSON object with the lists `gpucanary kb --json` prints)", path, err)
 	}
 	if dec.More() {
-		return o, b, fmt.Errorf("reading knowledge overlay %s: more than one JSON value", path)
+		return o, fmt.Errorf("reading knowledge overlay %s: more than one JSON value", path)
 	}
-	return o, b, nil
+	return o, nil
 }
 
 func (o overlayFile) rows() int {
@@ -234,15 +228,6 @@ func replaceBy[T any](base, over []T, key func(T) string) []T {
 		}
 	}
 	return out
-}
-
-// Fingerprint names the facts in force: the embedded tables' day and the
-// bytes of every overlay file read over them. Two runs with the same
-// fingerprint (and the same program) judge alike, so an answer kept by
-// one (monitor/answers) holds for the other.
-func Fingerprint() string {
-	t := facts()
-	return t.asOf + " " + hex.EncodeToString(t.digest[:16])
 }
 
 // Overlays are the overlay files read, in order, each with the rows it

@@ -55,7 +55,7 @@ func benchRefresh(b *testing.B, s interface {
 		if err != nil {
 			b.Fatal(err)
 		}
-		Classify(ps, g, nil, DefaultBusyRule, nil, time.Now(), nil)
+		Classify(ps, g, nil, nil, DefaultBusyRule, nil, time.Now(), nil)
 		n, listed = n+1, len(ps)
 	}
 	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(n), "cpu-ms/op")

@@ -108,7 +108,7 @@ func BenchmarkFirstScan1000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		Classify(ps, g, nil, DefaultBusyRule, nil, time.Now(), nil)
+		Classify(ps, g, nil, nil, DefaultBusyRule, nil, time.Now(), nil)
 	}
 }
 

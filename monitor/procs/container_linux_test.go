@@ -127,7 +127,7 @@ func TestScanWSL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := Classify(ps, rtx, nil, DefaultBusyRule, nil, time.Now(), nil)
+		rows := Classify(ps, rtx, nil, nil, DefaultBusyRule, nil, time.Now(), nil)
 		for pid, v := range tt.verdict {
 			r := rowOf(t, rows, pid)
 			if r.Verdict != v {

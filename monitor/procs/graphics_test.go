@@ -27,7 +27,7 @@ func TestGraphicsProcesses(t *testing.T) {
 		}},
 		{Index: 1, Processes: []gpu.Process{{PID: 902, Type: "compute", UsedMemoryBytes: mem(2 << 30)}}}, // computes on GPU 1
 	}}
-	rows := Classify(ps, g, nil, DefaultBusyRule, nil, t0.Add(time.Minute), nil)
+	rows := Classify(ps, g, nil, nil, DefaultBusyRule, nil, t0.Add(time.Minute), nil)
 	for pid, graphics := range map[int]bool{900: true, 901: true, 100: false, 902: false} {
 		r := rowOf(t, rows, pid)
 		if r.Graphics != graphics || r.Job() == graphics || r.Verdict != VerdictGPU {

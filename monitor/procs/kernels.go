@@ -9,10 +9,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 )
 
-// KernelsReader reads a mapped CUDA library's kernels (fatbin.Shared's:
-// read once, again only when the file changes). Tests replace it.
-var KernelsReader = fatbin.Shared.ReadFile
-
 // kernelLibs are the mapped libraries whose kernels decide whether a
 // process can use a GPU: torch's, llama.cpp's CUDA backend, onnxruntime's
 // CUDA provider.
@@ -23,8 +19,13 @@ const kernelLibs = libTorchCUDA | libGGMLCUDA | libONNXCUDA
 // NVIDIA GeForce GTX 1080 Ti (sm_61): it carries sm_86 … · PTX 75 80 90"),
 // or "" when each runs on every GPU whose compute capability is known,
 // or none could be read. A CUDA backend that cannot run on the GPU is
-// why such a process computes on the CPU.
-func missingKernels(p *Proc, devices []gpu.Device) string {
+// why such a process computes on the CPU. The kernels come from the
+// caller's cache (read again only when a library changes); nil reads
+// them every time.
+func missingKernels(p *Proc, devices []gpu.Device, kernels *fatbin.Cache) string {
+	if kernels == nil {
+		kernels = &fatbin.Cache{}
+	}
 	for _, path := range p.LibPaths {
 		// libc10_cuda carries a few kernels of its own; libtorch_cuda's
 		// are torch's.
@@ -32,7 +33,7 @@ func missingKernels(p *Proc, devices []gpu.Device) string {
 		if kind&kernelLibs == 0 || strings.HasPrefix(strings.TrimPrefix(strings.ToLower(filepath.Base(path)), "lib"), "c10") {
 			continue
 		}
-		k, err := KernelsReader(path)
+		k, err := kernels.ReadFile(path)
 		if err != nil {
 			continue
 		}

@@ -31,7 +31,7 @@ func TestLlamaServerWithoutKernels(t *testing.T) {
 		{"NVIDIA GeForce RTX 3060", "8.6", cudaIdleBase},
 	} {
 		g := gpu.State{Driver: "580.65.06", CUDADriver: "13.0", Devices: []gpu.Device{{Name: tc.gpu, ComputeCapability: tc.cc}}}
-		r := rowOf(t, Classify(ps, g, nil, DefaultBusyRule, nil, time.Now(), nil), server.cmd.Process.Pid)
+		r := rowOf(t, Classify(ps, g, nil, nil, DefaultBusyRule, nil, time.Now(), nil), server.cmd.Process.Pid)
 		if r.Verdict != VerdictCUDAIdle || !strings.Contains(r.Reason, tc.says) {
 			t.Errorf("on a %s: %s %q, want one saying %q", tc.gpu, r.Verdict, r.Reason, tc.says)
 		}

@@ -74,7 +74,7 @@ func TestFixtureProcTree(t *testing.T) {
 		t.Errorf("proc = %+v", q)
 	}
 	// Listed with what is known: its verdict says nothing it cannot know.
-	r := rowOf(t, Classify(ps, a100With(), nil, DefaultBusyRule, nil, time.Now(), nil), 7000)
+	r := rowOf(t, Classify(ps, a100With(), nil, nil, DefaultBusyRule, nil, time.Now(), nil), 7000)
 	if r.Verdict != VerdictCUDAIdle {
 		t.Errorf("llama.cpp with CUDA, no memory = %s", r.Verdict)
 	}

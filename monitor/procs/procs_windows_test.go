@@ -64,7 +64,7 @@ func TestUnreadableProcessIsListed(t *testing.T) {
 			if (p.User != "") != tt.user {
 				t.Errorf("user = %q with the limited query %v", p.User, tt.user)
 			}
-			r := rowOf(t, Classify(ps, a100With(), nil, DefaultBusyRule, nil, time.Now(), nil), int(pid))
+			r := rowOf(t, Classify(ps, a100With(), nil, nil, DefaultBusyRule, nil, time.Now(), nil), int(pid))
 			if r.Verdict != VerdictOther || !strings.Contains(r.Reason, "cannot be read") {
 				t.Errorf("verdict %s: %s", r.Verdict, r.Reason)
 			}

@@ -37,7 +37,7 @@ func TestVerdictsOfRealProcesses(t *testing.T) {
 	ps := scanTwice(t, NewSource(Options{}))
 	g := a100With(gpu.Process{PID: onGPU.cmd.Process.Pid, Type: "compute", UsedMemoryBytes: mem(2 << 30)})
 	envs := map[string]*pyenv.Env{cudaEnv: {Path: cudaEnv, Packages: map[string]*pyenv.Package{"torch": {Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"}}}}
-	rows := Classify(ps, g, envs, DefaultBusyRule, nil, time.Now(), nil)
+	rows := Classify(ps, g, envs, nil, DefaultBusyRule, nil, time.Now(), nil)
 
 	r := rowOf(t, rows, onGPU.cmd.Process.Pid)
 	if r.Verdict != VerdictGPU || *r.GPUMemoryBytes != 2<<30 || r.Torch == nil || r.Torch.CUDA != "12.1" {
@@ -147,7 +147,7 @@ func TestCPUPercentOverTheInterval(t *testing.T) {
 	sleeper := startHelper(t, "sleep", cpuLibs)
 	s := NewSource(Options{})
 	ps := scanTwice(t, s)
-	rows := Classify(ps, a100With(), nil, DefaultBusyRule, nil, time.Now(), nil)
+	rows := Classify(ps, a100With(), nil, nil, DefaultBusyRule, nil, time.Now(), nil)
 	spin, sleep := rowOf(t, rows, spinner.cmd.Process.Pid), rowOf(t, rows, sleeper.cmd.Process.Pid)
 	// Shared, loaded cores: the spinner gets some share, the sleeper ~none.
 	// CPU time is counted in ticks, so a sleeper that woke a few times can
@@ -165,7 +165,7 @@ func TestCPUPercentOverTheInterval(t *testing.T) {
 	// the rule must then flag the one and not the other.
 	spinAvg, sleepAvg, ps, now := lifetimeAverages(t, s, spinner.cmd.Process.Pid, sleeper.cmd.Process.Pid)
 	rule := BusyRule{MinCPUPercent: (spinAvg + sleepAvg) / 2, Window: 100 * time.Millisecond}
-	rows = Classify(ps, a100With(), nil, rule, nil, now, nil)
+	rows = Classify(ps, a100With(), nil, nil, rule, nil, now, nil)
 	if r := rowOf(t, rows, spinner.cmd.Process.Pid); !r.JobOnCPU {
 		t.Errorf("one-shot: spinner at %.1f%% over its life not flagged at %.1f%%: %+v", spinAvg, rule.MinCPUPercent, r)
 	}
@@ -221,7 +221,7 @@ func TestExitedAndOutsideProcesses(t *testing.T) {
 			t.Error("an exited process is still listed")
 		}
 	}
-	rows := Classify(ps, a100With(gpu.Process{PID: 999999, UsedMemoryBytes: nil}), nil, DefaultBusyRule, nil, time.Now(), nil)
+	rows := Classify(ps, a100With(gpu.Process{PID: 999999, UsedMemoryBytes: nil}), nil, nil, DefaultBusyRule, nil, time.Now(), nil)
 	r := rowOf(t, rows, 999999)
 	if !r.OutsideContainer || r.Verdict != VerdictGPU || r.GPUMemoryBytes != nil {
 		t.Errorf("unmapped NVML PID = %+v", r)

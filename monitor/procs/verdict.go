@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -81,7 +82,7 @@ func (r Row) Job() bool { return r.Verdict == VerdictGPU && !r.Graphics }
 // when each process has been busy; without it, the lifetime average CPU
 // decides whether the window is already met. running (HostPIDs; nil
 // where this view cannot tell) says whether a PID the driver lists runs.
-func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRule, tracker *BusyTracker, now time.Time, running func(pid int) bool) []Row {
+func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, kernels *fatbin.Cache, rule BusyRule, tracker *BusyTracker, now time.Time, running func(pid int) bool) []Row {
 	onGPU := gpuUse(g)
 	byPID := make(map[int]*Proc, len(procs))
 	seenHost := make(map[int]bool, len(procs))
@@ -144,7 +145,7 @@ func Classify(procs []Proc, g gpu.State, envs map[string]*pyenv.Env, rule BusyRu
 			// NVML's PIDs cannot be mapped.
 			hiddenByEnv := r.Verdict == VerdictCUDAIdle && hiddenGPUs(p.CUDAVisibleDevices, g.Devices) != ""
 			if r.Verdict == VerdictCUDAIdle {
-				r.Reason = cudaIdleReason(p, g.Devices)
+				r.Reason = cudaIdleReason(p, g.Devices, kernels)
 			}
 			if r.Verdict == VerdictCUDAIdle && unmapped && !hiddenByEnv {
 				r.Verdict, r.Reason = VerdictOther, "a CUDA build is loaded; NVML lists GPU processes under PIDs not visible here (another PID namespace), so whether this one holds GPU memory cannot be told"
@@ -356,11 +357,11 @@ const cudaIdleBase = "a CUDA build is loaded, but the process holds no GPU memor
 // cudaIdleReason explains a CUDA build holding no GPU memory as precisely
 // as the process's environment allows: CUDA_VISIBLE_DEVICES hiding the
 // GPUs, else (when the environment was read and does not) the code.
-func cudaIdleReason(p *Proc, devices []gpu.Device) string {
+func cudaIdleReason(p *Proc, devices []gpu.Device, kernels *fatbin.Cache) string {
 	if why := hiddenGPUs(p.CUDAVisibleDevices, devices); why != "" {
 		return "a CUDA build is loaded, but " + why + ": it computes on the CPU"
 	}
-	if why := missingKernels(p, devices); why != "" {
+	if why := missingKernels(p, devices, kernels); why != "" {
 		return "a CUDA build is loaded, but " + why + ": it computes on the CPU"
 	}
 	for _, u := range p.Unreadable {

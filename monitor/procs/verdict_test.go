@@ -51,7 +51,7 @@ func TestClassifyVerdicts(t *testing.T) {
 		{Index: 0, Processes: []gpu.Process{{PID: 100, UsedMemoryBytes: mem(3 << 30), SMPercent: u32(40)}, {PID: 700, UsedMemoryBytes: mem(1 << 30)}}},
 		{Index: 1, Processes: []gpu.Process{{PID: 100, UsedMemoryBytes: mem(1 << 30), SMPercent: u32(90)}}},
 	}}
-	rows := Classify(procs, g, nil, DefaultBusyRule, nil, t0.Add(time.Minute), nil)
+	rows := Classify(procs, g, nil, nil, DefaultBusyRule, nil, t0.Add(time.Minute), nil)
 	tests := []struct {
 		pid    int
 		want   Verdict
@@ -94,7 +94,7 @@ func TestClassifyUnreadableMaps(t *testing.T) {
 	onGPU := proc(12, 1)
 	onGPU.Name, onGPU.Unreadable = "sshd", []string{"maps: permission denied"}
 	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0, Processes: []gpu.Process{{PID: 12, UsedMemoryBytes: mem(1 << 30)}}}}}
-	rows := Classify([]Proc{job, daemon, onGPU}, g, nil, DefaultBusyRule, nil, t0, nil)
+	rows := Classify([]Proc{job, daemon, onGPU}, g, nil, nil, DefaultBusyRule, nil, t0, nil)
 	if r := rowOf(t, rows, 10); r.Verdict != VerdictOther || !strings.Contains(r.Reason, "cannot be read") || len(r.Unreadable) != 2 {
 		t.Errorf("another user's python = %s %q %v", r.Verdict, r.Reason, r.Unreadable)
 	}
@@ -110,7 +110,7 @@ func TestClassifyAcrossPIDNamespaces(t *testing.T) {
 	procs := []Proc{proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so"), proc(11, 1, "libtorch_cpu.so")}
 	// NVML speaks of host PIDs; this proc mount shows none of them.
 	g := gpu.State{Driver: "550", Devices: []gpu.Device{{Index: 0, Processes: []gpu.Process{{PID: 84210, UsedMemoryBytes: nil}}}}}
-	rows := Classify(procs, g, nil, DefaultBusyRule, nil, t0, nil)
+	rows := Classify(procs, g, nil, nil, DefaultBusyRule, nil, t0, nil)
 	out := rowOf(t, rows, 84210)
 	if !out.OutsideContainer || out.Verdict != VerdictGPU || out.GPUMemoryBytes != nil {
 		t.Errorf("unmapped NVML PID = %+v", out)
@@ -159,7 +159,7 @@ func TestClassifyStalePID(t *testing.T) {
 		{"the host's view, a running PID not in the scan", []Proc{busy}, listed(66666), func(int) bool { return true }, VerdictGPU, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows := Classify(tc.procs, tc.g, nil, DefaultBusyRule, nil, t0.Add(time.Minute), tc.running)
+			rows := Classify(tc.procs, tc.g, nil, nil, DefaultBusyRule, nil, t0.Add(time.Minute), tc.running)
 			r := rowOf(t, rows, 66666)
 			if r.Verdict != tc.stale || r.Job() == (tc.stale == VerdictOrphaned) || r.OutsideContainer == (tc.stale == VerdictOrphaned) || r.Measured() {
 				t.Errorf("PID 66666: %s (job %v, outside %v, measured %v) %q, want %s", r.Verdict, r.Job(), r.OutsideContainer, r.Measured(), r.Reason, tc.stale)
@@ -216,7 +216,7 @@ func TestCUDAVisibleDevices(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so")
 			p.CUDAVisibleDevices = tt.cvd
-			r := rowOf(t, Classify([]Proc{p}, g, nil, DefaultBusyRule, nil, t0, nil), 10)
+			r := rowOf(t, Classify([]Proc{p}, g, nil, nil, DefaultBusyRule, nil, t0, nil), 10)
 			if r.Verdict != VerdictCUDAIdle {
 				t.Fatalf("verdict = %s, want cuda-idle", r.Verdict)
 			}
@@ -234,21 +234,21 @@ func TestCUDAVisibleDevices(t *testing.T) {
 	// An unreadable environment leaves CUDA_VISIBLE_DEVICES among the causes.
 	p := proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so")
 	p.Unreadable = []string{"environ: permission denied"}
-	if r := rowOf(t, Classify([]Proc{p}, g, nil, DefaultBusyRule, nil, t0, nil), 10); !strings.Contains(r.Reason, "CUDA_VISIBLE_DEVICES empty") {
+	if r := rowOf(t, Classify([]Proc{p}, g, nil, nil, DefaultBusyRule, nil, t0, nil), 10); !strings.Contains(r.Reason, "CUDA_VISIBLE_DEVICES empty") {
 		t.Errorf("environment unreadable: reason = %q", r.Reason)
 	}
 	// Hidden GPUs settle it even when NVML's PIDs cannot be mapped here.
 	p = proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so")
 	p.CUDAVisibleDevices = str("")
 	g.Devices[0].Processes = []gpu.Process{{PID: 84210}}
-	if r := rowOf(t, Classify([]Proc{p}, g, nil, DefaultBusyRule, nil, t0, nil), 10); r.Verdict != VerdictCUDAIdle {
+	if r := rowOf(t, Classify([]Proc{p}, g, nil, nil, DefaultBusyRule, nil, t0, nil), 10); r.Verdict != VerdictCUDAIdle {
 		t.Errorf("hidden GPUs across PID namespaces = %s %q, want cuda-idle", r.Verdict, r.Reason)
 	}
 }
 
 func TestClassifyWithoutGPU(t *testing.T) {
 	procs := []Proc{proc(10, 1, "libtorch_cpu.so", "libtorch_cuda.so"), proc(11, 1, "libtorch_cpu.so")}
-	for _, r := range Classify(procs, gpu.State{Source: "none"}, nil, DefaultBusyRule, nil, t0, nil) {
+	for _, r := range Classify(procs, gpu.State{Source: "none"}, nil, nil, DefaultBusyRule, nil, t0, nil) {
 		if r.Verdict != VerdictOther || r.JobOnCPU {
 			t.Errorf("no GPU: PID %d is %s", r.PID, r.Verdict)
 		}
@@ -276,7 +276,7 @@ func TestClassifyEnvBySymlink(t *testing.T) {
 	envs := map[string]*pyenv.Env{filepath.Join(link, "proj", ".venv"): {Packages: map[string]*pyenv.Package{pyenv.Torch: torch}}}
 	p := proc(10, 1, "libtorch_cpu.so")
 	p.EnvPath, p.EnvVia = real, viaLibraries
-	r := rowOf(t, Classify([]Proc{p}, gpu.State{Driver: "550"}, envs, DefaultBusyRule, nil, t0, nil), 10)
+	r := rowOf(t, Classify([]Proc{p}, gpu.State{Driver: "550"}, envs, nil, DefaultBusyRule, nil, t0, nil), 10)
 	if r.Torch != torch {
 		t.Errorf("torch of an env known by a symlinked path = %+v", r.Torch)
 	}
@@ -321,7 +321,7 @@ func TestBusyTracker(t *testing.T) {
 					p.StartTime = s.start
 				}
 				p.CPUPercent, p.CPUTimeSeconds = s.cpu, s.cpuTime
-				r := rowOf(t, Classify([]Proc{p}, gs, nil, rule, tracker, t0.Add(s.at), nil), 10)
+				r := rowOf(t, Classify([]Proc{p}, gs, nil, nil, rule, tracker, t0.Add(s.at), nil), 10)
 				if r.JobOnCPU != s.want {
 					t.Errorf("step %d (%s, %.0f%%): JobOnCPU = %v, busy for %s", i, s.at, s.cpu, r.JobOnCPU, r.BusyFor)
 				}
@@ -332,8 +332,8 @@ func TestBusyTracker(t *testing.T) {
 		tracker := NewBusyTracker()
 		p := proc(10, 1, "libtorch_cpu.so")
 		p.CPUPercent = 90
-		Classify([]Proc{p}, g, nil, rule, tracker, t0, nil)
-		Classify(nil, g, nil, rule, tracker, t0.Add(time.Second), nil)
+		Classify([]Proc{p}, g, nil, nil, rule, tracker, t0, nil)
+		Classify(nil, g, nil, nil, rule, tracker, t0.Add(time.Second), nil)
 		if len(tracker.since) != 0 {
 			t.Errorf("tracker still holds %v", tracker.since)
 		}
@@ -357,7 +357,7 @@ func TestOneShotBusy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := proc(10, 1, "libtorch_cpu.so")
 			p.CPUTimeSeconds = tt.cpuTime
-			r := rowOf(t, Classify([]Proc{p}, g, nil, rule, nil, t0.Add(tt.age), nil), 10)
+			r := rowOf(t, Classify([]Proc{p}, g, nil, nil, rule, nil, t0.Add(tt.age), nil), 10)
 			if r.JobOnCPU != tt.want {
 				t.Errorf("JobOnCPU = %v (busy for %s), want %v", r.JobOnCPU, r.BusyFor, tt.want)
 			}

@@ -1,8 +1,6 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
-
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -65,15 +63,15 @@ var apps = []App{
 
 // AppOf names the app whose environment env is ("ComfyUI portable",
 // "Stability Matrix (ComfyUI)"), or "" when it is no known app's.
-func AppOf(env string) string { return appOf(nil, env) }
+func AppOf(env string) string { return realReader.appOf(env) }
 
-// appOf is AppOf with its looks at the app's marks recorded in t.
-func appOf(t *fstrace.Trace, env string) string {
+// appOf is AppOf looking at the reader's disk.
+func (rd *Reader) appOf(env string) string {
 	env = strings.TrimRight(env, `/\`)
 	for _, a := range apps {
 		for _, pat := range a.Envs {
 			root, star, ok := matchTail(env, strings.Split(pat, "/"))
-			if !ok || !hasMark(t, root, a.Marks) {
+			if !ok || !rd.hasMark(root, a.Marks) {
 				continue
 			}
 			if star != "" {
@@ -113,9 +111,9 @@ func matchTail(path string, pattern []string) (root, star string, ok bool) {
 }
 
 // hasMark reports whether any of marks is in dir.
-func hasMark(t *fstrace.Trace, dir string, marks []string) bool {
+func (rd *Reader) hasMark(dir string, marks []string) bool {
 	for _, m := range marks {
-		if exists(t, filepath.Join(dir, filepath.FromSlash(m))) {
+		if rd.exists(filepath.Join(dir, filepath.FromSlash(m))) {
 			return true
 		}
 	}
@@ -155,7 +153,7 @@ func stabilityMatrixPlaces(w Where) []Place {
 	if from == "" {
 		from = file
 	}
-	data, err := readSmall(nil, file, smallFileLimit)
+	data, err := realReader.readSmall(file, smallFileLimit)
 	if err != nil {
 		return nil
 	}

@@ -26,9 +26,9 @@ func readBNB(sp *sitePackages) *Package {
 		return p
 	}
 	dir := sp.file(folder)
-	ix, err := listDir(sp.t, dir)
+	ix, err := sp.rd.listDir(dir)
 	if err != nil {
-		p.Problems = append(p.Problems, problemFor(sp.t, dir, "the bitsandbytes folder", err))
+		p.Problems = append(p.Problems, sp.rd.problemFor(dir, "the bitsandbytes folder", err))
 		return p
 	}
 	cpu := false

@@ -14,7 +14,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io"
 	"os"
 	"path/filepath"
@@ -66,18 +65,12 @@ func (l CUDALib) Archs() fatbin.Kernels {
 	return k
 }
 
-// KernelsReader reads a library's kernels: fatbin.Shared's, so that a
-// library is read again only when it changes. Tests replace it to count.
-var KernelsReader = fatbin.Shared.ReadFile
-
 // libOf reads one library as a CUDALib of pkg; ok is false when it is no
 // CUDA library (no fat binary, or not a library GPU Canary can read the
-// headers of). The library's stamp is recorded in t before its kernels
-// are asked for: what they are (read, or fatbin's cached fact) is the
-// file's content, which that stamp covers.
-func libOf(t *fstrace.Trace, pkg, file string) (CUDALib, bool) {
-	t.Stat(file)
-	k, err := KernelsReader(file)
+// headers of). Its kernels come from the reader's kernel cache, read
+// again only when the library changes.
+func (rd *Reader) libOf(pkg, file string) (CUDALib, bool) {
+	k, err := rd.kernels(file)
 	l := CUDALib{Package: pkg, File: file}
 	switch {
 	case errors.Is(err, fatbin.ErrMalformed):
@@ -154,7 +147,7 @@ func (in *inspector) readCUDALibs(sites []*sitePackages) {
 				if budget--; budget < 0 {
 					break
 				}
-				if l, ok := libOf(in.t, name, file); ok {
+				if l, ok := in.rd.libOf(name, file); ok {
 					libs = append(libs, l)
 				}
 			}
@@ -180,7 +173,7 @@ func (in *inspector) readCUDALibs(sites []*sitePackages) {
 // package), those in its import folder and the folders below it.
 func packageLibs(sp *sitePackages, name string, d distInfo) []string {
 	base := filepath.Dir(sp.distPath(d))
-	if rel, ok := recordLibs(sp.t, filepath.Join(sp.distPath(d), "RECORD")); ok {
+	if rel, ok := sp.rd.recordLibs(filepath.Join(sp.distPath(d), "RECORD")); ok {
 		out := make([]string, 0, len(rel))
 		for _, r := range rel {
 			out = append(out, filepath.Join(base, filepath.FromSlash(r)))
@@ -193,8 +186,8 @@ func packageLibs(sp *sitePackages, name string, d distInfo) []string {
 		return nil
 	}
 	// A link in the import folder's place is not walked (filepath.WalkDir's rule).
-	if fi, err := sp.t.LstatKind(root); err == nil && fi.IsDir() {
-		libsUnder(sp.t, root, 0, &out)
+	if fi, err := sp.rd.Lstat(root); err == nil && fi.IsDir() {
+		sp.rd.libsUnder(root, 0, &out)
 	}
 	return out
 }
@@ -202,13 +195,13 @@ func packageLibs(sp *sitePackages, name string, d distInfo) []string {
 // libsUnder adds to out the shared libraries in dir and in the folders
 // below it down to libDepth, in lexical order, each listing recorded in
 // t (a link to a folder is not followed, as filepath.WalkDir does not).
-func libsUnder(t *fstrace.Trace, dir string, depth int, out *[]string) {
-	ents, _ := t.ReadDir(dir) // what could be listed, as filepath.WalkDir goes on
+func (rd *Reader) libsUnder(dir string, depth int, out *[]string) {
+	ents, _ := rd.ReadDir(dir) // what could be listed, as filepath.WalkDir goes on
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
 		switch {
 		case e.IsDir() && depth < libDepth:
-			libsUnder(t, p, depth+1, out)
+			rd.libsUnder(p, depth+1, out)
 		case !e.IsDir() && isSharedLib(e.Name()):
 			*out = append(*out, p)
 		}
@@ -247,21 +240,21 @@ func recordPath(line []byte) string {
 // recordLibs are the shared-library paths a RECORD lists, as written
 // (relative to the site, slash-separated); ok is false when there is no
 // RECORD to read.
-func recordLibs(t *fstrace.Trace, path string) ([]string, bool) {
-	fi, err := t.Stat(path)
+func (rd *Reader) recordLibs(path string) ([]string, bool) {
+	fi, err := rd.Stat(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
 	st := filefacts.Of(fi)
-	if v, ok := filefacts.Shared.Get(recordLibsFact, path, st); ok {
+	if v, ok := rd.fact(recordLibsFact, path, st); ok {
 		if v == "" {
 			return nil, true
 		}
 		return strings.Split(v, "\x00"), true
 	}
-	libs, ok := readRecordLibs(t, path)
+	libs, ok := rd.readRecordLibs(path)
 	if ok {
-		filefacts.Shared.Put(recordLibsFact, path, st, strings.Join(libs, "\x00"))
+		rd.keep(recordLibsFact, path, st, strings.Join(libs, "\x00"))
 	}
 	return libs, ok
 }
@@ -311,8 +304,8 @@ func isSharedLibBytes(name []byte) bool {
 const smallRecord = 64 << 10
 
 // readRecordLibs reads a RECORD for recordLibs.
-func readRecordLibs(t *fstrace.Trace, path string) ([]string, bool) {
-	data, err := t.ReadFile(path, smallRecord)
+func (rd *Reader) readRecordLibs(path string) ([]string, bool) {
+	data, err := rd.ReadFile(path, smallRecord)
 	switch {
 	case err == nil:
 		var out []string
@@ -331,7 +324,7 @@ func readRecordLibs(t *fstrace.Trace, path string) ([]string, bool) {
 	case !errors.Is(err, safefs.ErrTooLarge):
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
-	f, err := t.Open(path)
+	f, err := rd.Open(path)
 	if err != nil {
 		return nil, !errors.Is(err, os.ErrNotExist)
 	}
@@ -339,7 +332,7 @@ func readRecordLibs(t *fstrace.Trace, path string) ([]string, bool) {
 	var out []string
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
-	br.Reset(io.LimitReader(watched(t, path, f), recordLimit))
+	br.Reset(io.LimitReader(f, recordLimit))
 	defer br.Reset(nil)
 	for {
 		line, err := br.ReadSlice('\n')

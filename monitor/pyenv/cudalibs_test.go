@@ -10,17 +10,16 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/fatbin"
 	"github.com/gpucanary/gpucanary/monitor/fatbin/fatbintest"
+	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
-// freshKernels gives the test a cache of its own, counting its reads.
-func freshKernels(t *testing.T) *fatbin.Cache {
+// freshReader is a reader of the real disk with stores of its own: a
+// kernel cache counting its reads, and file facts in memory.
+func freshReader() (*pyenv.Reader, *fatbin.Cache) {
 	c := &fatbin.Cache{}
-	old := pyenv.KernelsReader
-	pyenv.KernelsReader = c.ReadFile
-	t.Cleanup(func() { pyenv.KernelsReader = old })
-	return c
+	return &pyenv.Reader{Kernels: c, Facts: &filefacts.Store{}}, c
 }
 
 // TestCUDALibs finds the real libggml-cuda.so, ggml-cuda.dll and a
@@ -67,7 +66,7 @@ func TestCUDALibs(t *testing.T) {
 			[]string{"torch: libtorch_cuda.so", "torch: libc10_cuda.so", "llama-cpp-python: libggml-cuda.so", "my-ext: _C,x.so", "old-ext: libold.so.1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cache := freshKernels(t)
+			rd, cache := freshReader()
 			root := filepath.Join(t.TempDir(), "venv")
 			if err := pyenvtest.Write(root, tc.spec); err != nil {
 				t.Fatal(err)
@@ -80,7 +79,7 @@ func TestCUDALibs(t *testing.T) {
 			if tc.extra != nil {
 				tc.extra(t, pyenvtest.SitePackages(root, tc.spec))
 			}
-			env, err := pyenv.Inspect(root)
+			env, err := rd.Inspect(root, pyenv.InspectOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +106,7 @@ func TestCUDALibs(t *testing.T) {
 			}
 			// Read again: every library from the cache.
 			reads := cache.Reads()
-			if _, err := pyenv.Inspect(root); err != nil {
+			if _, err := rd.Inspect(root, pyenv.InspectOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if cache.Reads() != reads {
@@ -120,7 +119,7 @@ func TestCUDALibs(t *testing.T) {
 // TestCUDALibBroken: a CUDA library whose fat binary is cut short is
 // listed with why it could not be read, not dropped nor guessed.
 func TestCUDALibBroken(t *testing.T) {
-	freshKernels(t)
+	rd, _ := freshReader()
 	spec := pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}}
 	root := filepath.Join(t.TempDir(), "venv")
 	if err := pyenvtest.Write(root, spec); err != nil {
@@ -145,7 +144,7 @@ func TestCUDALibBroken(t *testing.T) {
 	}
 	f.WriteAt([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f}, at+8)
 	f.Close()
-	env, err := pyenv.Inspect(root)
+	env, err := rd.Inspect(root, pyenv.InspectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +160,7 @@ func TestCUDALibsReadBudget(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc/self/io is Linux's")
 	}
-	freshKernels(t)
+	rd, _ := freshReader()
 	spec := pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.16", Backends: []string{"cuda"}}}
 	root := filepath.Join(t.TempDir(), "venv")
 	if err := pyenvtest.Write(root, spec); err != nil {
@@ -171,7 +170,7 @@ func TestCUDALibsReadBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := rchar(t)
-	env, err := pyenv.Inspect(root)
+	env, err := rd.Inspect(root, pyenv.InspectOptions{})
 	read := rchar(t) - before
 	if err != nil || len(env.CUDALibs) != 1 {
 		t.Fatalf("%v %+v", err, env)

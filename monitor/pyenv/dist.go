@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io/fs"
 	"os"
 	"strings"
@@ -51,11 +50,11 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 		metaName = "PKG-INFO"
 	}
 	metaPath := dir + string(os.PathSeparator) + metaName
-	m, err := readMetadataFile(sp.t, metaPath)
+	m, err := sp.rd.readMetadataFile(metaPath)
 	// What the folder is, asked only when its METADATA could not be read
 	// (a FIFO or a file where the folder belongs fails that read too).
 	if err != nil {
-		if kind := fileKind(sp.t, dir); kind != "" && kind != "a folder" {
+		if kind := sp.rd.fileKind(dir); kind != "" && kind != "a folder" {
 			p.Problems = append(p.Problems, Problem{Kind: ProblemUnreadable, Path: dir,
 				Message: dir + " is " + kind + ", not a folder: GPU Canary did not read it"})
 			return
@@ -72,20 +71,20 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 		p.Problems = append(p.Problems, Problem{Kind: ProblemMalformed, Path: metaPath,
 			Message: metaName + " has no Version header"})
 	case err != nil:
-		p.Problems = append(p.Problems, problemFor(sp.t, metaPath, metaName, err))
+		p.Problems = append(p.Problems, sp.rd.problemFor(metaPath, metaName, err))
 	default:
 		p.DistVersion, p.requires = m.Version, m.RequiresDist
 		p.Evidence = append(p.Evidence, Evidence{File: metaPath, Says: "Version: " + m.Version})
 	}
 	instPath := dir + string(os.PathSeparator) + "INSTALLER"
-	if data, err := readSiteFile(sp.t, instPath, 4<<10); err == nil {
+	if data, err := sp.rd.readSiteFile(instPath, 4<<10); err == nil {
 		p.Installer = strings.TrimSpace(string(data))
 		p.Evidence = append(p.Evidence, Evidence{File: instPath, Says: fmt.Sprintf("INSTALLER %q", string(data))})
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		p.Problems = append(p.Problems, problemFor(sp.t, instPath, "INSTALLER", err))
+		p.Problems = append(p.Problems, sp.rd.problemFor(instPath, "INSTALLER", err))
 	}
 	urlPath := dir + string(os.PathSeparator) + "direct_url.json"
-	if data, err := readSmall(sp.t, urlPath, smallFileLimit); err == nil {
+	if data, err := sp.rd.readSmall(urlPath, smallFileLimit); err == nil {
 		var du struct {
 			URL     string `json:"url"`
 			DirInfo struct {
@@ -105,17 +104,17 @@ func readDist(p *Package, sp *sitePackages, d distInfo) {
 
 // readVersionPy reads a package's version.py, recording each field it says
 // as evidence. A missing or unreadable file is a problem on p.
-func readVersionPy(t *fstrace.Trace, p *Package, path, pkg string) *VersionPy {
-	data, err := readSiteFile(t, path, smallFileLimit)
+func (rd *Reader) readVersionPy(p *Package, path, pkg string) *VersionPy {
+	data, err := rd.readSiteFile(path, smallFileLimit)
 	if err != nil {
 		// Missing, not a link that leads nowhere: asked only when the
 		// read failed.
-		if _, lerr := t.LstatKind(path); errors.Is(lerr, fs.ErrNotExist) {
+		if _, lerr := rd.Lstat(path); errors.Is(lerr, fs.ErrNotExist) {
 			p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: path,
 				Message: pkg + "/version.py is missing: files of the package were deleted; reinstall " + pkg})
 			return nil
 		}
-		pr := problemFor(t, path, pkg+"/version.py", err)
+		pr := rd.problemFor(path, pkg+"/version.py", err)
 		if errors.Is(err, safefs.ErrNotRegular) {
 			// Checked with Python 3.11 and pip 23: import fails with
 			// "No module named 'torch.version'", and pip install

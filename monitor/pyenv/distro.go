@@ -1,8 +1,6 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
-
 	"path/filepath"
 	"strings"
 )
@@ -15,13 +13,13 @@ import (
 // it, and must not: apt owns those files. A copy that `sudo pip install`
 // put in /usr/local/lib/pythonX.Y/dist-packages is pip's, not the
 // distribution's.
-func DistroManaged(env *Env) string { return DistroManagedTraced(env, nil) }
+func DistroManaged(env *Env) string { return realReader.DistroManaged(env) }
 
-// DistroManagedTraced is DistroManaged with its look at the disk
-// (EXTERNALLY-MANAGED) recorded in tr (monitor/fstrace).
-func DistroManagedTraced(env *Env, tr *fstrace.Trace) string {
+// DistroManaged is the package's DistroManaged looking at r's disk
+// (EXTERNALLY-MANAGED).
+func (r *Reader) DistroManaged(env *Env) string {
 	t := env.Torch()
-	if t == nil || t.Site == "" || env.Layout == LayoutWindows || !ExternallyManagedTraced(env, tr) {
+	if t == nil || t.Site == "" || env.Layout == LayoutWindows || !r.ExternallyManaged(env) {
 		return ""
 	}
 	if t.Installer != "" && t.Installer != InstallerUnknown {

@@ -3,7 +3,6 @@ package pyenv
 import (
 	"bufio"
 	"bytes"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,11 +66,11 @@ func embeddedListing(names []string) (embeddedDist, bool) {
 }
 
 // isEmbedded reports whether dir is an embedded Python distribution.
-func isEmbedded(t *fstrace.Trace, dir string) bool {
-	if !regularFile(t, filepath.Join(dir, "python.exe")) {
+func (rd *Reader) isEmbedded(dir string) bool {
+	if !rd.regularFile(filepath.Join(dir, "python.exe")) {
 		return false // most folders asked: one stat, not a listing
 	}
-	ix, err := listDir(t, dir)
+	ix, err := rd.listDir(dir)
 	if err != nil {
 		return false
 	}
@@ -154,7 +153,7 @@ func (in *inspector) embedded(o InspectOptions) bool {
 	if sp, ok := in.top.isDir(root, "Lib"); ok {
 		site = filepath.Join(root, sp, "site-packages")
 	}
-	if isDir(in.t, site) {
+	if in.rd.isDir(site) {
 		env.SitePackages = site
 	}
 	if d.pth == "" {
@@ -164,9 +163,9 @@ func (in *inspector) embedded(o InspectOptions) bool {
 		return true
 	}
 	pthPath := filepath.Join(root, d.pth)
-	data, err := readSmall(in.t, pthPath, smallFileLimit)
+	data, err := in.rd.readSmall(pthPath, smallFileLimit)
 	if err != nil {
-		env.Problems = append(env.Problems, problemFor(in.t, pthPath, d.pth, err))
+		env.Problems = append(env.Problems, in.rd.problemFor(pthPath, d.pth, err))
 		in.ownSites = []string{site}
 		return true
 	}
@@ -196,14 +195,14 @@ func (in *inspector) embeddedSites() []Site {
 	}
 	var sites []Site
 	for _, p := range f.paths {
-		if fi, err := in.t.StatKind(p.path); err != nil || !fi.IsDir() {
+		if fi, err := in.rd.Stat(p.path); err != nil || !fi.IsDir() {
 			continue
 		}
-		if slices.ContainsFunc(sites, func(s Site) bool { return sameDir(in.t, s.Path, p.path) }) ||
-			slices.ContainsFunc(in.ownSites, func(s string) bool { return sameDir(in.t, s, p.path) }) {
+		if slices.ContainsFunc(sites, func(s Site) bool { return in.rd.sameDir(s.Path, p.path) }) ||
+			slices.ContainsFunc(in.ownSites, func(s string) bool { return in.rd.sameDir(s, p.path) }) {
 			continue
 		}
-		if sameDir(in.t, p.path, in.env.SitePackages) {
+		if in.rd.sameDir(p.path, in.env.SitePackages) {
 			// Lib\site-packages named by the file itself: still the
 			// environment's own, where its pip installs
 			sites = append(sites, Site{Path: p.path, From: SiteOwn})
@@ -213,7 +212,7 @@ func (in *inspector) embeddedSites() []Site {
 	}
 	var own []Site
 	for _, s := range in.ownSites {
-		if isDir(in.t, s) {
+		if in.rd.isDir(s) {
 			own = append(own, Site{Path: s, From: SiteOwn})
 		}
 	}
@@ -227,8 +226,8 @@ func (in *inspector) embeddedSites() []Site {
 // that ship one run their Python (ComfyUI portable's run_nvidia_gpu.bat:
 // python_embeded\python.exe -s ComfyUI\main.py): -s keeps a user site
 // out even without a ._pth file, the flags by r.Form.
-// With no pip of its own, pip's rule (the host's pip with --python)
-// answers.
+// With no pip of its own (as the read saw site-packages), pip's rule
+// (the host's pip with --python) gives the command.
 func embeddedReinstall(r ReinstallRequest) Reinstall {
 	if !hasPip(r.Env) {
 		return Reinstall{Reason: "this embedded Python has no pip of its own"}

@@ -193,7 +193,21 @@ type Env struct {
 	// Python than the packages': how to make the venv again
 	// (Recreate); not part of the JSON.
 	recreate *venvRecreate
+	// pip says whether site-packages holds pip (hasPip), as the read saw
+	// it: the advice's command runs `python -m pip` only where there is
+	// one. Not part of the JSON.
+	pip pipState
 }
+
+// pipState is whether an environment's site-packages holds pip: not
+// known (an Env not read from disk), or as its read saw it.
+type pipState uint8
+
+const (
+	pipUnknown pipState = iota
+	pipPresent
+	pipAbsent
+)
 
 // Site is one folder on an environment's import path.
 type Site struct {

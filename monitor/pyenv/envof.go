@@ -27,7 +27,7 @@ func IsEnv(dir string) bool {
 			return true
 		}
 	}
-	return windowsStdlib(nil, dir) || len(stdlibVersions(nil, dir)) > 0 || isUserBase(nil, dir, InspectOptions{}) || isEmbedded(nil, dir)
+	return realReader.windowsStdlib(dir) || len(realReader.stdlibVersions(dir)) > 0 || realReader.isUserBase(dir, InspectOptions{}) || realReader.isEmbedded(dir)
 }
 
 // PrefixListing recognizes an interpreter's installation at path from
@@ -51,7 +51,7 @@ func PrefixListing(path string, ents []os.DirEntry, o InspectOptions) bool {
 	if !hasLib || walk.Find(ents, "bin") == nil && walk.Find(ents, "include") == nil && walk.Find(ents, "python.exe") == nil {
 		return false
 	}
-	return windowsStdlib(nil, path) || len(stdlibVersions(nil, path)) > 0 || isUserBase(nil, path, o)
+	return realReader.windowsStdlib(path) || len(realReader.stdlibVersions(path)) > 0 || realReader.isUserBase(path, o)
 }
 
 // InterpreterHome is where an interpreter's environment is, from its

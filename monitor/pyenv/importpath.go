@@ -21,7 +21,7 @@ func (in *inspector) sites(ip *sitepath.Path[Site]) []Site {
 	var out []Site
 	for _, s := range ip.Entries {
 		k := in.siteKey(s.Path)
-		if s.From == "" || seen[k] || s.From == SitePth && !isDir(in.t, s.Path) {
+		if s.From == "" || seen[k] || s.From == SitePth && !in.rd.isDir(s.Path) {
 			continue
 		}
 		seen[k] = true

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
-
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -20,7 +18,7 @@ var ErrNotEnv = errors.New("not a python environment: no pyvenv.cfg, conda-meta 
 
 // inspector holds one Inspect call's readings.
 type inspector struct {
-	t        *fstrace.Trace // every look at the disk goes through it (nil: none recorded)
+	rd       *Reader // every look at the disk goes to its Disk
 	env      *Env
 	top      *dirIndex
 	cfg      map[string]string
@@ -42,14 +40,18 @@ func Inspect(root string) (*Env, error) { return InspectWith(root, InspectOption
 
 // InspectWith is Inspect with the user whose user site Python would add
 // named by o.
-func InspectWith(root string, o InspectOptions) (*Env, error) {
-	o = o.withDefaults()
+func InspectWith(root string, o InspectOptions) (*Env, error) { return realReader.Inspect(root, o) }
+
+// Inspect is the package's Inspect on r's disk, keeping what it learns
+// of files in r's stores; a nil Reader is the real disk, nothing kept.
+func (r *Reader) Inspect(root string, o InspectOptions) (*Env, error) {
+	rd := r.ready()
+	o = o.withDefaults(rd)
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("inspect python environment %s: %w", root, err)
 	}
-	t := o.Trace
-	top, err := listDir(t, abs)
+	top, err := rd.listDir(abs)
 	if err != nil {
 		return nil, fmt.Errorf("inspect python environment %s: %w", abs, err)
 	}
@@ -64,7 +66,7 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 		}
 	}
 	in := &inspector{
-		t:   o.Trace,
+		rd:  rd,
 		env: &Env{Path: abs, Layout: LayoutPOSIX, Installer: InstallerUnknown, Packages: map[string]*Package{}},
 		top: top,
 	}
@@ -87,7 +89,8 @@ func InspectWith(root string, o InspectOptions) (*Env, error) {
 	in.readSites()
 	in.checkRuntime()
 	in.installer()
-	in.env.App = appOf(t, abs)
+	in.env.App = rd.appOf(abs)
+	in.env.pip = in.pipState()
 	return in.env, nil
 }
 
@@ -96,11 +99,11 @@ func (in *inspector) evidence(file, says string) {
 }
 
 func (in *inspector) readCfg(path string) {
-	data, err := readSmall(in.t, path, smallFileLimit)
+	data, err := in.rd.readSmall(path, smallFileLimit)
 	if err != nil {
-		pr := problemFor(in.t, path, "pyvenv.cfg", err)
+		pr := in.rd.problemFor(path, "pyvenv.cfg", err)
 		if errors.Is(err, safefs.ErrNotRegular) {
-			pr.Message += cfgNotRegular(fileKind(in.t, path), in.env.Path)
+			pr.Message += cfgNotRegular(in.rd.fileKind(path), in.env.Path)
 		}
 		in.env.Problems = append(in.env.Problems, pr)
 		return
@@ -129,9 +132,9 @@ func cfgNotRegular(kind, env string) string {
 }
 
 func (in *inspector) readConda(dir string) {
-	ix, err := listDir(in.t, dir)
+	ix, err := in.rd.listDir(dir)
 	if err != nil {
-		in.env.Problems = append(in.env.Problems, problemFor(in.t, dir, "conda-meta", err))
+		in.env.Problems = append(in.env.Problems, in.rd.problemFor(dir, "conda-meta", err))
 		return
 	}
 	cm := readCondaMeta(dir, ix)
@@ -148,9 +151,9 @@ func (in *inspector) findSitePackages() {
 			continue
 		}
 		libPath := filepath.Join(root, lib)
-		libIx, err := listDir(in.t, libPath)
+		libIx, err := in.rd.listDir(libPath)
 		if err != nil {
-			in.env.Problems = append(in.env.Problems, problemFor(in.t, libPath, lib, err))
+			in.env.Problems = append(in.env.Problems, in.rd.problemFor(libPath, lib, err))
 			continue
 		}
 		if sp, ok := libIx.isDir(libPath, "site-packages"); ok {
@@ -195,13 +198,13 @@ func (in *inspector) siteNotFolder() (string, string) {
 			continue
 		}
 		libPath := filepath.Join(root, lib)
-		if kind := fileKind(in.t, libPath); kind != "a folder" {
+		if kind := in.rd.fileKind(libPath); kind != "a folder" {
 			if kind != "" {
 				return libPath, kind
 			}
 			continue
 		}
-		libIx, err := listDir(in.t, libPath)
+		libIx, err := in.rd.listDir(libPath)
 		if err != nil {
 			continue
 		}
@@ -212,7 +215,7 @@ func (in *inspector) siteNotFolder() (string, string) {
 			}
 		}
 		for _, c := range cands {
-			if kind := fileKind(in.t, filepath.Join(libPath, c)); kind != "" && kind != "a folder" {
+			if kind := in.rd.fileKind(filepath.Join(libPath, c)); kind != "" && kind != "a folder" {
 				return filepath.Join(libPath, c), kind
 			}
 		}
@@ -243,7 +246,7 @@ func (in *inspector) posixSitePackages(libPath string, libIx *dirIndex) (string,
 	})
 	for i := len(dirs) - 1; i >= 0; i-- {
 		sp := filepath.Join(libPath, dirs[i], "site-packages")
-		if fi, err := in.t.StatKind(sp); err == nil && fi.IsDir() {
+		if fi, err := in.rd.Stat(sp); err == nil && fi.IsDir() {
 			return sp, dirs[i]
 		}
 	}

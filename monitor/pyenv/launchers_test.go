@@ -47,16 +47,18 @@ func TestWindowsLaunchers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "env")
 			tw := &pyenvtest.Torch{DistVersion: "2.5.1+cpu", Installer: "pip\n"}
-			must(t, pyenvtest.Write(root, pyenvtest.Spec{Torch: tw}))
-			env, err := pyenv.Inspect(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pip := filepath.Join(env.SitePackages, "pip")
+			spec := pyenvtest.Spec{Torch: tw}
+			must(t, pyenvtest.Write(root, spec))
+			// pip is looked for by the read: in place before it
+			pip := filepath.Join(pyenvtest.SitePackages(root, spec), "pip")
 			if tt.pip {
 				must(t, os.MkdirAll(pip, 0o755))
 			} else {
 				must(t, os.RemoveAll(pip))
+			}
+			env, err := pyenv.Inspect(root)
+			if err != nil {
+				t.Fatal(err)
 			}
 			py := `C:\Users\me\proj\.venv\Scripts\python.exe`
 			got := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{

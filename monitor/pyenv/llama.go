@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,8 +54,8 @@ func readLlama(sp *sitePackages) *Package {
 	}
 	pkgDir := sp.file(folder)
 	backends := map[string]bool{}
-	if libDir, ok := dirIfExists(sp.t, pkgDir, "lib"); ok {
-		if ix, err := listDir(sp.t, libDir); err == nil {
+	if libDir, ok := sp.rd.dirIfExists(pkgDir, "lib"); ok {
+		if ix, err := sp.rd.listDir(libDir); err == nil {
 			for _, e := range ix.entries {
 				if b := ggmlBackend(e.Name()); b != "" {
 					backends[b] = true
@@ -65,14 +64,14 @@ func readLlama(sp *sitePackages) *Package {
 				}
 			}
 		} else {
-			p.Problems = append(p.Problems, problemFor(sp.t, libDir, "llama_cpp/lib", err))
+			p.Problems = append(p.Problems, sp.rd.problemFor(libDir, "llama_cpp/lib", err))
 		}
 		if len(backends) == 0 {
-			scanLlamaLibs(sp.t, p, libDir, backends)
+			sp.rd.scanLlamaLibs(p, libDir, backends)
 		}
 	}
 	if len(backends) == 0 {
-		scanLlamaLibs(sp.t, p, pkgDir, backends)
+		sp.rd.scanLlamaLibs(p, pkgDir, backends)
 	}
 	if len(backends) == 0 {
 		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: pkgDir,
@@ -129,13 +128,13 @@ func ggmlBackend(name string) string {
 
 // scanLlamaLibs searches the single-library layouts for linked GPU
 // libraries; a library that is there always gives the CPU backend.
-func scanLlamaLibs(t *fstrace.Trace, p *Package, dir string, backends map[string]bool) {
+func (rd *Reader) scanLlamaLibs(p *Package, dir string, backends map[string]bool) {
 	for _, n := range []string{"libggml.so", "libllama.so", "ggml.dll", "llama.dll", "libggml.dylib", "libllama.dylib"} {
 		path := filepath.Join(dir, n)
-		found, err := scanFile(t, path)
+		found, err := rd.scanFile(path)
 		if err != nil {
 			if !os.IsNotExist(err) {
-				p.Problems = append(p.Problems, problemFor(t, path, n, err))
+				p.Problems = append(p.Problems, rd.problemFor(path, n, err))
 			}
 			continue
 		}
@@ -150,8 +149,8 @@ func scanLlamaLibs(t *fstrace.Trace, p *Package, dir string, backends map[string
 
 // scanFile returns the backends whose link marks occur in the first
 // llamaScanLimit bytes of path.
-func scanFile(t *fstrace.Trace, path string) ([]string, error) {
-	f, err := t.Open(path)
+func (rd *Reader) scanFile(path string) ([]string, error) {
+	f, err := rd.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +162,7 @@ func scanFile(t *fstrace.Trace, path string) ([]string, error) {
 	}
 	buf := make([]byte, chunk+overlap)
 	var found []string
-	r := io.LimitReader(watched(t, path, f), llamaScanLimit)
+	r := io.LimitReader(f, llamaScanLimit)
 	keep := 0
 	for {
 		n, err := io.ReadFull(r, buf[keep:])
@@ -183,8 +182,8 @@ func scanFile(t *fstrace.Trace, path string) ([]string, error) {
 }
 
 // dirIfExists returns parent/name when it is a directory.
-func dirIfExists(t *fstrace.Trace, parent, name string) (string, bool) {
+func (rd *Reader) dirIfExists(parent, name string) (string, bool) {
 	p := filepath.Join(parent, name)
-	fi, err := t.StatKind(p)
+	fi, err := rd.Stat(p)
 	return p, err == nil && fi.IsDir()
 }

@@ -1,8 +1,6 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
-
 	"path/filepath"
 	"strings"
 
@@ -60,7 +58,7 @@ func readTOML(path string, v any) bool {
 	if path == "" {
 		return false
 	}
-	data, err := readSmall(nil, path, smallFileLimit)
+	data, err := realReader.readSmall(path, smallFileLimit)
 	if err != nil {
 		return false
 	}
@@ -223,7 +221,7 @@ func pipxPlaces(w Where) []Place {
 	}
 	homes := platformToolDirs(w).pipxHomes
 	for _, h := range homes {
-		if h != "" && isDir(nil, h) {
+		if h != "" && realReader.isDir(h) {
 			return []Place{{Path: filepath.Join(h, "venvs"), Holds: HoldsEnvs, From: named("pipx", h)}}
 		}
 	}
@@ -297,7 +295,7 @@ func userSitePlaces(w Where) []Place {
 	o := InspectOptions{Home: w.Home, Getenv: w.Getenv}
 	var out []Place
 	for _, l := range []Layout{LayoutPOSIX, LayoutWindows} {
-		if b := o.userBase(l); b != "" && isDir(nil, b) && (l == LayoutPOSIX && len(userSiteVersions(nil, b)) > 0 || l == LayoutWindows && windowsUserSiteVersion(nil, b) != "") {
+		if b := o.userBase(l); b != "" && realReader.isDir(b) && (l == LayoutPOSIX && len(realReader.userSiteVersions(b)) > 0 || l == LayoutWindows && realReader.windowsUserSiteVersion(b) != "") {
 			from := "the user base"
 			if w.env("PYTHONUSERBASE") != "" {
 				from = "$PYTHONUSERBASE"
@@ -347,7 +345,7 @@ func condaPlaces(w Where) []Place {
 		if rc == "" {
 			continue
 		}
-		data, err := readSmall(nil, rc, smallFileLimit)
+		data, err := realReader.readSmall(rc, smallFileLimit)
 		if err != nil {
 			continue
 		}
@@ -386,8 +384,8 @@ func condaPlaces(w Where) []Place {
 	return out
 }
 
-// exists reports whether path names anything, its look recorded in t.
-func exists(t *fstrace.Trace, path string) bool {
-	_, err := t.LstatKind(path)
+// exists reports whether path names anything on the reader's disk.
+func (rd *Reader) exists(path string) bool {
+	_, err := rd.Lstat(path)
 	return err == nil
 }

@@ -15,7 +15,7 @@ func (in *inspector) readSites() {
 	for _, s := range env.Sites {
 		sp, err := in.indexSite(s)
 		if err != nil {
-			env.Problems = append(env.Problems, problemFor(in.t, s.Path, "site-packages", err))
+			env.Problems = append(env.Problems, in.rd.problemFor(s.Path, "site-packages", err))
 			continue
 		}
 		sites = append(sites, sp)

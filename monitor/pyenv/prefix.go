@@ -1,7 +1,6 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,27 +20,27 @@ func (in *inspector) prefix(o InspectOptions) bool {
 	switch {
 	case in.embedded(o):
 		return true
-	case windowsStdlib(in.t, root):
+	case in.rd.windowsStdlib(root):
 		env.Kind, env.Layout = KindPrefix, LayoutWindows
 		env.Python = windowsPython(in.top)
 		in.evidence(filepath.Join(root, "Lib", "os.py"), "the standard library of a Windows interpreter's own installation")
 		in.ownSites = sitepath.PrefixSites(root, true, env.Python)
-	case len(stdlibVersions(in.t, root)) > 0:
-		vs := stdlibVersions(in.t, root)
-		env.Kind, env.Python = KindPrefix, prefixPython(in.t, root, vs)
+	case len(in.rd.stdlibVersions(root)) > 0:
+		vs := in.rd.stdlibVersions(root)
+		env.Kind, env.Python = KindPrefix, in.rd.prefixPython(root, vs)
 		in.evidence(filepath.Join(root, "lib", "python"+env.Python, "os.py"),
 			"the standard library of Python "+env.Python+": an interpreter's own installation")
 		in.ownSites = sitepath.PrefixSites(root, false, env.Python)
-	case isUserBase(in.t, root, o) && windowsUserSiteVersion(in.t, root) == "":
-		vs := userSiteVersions(in.t, root)
+	case in.rd.isUserBase(root, o) && in.rd.windowsUserSiteVersion(root) == "":
+		vs := in.rd.userSiteVersions(root)
 		if len(vs) == 0 {
 			return false
 		}
 		env.Kind, env.Python = KindPrefix, vs[0]
 		in.ownSites = []string{filepath.Join(root, "lib", "python"+env.Python, "site-packages")}
 		in.evidence(in.ownSites[0], "the user site (pip install --user) of Python "+env.Python)
-	case isUserBase(in.t, root, o):
-		py := windowsUserSiteVersion(in.t, root)
+	case in.rd.isUserBase(root, o):
+		py := in.rd.windowsUserSiteVersion(root)
 		if py == "" {
 			return false
 		}
@@ -52,7 +51,7 @@ func (in *inspector) prefix(o InspectOptions) bool {
 		return false
 	}
 	for _, s := range in.ownSites {
-		if isDir(in.t, s) {
+		if in.rd.isDir(s) {
 			env.SitePackages = s
 			break
 		}
@@ -76,15 +75,15 @@ func windowsPython(top *dirIndex) string {
 
 // userSiteVersions lists the X.Y of a POSIX user base's user sites
 // (lib/pythonX.Y/site-packages), highest first.
-func userSiteVersions(t *fstrace.Trace, base string) []string {
-	ents, err := t.ReadDir(filepath.Join(base, "lib"))
+func (rd *Reader) userSiteVersions(base string) []string {
+	ents, err := rd.ReadDir(filepath.Join(base, "lib"))
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range ents {
 		v := strings.TrimPrefix(e.Name(), "python")
-		if v != e.Name() && majorMinor(v) == v && isDir(t, filepath.Join(base, "lib", e.Name(), "site-packages")) {
+		if v != e.Name() && majorMinor(v) == v && rd.isDir(filepath.Join(base, "lib", e.Name(), "site-packages")) {
 			out = append(out, v)
 		}
 	}
@@ -95,15 +94,15 @@ func userSiteVersions(t *fstrace.Trace, base string) []string {
 
 // windowsUserSiteVersion reads X.Y from a Windows user base's
 // PythonXY\site-packages, the highest.
-func windowsUserSiteVersion(t *fstrace.Trace, base string) string {
-	ents, err := t.ReadDir(base)
+func (rd *Reader) windowsUserSiteVersion(base string) string {
+	ents, err := rd.ReadDir(base)
 	if err != nil {
 		return ""
 	}
 	best := ""
 	for _, e := range ents {
 		d, ok := strings.CutPrefix(e.Name(), "Python")
-		if !ok || len(d) < 2 || !isDigits(d) || !isDir(t, filepath.Join(base, e.Name(), "site-packages")) {
+		if !ok || len(d) < 2 || !isDigits(d) || !rd.isDir(filepath.Join(base, e.Name(), "site-packages")) {
 			continue
 		}
 		if v := d[:1] + "." + d[1:]; best == "" || compareVersions(v, best) > 0 {
@@ -114,15 +113,15 @@ func windowsUserSiteVersion(t *fstrace.Trace, base string) string {
 }
 
 // sameDir reports whether a and b name the same folder.
-func sameDir(t *fstrace.Trace, a, b string) bool {
+func (rd *Reader) sameDir(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
-	fa, errA := t.StatKind(a)
-	fb, errB := t.StatKind(b)
+	fa, errA := rd.Stat(a)
+	fb, errB := rd.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
@@ -130,12 +129,12 @@ func sameDir(t *fstrace.Trace, a, b string) bool {
 // one o names (PYTHONUSERBASE, ~/.local, %APPDATA%\Python), or any folder
 // named .local (POSIX) or Python (Windows) laid out as one, so a user base
 // read for another user or from a search with its own home is one too.
-func isUserBase(t *fstrace.Trace, dir string, o InspectOptions) bool {
+func (rd *Reader) isUserBase(dir string, o InspectOptions) bool {
 	if dir == "" {
 		return false
 	}
-	posix := len(userSiteVersions(t, dir)) > 0
-	windows := windowsUserSiteVersion(t, dir) != ""
+	posix := len(rd.userSiteVersions(dir)) > 0
+	windows := rd.windowsUserSiteVersion(dir) != ""
 	if !posix && !windows {
 		return false
 	}
@@ -144,7 +143,7 @@ func isUserBase(t *fstrace.Trace, dir string, o InspectOptions) bool {
 		return true
 	}
 	if o.Getenv == nil && o.Home == "" {
-		o = o.withDefaults()
+		o = o.withDefaults(rd)
 	}
-	return sameDir(t, dir, o.userBase(LayoutPOSIX)) || sameDir(t, dir, o.userBase(LayoutWindows))
+	return rd.sameDir(dir, o.userBase(LayoutPOSIX)) || rd.sameDir(dir, o.userBase(LayoutWindows))
 }

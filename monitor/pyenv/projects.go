@@ -29,7 +29,7 @@ type pyproject struct {
 
 func readPyproject(dir string) (pyproject, bool) {
 	var p pyproject
-	data, err := readSmall(nil, filepath.Join(dir, "pyproject.toml"), smallFileLimit)
+	data, err := realReader.readSmall(filepath.Join(dir, "pyproject.toml"), smallFileLimit)
 	if err != nil {
 		return p, false
 	}
@@ -57,7 +57,7 @@ func realDir(dir string) string {
 
 // found is a project's environment at path, or its absence.
 func found(path, rule, create string) Resolution {
-	if isDir(nil, path) && IsEnv(path) {
+	if realReader.isDir(path) && IsEnv(path) {
 		return Resolution{Env: path, Rule: rule}
 	}
 	return Resolution{Rule: rule, Create: create}
@@ -69,10 +69,10 @@ func found(path, rule, create string) Resolution {
 func uvProject(dir string, w Where) (Resolution, bool) {
 	p, hasPyproject := readPyproject(dir)
 	uvVenv := false
-	if data, err := readSmall(nil, filepath.Join(dir, ".venv", "pyvenv.cfg"), smallFileLimit); err == nil {
+	if data, err := realReader.readSmall(filepath.Join(dir, ".venv", "pyvenv.cfg"), smallFileLimit); err == nil {
 		uvVenv = ParsePyvenvCfg(data)["uv"] != ""
 	}
-	if !exists(nil, filepath.Join(dir, "uv.lock")) && p.tool("uv") == nil && !(hasPyproject && uvVenv) {
+	if !realReader.exists(filepath.Join(dir, "uv.lock")) && p.tool("uv") == nil && !(hasPyproject && uvVenv) {
 		return Resolution{}, false
 	}
 	if v := w.env("UV_PROJECT_ENVIRONMENT"); v != "" {
@@ -94,7 +94,7 @@ func uvProject(dir string, w Where) (Resolution, bool) {
 func poetryProject(dir string, w Where) (Resolution, bool) {
 	p, _ := readPyproject(dir)
 	tp := p.tool("poetry")
-	if !exists(nil, filepath.Join(dir, "poetry.lock")) && tp == nil && !strings.HasPrefix(p.BuildSystem.Backend, "poetry.") {
+	if !realReader.exists(filepath.Join(dir, "poetry.lock")) && tp == nil && !strings.HasPrefix(p.BuildSystem.Backend, "poetry.") {
 		return Resolution{}, false
 	}
 	var local poetryConfig // the project's poetry.toml overrides the user's config
@@ -117,7 +117,7 @@ func poetryProject(dir string, w Where) (Resolution, bool) {
 		inProject = &b
 	}
 	dotVenv := filepath.Join(dir, ".venv")
-	if inProject != nil && *inProject || inProject == nil && isDir(nil, dotVenv) {
+	if inProject != nil && *inProject || inProject == nil && realReader.isDir(dotVenv) {
 		return found(dotVenv, "Poetry project, in-project .venv", "poetry install"), true
 	}
 	venvs, _ := poetryVirtualenvs(w)
@@ -234,20 +234,20 @@ func PipenvEnvName(dir string) string {
 // path, or a name in WORKON_HOME); else WORKON_HOME/
 // PIPENV_CUSTOM_VENV_NAME or the hashed name.
 func pipenvProject(dir string, w Where) (Resolution, bool) {
-	if !exists(nil, filepath.Join(dir, "Pipfile")) {
+	if !realReader.exists(filepath.Join(dir, "Pipfile")) {
 		return Resolution{}, false
 	}
 	const create = "pipenv install"
 	dotVenv := filepath.Join(dir, ".venv")
 	inProject := strings.ToLower(w.env("PIPENV_VENV_IN_PROJECT"))
-	if isDir(nil, dotVenv) && inProject != "0" && inProject != "false" || inProject == "1" || inProject == "true" {
+	if realReader.isDir(dotVenv) && inProject != "0" && inProject != "false" || inProject == "1" || inProject == "true" {
 		return found(dotVenv, "pipenv project, in-project .venv", create), true
 	}
 	workon := ""
 	if places := pipenvPlaces(w); len(places) > 0 {
 		workon = places[0].Path
 	}
-	if data, err := readSmall(nil, dotVenv, smallFileLimit); err == nil {
+	if data, err := realReader.readSmall(dotVenv, smallFileLimit); err == nil {
 		if name := strings.TrimSpace(string(data)); name != "" {
 			if strings.ContainsAny(name, `/\`) {
 				return found(filepath.Join(dir, name), "pipenv project, .venv file", create), true
@@ -273,18 +273,18 @@ func pipenvProject(dir string, w Where) (Resolution, bool) {
 func pdmProject(dir string, w Where) (Resolution, bool) {
 	p, _ := readPyproject(dir)
 	pin := filepath.Join(dir, ".pdm-python")
-	if !exists(nil, filepath.Join(dir, "pdm.lock")) && !exists(nil, pin) && p.tool("pdm") == nil {
+	if !realReader.exists(filepath.Join(dir, "pdm.lock")) && !realReader.exists(pin) && p.tool("pdm") == nil {
 		return Resolution{}, false
 	}
 	const create = "pdm install"
-	if data, err := readSmall(nil, pin, smallFileLimit); err == nil {
+	if data, err := realReader.readSmall(pin, smallFileLimit); err == nil {
 		if exe := strings.TrimSpace(string(data)); exe != "" {
 			if env, ok := EnvOfInterpreter(exe); ok {
 				return Resolution{Env: env, Rule: "PDM project, .pdm-python"}, true
 			}
 		}
 	}
-	if dotVenv := filepath.Join(dir, ".venv"); isDir(nil, dotVenv) {
+	if dotVenv := filepath.Join(dir, ".venv"); realReader.isDir(dotVenv) {
 		return found(dotVenv, "PDM project, in-project .venv", create), true
 	}
 	for _, pl := range pdmPlaces(w) {
@@ -360,7 +360,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 	}
 	file := ""
 	for _, f := range []string{"environment.yml", "environment.yaml"} {
-		if data, err := readSmall(nil, filepath.Join(dir, f), smallFileLimit); err == nil && yaml.Unmarshal(data, &spec) == nil {
+		if data, err := realReader.readSmall(filepath.Join(dir, f), smallFileLimit); err == nil && yaml.Unmarshal(data, &spec) == nil {
 			file = f
 			break
 		}
@@ -386,7 +386,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 		case pl.Holds == HoldsEnv && spec.Name == "base":
 			path = pl.Path
 		}
-		if path != "" && isDir(nil, path) && IsEnv(path) {
+		if path != "" && realReader.isDir(path) && IsEnv(path) {
 			return Resolution{Env: path, Rule: "conda " + file + ", name: " + spec.Name}, true
 		}
 	}
@@ -396,7 +396,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 // pyenvProject: a .python-version naming one of pyenv's versions or
 // pyenv-virtualenv's envs (`pyenv local NAME` writes it).
 func pyenvProject(dir string, w Where) (Resolution, bool) {
-	data, err := readSmall(nil, filepath.Join(dir, ".python-version"), smallFileLimit)
+	data, err := realReader.readSmall(filepath.Join(dir, ".python-version"), smallFileLimit)
 	if err != nil {
 		return Resolution{}, false
 	}
@@ -424,12 +424,12 @@ func VenvNames() []string { return slices.Clone(venvNames) }
 // Python project with none yet.
 func venvProject(dir string, _ Where) (Resolution, bool) {
 	for _, n := range venvNames {
-		if p := filepath.Join(dir, n); isDir(nil, p) && IsEnv(p) {
+		if p := filepath.Join(dir, n); realReader.isDir(p) && IsEnv(p) {
 			return Resolution{Env: p, Rule: "a venv in the project"}, true
 		}
 	}
 	for _, f := range []string{"pyproject.toml", "requirements.txt", "setup.py", "setup.cfg"} {
-		if exists(nil, filepath.Join(dir, f)) {
+		if realReader.exists(filepath.Join(dir, f)) {
 			return Resolution{Rule: "a Python project (" + f + ") with no venv", Create: "python3 -m venv .venv"}, true
 		}
 	}

@@ -99,7 +99,7 @@ func (w *pthWalk) site(c Site, again bool) {
 			continue
 		}
 		k := in.siteKey(l.Path)
-		if w.known[k] || !isDir(w.in.t, l.Path) {
+		if w.known[k] || !w.in.rd.isDir(l.Path) {
 			continue // Python skips a path that does not exist, silently
 		}
 		if w.added == sitepath.MaxFolders {
@@ -138,14 +138,14 @@ func (in *inspector) readPthFiles(site string) []sitepath.Line {
 			break
 		}
 		read++
-		lines, truncated, err := sitepath.ReadPth(in.t, file)
+		lines, truncated, err := sitepath.ReadPth(in.rd, file)
 		if truncated {
 			in.evidence(file, fmt.Sprintf("only its first %d lines (at most %d KiB) were read", sitepath.MaxLines, sitepath.MaxBytes>>10))
 		}
 		switch {
 		case errors.Is(err, safefs.ErrNotRegular):
-			if kind := fileKind(in.t, file); kind != "a folder" { // Python skips a folder quietly
-				pr := problemFor(in.t, file, name, err)
+			if kind := in.rd.fileKind(file); kind != "a folder" { // Python skips a folder quietly
+				pr := in.rd.problemFor(file, name, err)
 				pr.Message += pthBlocks(kind) + "; delete it"
 				in.env.Problems = append(in.env.Problems, pr)
 			}
@@ -184,13 +184,13 @@ func (in *inspector) pthCode(l sitepath.Line, ip *sitepath.Path[Site]) []Site {
 		return nil
 	}
 	file := filepath.Join(filepath.Dir(l.File), mod+".py")
-	data, err := readSmall(in.t, file, smallFileLimit)
+	data, err := in.rd.readSmall(file, smallFileLimit)
 	if err == nil {
 		var pairs [][2]string
 		if pairs, err = sitepath.FinderMapping(data); err == nil {
 			var out []Site
 			for _, kv := range pairs {
-				if slices.Contains(readImportNames, kv[0]) && filepath.IsAbs(kv[1]) && isDir(in.t, kv[1]) {
+				if slices.Contains(readImportNames, kv[0]) && filepath.IsAbs(kv[1]) && in.rd.isDir(kv[1]) {
 					out = append(out, Site{Path: filepath.Clean(kv[1]), From: SiteEditable, Pth: l.File, Line: l.N, Package: kv[0]})
 				}
 			}
@@ -198,7 +198,7 @@ func (in *inspector) pthCode(l sitepath.Line, ip *sitepath.Path[Site]) []Site {
 		}
 	}
 	if errors.Is(err, safefs.ErrNotRegular) {
-		in.env.Problems = append(in.env.Problems, problemFor(in.t, file, "the editable finder "+mod+".py", err))
+		in.env.Problems = append(in.env.Problems, in.rd.problemFor(file, "the editable finder "+mod+".py", err))
 	}
 	in.unread = append(in.unread, l)
 	in.evidence(file, fmt.Sprintf("the editable finder %s that line %d of %s installs was not read: %v", mod, l.N, filepath.Base(l.File), err))

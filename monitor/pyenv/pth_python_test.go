@@ -3,7 +3,6 @@ package pyenv_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,7 +113,7 @@ func pythonImportPath(t *testing.T, venv, home, dir string) ([]string, string) {
 	got := run("-c", "import sys, json, importlib.util as u; s = u.find_spec('torch'); print(json.dumps([sys.path, s.origin if s else '']))")
 	var folders []string
 	for _, p := range got[0].([]any) {
-		if p := p.(string); !slices.Contains(stdlib, p) && !slices.Contains(folders, p) && isDir(nil, p) { // GPU Canary reads folders; Python lists a file too
+		if p := p.(string); !slices.Contains(stdlib, p) && !slices.Contains(folders, p) && isDir(p) { // GPU Canary reads folders; Python lists a file too
 			folders = append(folders, p)
 		}
 	}
@@ -133,7 +132,7 @@ func checkOrigin(t *testing.T, env *pyenv.Env, origin string) {
 	}
 }
 
-func isDir(t *fstrace.Trace, p string) bool {
+func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }

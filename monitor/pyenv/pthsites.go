@@ -16,12 +16,34 @@ func (in *inspector) list(dir string) (*dirIndex, error) {
 	if l, ok := in.listed[dir]; ok {
 		return l.ix, l.err
 	}
-	ix, err := listDir(in.t, dir)
+	ix, err := in.rd.listDir(dir)
 	if in.listed == nil {
 		in.listed = map[string]listing{}
 	}
 	in.listed[dir] = listing{ix, err}
 	return ix, err
+}
+
+// pipState is whether the environment's site-packages holds pip, from
+// its listing when the read listed it.
+func (in *inspector) pipState() pipState {
+	site := in.env.SitePackages
+	if site == "" {
+		return pipAbsent
+	}
+	ok := false
+	if l, listed := in.listed[site]; listed && l.ix != nil {
+		// pip's folder by its exact name, as import finds it on a
+		// file system that tells case
+		name, dir := l.ix.isDir(site, "pip")
+		ok = dir && name == "pip"
+	} else {
+		ok = in.rd.isDir(filepath.Join(site, "pip"))
+	}
+	if ok {
+		return pipPresent
+	}
+	return pipAbsent
 }
 
 type listing struct {
@@ -42,12 +64,12 @@ func (in *inspector) indexSite(s Site) (*sitePackages, error) {
 		eggDist(sp)
 		return sp, nil
 	}
-	fi, err := in.t.StatKind(s.Path)
+	fi, err := in.rd.Stat(s.Path)
 	if err != nil {
 		return nil, err
 	}
 	e := fs.FileInfoToDirEntry(fi)
-	ix := &dirIndex{t: in.t, entries: []os.DirEntry{e}, byLower: map[string]os.DirEntry{strings.ToLower(s.Package): e}}
+	ix := &dirIndex{rd: in.rd, entries: []os.DirEntry{e}, byLower: map[string]os.DirEntry{strings.ToLower(s.Package): e}}
 	return indexSitePackages(filepath.Dir(s.Path), ix), nil
 }
 

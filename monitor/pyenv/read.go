@@ -3,13 +3,11 @@ package pyenv
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
@@ -21,9 +19,9 @@ const smallFileLimit = 256 << 10
 // readSmall reads at most limit bytes of the regular file at path; a
 // longer file is an error, so a 50 MB file planted where a 100-byte one
 // belongs is never read whole, and a FIFO is refused before it can block.
-// The read goes through t (nil: not recorded), as every look below does.
-func readSmall(t *fstrace.Trace, path string, limit int64) ([]byte, error) {
-	return t.ReadFile(path, limit)
+// The read goes to the reader's disk, as every look below does.
+func (rd *Reader) readSmall(path string, limit int64) ([]byte, error) {
+	return rd.ReadFile(path, limit)
 }
 
 // readSiteFile is readSmall for a small file in a site-packages folder
@@ -32,20 +30,18 @@ func readSmall(t *fstrace.Trace, path string, limit int64) ([]byte, error) {
 // next read of the environment stats it instead of opening and reading
 // it. A file that cannot be stat'ed, is not a regular file or is larger
 // than siteFileFact is read as readSmall reads it, and says why not.
-// The stat is recorded in t: the fact is the file's content, which its
-// Follow stamp covers.
-func readSiteFile(t *fstrace.Trace, path string, limit int64) ([]byte, error) {
-	fi, err := t.Stat(path)
+func (rd *Reader) readSiteFile(path string, limit int64) ([]byte, error) {
+	fi, err := rd.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > min(limit, siteFileFact) {
-		return readSmall(t, path, limit)
+		return rd.readSmall(path, limit)
 	}
 	st := filefacts.Of(fi)
-	if v, ok := filefacts.Shared.Get(siteFileContent, path, st); ok {
+	if v, ok := rd.fact(siteFileContent, path, st); ok {
 		return []byte(v), nil
 	}
-	data, err := readSmall(t, path, limit)
+	data, err := rd.readSmall(path, limit)
 	if err == nil && int64(len(data)) == fi.Size() {
-		filefacts.Shared.Put(siteFileContent, path, st, string(data))
+		rd.keep(siteFileContent, path, st, string(data))
 	}
 	return data, err
 }
@@ -58,61 +54,35 @@ const (
 )
 
 // readMetadataFile parses the header of a METADATA or PKG-INFO file.
-func readMetadataFile(t *fstrace.Trace, path string) (pyspec.Metadata, error) {
-	f, err := t.Reader(path)
+func (rd *Reader) readMetadataFile(path string) (pyspec.Metadata, error) {
+	f, err := rd.Open(path)
 	if err != nil {
 		return pyspec.Metadata{}, err
 	}
 	defer f.Close()
-	m, err := pyspec.ParseMetadata(watched(t, path, f))
+	m, err := pyspec.ParseMetadata(f)
 	if err != nil {
 		return m, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return m, nil
 }
 
-// watched is r, a file opened through t, read with its failures other
-// than the end of the file marking t unsure: the trace stamps a file when
-// it is opened, and what an I/O error cut short may read whole next time
-// with the stamp unchanged.
-func watched(t *fstrace.Trace, path string, r io.Reader) io.Reader {
-	if t == nil {
-		return r
-	}
-	return &watchedReader{t: t, path: path, r: r}
-}
-
-type watchedReader struct {
-	t    *fstrace.Trace
-	path string
-	r    io.Reader
-}
-
-func (w *watchedReader) Read(p []byte) (int, error) {
-	n, err := w.r.Read(p)
-	if err != nil && err != io.EOF {
-		w.t.MarkUnsure("reading " + w.path + ": " + err.Error())
-	}
-	return n, err
-}
-
 // dirIndex is one directory listing, looked up case-insensitively: a
 // Windows environment read from Linux has "Lib" where POSIX has "lib", and
 // Windows itself does not care.
 type dirIndex struct {
-	t       *fstrace.Trace // the trace the listing was recorded in; isDir's looks go there too
+	rd      *Reader // the reader that listed it; isDir's looks go to its disk too
 	entries []os.DirEntry
 	byLower map[string]os.DirEntry
 }
 
-// listDir lists the folder at path, recorded in t (its Follow stamp: an
-// entry added, removed or renamed changes it).
-func listDir(t *fstrace.Trace, path string) (*dirIndex, error) {
-	ents, err := t.ReadDir(path)
+// listDir lists the folder at path on the reader's disk.
+func (rd *Reader) listDir(path string) (*dirIndex, error) {
+	ents, err := rd.ReadDir(path)
 	if err != nil {
 		return nil, err
 	}
-	ix := &dirIndex{t: t, entries: ents, byLower: make(map[string]os.DirEntry, len(ents))}
+	ix := &dirIndex{rd: rd, entries: ents, byLower: make(map[string]os.DirEntry, len(ents))}
 	for _, e := range ents {
 		l := strings.ToLower(e.Name())
 		if _, dup := ix.byLower[l]; !dup {
@@ -146,7 +116,7 @@ func (ix *dirIndex) isDir(parent, name string) (string, bool) {
 		return actual, true
 	}
 	if e.Type()&os.ModeSymlink != 0 {
-		fi, err := ix.t.StatKind(parent + string(os.PathSeparator) + actual)
+		fi, err := ix.rd.Stat(parent + string(os.PathSeparator) + actual)
 		return actual, err == nil && fi.IsDir()
 	}
 	return actual, false
@@ -155,13 +125,13 @@ func (ix *dirIndex) isDir(parent, name string) (string, bool) {
 // problemFor describes a failed read of path as a Problem. Something
 // other than what was expected there (a FIFO where a file or a folder
 // belongs) is named as what it is, never as missing.
-func problemFor(t *fstrace.Trace, path, what string, err error) Problem {
+func (rd *Reader) problemFor(path, what string, err error) Problem {
 	kind := ProblemUnreadable
 	if errors.Is(err, safefs.ErrTooLarge) {
 		kind = ProblemTruncated
 	}
 	msg := fmt.Sprintf("cannot read %s: %v", what, err)
-	if k := fileKind(t, path); k != "" && (errors.Is(err, safefs.ErrNotRegular) || k != "a folder") {
+	if k := rd.fileKind(path); k != "" && (errors.Is(err, safefs.ErrNotRegular) || k != "a folder") {
 		want := "a folder"
 		if errors.Is(err, safefs.ErrNotRegular) {
 			want = "a regular file"
@@ -174,8 +144,8 @@ func problemFor(t *fstrace.Trace, path, what string, err error) Problem {
 // fileKind names what is at path when it is not a regular file: "a
 // FIFO", "a socket", "a device", "a folder", "a special file"; "" for a
 // regular file or nothing at all. It follows links, as opening does.
-func fileKind(t *fstrace.Trace, path string) string {
-	fi, err := t.StatKind(path)
+func (rd *Reader) fileKind(path string) string {
+	fi, err := rd.Stat(path)
 	if err != nil {
 		return ""
 	}

@@ -1,7 +1,6 @@
 package pyenv
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -235,13 +234,17 @@ func dirOf(p string) string {
 	return ""
 }
 
-// hasPip reports whether the environment's site-packages holds pip.
+// hasPip reports whether the environment's site-packages holds pip, as
+// its read saw it; an Env not read from disk (made by hand, decoded) is
+// looked at on the real disk.
 func hasPip(env *Env) bool {
-	if env.SitePackages == "" {
+	switch {
+	case env.SitePackages == "":
 		return false
+	case env.pip != pipUnknown:
+		return env.pip == pipPresent
 	}
-	fi, err := os.Stat(filepath.Join(env.SitePackages, "pip"))
-	return err == nil && fi.IsDir()
+	return realReader.isDir(filepath.Join(env.SitePackages, "pip"))
 }
 
 // condaRefusal: conda's records would be wrong after pip replaced its

@@ -1,7 +1,6 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +21,7 @@ type distInfo struct {
 // sitePackages is one listing of site-packages, indexed once so every
 // package reader looks things up without touching the disk again.
 type sitePackages struct {
-	t     *fstrace.Trace // the read's trace (its listing's): every look inside the site goes through it
+	rd    *Reader // the reader that listed it: every look inside the site goes to its disk
 	path  string
 	ix    *dirIndex
 	dists map[string][]distInfo // by normalized distribution name
@@ -30,7 +29,7 @@ type sitePackages struct {
 }
 
 func indexSitePackages(path string, ix *dirIndex) *sitePackages {
-	sp := &sitePackages{t: ix.t, path: path, ix: ix, dists: make(map[string][]distInfo)}
+	sp := &sitePackages{rd: ix.rd, path: path, ix: ix, dists: make(map[string][]distInfo)}
 	for _, e := range ix.entries {
 		n := e.Name()
 		if strings.HasPrefix(n, "~") {

@@ -2,13 +2,11 @@ package pyenv
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
-
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/sitepath"
 )
 
@@ -17,20 +15,17 @@ import (
 // PYTHONUSERBASE (APPDATA on Windows). Zero values mean this process's.
 type InspectOptions struct {
 	Home   string              // "": os.UserHomeDir
-	Getenv func(string) string // nil: os.Getenv
-	// Trace, when set, records every look at the disk and every
-	// variable the read makes (monitor/fstrace), so that its answer can
-	// be kept while they hold (monitor/answers).
-	Trace *fstrace.Trace
+	Getenv func(string) string // nil: the reader's Disk's
 }
 
-func (o InspectOptions) withDefaults() InspectOptions {
+// withDefaults is o with the variables and home of rd's disk where o
+// names none.
+func (o InspectOptions) withDefaults(rd *Reader) InspectOptions {
 	if o.Getenv == nil {
-		o.Getenv = os.Getenv
+		o.Getenv = rd.Getenv
 	}
-	o.Getenv = o.Trace.Getenv(o.Getenv)
 	if o.Home == "" {
-		o.Home, _ = o.Trace.UserHomeDir() // HOME recorded: a read for another home is not kept
+		o.Home, _ = disk.UserHomeDir(rd)
 	}
 	return o
 }
@@ -51,13 +46,13 @@ func (o InspectOptions) userSite(layout Layout, py string) string {
 // holds (lib/pythonX.Y/os.py: the landmark CPython's getpath searches for
 // to find its prefix), highest first. A lib that is a link is another
 // prefix's.
-func stdlibVersions(t *fstrace.Trace, prefix string) []string {
+func (rd *Reader) stdlibVersions(prefix string) []string {
 	var out []string
 	for _, lib := range []string{"lib", "lib64"} {
-		if fi, err := t.LstatKind(filepath.Join(prefix, lib)); err != nil || !fi.IsDir() {
+		if fi, err := rd.Lstat(filepath.Join(prefix, lib)); err != nil || !fi.IsDir() {
 			continue // missing, or a link (usrmerge's /lib -> usr/lib: / is not a prefix)
 		}
-		ents, err := t.ReadDir(filepath.Join(prefix, lib))
+		ents, err := rd.ReadDir(filepath.Join(prefix, lib))
 		if err != nil {
 			continue
 		}
@@ -66,7 +61,7 @@ func stdlibVersions(t *fstrace.Trace, prefix string) []string {
 			if v == e.Name() || majorMinor(v) != v || slices.Contains(out, v) {
 				continue
 			}
-			if regularFile(t, filepath.Join(prefix, lib, e.Name(), "os.py")) {
+			if rd.regularFile(filepath.Join(prefix, lib, e.Name(), "os.py")) {
 				out = append(out, v)
 			}
 		}
@@ -104,34 +99,34 @@ func atoiOr(parts []string, i int) int {
 
 // windowsStdlib reports whether prefix is a Windows interpreter's
 // installation (Lib\os.py, as python.org's installer and conda lay it).
-func windowsStdlib(t *fstrace.Trace, prefix string) bool {
+func (rd *Reader) windowsStdlib(prefix string) bool {
 	for _, lib := range []string{"Lib", "lib"} {
-		if regularFile(t, filepath.Join(prefix, lib, "os.py")) {
+		if rd.regularFile(filepath.Join(prefix, lib, "os.py")) {
 			return true
 		}
 	}
 	return false
 }
 
-func regularFile(t *fstrace.Trace, path string) bool {
-	fi, err := t.StatKind(path)
+func (rd *Reader) regularFile(path string) bool {
+	fi, err := rd.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func isDir(t *fstrace.Trace, path string) bool {
-	fi, err := t.StatKind(path)
+func (rd *Reader) isDir(path string) bool {
+	fi, err := rd.Stat(path)
 	return err == nil && fi.IsDir()
 }
 
 // prefixPython picks the X.Y a POSIX prefix's python3 runs: the version
 // bin/python3 links to (Debian: python3 -> python3.11), else the highest
 // standard library present.
-func prefixPython(t *fstrace.Trace, prefix string, versions []string) string {
+func (rd *Reader) prefixPython(prefix string, versions []string) string {
 	if len(versions) == 0 {
 		return ""
 	}
 	for _, name := range []string{"python3", "python"} {
-		target, err := t.Readlink(filepath.Join(prefix, "bin", name))
+		target, err := rd.Readlink(filepath.Join(prefix, "bin", name))
 		if err != nil {
 			continue
 		}
@@ -146,7 +141,7 @@ func prefixPython(t *fstrace.Trace, prefix string, versions []string) string {
 // base-prefix (virtualenv writes it), else the folder above home
 // (home = /usr/bin, a pyenv version's bin) or home itself (Windows:
 // home = C:\Python311), whichever holds the standard library.
-func basePrefix(t *fstrace.Trace, cfg map[string]string, layout Layout) (string, string) {
+func (rd *Reader) basePrefix(cfg map[string]string, layout Layout) (string, string) {
 	var cands []string
 	says := ""
 	if bp := cfg["base-prefix"]; bp != "" {
@@ -162,7 +157,7 @@ func basePrefix(t *fstrace.Trace, cfg map[string]string, layout Layout) (string,
 		if !filepath.IsAbs(c) {
 			continue
 		}
-		if layout == LayoutWindows && windowsStdlib(t, c) || layout != LayoutWindows && len(stdlibVersions(t, c)) > 0 {
+		if layout == LayoutWindows && rd.windowsStdlib(c) || layout != LayoutWindows && len(rd.stdlibVersions(c)) > 0 {
 			return c, says
 		}
 	}
@@ -179,7 +174,7 @@ func (in *inspector) importSites(o InspectOptions) {
 	env := in.env
 	var sites []Site
 	add := func(path, from string) {
-		if path == "" || !isDir(in.t, path) || slices.ContainsFunc(sites, func(s Site) bool { return s.Path == path }) {
+		if path == "" || !in.rd.isDir(path) || slices.ContainsFunc(sites, func(s Site) bool { return s.Path == path }) {
 			return
 		}
 		sites = append(sites, Site{Path: path, From: from})
@@ -196,7 +191,7 @@ func (in *inspector) importSites(o InspectOptions) {
 		if v, ok := in.cfg["include-system-site-packages"]; ok && sitepath.CfgTrue(v) {
 			cfgPath := filepath.Join(env.Path, "pyvenv.cfg")
 			add(o.userSite(env.Layout, env.Python), SiteUser)
-			base, says := basePrefix(in.t, in.cfg, env.Layout)
+			base, says := in.rd.basePrefix(in.cfg, env.Layout)
 			if base == "" {
 				in.evidence(cfgPath, "include-system-site-packages = true, but the base interpreter ("+says+") was not found")
 				break

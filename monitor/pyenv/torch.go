@@ -3,7 +3,6 @@ package pyenv
 import (
 	"errors"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,16 +29,16 @@ var acceleratorLibMarks = []string{
 }
 
 // listTorchLib lists torch/lib once; torch/ itself is never walked.
-func listTorchLib(t *fstrace.Trace, p *Package, dir string) torchLibs {
+func (rd *Reader) listTorchLib(p *Package, dir string) torchLibs {
 	tl := torchLibs{dir: dir}
-	ix, err := listDir(t, dir)
+	ix, err := rd.listDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: dir,
 			Message: "torch/lib is missing: torch's native libraries were deleted; reinstall torch"})
 		return tl
 	case err != nil:
-		p.Problems = append(p.Problems, problemFor(t, dir, "torch/lib", err))
+		p.Problems = append(p.Problems, rd.problemFor(dir, "torch/lib", err))
 		return tl
 	}
 	tl.read, tl.entries = true, ix.entries
@@ -81,8 +80,8 @@ func readTorch(sp *sitePackages, conda *condaRecord, py string) *Package {
 	var libs torchLibs
 	vpPath := sp.file(folder, "version.py")
 	if hasFolder {
-		vp = readVersionPy(sp.t, p, vpPath, "torch")
-		libs = listTorchLib(sp.t, p, sp.file(folder, "lib"))
+		vp = sp.rd.readVersionPy(p, vpPath, "torch")
+		libs = sp.rd.listTorchLib(p, sp.file(folder, "lib"))
 		p.Libs = libs.accelerator
 	}
 	d := pickDist(p, sp, "torch", dists, vp)
@@ -121,7 +120,7 @@ func readTorch(sp *sitePackages, conda *condaRecord, py string) *Package {
 func torchNotFolder(sp *sitePackages) Problem {
 	if name, ok := sp.ix.get("torch"); ok {
 		path := sp.file(name)
-		if kind := fileKind(sp.t, path); kind != "" && kind != "a folder" {
+		if kind := sp.rd.fileKind(path); kind != "" && kind != "a folder" {
 			return Problem{Kind: ProblemUnreadable, Path: path,
 				Message: path + " is " + kind + ", not a folder: import torch fails (No module named 'torch'), and a reinstall fails on it too (Not a directory); delete it, then reinstall torch"}
 		}
@@ -235,7 +234,7 @@ func readCompanion(sp *sitePackages, key, folderName string) *Package {
 	p := &Package{Build: BuildUnknown}
 	var vp *VersionPy
 	if hasFolder {
-		vp = readVersionPy(sp.t, p, filepath.Join(sp.path, folder, "version.py"), folderName)
+		vp = sp.rd.readVersionPy(p, filepath.Join(sp.path, folder, "version.py"), folderName)
 	}
 	d := pickDist(p, sp, key, dists, vp)
 	if d != nil {

@@ -72,7 +72,7 @@ func coreProblem(p *Package, dir string, ix *dirIndex, record map[string]int64) 
 		have[strings.ToLower(name)] = true
 		path := filepath.Join(dir, name)
 		if e.Type()&fs.ModeSymlink != 0 {
-			end, missing, err := linkEnd(ix.t, path)
+			end, missing, err := ix.rd.linkEnd(path)
 			switch {
 			case errors.Is(err, errLinkLoop):
 				gone = append(gone, libFault{name, "a loop of links"})
@@ -80,7 +80,7 @@ func coreProblem(p *Package, dir string, ix *dirIndex, record map[string]int64) 
 			case missing != "":
 				gone = append(gone, libFault{name, "a link to " + missing + ", which does not exist"})
 			default:
-				if why := libFileFault(ix.t, end, -1); why != "" {
+				if why := ix.rd.libFileFault(end, -1); why != "" {
 					damaged = append(damaged, libFault{name, "a link to " + end + ", which is " + why})
 				}
 			}
@@ -90,7 +90,7 @@ func coreProblem(p *Package, dir string, ix *dirIndex, record map[string]int64) 
 		if !listed {
 			want = -1
 		}
-		if why := libFileFault(ix.t, path, want); why != "" {
+		if why := ix.rd.libFileFault(path, want); why != "" {
 			damaged = append(damaged, libFault{name, why})
 		}
 	}

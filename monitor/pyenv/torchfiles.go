@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -30,17 +29,17 @@ const recordLimit = 32 << 20
 // torch. py is the X.Y the environment runs ("" when not known).
 func checkTorchFiles(p *Package, sp *sitePackages, folder string, d *distInfo, vp *VersionPy, libs torchLibs, py string) {
 	dir := sp.file(folder)
-	initProblem(sp.t, p, filepath.Join(dir, "__init__.py"))
+	sp.rd.initProblem(p, filepath.Join(dir, "__init__.py"))
 	var record map[string]int64
 	if d != nil && p.Installer != InstallerConda {
 		// conda's own libraries are its package's, whatever a RECORD says
-		record = recordSizes(sp.t, filepath.Join(sp.distPath(*d), "RECORD"), "torch/lib/", "torch/_C")
+		record = sp.rd.recordSizes(filepath.Join(sp.distPath(*d), "RECORD"), "torch/lib/", "torch/_C")
 	}
-	libProblems(sp.t, p, libs, record)
+	sp.rd.libProblems(p, libs, record)
 	missingLibProblem(p, libs, record)
 	// torch/ is listed once, for its compiled core and the Python it is
 	// built for both.
-	ix, _ := listDir(sp.t, dir) // nil when it cannot be listed: neither judges then
+	ix, _ := sp.rd.listDir(dir) // nil when it cannot be listed: neither judges then
 	coreProblem(p, dir, ix, record)
 	if d == nil {
 		abiProblem(p, dir, ix, "", py)
@@ -56,18 +55,18 @@ func checkTorchFiles(p *Package, sp *sitePackages, folder string, d *distInfo, v
 
 // initProblem: without torch/__init__.py, Python 3 imports torch as an
 // empty namespace package (no error at import, none of torch after it).
-func initProblem(t *fstrace.Trace, p *Package, path string) {
-	fi, err := t.StatKind(path)
+func (rd *Reader) initProblem(p *Package, path string) {
+	fi, err := rd.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		what := "is missing"
-		if _, gone, lerr := linkEnd(t, path); lerr == nil && gone != path {
+		if _, gone, lerr := rd.linkEnd(path); lerr == nil && gone != path {
 			what = "is a link to " + gone + ", which does not exist"
 		}
 		p.Problems = append(p.Problems, Problem{Kind: ProblemHalfDeleted, Path: path,
 			Message: "torch/__init__.py " + what + ": Python imports torch as an empty namespace package, so torch.tensor, torch.cuda and the rest are not there (AttributeError: module 'torch' has no attribute …); the install was half deleted; reinstall torch"})
 	case err == nil && !fi.Mode().IsRegular():
-		p.Problems = append(p.Problems, problemFor(t, path, "torch/__init__.py", safefs.ErrNotRegular))
+		p.Problems = append(p.Problems, rd.problemFor(path, "torch/__init__.py", safefs.ErrNotRegular))
 	}
 }
 
@@ -79,7 +78,7 @@ type libFault struct{ name, why string }
 // half-deleted install; an empty library, one whose size is not the
 // one RECORD gives, or one that is not a regular file is a damaged one.
 // Either way the loader refuses it and import torch fails.
-func libProblems(t *fstrace.Trace, p *Package, libs torchLibs, record map[string]int64) {
+func (rd *Reader) libProblems(p *Package, libs torchLibs, record map[string]int64) {
 	var dangling, damaged []libFault
 	for _, e := range libs.entries {
 		name := e.Name()
@@ -88,7 +87,7 @@ func libProblems(t *fstrace.Trace, p *Package, libs torchLibs, record map[string
 		}
 		path := filepath.Join(libs.dir, name)
 		if e.Type()&fs.ModeSymlink != 0 {
-			end, gone, err := linkEnd(t, path)
+			end, gone, err := rd.linkEnd(path)
 			switch {
 			case errors.Is(err, errLinkLoop):
 				dangling = append(dangling, libFault{name, "a loop of links"})
@@ -99,7 +98,7 @@ func libProblems(t *fstrace.Trace, p *Package, libs torchLibs, record map[string
 				dangling = append(dangling, libFault{name, "a link to " + gone + ", which does not exist"})
 				continue
 			}
-			if why := libFileFault(t, end, -1); why != "" {
+			if why := rd.libFileFault(end, -1); why != "" {
 				damaged = append(damaged, libFault{name, "a link to " + end + ", which is " + why})
 			}
 			continue
@@ -108,7 +107,7 @@ func libProblems(t *fstrace.Trace, p *Package, libs torchLibs, record map[string
 		if !listed {
 			want = -1
 		}
-		if why := libFileFault(t, path, want); why != "" {
+		if why := rd.libFileFault(path, want); why != "" {
 			damaged = append(damaged, libFault{name, why})
 		}
 	}
@@ -126,13 +125,13 @@ func libProblems(t *fstrace.Trace, p *Package, libs torchLibs, record map[string
 
 // libFileFault says what is wrong with a library file (want: the size
 // RECORD gives, -1 for none), "" when nothing is.
-func libFileFault(t *fstrace.Trace, path string, want int64) string {
-	fi, err := t.Stat(path)
+func (rd *Reader) libFileFault(path string, want int64) string {
+	fi, err := rd.Stat(path)
 	switch {
 	case err != nil:
 		return ""
 	case !fi.Mode().IsRegular():
-		if k := fileKind(t, path); k != "" {
+		if k := rd.fileKind(path); k != "" {
 			return k + ", not a regular file"
 		}
 		return "not a regular file"
@@ -207,27 +206,28 @@ func pronounOf(n int) string {
 // longest of all (ten thousand lines), so what it gave is kept as a file
 // fact (filefacts), with the shared libraries it lists for recordLibs:
 // read once, it is only stat'ed after, until an install writes it anew.
-func recordSizes(t *fstrace.Trace, path string, prefixes ...string) map[string]int64 {
+func (rd *Reader) recordSizes(path string, prefixes ...string) map[string]int64 {
 	kind := recordSizesFact + strings.Join(prefixes, "\x00")
-	if fi, err := t.Stat(path); err == nil {
-		if v, ok := filefacts.Shared.Get(kind, path, filefacts.Of(fi)); ok {
-			return decodeSizes(v)
-		}
+	// The stamp is taken before the file is opened: a file replaced
+	// after it is one whose next stamp differs, so read again.
+	fi, err := rd.Stat(path)
+	if err != nil {
+		return nil
 	}
-	f, err := t.Open(path)
+	st := filefacts.Of(fi)
+	if v, ok := rd.fact(kind, path, st); ok {
+		return decodeSizes(v)
+	}
+	f, err := rd.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
 	out := map[string]int64{}
 	var libs []string
 	br := recordReaders.Get().(*bufio.Reader)
 	defer recordReaders.Put(br)
-	br.Reset(io.LimitReader(watched(t, path, f), recordLimit))
+	br.Reset(io.LimitReader(f, recordLimit))
 	defer br.Reset(nil)
 	pres := make([][]byte, len(prefixes))
 	for i, pre := range prefixes {
@@ -242,9 +242,8 @@ func recordSizes(t *fstrace.Trace, path string, prefixes ...string) map[string]i
 		return false
 	}
 	done := func() map[string]int64 {
-		st := filefacts.Of(fi)
-		filefacts.Shared.Put(recordLibsFact, path, st, strings.Join(libs, "\x00"))
-		filefacts.Shared.Put(kind, path, st, encodeSizes(out))
+		rd.keep(recordLibsFact, path, st, strings.Join(libs, "\x00"))
+		rd.keep(kind, path, st, encodeSizes(out))
 		return out
 	}
 	for {
@@ -338,7 +337,7 @@ func abiProblem(p *Package, dir string, ix *dirIndex, wheel, py string) {
 	if wheel == "" {
 		return
 	}
-	tags, built := wheelPythons(ix.t, wheel)
+	tags, built := ix.rd.wheelPythons(wheel)
 	if len(built) == 0 {
 		return
 	}
@@ -382,8 +381,8 @@ func cpVersion(digits string) string {
 // wheelPythons reads a WHEEL file's Tag lines and the CPython versions
 // they are built for; none when any tag is for every Python (py3,
 // abi3) or the file cannot be read.
-func wheelPythons(t *fstrace.Trace, path string) (tags, versions []string) {
-	data, err := readSiteFile(t, path, 64<<10)
+func (rd *Reader) wheelPythons(path string) (tags, versions []string) {
+	data, err := rd.readSiteFile(path, 64<<10)
 	if err != nil {
 		return nil, nil
 	}

@@ -1,7 +1,6 @@
 package pyenv
 
 import (
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"path/filepath"
 	"slices"
 )
@@ -29,11 +28,12 @@ func UninstallCommand(r ReinstallRequest, names []string) Reinstall {
 // its standard library, as Debian's /usr/lib/python3.11 has): pip then
 // refuses to install or uninstall anything without
 // --break-system-packages.
-func ExternallyManaged(env *Env) bool { return ExternallyManagedTraced(env, nil) }
+func ExternallyManaged(env *Env) bool { return realReader.ExternallyManaged(env) }
 
-// ExternallyManagedTraced is ExternallyManaged with its look recorded
-// in t (monitor/fstrace).
-func ExternallyManagedTraced(env *Env, t *fstrace.Trace) bool {
+// ExternallyManaged is the package's ExternallyManaged looking at r's
+// disk.
+func (r *Reader) ExternallyManaged(env *Env) bool {
+	rd := r.ready()
 	var lib string
 	switch {
 	case env.Layout == LayoutWindows:
@@ -43,6 +43,6 @@ func ExternallyManagedTraced(env *Env, t *fstrace.Trace) bool {
 	default:
 		return false
 	}
-	_, err := t.StatKind(filepath.Join(lib, "EXTERNALLY-MANAGED"))
+	_, err := rd.Stat(filepath.Join(lib, "EXTERNALLY-MANAGED"))
 	return err == nil
 }

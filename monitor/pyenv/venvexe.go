@@ -3,11 +3,12 @@ package pyenv
 import (
 	"errors"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 )
 
 // exeReading is what the disk says about the program a venv runs.
@@ -49,7 +50,7 @@ func (in *inspector) readInterpreter() {
 		r = in.posixExe()
 	}
 	if r.missing != "" {
-		in.env.recreate = &venvRecreate{kind: ProblemInterpreterMissing, why: r.missing, python: in.env.Python, remove: interpreterLinks(in.t, in.env)}
+		in.env.recreate = &venvRecreate{kind: ProblemInterpreterMissing, why: r.missing, python: in.env.Python, remove: in.rd.interpreterLinks(in.env)}
 		in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemInterpreterMissing, Path: r.path,
 			Message: r.missing + ": nothing in this environment can run, import torch included, and no command that runs its Python (pip) can repair it. " + recreateWords(in.env)})
 		return
@@ -84,7 +85,7 @@ func (in *inspector) posixExe() exeReading {
 	bin := filepath.Join(in.env.Path, "bin")
 	var r exeReading
 	for _, n := range []string{"python", "python3", "python.exe"} { // python.exe: MSYS2's venvs
-		_, err := in.t.LstatKind(filepath.Join(bin, n))
+		_, err := in.rd.Lstat(filepath.Join(bin, n))
 		if err == nil {
 			r.path = filepath.Join(bin, n)
 			break
@@ -98,7 +99,7 @@ func (in *inspector) posixExe() exeReading {
 		r.missing = r.path + " does not exist: the environment's interpreter was deleted"
 		return r
 	}
-	end, gone, err := linkEnd(in.t, r.path)
+	end, gone, err := in.rd.linkEnd(r.path)
 	switch {
 	case errors.Is(err, errLinkLoop):
 		r.missing = r.path + " is a loop of links that never reaches a program"
@@ -112,7 +113,7 @@ func (in *inspector) posixExe() exeReading {
 		r.file = r.path
 		if v := versionedName(filepath.Base(end)); v != "" {
 			r.python, r.says = v, fmt.Sprintf("%s leads to %s: Python %s", r.path, end, v)
-		} else if vs := stdlibVersions(in.t, filepath.Dir(filepath.Dir(end))); len(vs) == 1 {
+		} else if vs := in.rd.stdlibVersions(filepath.Dir(filepath.Dir(end))); len(vs) == 1 {
 			r.python, r.says = vs[0], fmt.Sprintf("%s leads to %s, whose installation holds the standard library of Python %s only", r.path, end, vs[0])
 		}
 		return r
@@ -123,7 +124,7 @@ func (in *inspector) posixExe() exeReading {
 	// executable pyvenv.cfg names).
 	cfgPy, cfgSays := pythonFromCfg(in.cfg)
 	home, exe := in.cfg["home"], in.cfg["executable"]
-	if absent(in.t, home) && (exe == "" || absent(in.t, exe)) {
+	if in.rd.absent(home) && (exe == "" || in.rd.absent(exe)) {
 		r.missing = fmt.Sprintf("%s is a copy of Python %s whose installation is gone (pyvenv.cfg's home, %s, does not exist): it finds no standard library and stops with \"No module named 'encodings'\"",
 			r.path, orUnknown(cfgPy), home)
 		return r
@@ -146,7 +147,7 @@ func (in *inspector) windowsExe() exeReading {
 		scripts = filepath.Join(in.env.Path, name)
 	}
 	r.path = filepath.Join(scripts, "python.exe")
-	if ix, err := listDir(in.t, scripts); err == nil {
+	if ix, err := in.rd.listDir(scripts); err == nil {
 		if name, ok := ix.get("python.exe"); ok {
 			r.path = filepath.Join(scripts, name)
 		} else {
@@ -161,7 +162,7 @@ func (in *inspector) windowsExe() exeReading {
 	if home == "" || !filepath.IsAbs(home) {
 		return r
 	}
-	ix, err := listDir(in.t, home)
+	ix, err := in.rd.listDir(home)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		r.missing = fmt.Sprintf("pyvenv.cfg's home, %s, does not exist: %s starts the python.exe installed there and stops with \"No Python at '%s'\"", home, r.path, filepath.Join(home, "python.exe"))
@@ -199,23 +200,23 @@ func (in *inspector) retarget(r exeReading) {
 	switch {
 	case was == "":
 		return
-	case was != r.python && !isDir(in.t, want):
+	case was != r.python && !in.rd.isDir(want):
 		in.mismatch(sp, was, r, fmt.Sprintf("The environment's packages are in %s, for Python %s, but its interpreter is Python %s (%s), which never searches there (it looks for %s, which does not exist): import torch fails with \"No module named 'torch'\", as does every package installed there",
 			sp, was, r.python, r.says, want))
 		return
 	case was != r.python:
 		env.SitePackages, in.ownSites = want, []string{want}
 	}
-	if isDir(in.t, filepath.Join(want, "torch")) {
+	if in.rd.isDir(filepath.Join(want, "torch")) {
 		return
 	}
-	ix, err := listDir(in.t, lib)
+	ix, err := in.rd.listDir(lib)
 	if err != nil {
 		return
 	}
 	for _, e := range ix.entries {
 		other := filepath.Join(lib, e.Name(), "site-packages")
-		if v := sitePython(other); v != "" && v != r.python && isDir(in.t, filepath.Join(other, "torch")) {
+		if v := sitePython(other); v != "" && v != r.python && in.rd.isDir(filepath.Join(other, "torch")) {
 			in.mismatch(other, v, r, fmt.Sprintf("torch is installed in %s, for Python %s, but the environment's interpreter is Python %s (%s), which searches %s instead: import torch fails there",
 				other, v, r.python, r.says, want))
 			return
@@ -233,7 +234,7 @@ func sitePython(site string) string {
 // how to make the venv again for that Python.
 func (in *inspector) mismatch(path, was string, r exeReading, msg string) {
 	why := fmt.Sprintf("it runs Python %s (%s), but the packages in %s are installed for Python %s", r.python, r.says, path, was)
-	in.env.recreate = &venvRecreate{kind: ProblemPythonMismatch, why: why, python: was, remove: interpreterLinks(in.t, in.env)}
+	in.env.recreate = &venvRecreate{kind: ProblemPythonMismatch, why: why, python: was, remove: in.rd.interpreterLinks(in.env)}
 	in.env.Problems = append(in.env.Problems, Problem{Kind: ProblemPythonMismatch, Path: path, Message: msg + ". " + recreateWords(in.env)})
 }
 
@@ -313,12 +314,12 @@ func (r Recreate) Command(join func([]string) string) string {
 // interpreterLinks lists a POSIX venv's interpreter entries that are
 // links (bin/python, python3, python3.X), which `python -m venv` over
 // the folder would keep pointing where they point.
-func interpreterLinks(t *fstrace.Trace, env *Env) []string {
+func (rd *Reader) interpreterLinks(env *Env) []string {
 	if env.Layout == LayoutWindows {
 		return nil
 	}
 	bin := filepath.Join(env.Path, "bin")
-	ix, err := listDir(t, bin)
+	ix, err := rd.listDir(bin)
 	if err != nil {
 		return nil
 	}
@@ -358,10 +359,10 @@ var errLinkLoop = errors.New("too many links")
 // linkEnd follows the links from path as running it would: it returns the
 // file they end at, or the first path in the chain that does not exist.
 // A link's relative target is taken from the real folder it is in.
-func linkEnd(t *fstrace.Trace, path string) (end, missing string, err error) {
+func (rd *Reader) linkEnd(path string) (end, missing string, err error) {
 	p := path
 	for range 40 {
-		fi, err := t.LstatKind(p) // what is there; its target is read below
+		fi, err := rd.Lstat(p) // what is there; its target is read below
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			return "", p, nil
@@ -370,13 +371,13 @@ func linkEnd(t *fstrace.Trace, path string) (end, missing string, err error) {
 		case fi.Mode()&fs.ModeSymlink == 0:
 			return p, "", nil
 		}
-		target, err := t.Readlink(p)
+		target, err := rd.Readlink(p)
 		if err != nil {
 			return "", "", err
 		}
 		if !filepath.IsAbs(target) {
 			dir := filepath.Dir(p)
-			if real, err := t.EvalSymlinks(dir); err == nil {
+			if real, err := disk.EvalSymlinks(rd, dir); err == nil {
 				dir = real
 			}
 			target = filepath.Join(dir, target)
@@ -388,14 +389,14 @@ func linkEnd(t *fstrace.Trace, path string) (end, missing string, err error) {
 
 // Absent reports whether path is an absolute path of this system that does
 // not exist (not one that could not be looked at).
-func Absent(path string) bool { return absent(nil, path) }
+func Absent(path string) bool { return realReader.absent(path) }
 
-// absent is Absent, its look recorded in t.
-func absent(t *fstrace.Trace, path string) bool {
+// absent is Absent on the reader's disk.
+func (rd *Reader) absent(path string) bool {
 	if path == "" || !filepath.IsAbs(path) {
 		return false
 	}
-	_, err := t.StatKind(path)
+	_, err := rd.Stat(path)
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 

@@ -38,7 +38,7 @@ func TestProcessesUnknowns(t *testing.T) {
 	now := start.Add(90 * time.Minute)
 	// 77777 runs where this view cannot see it; 66666 exited (orphaned).
 	running := func(pid int) bool { return pid != 66666 }
-	rows := inspect.Processes(ps, g, nil, procs.DefaultBusyRule, nil, now, running)
+	rows := inspect.Processes(ps, g, nil, nil, procs.DefaultBusyRule, nil, now, running)
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ada", Now: func() time.Time { return now }}.Processes(g, rows)
 	path := filepath.Join("testdata", "ps-unknowns.txt.golden")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
@@ -100,13 +100,13 @@ func (py *pyprojectFile) indexURL(name string) string {
 
 // ReadProject reads what p's pyproject.toml and uv.lock say about torch.
 // A missing uv.lock is a state (Torch empty), not an error.
-func ReadProject(p Project) (LockInfo, error) { return ReadProjectTraced(p, nil) }
+func ReadProject(p Project) (LockInfo, error) { return ReadProjectOn(disk.Real{}, p) }
 
-// ReadProjectTraced is ReadProject with its reads recorded in t
-// (monitor/fstrace).
-func ReadProjectTraced(p Project, t *fstrace.Trace) (LockInfo, error) {
+// ReadProjectOn is ReadProject reading d: the reader's disk, so that a
+// read of an environment and of its project read the same one.
+func ReadProjectOn(d disk.Disk, p Project) (LockInfo, error) {
 	info := LockInfo{Project: p}
-	data, err := t.ReadFile(p.Pyproject, maxProjectFile)
+	data, err := d.ReadFile(p.Pyproject, maxProjectFile)
 	if err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Pyproject, err)
 	}
@@ -139,7 +139,7 @@ func ReadProjectTraced(p Project, t *fstrace.Trace) (LockInfo, error) {
 	if p.Lock == "" {
 		return info, nil
 	}
-	if data, err = t.ReadFile(p.Lock, maxProjectFile); err != nil {
+	if data, err = d.ReadFile(p.Lock, maxProjectFile); err != nil {
 		return info, fmt.Errorf("reading %s: %w", p.Lock, err)
 	}
 	var lock lockFile

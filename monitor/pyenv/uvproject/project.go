@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 )
 
 // Project is a uv project: pyproject.toml, and uv.lock when there is one.
@@ -32,7 +32,7 @@ const maxLevels = 5
 // (the repository root). A pyproject.toml counts only with a sign of uv:
 // a uv.lock beside it, a [tool.uv...] table in it, or a `uv = ` line in the
 // environment's pyvenv.cfg; a Poetry or PDM project is left alone.
-func FindProject(envPath string) (Project, bool) { return find(envPath, nil, nil) }
+func FindProject(envPath string) (Project, bool) { return find(disk.Real{}, envPath, nil) }
 
 // Finder is FindProject for many environments in one pass (a check of a
 // thousand): the folders found to hold neither a pyproject.toml nor
@@ -41,18 +41,16 @@ func FindProject(envPath string) (Project, bool) { return find(envPath, nil, nil
 // after the pass looked in it is not seen. A nil *Finder remembers
 // nothing. It is safe for concurrent use.
 type Finder struct {
-	empty sync.Map // folder -> []fstrace.Seen, the looks that found it empty
+	empty sync.Map // folder -> struct{}: it holds neither pyproject.toml nor .git
 }
 
 // Find is FindProject, remembering the empty folders it looked in.
-func (f *Finder) Find(envPath string) (Project, bool) { return find(envPath, f, nil) }
+func (f *Finder) Find(envPath string) (Project, bool) { return find(disk.Real{}, envPath, f) }
 
-// FindTraced is Find with every look at the disk its answer depends on
-// recorded in t (monitor/fstrace): a folder the pass already found empty
-// is not looked in again, but the looks that found it so are replayed
-// into t.
-func (f *Finder) FindTraced(envPath string, t *fstrace.Trace) (Project, bool) {
-	return find(envPath, f, t)
+// FindOn is Find looking at d: the reader's disk, so that a read of an
+// environment and of its project look at the same one.
+func (f *Finder) FindOn(d disk.Disk, envPath string) (Project, bool) {
+	return find(d, envPath, f)
 }
 
 type finderKey struct{}
@@ -68,47 +66,30 @@ func FinderFrom(ctx context.Context) *Finder {
 	return f
 }
 
-func find(envPath string, f *Finder, t *fstrace.Trace) (Project, bool) {
+func find(d disk.Disk, envPath string, f *Finder) (Project, bool) {
 	env := filepath.Clean(envPath)
 	if abs, err := filepath.Abs(env); err == nil {
 		env = abs
 	}
-	home, _ := t.UserHomeDir()
+	home, _ := disk.UserHomeDir(d)
 	// pyvenv.cfg is read only when a pyproject.toml is found to judge
-	uvEnv := sync.OnceValue(func() bool { return madeByUV(t, env) })
+	uvEnv := sync.OnceValue(func() bool { return madeByUV(d, env) })
 	dir := filepath.Dir(env)
 	for range maxLevels {
 		if home != "" && dir == filepath.Clean(home) {
 			break
 		}
-		if seen, ok := f.knownEmpty(dir); ok {
-			t.Record(seen)
-		} else {
-			// The folder's looks go to a trace of their own when the
-			// Finder may remember them, and on to t.
-			look := t
-			if f != nil {
-				look = fstrace.New()
-			}
-			p, ok, present := projectIn(look, dir, uvEnv)
-			var err error
-			if !ok {
-				_, err = look.StatKind(filepath.Join(dir, ".git"))
-			}
-			if look != t {
-				t.Record(look.Seen())
-				if why := look.Unsure(); why != "" {
-					t.MarkUnsure(why)
-				}
-			}
+		if !f.knownEmpty(dir) {
+			p, ok, present := projectIn(d, dir, uvEnv)
 			if ok {
 				return p, true
 			}
+			_, err := d.Stat(filepath.Join(dir, ".git"))
 			if err == nil {
 				break
 			}
-			if !present && errors.Is(err, fs.ErrNotExist) && f != nil && look.Unsure() == "" {
-				f.empty.Store(dir, look.Seen())
+			if !present && errors.Is(err, fs.ErrNotExist) && f != nil {
+				f.empty.Store(dir, struct{}{})
 			}
 		}
 		parent := filepath.Dir(dir)
@@ -121,32 +102,28 @@ func find(envPath string, f *Finder, t *fstrace.Trace) (Project, bool) {
 }
 
 // knownEmpty reports whether the pass found dir to hold neither
-// pyproject.toml nor .git, and the looks that found it so.
-func (f *Finder) knownEmpty(dir string) ([]fstrace.Seen, bool) {
+// pyproject.toml nor .git.
+func (f *Finder) knownEmpty(dir string) bool {
 	if f == nil {
-		return nil, false
+		return false
 	}
-	v, ok := f.empty.Load(dir)
-	if !ok {
-		return nil, false
-	}
-	return v.([]fstrace.Seen), true
+	_, ok := f.empty.Load(dir)
+	return ok
 }
 
 // projectIn reads dir for a uv project; present says whether dir holds a
 // pyproject.toml at all (of uv or not).
-// Its looks are recorded in t.
-func projectIn(t *fstrace.Trace, dir string, uvEnv func() bool) (p Project, ok, present bool) {
+func projectIn(d disk.Disk, dir string, uvEnv func() bool) (p Project, ok, present bool) {
 	py := filepath.Join(dir, "pyproject.toml")
-	fi, err := t.StatKind(py) // whether it is a file: its content is read (and stamped) when it is
+	fi, err := d.Stat(py)
 	if err != nil || !fi.Mode().IsRegular() {
 		return Project{}, false, err == nil || !errors.Is(err, fs.ErrNotExist)
 	}
 	p = Project{Dir: dir, Pyproject: py}
-	if fi, err := t.StatKind(filepath.Join(dir, "uv.lock")); err == nil && fi.Mode().IsRegular() {
+	if fi, err := d.Stat(filepath.Join(dir, "uv.lock")); err == nil && fi.Mode().IsRegular() {
 		p.Lock = filepath.Join(dir, "uv.lock")
 	}
-	if p.Lock != "" || uvEnv() || mentionsUV(t, py) {
+	if p.Lock != "" || uvEnv() || mentionsUV(d, py) {
 		return p, true, true
 	}
 	return Project{}, false, true
@@ -154,8 +131,8 @@ func projectIn(t *fstrace.Trace, dir string, uvEnv func() bool) (p Project, ok, 
 
 // mentionsUV reports whether pyproject.toml has a [tool.uv] table (or one
 // below it, or [[tool.uv.index]]).
-func mentionsUV(t *fstrace.Trace, path string) bool {
-	data, err := t.ReadFile(path, maxProjectFile)
+func mentionsUV(d disk.Disk, path string) bool {
+	data, err := d.ReadFile(path, maxProjectFile)
 	if err != nil {
 		return false
 	}
@@ -169,8 +146,8 @@ func mentionsUV(t *fstrace.Trace, path string) bool {
 
 // madeByUV reports whether the environment's pyvenv.cfg has the
 // `uv = X.Y.Z` line uv writes (KB-FACTS, dist-info).
-func madeByUV(t *fstrace.Trace, env string) bool {
-	f, err := t.Open(filepath.Join(env, "pyvenv.cfg"))
+func madeByUV(d disk.Disk, env string) bool {
+	f, err := d.Open(filepath.Join(env, "pyvenv.cfg"))
 	if err != nil {
 		return false
 	}
@@ -181,10 +158,6 @@ func madeByUV(t *fstrace.Trace, env string) bool {
 		if ok && strings.TrimSpace(k) == "uv" {
 			return true
 		}
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
-		// cut short: what it did not read may say uv next time
-		t.MarkUnsure("reading " + filepath.Join(env, "pyvenv.cfg") + ": " + err.Error())
 	}
 	return false
 }

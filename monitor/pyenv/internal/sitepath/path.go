@@ -4,7 +4,8 @@
 // GPU Canary reads statically (ReadCode) and setuptools' editable finders
 // (EditableFinder, FinderMapping). It knows nothing of environments:
 // pyenv walks an environment's sites with it and says what each step
-// did. It imports nothing of GPU Canary's but safefs.
+// did. It imports nothing of GPU Canary's but the readers' disk
+// (monitor/pyenv/disk).
 package sitepath
 
 import "slices"

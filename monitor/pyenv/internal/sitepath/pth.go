@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/gpucanary/gpucanary/monitor/fstrace"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 )
 
 // Bounds on reading .pth files. Python reads every .pth file of a site,
@@ -36,17 +36,16 @@ type Line struct {
 // white space removed, is a path, relative to the file's folder unless
 // absolute. At most MaxBytes and MaxLines are read; truncated says
 // the file holds more. A file that is not a regular file is
-// safefs.ErrNotRegular, unopened. The file is opened through t
-// (monitor/fstrace; nil records nothing).
-func ReadPth(t *fstrace.Trace, file string) (lines []Line, truncated bool, err error) {
-	f, err := t.Open(file)
+// safefs.ErrNotRegular, unopened. The file is read from d, the
+// reader's disk.
+func ReadPth(d disk.Disk, file string) (lines []Line, truncated bool, err error) {
+	f, err := d.Open(file)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
 	if err != nil {
-		t.MarkUnsure("reading " + file + ": " + err.Error())
 		return nil, false, fmt.Errorf("reading %s: %w", file, err)
 	}
 	if len(data) > MaxBytes {
