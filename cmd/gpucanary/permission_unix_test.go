@@ -129,3 +129,38 @@ func copyFile(from, to string) error {
 	}
 	return dst.Close()
 }
+
+// TestUnreadableCUDALibraryIsAnError: a library of torch this user may
+// not read (chmod 000, as root bypasses it, run as nobody) is an error
+// for the user who checks, not an OK: the dynamic loader could not read
+// it either, and `import torch` fails with a permission error (issue 42,
+// item 11).
+func TestUnreadableCUDALibraryIsAnError(t *testing.T) {
+	if os.Getuid() == 0 {
+		runAsNobody(t, "TestUnreadableCUDALibraryIsAnError")
+		return
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("NO_COLOR", "1")
+	env := filepath.Join(t.TempDir(), "venv")
+	if err := writeSpec(env, incidentsSpec("good-cu121")); err != nil {
+		t.Fatal(err)
+	}
+	sim := simFile(t, simA100)
+	if out, stderr, code := runCLI(t, "--gpu-sim", sim, "check", env); code != 0 {
+		t.Fatalf("the readable environment: exit %d\n%s\n%s", code, out, stderr)
+	}
+	libs, err := filepath.Glob(filepath.Join(env, "lib", "python*", "site-packages", "torch", "lib", "libtorch_cuda.so"))
+	if err != nil || len(libs) != 1 {
+		t.Fatalf("libtorch_cuda.so: %v %v", libs, err)
+	}
+	if err := os.Chmod(libs[0], 0); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "--gpu-sim", sim, "check", env)
+	if code != exitFound || !strings.Contains(out, "libtorch_cuda.so of torch cannot be read by this user") {
+		t.Fatalf("a libtorch_cuda.so this user may not read: exit %d\n%s\n%s", code, out, stderr)
+	}
+}

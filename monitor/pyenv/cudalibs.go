@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,12 +70,18 @@ func (l CUDALib) Archs() fatbin.Kernels {
 // CUDA library (no fat binary, or not a library GPU Canary can read the
 // headers of). Its kernels come from the reader's kernel cache, read
 // again only when the library changes.
+//
+// A library this user may not read (mode 000, another user's 0600) is
+// kept with its error: the dynamic loader could not read it either, so
+// `import` fails with EACCES for this user, whatever the file carries.
 func (rd *Reader) libOf(pkg, file string) (CUDALib, bool) {
 	k, err := rd.kernels(file)
 	l := CUDALib{Package: pkg, File: file}
 	switch {
 	case errors.Is(err, fatbin.ErrMalformed):
 		l.Error = err.Error()
+	case errors.Is(err, fs.ErrPermission):
+		l.Error = unreadableByUser
 	case err != nil:
 		return l, false
 	default:
@@ -147,8 +154,13 @@ func (in *inspector) readCUDALibs(sites []*sitePackages) {
 				if budget--; budget < 0 {
 					break
 				}
-				if l, ok := in.rd.libOf(name, file); ok {
-					libs = append(libs, l)
+				l, ok := in.rd.libOf(name, file)
+				if !ok {
+					continue
+				}
+				libs = append(libs, l)
+				if l.Error == unreadableByUser {
+					in.unreadableLib(name, file)
 				}
 			}
 		}
@@ -166,6 +178,24 @@ func (in *inspector) readCUDALibs(sites []*sitePackages) {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Package, b.Package), cmp.Compare(a.File, b.File))
 	})
 	in.env.CUDALibs = libs
+}
+
+// unreadableByUser is a CUDALib's Error when this user may not read it.
+const unreadableByUser = "this user may not read it (permission denied)"
+
+// unreadableLib says that a library of the package name cannot be read
+// by this user: a problem of that package when the environment holds it
+// as one (torch: TORCH_INSTALL_BROKEN's neighbour, ENV_UNREADABLE, an
+// error), else of the environment.
+func (in *inspector) unreadableLib(name, file string) {
+	p := Problem{Kind: ProblemUnreadable, Path: file,
+		Message: fmt.Sprintf("%s of %s cannot be read by this user (permission denied), so importing %s fails for this user with a permission error: ask its owner to make it readable (chmod a+r %s) or reinstall the package as its owner.",
+			filepath.Base(file), name, name, file)}
+	if pkg := in.env.Packages[name]; pkg != nil {
+		pkg.Problems = append(pkg.Problems, p)
+		return
+	}
+	in.env.Problems = append(in.env.Problems, p)
 }
 
 // packageLibs are the shared libraries a dist installed: its RECORD's
