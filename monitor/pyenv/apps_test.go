@@ -73,6 +73,11 @@ func TestEmbeddedPth(t *testing.T) {
 		{"no import site", pyenvtest.EmbeddedPth("3.12", "", false), false, false},
 		{"site-packages listed", "python312.zip\n.\nLib\\site-packages\n", true, false},
 		{"no _pth", "", true, true},
+		// CPython reads a ._pth whole, whatever its size: a file of
+		// over 1 MB is read (issue 42, item 14), and a line longer than
+		// any Windows path names no folder and is skipped.
+		{"over 1 MB", strings.Repeat("# a comment line that pads the file out\n", 30000) + "python312.zip\n.\nimport site\n", true, false},
+		{"a line longer than any path", "python312.zip\n" + strings.Repeat("x", 200000) + "\n.\nimport site\n", true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,6 +105,9 @@ func TestEmbeddedPth(t *testing.T) {
 			must(t, err)
 			if env.Kind != pyenv.KindEmbedded {
 				t.Fatalf("kind = %s", env.Kind)
+			}
+			if len(env.Problems) != 0 {
+				t.Errorf("problems: %+v", env.Problems)
 			}
 			if (env.Torch() != nil) != c.wantTorch {
 				t.Errorf("torch read = %v, want %v (sites %+v)", env.Torch() != nil, c.wantTorch, env.Sites)

@@ -2,7 +2,9 @@ package pyenv
 
 import (
 	"bufio"
-	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,20 +104,24 @@ type pthPath struct {
 // parsePthFile reads a ._pth file as CPython does ("Finding modules" in
 // the Windows docs): one path a line, relative to the file's folder;
 // blank lines and lines starting with # are ignored; `import site` runs
-// site. Other import lines are not allowed and are skipped.
-func parsePthFile(path string, data []byte) pthFile {
+// site. Other import lines are not allowed and are skipped. CPython
+// reads the whole file, whatever its size (getpath's readlines), so it
+// is read here as a stream, a line at a time: a line longer than any
+// Windows path (maxPthLine) is no folder on it and is skipped, and at
+// most maxPthPaths folders are kept.
+func parsePthFile(path string, r io.Reader) (pthFile, error) {
 	var f pthFile
 	dir := filepath.Dir(path)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	n := 0
-	for sc.Scan() {
-		n++
-		l := strings.TrimSpace(strings.TrimPrefix(sc.Text(), "\ufeff"))
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readPthLine(br)
+		l := strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
 		switch {
 		case l == "" || strings.HasPrefix(l, "#"):
 		case l == "import site":
 			f.importSite = true
 		case strings.HasPrefix(l, "import ") || strings.HasPrefix(l, "import\t"):
+		case len(f.paths) >= maxPthPaths:
 		default:
 			p := filepath.FromSlash(strings.ReplaceAll(l, `\`, "/"))
 			if !filepath.IsAbs(p) && !isWindowsAbs(l) {
@@ -123,8 +129,56 @@ func parsePthFile(path string, data []byte) pthFile {
 			}
 			f.paths = append(f.paths, pthPath{path: filepath.Clean(p), line: n})
 		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return f, nil
+		case err != nil:
+			return f, fmt.Errorf("reading %s: %w", path, err)
+		}
 	}
-	return f
+}
+
+// Bounds of a ._pth file's reading: a line longer than Windows' longest
+// path (32767 characters, UTF-8 at up to 3 bytes each) names no folder,
+// and a ._pth with more folders than maxPthPaths is not one a person or
+// an installer wrote.
+const (
+	maxPthLine  = 3 * 32767
+	maxPthPaths = 10000
+)
+
+// readPthLine is the next line of br without its line ending; a line
+// longer than maxPthLine is read to its end and given as "" (skipped).
+func readPthLine(br *bufio.Reader) (string, error) {
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(long)+len(chunk) <= maxPthLine {
+			long = append(long, chunk...)
+		} else {
+			long = long[:0:0]
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err == nil {
+				return "", nil
+			}
+			return "", err
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return strings.TrimRight(string(long), "\r\n"), err
+		}
+	}
+}
+
+// readPthFile reads the ._pth file at path (parsePthFile).
+func (rd *Reader) readPthFile(path string) (pthFile, error) {
+	r, err := rd.Open(path)
+	if err != nil {
+		return pthFile{}, err
+	}
+	defer r.Close()
+	return parsePthFile(path, r)
 }
 
 // isWindowsAbs reports whether p is a drive-letter path (C:\x), which a
@@ -163,13 +217,12 @@ func (in *inspector) embedded(o InspectOptions) bool {
 		return true
 	}
 	pthPath := filepath.Join(root, d.pth)
-	data, err := in.rd.readSmall(pthPath, smallFileLimit)
+	f, err := in.rd.readPthFile(pthPath)
 	if err != nil {
 		env.Problems = append(env.Problems, in.rd.problemFor(pthPath, d.pth, err))
 		in.ownSites = []string{site}
 		return true
 	}
-	f := parsePthFile(pthPath, data)
 	says := "an embedded Python " + d.python + ": " + d.pth + " sets the import path"
 	if f.importSite {
 		says += "; its `import site` line adds Lib\\site-packages"
