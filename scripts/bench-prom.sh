@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent's scrape cost, beside node_exporter's own scrape of the same host
 # (the peer: the exporter every Prometheus host already runs). Part of
-# make bench; the README's Performance figures come from here.
+# make bench; docs/performance.md's figures come from here.
 #   1. BenchmarkScrape: one /metrics scrape of a machine with 100
 #      environments and 1000 ML processes, in process (goal < 5 ms).
 #   2. Real HTTP scrapes of a running `gpucanary agent` (this host's

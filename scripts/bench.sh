@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: every performance goal, each measured beside the peer it is
-# compared with, on this machine. The README's figures come from here.
+# compared with, on this machine. docs/performance.md's figures come from here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8

@@ -22,7 +22,7 @@ Shows what GPU Canary knows: the newest torch release and its CUDA
 variants with the GPU architectures each carries per platform, the driver
 each CUDA version needs, the day the built-in facts were last checked, and
 the knowledge overlays read over them (JSON files in /etc/gpucanary/kb.d
-and in kb.d of the settings folder: README, "Knowledge").
+and in kb.d of the settings folder: docs/guide.md, "Knowledge").
 
 kb refresh reads the torch page of a PyTorch wheel index (URL/torch/) and
 writes the releases and CUDA variants it lists beyond the built-in facts to

@@ -160,7 +160,7 @@ func unknownKeys(e *toml.StrictMissingError) string {
 	for i, d := range e.Errors {
 		keys[i] = strings.Join(d.Key(), ".")
 	}
-	return fmt.Sprintf("unknown setting %s (a typo? the settings are %s; the README's Settings section says what each does)",
+	return fmt.Sprintf("unknown setting %s (a typo? the settings are %s; docs/guide.md, \"Settings\", says what each does)",
 		strings.Join(keys, ", "), strings.Join(Keys(), ", "))
 }
 

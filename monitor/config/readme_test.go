@@ -13,22 +13,22 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
-// settingRow is a row of the README's Settings table: | `key` | type |
+// settingRow is a row of the Settings table in docs/guide.md: | `key` | type |
 // default | meaning |.
 var settingRow = regexp.MustCompile("^\\| `([a-z_]+)` \\| ([^|]+) \\| `([^`]+)` \\| ([^|]+) \\|$")
 
-// TestREADMEListsEverySetting keeps the README's Settings section in step
-// with Config: the same keys in the same order, each with its type and,
-// read as TOML, the default Default gives it. The unknown-setting error
-// sends the reader there.
-func TestREADMEListsEverySetting(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestDocsListEverySetting keeps the Settings section of docs/guide.md in
+// step with Config: the same keys in the same order, each with its type
+// and, read as TOML, the default Default gives it. The unknown-setting
+// error sends the reader there.
+func TestDocsListEverySetting(t *testing.T) {
+	b, err := os.ReadFile("../../docs/guide.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n### Settings\n")
+	_, section, ok := strings.Cut(string(b), "\n## Settings\n")
 	if !ok {
-		t.Fatal("the README has no Settings section")
+		t.Fatal("docs/guide.md has no Settings section")
 	}
 	section, _, _ = strings.Cut(section, "\n#")
 	var keys []string
@@ -43,7 +43,7 @@ func TestREADMEListsEverySetting(t *testing.T) {
 		if key == "notify" {
 			for _, k := range append(slices.Clone(config.NotifyKinds), config.NotifyNone) {
 				if !strings.Contains(m[4], "`"+k+"`") && !strings.Contains(m[4], `"`+k+`"`) {
-					t.Errorf("notify: the README does not name the kind %s", k)
+					t.Errorf("notify: docs/guide.md does not name the kind %s", k)
 				}
 			}
 		}
@@ -58,18 +58,18 @@ func TestREADMEListsEverySetting(t *testing.T) {
 		}
 		got, want := reflect.ValueOf(read).Field(i), def.Field(i)
 		if !reflect.DeepEqual(got.Interface(), want.Interface()) && !(got.Kind() == reflect.Slice && got.Len() == 0 && want.Len() == 0) {
-			t.Errorf("%s: the README says the default is %s, Default() has %v", key, dflt, want.Interface())
+			t.Errorf("%s: docs/guide.md says the default is %s, Default() has %v", key, dflt, want.Interface())
 		}
 		if w := typeWords(want.Type()); !strings.HasPrefix(typ, w) {
-			t.Errorf("%s: the README says its type is %q, want %q", key, typ, w)
+			t.Errorf("%s: docs/guide.md says its type is %q, want %q", key, typ, w)
 		}
 	}
 	if !slices.Equal(keys, config.Keys()) {
-		t.Errorf("the README's Settings table lists %v; the settings are %v", keys, config.Keys())
+		t.Errorf("the Settings table in docs/guide.md lists %v; the settings are %v", keys, config.Keys())
 	}
 }
 
-// typeWords is how the README names a setting's type.
+// typeWords is how docs/guide.md names a setting's type.
 func typeWords(t reflect.Type) string {
 	switch {
 	case t == reflect.TypeFor[config.Duration]():

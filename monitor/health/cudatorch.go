@@ -33,7 +33,7 @@ func (c *envCheck) cudaTorch(t *pyenv.Package) {
 			code, what = finding.CodeTorchBuildUnchecked, "the build's GPU architectures"
 		}
 		c.add(code, finding.SeverityInfo,
-			fmt.Sprintf("torch %s is not fully in GPU Canary's tables (their facts are as of %s): %s. An overlay (README, \"Knowledge\") can teach it %s.",
+			fmt.Sprintf("torch %s is not fully in GPU Canary's tables (their facts are as of %s): %s. An overlay (docs/guide.md, \"Knowledge\") can teach it %s.",
 				t.Version, kb.AsOf(), b.Inferred, what),
 			"", t.Evidence)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // The process refresh on each platform with about a hundred processes
-// alive, the number on a desktop: the README sets Linux's figure beside
+// alive, the number on a desktop: docs/performance.md sets Linux's figure beside
 // Windows's (this benchmark under wine: make bench-windows). procs is how
 // many processes each refresh listed; cpu-ms/op the CPU time this process
 // spent (startSleepers and cpuTime are each platform's: bench_test.go,
