@@ -145,10 +145,13 @@ func TestRestartFromAnOlderStateFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var state map[string]any
-	if err := json.Unmarshal(raw, &state); err != nil {
+	var file map[string]any
+	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatal(err)
 	}
+	// An earlier version wrote the state itself, with no checksum.
+	state := file["state"].(map[string]any)
+	state["format"] = "gpucanary-state/1"
 	rec := state["envs"].(map[string]any)[venv].(map[string]any)
 	if _, ok := rec["told"]; !ok {
 		t.Fatalf("the state does not remember what was told: %s", raw)

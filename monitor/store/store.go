@@ -18,6 +18,9 @@
 package store
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,8 +40,24 @@ import (
 // many were recorded); it holds at most twice as many (log.go).
 const HistoryLimit = 1000
 
-// format identifies our files, so a foreign JSON file is not mistaken for one.
-const format = "gpucanary-state/1"
+// format identifies our files, so a foreign JSON file is not mistaken for
+// one; formatUnchecked is the state file of versions that kept no
+// checksum, read once (from a folder that passed the owner check) and
+// written anew in format.
+const (
+	format          = "gpucanary-state/2"
+	formatUnchecked = "gpucanary-state/1"
+)
+
+// stateFile is state.json: the state's JSON exactly as written, and its
+// SHA-256, so that a file damaged, cut short or edited by hand is set
+// aside and never believed (the state says which build of torch each
+// environment had, from which an overwrite is told).
+type stateFile struct {
+	Format string          `json:"format"`
+	SHA256 string          `json:"sha256"`
+	State  json.RawMessage `json:"state"`
+}
 
 // EnvRecord is what was last known of one environment.
 type EnvRecord struct {
@@ -186,16 +205,9 @@ func (s *Store) LoadState() (st State, warning error) {
 	case err != nil:
 		return st, s.blockState(err)
 	}
-	var read State
-	if err := json.Unmarshal(data, &read); err != nil || read.Format != format {
-		why := "not GPU Canary's format"
-		if err != nil {
-			why = err.Error()
-		}
-		return st, s.blockState(s.setAside(s.statePath(), why))
-	}
-	if read.Envs == nil {
-		read.Envs = map[string]EnvRecord{}
+	read, err := decodeState(data)
+	if err != nil {
+		return st, s.blockState(s.setAside(s.statePath(), err.Error()))
 	}
 	return read, nil
 }
@@ -222,11 +234,58 @@ func (s *Store) SaveState(st State) error {
 		return blocked
 	}
 	st.Format = format
-	data, err := json.MarshalIndent(st, "", "  ")
+	body, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("saving state: %w", err)
+	}
+	data, err := json.MarshalIndent(stateFile{Format: format, SHA256: stateSum(body), State: body}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("saving state: %w", err)
 	}
 	return s.write(s.statePath(), append(data, '\n'))
+}
+
+// stateSum is the SHA-256 of a state's JSON in its compact form: the
+// file holds it indented for a person to read, and whitespace is not
+// what the sum guards.
+func stateSum(js []byte) string {
+	var compact bytes.Buffer
+	if json.Compact(&compact, js) != nil {
+		return ""
+	}
+	sum := sha256.Sum256(compact.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// decodeState reads a state file: its state when the checksum holds
+// over the state's JSON; an error saying what
+// is wrong otherwise. A file of the unchecked format is read as it is.
+func decodeState(data []byte) (State, error) {
+	var f stateFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return State{}, err
+	}
+	var st State
+	switch f.Format {
+	case format:
+		if stateSum(f.State) != f.SHA256 {
+			return State{}, errors.New("its checksum does not match what it holds: it was changed or damaged after GPU Canary wrote it")
+		}
+		if err := json.Unmarshal(f.State, &st); err != nil {
+			return State{}, err
+		}
+	case formatUnchecked:
+		if err := json.Unmarshal(data, &st); err != nil {
+			return State{}, err
+		}
+	default:
+		return State{}, errors.New("not GPU Canary's format")
+	}
+	st.Format = format
+	if st.Envs == nil {
+		st.Envs = map[string]EnvRecord{}
+	}
+	return st, nil
 }
 
 // read reads one of the store's files (what names it in messages). A

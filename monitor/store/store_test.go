@@ -32,8 +32,66 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	// A person can read it: indented JSON.
 	data, _ := os.ReadFile(filepath.Join(s.dir, "state.json"))
-	if !strings.Contains(string(data), "\n  \"envs\"") {
+	if !strings.Contains(string(data), "\n    \"envs\"") {
 		t.Errorf("state.json is not indented:\n%s", data)
+	}
+}
+
+// TestStateChecksum: a state file changed after GPU Canary wrote it (a
+// byte flipped, a torch build edited by hand) is set aside, never
+// believed; one of the format that kept no checksum is read once and
+// written anew with one.
+func TestStateChecksum(t *testing.T) {
+	s := Open(t.TempDir())
+	st := State{Envs: map[string]EnvRecord{"/w/.venv": {Torch: &pyenv.Package{Version: "2.5.1+cu121", Build: pyenv.BuildCUDA, CUDA: "12.1"}}}}
+	if err := s.SaveState(st); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.dir, "state.json")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(string) string{
+		"a build edited": func(f string) string { return strings.Replace(f, `"build": "cuda"`, `"build": "cpu"`, 1) },
+		"a byte flipped": func(f string) string { return strings.Replace(f, "2.5.1+cu121", "2.5.1+cu122", 1) },
+		"the sum edited": func(f string) string {
+			i := strings.Index(f, `"sha256": "`) + len(`"sha256": "`)
+			return f[:i] + "0" + f[i+1:]
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := edit(string(good))
+			if bad == string(good) {
+				t.Fatal("the edit changed nothing")
+			}
+			if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, warn := Open(s.dir).LoadState()
+			if warn == nil || len(got.Envs) != 0 {
+				t.Fatalf("an edited state file was believed: %+v, %v", got, warn)
+			}
+			if name != "the sum edited" && !strings.Contains(warn.Error(), "checksum") {
+				t.Errorf("warning does not say why: %v", warn)
+			}
+			os.Remove(path)
+		})
+	}
+	old := `{"format": "gpucanary-state/1", "envs": {"/w/.venv": {"torch": {"version": "2.5.1+cu121", "build": "cuda"}}}}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Open(s.dir)
+	got, warn := o.LoadState()
+	if warn != nil || got.Envs["/w/.venv"].Torch == nil || got.Envs["/w/.venv"].Torch.Version != "2.5.1+cu121" {
+		t.Fatalf("the unchecked format: %+v, %v", got, warn)
+	}
+	if err := o.SaveState(got); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"format": "gpucanary-state/2"`) || !strings.Contains(string(data), `"sha256"`) {
+		t.Errorf("not written anew with a checksum:\n%s", data)
 	}
 }
 
