@@ -19,6 +19,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // envsWindow lists environments with their verdicts; the detail pane shows
@@ -172,7 +173,7 @@ func envsHeader(s monitor.State) string {
 		lines = append(lines, "No Python environments were found. Use “Add environment…” to pick one.")
 	}
 	if len(lines) == 0 {
-		return present.Summary(s)
+		return words.Summarize(s).String()
 	}
 	return strings.Join(lines, "\n")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // The tray's model is computed by pure functions of the engine's state, so
@@ -63,7 +64,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	m.Started = true
 	r := s.Check()
 	m.Icon = r.Overall()
-	m.Status = Summary(s)
+	m.Status = words.Summarize(s).String()
 	m.Tooltip = "GPU Canary: " + m.Status
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{

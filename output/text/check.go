@@ -1,7 +1,6 @@
 package text
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -25,15 +24,11 @@ func (p Printer) Check(r monitor.CheckResult) {
 		for _, e := range r.Envs {
 			p.Env(e)
 		}
-		p.printf("\n%s\n", p.Summary(r))
+		p.printf("\n%s\n", words.Summarize(monitor.State{Envs: r.Envs}).Checked())
 	}
 	// A search cut short is never silent: what it did not reach is not
 	// listed, and says so.
-	if !r.Complete {
-		stopped := r.SearchStopped
-		if stopped == "" {
-			stopped = "the search was cut short"
-		}
+	if stopped := words.SearchStopped(r); stopped != "" {
 		p.printf("%s\n", p.paint(yellow, "Search incomplete: "+stopped+
 			". Environments it did not reach are not listed: pass a path (gpucanary check PATH) or add the folder as a root in the settings."))
 	}
@@ -153,10 +148,4 @@ func (p Printer) Finding(f finding.Finding, indent string) {
 	if f.Fix != "" {
 		p.printf("%s    fix: %s\n", indent, f.Fix)
 	}
-}
-
-// Summary is check's last line: how many environments, how many bad.
-func (p Printer) Summary(r monitor.CheckResult) string {
-	bad, warn := words.Verdicts(r.Envs)
-	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
 }
