@@ -48,7 +48,7 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 		sim += " (WSL)"
 	}
 	if !g.HasDriver() {
-		p.printf("GPU   no NVIDIA driver%s\n", sim)
+		p.printf("GPU   %s%s\n", words.NoDriver, sim)
 		return
 	}
 	cuda := g.CUDADriver
@@ -123,16 +123,19 @@ func (p Printer) Env(e monitor.EnvReport) {
 	}
 }
 
+// verdict is an environment's verdict in words' word, coloured by how
+// bad it is.
 func (p Printer) verdict(v monitor.Verdict) safe {
+	c := dim
 	switch v {
 	case monitor.VerdictError:
-		return p.paint(red, "ERROR")
+		c = red
 	case monitor.VerdictWarning:
-		return p.paint(yellow, "WARNING")
+		c = yellow
 	case monitor.VerdictOK:
-		return p.paint(green, "OK")
+		c = green
 	}
-	return p.paint(dim, strings.ToUpper(string(v)))
+	return p.paint(c, words.VerdictWord(v))
 }
 
 // Finding prints one finding after indent, and its fix command beneath.

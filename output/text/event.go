@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // Event prints one event of `gpucanary watch`: local time, kind, the
@@ -41,7 +42,7 @@ func (p Printer) Watching(st monitor.State) {
 	if len(st.Envs) == 0 {
 		p.printf("Watching no environment yet: none was found. Pass a path: gpucanary watch PATH\n")
 	} else {
-		p.printf("Watching %d environment%s:\n", len(st.Envs), plural(len(st.Envs)))
+		p.printf("Watching %s:\n", words.Count(len(st.Envs), "environment", "environments"))
 	}
 	for _, e := range st.Envs {
 		torch := "no torch"

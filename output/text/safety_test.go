@@ -210,7 +210,7 @@ func TestWatching(t *testing.T) {
 		"  0  NVIDIA A100-SXM4-40GB (Ampere, sm_80) · 40.0 GiB\n" +
 		"Watching 2 environments:\n" +
 		"  ~/llm/.venv  (named on the command line)  torch 2.5.1+cu121  OK\n" +
-		"  /opt/tools  (from $VIRTUAL_ENV)  no torch  NO-TORCH\n"
+		"  /opt/tools  (from $VIRTUAL_ENV)  no torch  NO TORCH\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}

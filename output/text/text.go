@@ -130,10 +130,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

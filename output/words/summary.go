@@ -62,7 +62,7 @@ func (s Summary) String() string {
 	var parts []string
 	switch {
 	case s.NoDriver:
-		parts = append(parts, "no NVIDIA driver")
+		parts = append(parts, NoDriver)
 	default:
 		parts = append(parts, Count(s.GPUs, "GPU", "GPUs"))
 	}

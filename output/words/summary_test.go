@@ -98,3 +98,16 @@ func TestSummaryChecked(t *testing.T) {
 		t.Errorf("no driver: %q, want %q", got, want)
 	}
 }
+
+// TestVerdictWord: the views name a verdict in words (the JSON keeps the
+// code), and a verdict a newer engine adds still shows, as its code.
+func TestVerdictWord(t *testing.T) {
+	for v, want := range map[monitor.Verdict]string{monitor.VerdictOK: "OK", monitor.VerdictError: "ERROR", monitor.VerdictNoTorch: "NO TORCH", "stale": "STALE"} {
+		if got := VerdictWord(v); got != want {
+			t.Errorf("VerdictWord(%q) = %q, want %q", v, got, want)
+		}
+	}
+	if n := len(VerdictWords()); n != 4 {
+		t.Errorf("VerdictWords has %d words, want 4", n)
+	}
+}
