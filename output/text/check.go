@@ -29,8 +29,7 @@ func (p Printer) Check(r monitor.CheckResult) {
 	// A search cut short is never silent: what it did not reach is not
 	// listed, and says so.
 	if stopped := words.SearchStopped(r); stopped != "" {
-		p.printf("%s\n", p.paint(yellow, "Search incomplete: "+stopped+
-			". Environments it did not reach are not listed: pass a path (gpucanary check PATH) or add the folder as a root in the settings."))
+		p.printf("%s\n", p.paint(yellow, words.SearchIncomplete(stopped, "check", "listed")))
 	}
 }
 

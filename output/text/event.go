@@ -51,8 +51,10 @@ func (p Printer) Watching(st monitor.State) {
 		}
 		p.printf("  %s  %s  %s  %s\n", p.paint(bold, p.short(e.Path)), p.paint(dim, "("+foundVia(e.Via)+")"), torch, p.verdict(e.Verdict))
 	}
+	// Said as check says it: why, and how to reach what it missed.
 	if !st.DiscoveryComplete && len(st.Envs) > 0 {
-		p.printf("  %s\n", p.paint(yellow, "The search for environments was cut short: some may be missing."))
+		stopped := words.SearchStopped(monitor.CheckResult{Complete: false, SearchStopped: st.SearchStopped})
+		p.printf("  %s\n", p.paint(yellow, words.SearchIncomplete(stopped, "watch", "watched")))
 	}
 }
 

@@ -219,6 +219,13 @@ func TestWatching(t *testing.T) {
 	if b.String() != "GPU   no NVIDIA driver\nWatching no environment yet: none was found. Pass a path: gpucanary watch PATH\n" {
 		t.Errorf("none:\n%s", b.String())
 	}
+	// A search cut short is said as check says it, with why.
+	b.Reset()
+	st.DiscoveryComplete, st.SearchStopped = false, "the search of /home/ana stopped at its time budget of 2s"
+	Printer{W: &b, Home: "/home/ana"}.Watching(st)
+	if want := "  Search incomplete: the search of /home/ana stopped at its time budget of 2s. Environments it did not reach are not watched: pass a path (gpucanary watch PATH) or add the folder as a root in the settings.\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("cut short:\n%s", b.String())
+	}
 }
 
 // TestFixCommandsAreShownAsWritten: shell writes every character that

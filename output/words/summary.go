@@ -53,6 +53,15 @@ func SearchStopped(r monitor.CheckResult) string {
 	return r.SearchStopped
 }
 
+// SearchIncomplete is the sentence a command says under its list when the
+// search for environments was cut short (stopped, from SearchStopped):
+// why, that what it did not reach is not in the list (shown: "listed",
+// "watched"), and how to reach it with command ("check", "watch").
+func SearchIncomplete(stopped, command, shown string) string {
+	return "Search incomplete: " + stopped + ". Environments it did not reach are not " + shown +
+		": pass a path (gpucanary " + command + " PATH) or add the folder as a root in the settings."
+}
+
 // String is the status line a person reads in the tray's tooltip and
 // menu, above the environments window and in the evidence bundle, short
 // enough for a tooltip: "2 GPUs · 3 jobs on GPU · 4 envs · 1 env broken ·
