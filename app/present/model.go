@@ -3,7 +3,9 @@
 // levels, the event kinds' names, evidence as a person reads it, the
 // activate command for a shell, and the GPU graphs' samples. It is pure
 // (no Fyne, no DBus), so both the resident tray process and the windows
-// process share it, and it is tested without a display.
+// process share it, and it is tested without a display. What the command
+// line says too (the summary line, counts, verdicts, paths under home)
+// it takes from output/words rather than wording it again.
 package present
 
 import (
