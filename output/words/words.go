@@ -46,3 +46,12 @@ func Count(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// NoWorkloads is what ps and the processes window say when no process
+// holds GPU memory or has an ML runtime loaded.
+const NoWorkloads = "No GPU workloads: no process holds GPU memory or has an ML runtime loaded."
+
+// NotAnEnv says why a folder a person named is not taken, after "PATH is"
+// or "the folder is": the command line's finding and the window's "Add
+// environment…" say it alike.
+const NotAnEnv = "not a Python environment (no pyvenv.cfg, conda-meta or interpreter), nor a project folder of a manager GPU Canary knows"
