@@ -35,9 +35,12 @@ var importRules = []importRule{
 	{pkg: "monitor/...", forbidden: []string{mod + "app", mod + "cmd", mod + "output", "fyne.io/"}},
 	{pkg: "output/...", forbidden: []string{mod + "app", mod + "cmd", mod + "monitor/engine", mod + "monitor/inspect", mod + "monitor/health", "fyne.io/"}},
 	{pkg: "app/...", forbidden: []string{mod + "cmd"}},
-	{pkg: "app/present", forbidden: []string{"fyne.io/", mod + "monitor/engine"}},
-	// The text for people every view shares: a leaf of output/ that app/
-	// and output/text both import.
+	// The tray's and the windows' text: it words through output/words,
+	// never through another view's layout (the terminal's, the plan's).
+	{pkg: "app/present", forbidden: []string{"fyne.io/", mod + "monitor/engine", mod + "output/text", mod + "output/plantext"}},
+	// The one home of the text for people every view shares (the summary,
+	// the counts, the verdicts' words, a process's cells): a leaf of
+	// output/ that app/, output/text and cmd import, knowing no view.
 	{pkg: "output/words", only: []string{"monitor", "monitor/human", "monitor/procs"}},
 	// A repair plan in words, for fix and the windows' dialog; the other
 	// outputs do not import the planner.
@@ -93,6 +96,8 @@ var importRules = []importRule{
 	{pkg: "monitor/filefacts", only: []string{"monitor/cachefiles", "monitor/owned"}},
 	{pkg: "monitor/cachefiles", only: []string{}},
 	{pkg: "monitor/pathjson", only: []string{}},
+	// Plain words below output/ (bytes, durations, escapes), for the
+	// engine and the rules as much as the views: it knows no view.
 	{pkg: "monitor/human", only: []string{}},
 }
 

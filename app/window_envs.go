@@ -19,6 +19,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // envsWindow lists environments with their verdicts; the detail pane shows
@@ -127,13 +128,11 @@ func (e *envsWindow) refresh(s monitor.State) {
 	e.showDetail()
 }
 
-// verdictWords are the environments' badges' words.
-var verdictWords = map[monitor.Verdict]string{monitor.VerdictOK: "OK", monitor.VerdictWarning: "WARNING", monitor.VerdictError: "ERROR", monitor.VerdictNoTorch: "NO TORCH"}
-
-// widestVerdict is the widest of verdictWords.
+// widestVerdict is the widest of the verdicts' words (words.VerdictWords),
+// which sizes every badge alike.
 func widestVerdict() string {
 	w, word := float32(0), ""
-	for _, s := range verdictWords {
+	for _, s := range words.VerdictWords() {
 		if m := fyne.MeasureText(s, theme.CaptionTextSize(), fyne.TextStyle{Bold: true}).Width; m > w || m == w && s < word {
 			w, word = m, s
 		}
@@ -151,11 +150,7 @@ func envBadge(e monitor.EnvReport) (string, widget.Importance, string) {
 			tip += fmt.Sprintf(" (and %d more)", n)
 		}
 	}
-	word := verdictWords[e.Verdict]
-	if word == "" {
-		word = strings.ToUpper(string(e.Verdict))
-	}
-	return word, verdictImportance(string(e.Verdict)), present.TildeHome(tip)
+	return words.VerdictWord(e.Verdict), verdictImportance(string(e.Verdict)), present.TildeHome(tip)
 }
 
 // envsHeader says plainly what a first run needs to know: that there is no
@@ -172,7 +167,7 @@ func envsHeader(s monitor.State) string {
 		lines = append(lines, "No Python environments were found. Use “Add environment…” to pick one.")
 	}
 	if len(lines) == 0 {
-		return present.Summary(s)
+		return words.Summarize(s).String()
 	}
 	return strings.Join(lines, "\n")
 }

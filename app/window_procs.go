@@ -172,7 +172,7 @@ func (p *procsWindow) refresh(s monitor.State) {
 		bars = append(bars, bar)
 	}
 	if len(s.Processes) == 0 {
-		bars = append(bars, widget.NewLabel("No GPU workloads: no process holds GPU memory or has an ML runtime loaded."))
+		bars = append(bars, widget.NewLabel(words.NoWorkloads))
 	}
 	p.bars.Objects = bars
 	p.bars.Refresh()

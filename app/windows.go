@@ -14,6 +14,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // windows holds the app's windows. Each is made on first use; closing it
@@ -201,7 +202,7 @@ func (w *windows) addPath(path string) {
 	}
 	if err != nil {
 		dialog.ShowInformation("Not a Python environment",
-			wrap(path+" is not a Python environment (it holds no pyvenv.cfg, conda-meta or interpreter), nor a project folder of a manager GPU Canary knows. Choose the environment's folder or the project's.")+"\n\nNothing was added.", win)
+			wrap(path+" is "+words.NotAnEnv+". Choose the environment's folder or the project's.")+"\n\nNothing was added.", win)
 		return
 	}
 	path = r.Env

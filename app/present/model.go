@@ -3,7 +3,9 @@
 // levels, the event kinds' names, evidence as a person reads it, the
 // activate command for a shell, and the GPU graphs' samples. It is pure
 // (no Fyne, no DBus), so both the resident tray process and the windows
-// process share it, and it is tested without a display.
+// process share it, and it is tested without a display. What the command
+// line says too (the summary line, counts, verdicts, paths under home)
+// it takes from output/words rather than wording it again.
 package present
 
 import (
@@ -15,6 +17,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // The tray's model is computed by pure functions of the engine's state, so
@@ -63,7 +66,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	m.Started = true
 	r := s.Check()
 	m.Icon = r.Overall()
-	m.Status = Summary(s)
+	m.Status = words.Summarize(s).String()
 	m.Tooltip = "GPU Canary: " + m.Status
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{

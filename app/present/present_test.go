@@ -235,24 +235,6 @@ func TestEvidenceFile(t *testing.T) {
 	}
 }
 
-// TestSummarySaysSearchIncomplete: a search cut short by its budget is
-// never silent in the tray's summary, from the engine or a check.
-func TestSummarySaysSearchIncomplete(t *testing.T) {
-	s := monitor.State{SearchStopped: "the search of /home/me stopped at its budget of 200000 entries"}
-	if got := Summary(s); !strings.HasSuffix(got, " · search incomplete") {
-		t.Errorf("Summary = %q", got)
-	}
-	if got := Summary(monitor.State{}); strings.Contains(got, "incomplete") {
-		t.Errorf("complete search: Summary = %q", got)
-	}
-	if got := CheckSummary(monitor.CheckResult{Complete: false}); !strings.Contains(got, "search incomplete") {
-		t.Errorf("CheckSummary = %q", got)
-	}
-	if got := CheckSummary(monitor.CheckResult{Complete: true}); strings.Contains(got, "incomplete") {
-		t.Errorf("CheckSummary of a complete check = %q", got)
-	}
-}
-
 // TestNoReinstallForADeadInterpreter: a CPU torch in a venv whose
 // interpreter is gone, or runs another Python than its packages', is not
 // offered a reinstall in the menu (every installer runs that

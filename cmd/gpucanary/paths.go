@@ -14,6 +14,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // The one place where a path typed on the command line (check, watch,
@@ -26,7 +27,7 @@ import (
 var (
 	errPathMissing = errors.New("nothing exists at that path")
 	errPathFile    = errors.New("it is a file, not a folder, and neither a Python interpreter nor a project file; pass the environment's or the project's folder")
-	errPathNotEnv  = errors.New("the folder is not a Python environment (no pyvenv.cfg, conda-meta or interpreter), nor a project folder of a manager GPU Canary knows")
+	errPathNotEnv  = errors.New("the folder is " + words.NotAnEnv)
 )
 
 // envArgs sorts the paths given into those that name an environment, a

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/kb"
@@ -26,22 +25,19 @@ func reportFlags(fs *flag.FlagSet, g *globals) runFunc {
 // cmdReport writes the evidence bundle into dir.
 func cmdReport(ctx context.Context, g *globals, dir string, paths []string, std stdio) int {
 	defer warnOverlays(std.err, "report")
-	envs, jobs, err := writeReport(ctx, g, dir, paths)
+	sum, err := writeReport(ctx, g, dir, paths)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
 		return exitUsage
 	}
-	plural := "s"
-	if envs == 1 {
-		plural = ""
-	}
-	fmt.Fprintf(std.out, "Report written to %s (%d environment%s; %s).\n", dir, envs, plural, jobs)
+	fmt.Fprintf(std.out, "Report written to %s (%s; %s).\n", dir, words.Count(sum.Envs, "environment", "environments"), sum.Jobs)
 	return exitOK
 }
 
 // writeReport takes the evidence (GPU, environments, processes) and writes
-// the bundle into dir; the tray's "Export report…" uses it too.
-func writeReport(ctx context.Context, g *globals, dir string, paths []string) (envCount int, jobs words.Jobs, err error) {
+// the bundle into dir; the tray's "Export report…" uses it too. It
+// returns the bundle's summary, whose counts the command prints.
+func writeReport(ctx context.Context, g *globals, dir string, paths []string) (words.Summary, error) {
 	now := time.Now()
 	b := g.openGPU()
 	defer b.Close()
@@ -62,15 +58,16 @@ func writeReport(ctx context.Context, g *globals, dir string, paths []string) (e
 		g.log.Warn("scanning processes", "err", err)
 	}
 	rows := inspect.Processes(ps, res.GPU, envs, cudaKernels, g.busyRule(), nil, time.Now(), procs.HostPIDs(""))
-	// The summary counts the jobs too: on the GPU (graphics processes
-	// aside) and stuck on the CPU.
-	summary := present.Summary(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows})
-	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: summary,
+	// The summary is the tray's, of the same evidence: the jobs on the
+	// GPU (graphics processes aside) and stuck on the CPU, and a search
+	// cut short, which the bundle's list of environments does not show.
+	sum := words.Summarize(monitor.State{GPU: res.GPU, Envs: res.Envs, Processes: rows, SearchStopped: words.SearchStopped(res)})
+	bundle := report.Bundle{Time: now, Version: version, Host: report.ReadHost(), Check: res, Processes: rows, Summary: sum.String(),
 		Knowledge: report.Knowledge{AsOf: kb.AsOf(), Overlays: kb.Overlays()}, History: reportHistory()}
 	if err := report.Write(dir, bundle); err != nil {
-		return 0, words.Jobs{}, err
+		return words.Summary{}, err
 	}
-	return len(res.Envs), words.CountJobs(rows), nil
+	return sum, nil
 }
 
 // reportHistory reads the newest events of the state folder's history

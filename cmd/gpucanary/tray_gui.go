@@ -127,7 +127,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 			return cmd
 		},
 		Export: func(ctx context.Context, dir string) error {
-			_, _, err := writeReport(ctx, g, dir, nil)
+			_, err := writeReport(ctx, g, dir, nil)
 			return err
 		},
 		ConfigPath:    g.configPath(),

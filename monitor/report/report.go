@@ -33,8 +33,9 @@ type Bundle struct {
 	Host      Host
 	Check     monitor.CheckResult
 	Processes []monitor.Process
-	// Summary is the one-line status of Check (app/present's
-	// CheckSummary), which the caller words: this package only writes.
+	// Summary is the one-line status of Check and Processes, the tray's
+	// (output/words' Summary), which the caller words: this package only
+	// writes.
 	Summary string
 	// Knowledge is how current the facts the findings rest on are.
 	Knowledge Knowledge

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -25,17 +24,12 @@ func (p Printer) Check(r monitor.CheckResult) {
 		for _, e := range r.Envs {
 			p.Env(e)
 		}
-		p.printf("\n%s\n", p.Summary(r))
+		p.printf("\n%s\n", words.Summarize(monitor.State{Envs: r.Envs}).Checked())
 	}
 	// A search cut short is never silent: what it did not reach is not
 	// listed, and says so.
-	if !r.Complete {
-		stopped := r.SearchStopped
-		if stopped == "" {
-			stopped = "the search was cut short"
-		}
-		p.printf("%s\n", p.paint(yellow, "Search incomplete: "+stopped+
-			". Environments it did not reach are not listed: pass a path (gpucanary check PATH) or add the folder as a root in the settings."))
+	if stopped := words.SearchStopped(r); stopped != "" {
+		p.printf("%s\n", p.paint(yellow, words.SearchIncomplete(stopped, "check", "listed")))
 	}
 }
 
@@ -53,7 +47,7 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 		sim += " (WSL)"
 	}
 	if !g.HasDriver() {
-		p.printf("GPU   no NVIDIA driver%s\n", sim)
+		p.printf("GPU   %s%s\n", words.NoDriver, sim)
 		return
 	}
 	cuda := g.CUDADriver
@@ -128,16 +122,19 @@ func (p Printer) Env(e monitor.EnvReport) {
 	}
 }
 
+// verdict is an environment's verdict in words' word, coloured by how
+// bad it is.
 func (p Printer) verdict(v monitor.Verdict) safe {
+	c := dim
 	switch v {
 	case monitor.VerdictError:
-		return p.paint(red, "ERROR")
+		c = red
 	case monitor.VerdictWarning:
-		return p.paint(yellow, "WARNING")
+		c = yellow
 	case monitor.VerdictOK:
-		return p.paint(green, "OK")
+		c = green
 	}
-	return p.paint(dim, strings.ToUpper(string(v)))
+	return p.paint(c, words.VerdictWord(v))
 }
 
 // Finding prints one finding after indent, and its fix command beneath.
@@ -153,10 +150,4 @@ func (p Printer) Finding(f finding.Finding, indent string) {
 	if f.Fix != "" {
 		p.printf("%s    fix: %s\n", indent, f.Fix)
 	}
-}
-
-// Summary is check's last line: how many environments, how many bad.
-func (p Printer) Summary(r monitor.CheckResult) string {
-	bad, warn := words.Verdicts(r.Envs)
-	return fmt.Sprintf("%d environment%s checked: %d with errors, %d with warnings.", len(r.Envs), plural(len(r.Envs)), bad, warn)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // Event prints one event of `gpucanary watch`: local time, kind, the
@@ -41,7 +42,7 @@ func (p Printer) Watching(st monitor.State) {
 	if len(st.Envs) == 0 {
 		p.printf("Watching no environment yet: none was found. Pass a path: gpucanary watch PATH\n")
 	} else {
-		p.printf("Watching %d environment%s:\n", len(st.Envs), plural(len(st.Envs)))
+		p.printf("Watching %s:\n", words.Count(len(st.Envs), "environment", "environments"))
 	}
 	for _, e := range st.Envs {
 		torch := "no torch"
@@ -50,8 +51,10 @@ func (p Printer) Watching(st monitor.State) {
 		}
 		p.printf("  %s  %s  %s  %s\n", p.paint(bold, p.short(e.Path)), p.paint(dim, "("+foundVia(e.Via)+")"), torch, p.verdict(e.Verdict))
 	}
+	// Said as check says it: why, and how to reach what it missed.
 	if !st.DiscoveryComplete && len(st.Envs) > 0 {
-		p.printf("  %s\n", p.paint(yellow, "The search for environments was cut short: some may be missing."))
+		stopped := words.SearchStopped(monitor.CheckResult{Complete: false, SearchStopped: st.SearchStopped})
+		p.printf("  %s\n", p.paint(yellow, words.SearchIncomplete(stopped, "watch", "watched")))
 	}
 }
 

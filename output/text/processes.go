@@ -25,7 +25,7 @@ func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
 	}
 	p.printf("\n")
 	if len(rows) == 0 {
-		p.printf("No GPU workloads: no process holds GPU memory or has an ML runtime loaded.\n")
+		p.printf("%s\n", words.NoWorkloads)
 		return
 	}
 	cols, cmdWidth := tableLayoutOf(p.Width, columnsFor(rows))

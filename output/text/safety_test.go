@@ -210,7 +210,7 @@ func TestWatching(t *testing.T) {
 		"  0  NVIDIA A100-SXM4-40GB (Ampere, sm_80) · 40.0 GiB\n" +
 		"Watching 2 environments:\n" +
 		"  ~/llm/.venv  (named on the command line)  torch 2.5.1+cu121  OK\n" +
-		"  /opt/tools  (from $VIRTUAL_ENV)  no torch  NO-TORCH\n"
+		"  /opt/tools  (from $VIRTUAL_ENV)  no torch  NO TORCH\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -218,6 +218,13 @@ func TestWatching(t *testing.T) {
 	Printer{W: &b}.Watching(monitor.State{GPU: gpu.State{}, DiscoveryComplete: true})
 	if b.String() != "GPU   no NVIDIA driver\nWatching no environment yet: none was found. Pass a path: gpucanary watch PATH\n" {
 		t.Errorf("none:\n%s", b.String())
+	}
+	// A search cut short is said as check says it, with why.
+	b.Reset()
+	st.DiscoveryComplete, st.SearchStopped = false, "the search of /home/ana stopped at its time budget of 2s"
+	Printer{W: &b, Home: "/home/ana"}.Watching(st)
+	if want := "  Search incomplete: the search of /home/ana stopped at its time budget of 2s. Environments it did not reach are not watched: pass a path (gpucanary watch PATH) or add the folder as a root in the settings.\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("cut short:\n%s", b.String())
 	}
 }
 

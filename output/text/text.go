@@ -11,8 +11,10 @@
 // argv or an environment's path, chosen by another user, is shown, never
 // obeyed. With a Width, every line is cut to fit it.
 //
-// It imports the shared types of monitor and its leaves (gpu, health,
-// procs, pyenv, human); nothing under app/ and nothing of cmd.
+// It imports the shared types of monitor and its leaves (finding, gpu,
+// procs, pyenv, human) and output/words, whose wording it lays out for a
+// terminal (the summary, counts, verdicts and cells the windows say too);
+// nothing under app/ and nothing of cmd.
 package text
 
 import (
@@ -129,11 +131,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -40,7 +40,7 @@ func TestCheck(t *testing.T) {
 		"  ✗ TORCH_CPU_BUILD  torch 2.5.1+cpu is a CPU-only build.\n" +
 		"      fix: uv pip install --reinstall torch\n" +
 		"\n" +
-		"/opt/tools  (pip, Windows layout)  NO-TORCH\n" +
+		"/opt/tools  (pip, Windows layout)  NO TORCH\n" +
 		"  torch is not installed\n" +
 		"\n" +
 		"2 environments checked: 1 with errors, 0 with warnings.\n"

@@ -1,6 +1,8 @@
 package words
 
 import (
+	"strings"
+
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
@@ -63,3 +65,34 @@ func Verdicts(envs []monitor.EnvReport) (broken, warnings int) {
 	}
 	return broken, warnings
 }
+
+// verdictWords are the verdicts as a person reads them, in capitals so
+// they stand out beside a path: the JSON keeps the codes ("no-torch"),
+// the views say words ("NO TORCH").
+var verdictWords = map[monitor.Verdict]string{
+	monitor.VerdictOK: "OK", monitor.VerdictWarning: "WARNING", monitor.VerdictError: "ERROR", monitor.VerdictNoTorch: "NO TORCH",
+}
+
+// VerdictWord is how check, watch and the environments window name an
+// environment's verdict; one this table does not know (a newer engine's)
+// is its code in capitals.
+func VerdictWord(v monitor.Verdict) string {
+	if w, ok := verdictWords[v]; ok {
+		return w
+	}
+	return strings.ToUpper(string(v))
+}
+
+// VerdictWords are every verdict's word, in no order: a view sizes the
+// place it shows one in by the widest.
+func VerdictWords() []string {
+	out := make([]string, 0, len(verdictWords))
+	for _, w := range verdictWords {
+		out = append(out, w)
+	}
+	return out
+}
+
+// NoDriver is what every view says where a GPU would be when no NVIDIA
+// driver answers: check's GPU line and the status line alike.
+const NoDriver = "no NVIDIA driver"

@@ -1,8 +1,10 @@
 // Package words is the text for people that every view shares: the
-// command line's tables, the tray, the windows and the evidence bundle
-// say a process's cells, a path under home, and how many jobs and broken
-// environments there are with these functions, so that a thing is said
-// one way wherever it is read. It holds no layout (columns' widths,
+// command line, the tray, the windows, notifications and the evidence
+// bundle say a process's cells, a path under home, a verdict, how many
+// jobs and broken environments there are, the one summary of a machine
+// (Summarize) and a search cut short with these functions, so that a
+// thing is said one way wherever it is read. Plain words with no view
+// below it (bytes, durations, escapes) are monitor/human's. It holds no layout (columns' widths,
 // colours, Fyne widgets stay with each view) and imports neither app/
 // nor the engine, so both output/text and app/ can use it.
 package words
@@ -44,3 +46,12 @@ func Count(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// NoWorkloads is what ps and the processes window say when no process
+// holds GPU memory or has an ML runtime loaded.
+const NoWorkloads = "No GPU workloads: no process holds GPU memory or has an ML runtime loaded."
+
+// NotAnEnv says why a folder a person named is not taken, after "PATH is"
+// or "the folder is": the command line's finding and the window's "Add
+// environment…" say it alike.
+const NotAnEnv = "not a Python environment (no pyvenv.cfg, conda-meta or interpreter), nor a project folder of a manager GPU Canary knows"
