@@ -80,9 +80,10 @@ func (goldenGuard) Guard(string) ([]string, []string, error) { return nil, nil, 
 func (goldenGuard) Guarded(env string) bool                  { return env == comfyPath }
 func (goldenGuard) Unguard(string) ([]string, error)         { return nil, errors.New("golden") }
 
-// goldenStart is when the golden processes started: the runtime column
-// reads the wall clock, so it is 75 minutes before the test began.
-var goldenStart = time.Now().Add(-75 * time.Minute).Truncate(time.Second)
+// goldenStart is when the golden processes started, 75 minutes before
+// the golden windows' clock: the runtime column counts to that clock, so
+// a slow run on a loaded machine draws the same "1h15m".
+var goldenStart = goldenNow.Add(-75 * time.Minute)
 
 // goldenSamples feeds w ten minutes of readings, one per refresh, ending
 // at goldenNow with goldenState's: the GPU idles, train.py starts 8

@@ -95,7 +95,7 @@ func (p *procsWindow) updateProcCell(id widget.TableCellID, o fyne.CanvasObject)
 	}
 	c.badge.Hide()
 	c.label.Show()
-	c.label.Text = cell(r, id.Col)
+	c.label.Text = cell(r, id.Col, p.w.u.now())
 	c.label.Refresh()
 	f := sparkColumn(col)
 	samples := p.w.samples.Procs[present.ProcKey(r)]

@@ -259,12 +259,14 @@ func procCompare(col string) func(a, b monitor.Process) int {
 		return func(a, b monitor.Process) int { return cmp.Compare(first(a.GPUs), first(b.GPUs)) }
 	}
 	i := slices.Index(procColumns, col)
-	return func(a, b monitor.Process) int { return strings.Compare(cell(a, i), cell(b, i)) }
+	now := time.Now()
+	return func(a, b monitor.Process) int { return strings.Compare(cell(a, i, now), cell(b, i, now)) }
 }
 
-// cell is the text of one table cell: words' process cell, as ps says it.
-func cell(r monitor.Process, col int) string {
-	return words.Cell(r, procCells[col], time.Now(), present.HomeDir())
+// cell is the text of one table cell at now (the window's clock: the
+// runtime column counts to it): words' process cell, as ps says it.
+func cell(r monitor.Process, col int, now time.Time) string {
+	return words.Cell(r, procCells[col], now, present.HomeDir())
 }
 
 // updateTerminate offers "Terminate…" only for a job the engine says is
@@ -294,7 +296,7 @@ func (p *procsWindow) terminate() {
 		return
 	}
 	r := p.rows[p.chosen]
-	msg := fmt.Sprintf("Send SIGTERM to PID %d?\n\n%s\n\n%s", r.PID, human.Truncate(cell(r, len(procColumns)-1), 120), r.Reason)
+	msg := fmt.Sprintf("Send SIGTERM to PID %d?\n\n%s\n\n%s", r.PID, human.Truncate(cell(r, len(procColumns)-1, time.Now()), 120), r.Reason)
 	dialog.ShowConfirm("Terminate process", msg, func(ok bool) {
 		if !ok {
 			return

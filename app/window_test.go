@@ -96,10 +96,10 @@ func TestProcessesWindow(t *testing.T) {
 	})
 	t.Run("the command line and verdict cells", func(t *testing.T) {
 		row := p.rows[slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 5151 })]
-		if c := cell(row, slices.Index(procColumns, "Command")); c != "python serve.py" {
+		if c := cell(row, slices.Index(procColumns, "Command"), time.Now()); c != "python serve.py" {
 			t.Errorf("command = %q", c)
 		}
-		if c := cell(row, slices.Index(procColumns, "GPU")); c != "-" {
+		if c := cell(row, slices.Index(procColumns, "GPU"), time.Now()); c != "-" {
 			t.Errorf("GPU = %q", c)
 		}
 	})
