@@ -39,23 +39,13 @@ type Tray struct {
 	helloErr error
 }
 
-// Dial reads the tray process's snapshot from r and starts reading the
-// rest; requests go to w. Requests() is closed when r ends.
-func Dial(r io.Reader, w io.Writer) (*Tray, error) {
-	t := Start(r, w)
-	<-t.ready
-	if t.helloErr != nil {
-		return nil, t.helloErr
-	}
-	return t, nil
-}
-
-// Start is Dial without the wait: the snapshot is read on the goroutine
-// that reads the rest, while the windows process starts its toolkit
-// (the snapshot of a thousand environments is some 5 MB of JSON, a tenth
-// of a second to decode). State, History and Samples wait for it. A
-// snapshot that cannot be read ends the link: Requests is closed and Err
-// says why.
+// Start reads the tray process's snapshot from r and then the rest;
+// requests go to w. Requests() is closed when r ends. It does not wait:
+// the snapshot is read on the goroutine that reads the rest, while the
+// windows process starts its toolkit (the snapshot of a thousand
+// environments is some 5 MB of JSON, a tenth of a second to decode).
+// State, History and Samples wait for it. A snapshot that cannot be read
+// ends the link: Requests is closed and Err says why.
 func Start(r io.Reader, w io.Writer) *Tray {
 	t := &Tray{subs: map[int]chan monitor.Event{}, enc: json.NewEncoder(w), requests: make(chan Request, queueLen),
 		done: make(chan struct{}), ready: make(chan struct{})}

@@ -22,7 +22,7 @@ func TestEnvsSameKeepsTheEnvironments(t *testing.T) {
 		enc.Encode(ToWindows{Hello: &Hello{State: monitor.State{Envs: envs}}})
 		enc.Encode(ToWindows{State: &monitor.State{GPU: gpu.State{Driver: "1"}}, EnvsSame: true})
 	}()
-	tr, err := Dial(r, io.Discard)
+	tr, err := dial(r, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// dial is Start that waits for the snapshot and returns the error of
+// one that cannot be read.
+func dial(r io.Reader, w io.Writer) (*Tray, error) {
+	t := Start(r, w)
+	<-t.ready
+	if t.helloErr != nil {
+		return nil, t.helloErr
+	}
+	return t, nil
+}
+
 func fakeWindows() int {
-	t, err := Dial(os.Stdin, os.Stdout)
+	t, err := dial(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -214,13 +225,13 @@ func TestCloseEndsTheProcess(t *testing.T) {
 // something else, says what is wrong instead of showing empty windows.
 func TestDialRefusesGarbage(t *testing.T) {
 	for _, in := range []string{"", "not json", `{"state":{}}`} {
-		_, err := Dial(strings.NewReader(in), io.Discard)
+		_, err := dial(strings.NewReader(in), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "snapshot") {
-			t.Errorf("Dial(%q) = %v", in, err)
+			t.Errorf("dial(%q) = %v", in, err)
 		}
 	}
 	// A broken message after the snapshot ends the link with an error.
-	tr, err := Dial(strings.NewReader(`{"hello":{"state":{"started":true}}}{"state":`), io.Discard)
+	tr, err := dial(strings.NewReader(`{"hello":{"state":{"started":true}}}{"state":`), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +311,7 @@ func TestRecordedTellsTheTray(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	tr, err := Dial(&hello, &out)
+	tr, err := dial(&hello, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -540,15 +540,15 @@ func TestPNGToICO(t *testing.T) {
 // it tells (through Copy) what its snapshot held, then goes idle.
 func TestMain(m *testing.M) {
 	if os.Getenv("GPUCANARY_TRAY_CHILD") == "1" {
-		t, err := link.Dial(os.Stdin, os.Stdout)
-		if err != nil {
-			os.Exit(2)
-		}
+		t := link.Start(os.Stdin, os.Stdout)
 		handled := 0
 		for r := range t.Requests() {
 			handled++
 			t.Copy(fmt.Sprintf("show=%s envs=%d samples=%d", r.Show, len(t.State().Envs), len(t.Samples().GPUs)))
 			t.Idle(handled)
+		}
+		if t.Err() != nil {
+			os.Exit(2)
 		}
 		os.Exit(0)
 	}

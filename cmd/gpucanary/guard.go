@@ -80,14 +80,6 @@ func (g *globals) keeper() guard.Keeper {
 	return k
 }
 
-// markGuarded fills each report's guard fields from the records.
-func (g *globals) markGuarded(reps []monitor.EnvReport) {
-	k := g.keeper()
-	for i := range reps {
-		markGuard(k, &reps[i])
-	}
-}
-
 // markGuard fills one report's guard fields from k's record of it (none
 // without a state folder, or for a report with no environment).
 func markGuard(k guard.Keeper, rep *monitor.EnvReport) {

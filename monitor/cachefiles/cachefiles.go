@@ -6,10 +6,7 @@
 // A cache file is replaced without a sync (Replace): its reader checks a
 // checksum over the whole file, so one a crash left torn is a miss and is
 // read afresh, and a check of a thousand environments writes a thousand
-// such files, where a sync each would cost seconds. A record that is not
-// a cache (state a later run acts on) is replaced synced (ReplaceSynced):
-// the new file's data, then its name, then the folder, reach the disk
-// before the call returns.
+// such files, where a sync each would cost seconds.
 package cachefiles
 
 import (
@@ -25,18 +22,6 @@ import (
 // 0700 when missing), dated at (what Sweep judges by), renamed over it.
 // Nothing is synced: see the package comment.
 func Replace(path string, data []byte, at time.Time) error {
-	return replace(path, data, at, false)
-}
-
-// ReplaceSynced is Replace that returns once the new file and its name
-// are on the disk: the file synced before it is renamed (else a crash
-// can leave the new name on an empty file), and the folder after (else
-// the rename itself can be lost).
-func ReplaceSynced(path string, data []byte, at time.Time) error {
-	return replace(path, data, at, true)
-}
-
-func replace(path string, data []byte, at time.Time, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("replacing %s: %w", path, err)
@@ -46,24 +31,15 @@ func replace(path string, data []byte, at time.Time, durable bool) error {
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	_, werr := f.Write(data)
-	var serr error
-	if durable && werr == nil {
-		serr = f.Sync()
-	}
 	cerr := f.Close()
 	terr := os.Chtimes(f.Name(), at, at)
-	if err := errors.Join(werr, serr, cerr, terr); err != nil {
+	if err := errors.Join(werr, cerr, terr); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("replacing %s: %w", path, err)
-	}
-	if durable {
-		if err := syncDir(dir); err != nil {
-			return fmt.Errorf("replacing %s: %w", path, err)
-		}
 	}
 	return nil
 }

@@ -51,25 +51,3 @@ func TestReplaceAndSweep(t *testing.T) {
 		t.Error("not swept the next day")
 	}
 }
-
-// TestReplaceSynced: a synced replace leaves the new content, dated, in
-// place of the old, and no temporary file beside it.
-func TestReplaceSynced(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	path := filepath.Join(dir, "record")
-	at := time.Now().Add(-time.Hour).Truncate(time.Second)
-	for _, content := range []string{"first", "second"} {
-		if err := ReplaceSynced(path, []byte(content), at); err != nil {
-			t.Fatal(err)
-		}
-		if data, err := os.ReadFile(path); err != nil || string(data) != content {
-			t.Fatalf("%q, %v; want %q", data, err, content)
-		}
-	}
-	if fi, err := os.Stat(path); err != nil || !fi.ModTime().Equal(at) || fi.Mode().Perm() != 0o600 {
-		t.Errorf("%v %v, want dated %v, 0600", fi, err, at)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("%d files in the folder, want 1", len(ents))
-	}
-}

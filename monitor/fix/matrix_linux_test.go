@@ -344,7 +344,8 @@ func matrixIndex(t *testing.T) *wheeltest.Index {
 		}
 	}
 	for _, v := range []string{"1.9.1", "1.13.1", "2.5.1", "2.7.1", "2.8.0", "2.9.1"} {
-		tags, _ := kb.Variants(v)
+		rel, _ := kb.ReleaseFor(v)
+		tags := rel.Tags
 		vision, audio, _ := kb.Companions(v)
 		for _, tag := range append(tags, "cpu", "rocm6.2", "xpu") {
 			add(tag, wheeltest.Torch(v, tag))

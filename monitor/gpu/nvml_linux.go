@@ -33,9 +33,6 @@ type nvmlPlace struct {
 	wsl     string
 }
 
-// newNVML initialises lib on a machine that is not WSL2.
-func newNVML(lib nvml.Interface, o Options) Backend { return newNVMLAt(lib, o, nvmlPlace{}) }
-
 // newNVMLAt initialises lib. When Init fails (no library, no driver) it
 // returns the null backend and never calls lib again: go-nvml kills the
 // process when a function is called after a failed Init.

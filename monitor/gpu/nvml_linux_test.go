@@ -587,3 +587,6 @@ func TestNVMLProcessDedup(t *testing.T) {
 		})
 	}
 }
+
+// newNVML initialises lib on a machine that is not WSL2.
+func newNVML(lib nvml.Interface, o Options) Backend { return newNVMLAt(lib, o, nvmlPlace{}) }

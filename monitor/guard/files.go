@@ -3,7 +3,6 @@ package guard
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/gpucanary/gpucanary/monitor/human"
@@ -60,11 +59,6 @@ func linkWhy(what, target string) string {
 		return what + " is a symbolic link"
 	}
 	return what + " is a symbolic link (to " + escape(target) + ")"
-}
-
-// notRegular is the refusal for what is not a plain file.
-func notRegular(path string, m fs.FileMode) error {
-	return &UnsafeFileError{Path: path, Why: fmt.Sprintf("it is not a plain file (%s)", m.Type())}
 }
 
 // escape makes s safe to write into a comment line of a config file, or

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -26,21 +25,6 @@ type ArchList struct {
 	Unverified bool     `json:"unverified,omitempty"`
 }
 
-// ArchListFor returns the arch list of the official Linux wheel of a torch
-// version and variant tag ("cu128"). ok is false when the table does not
-// have that release and variant.
-func ArchListFor(torchVersion, tag string) (ArchList, bool) {
-	v, ok := parseTorch(torchVersion)
-	if !ok {
-		return ArchList{}, false
-	}
-	a, ok := facts().archOf[archKey(PlatformLinuxX86, v.minor, tag)]
-	if !ok {
-		return ArchList{}, false
-	}
-	return ArchList{SASS: slices.Clone(a.SASS), PTX: slices.Clone(a.PTX), Source: a.Source, Unverified: a.Unverified}, true
-}
-
 // ArchVerdict says whether a build has code for a GPU.
 type ArchVerdict struct {
 	Support Support
@@ -48,24 +32,6 @@ type ArchVerdict struct {
 	// just-in-time compile on first use, if the driver can compile it.
 	ViaPTX bool
 	Reason string
-}
-
-// BuildRunsOnGPU says whether the official build (torchVersion, tag) has
-// code for compute capability cc, so torch's "no kernel image is available
-// for execution on the device" is caught before a run: SASS of the same
-// major with a minor at or below cc's (8.6 code runs on 8.9), else PTX at or
-// below cc to compile just in time. Unknown when the table lacks the
-// release or variant, or cc cannot be read.
-func BuildRunsOnGPU(torchVersion, tag, cc string) ArchVerdict {
-	v, ok := parseTorch(torchVersion)
-	if !ok {
-		return ArchVerdict{Reason: fmt.Sprintf("torch version %q cannot be read", torchVersion)}
-	}
-	list, note, ok := archFor(PlatformLinuxX86, v.minor, tag)
-	if !ok {
-		return ArchVerdict{Reason: fmt.Sprintf("the GPU architectures of torch %s %s are not in GPU Canary's table", torchVersion, tag)}
-	}
-	return buildRuns(list, note, torchVersion, tag, cc)
 }
 
 // archFor finds the arch list of a release's variant on a wheel platform;

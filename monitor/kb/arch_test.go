@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -27,13 +28,13 @@ func TestArchitecture(t *testing.T) {
 }
 
 func TestArchListFor(t *testing.T) {
-	a, ok := ArchListFor("2.9.1+cu130", "cu130")
+	a, ok := archListFor("2.9.1+cu130", "cu130")
 	if !ok || !slices.Equal(a.SASS, []string{"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}) || !slices.Equal(a.PTX, []string{"12.0"}) || a.Source == "" {
 		t.Errorf("2.9 cu130 = %+v, %v", a, ok)
 	}
 	for _, q := range [][2]string{{"1.13.1", "cu118"}, {"0.4.1", "cu90"}, {"2.5.1", "cpu"}, {"2.5.1", "cu128"}, {"2.16.0", "cu130"}, {"x", "cu121"}} {
-		if a, ok := ArchListFor(q[0], q[1]); ok {
-			t.Errorf("ArchListFor(%s, %s) = %+v for a build the table does not know", q[0], q[1], a)
+		if a, ok := archListFor(q[0], q[1]); ok {
+			t.Errorf("archListFor(%s, %s) = %+v for a build the table does not know", q[0], q[1], a)
 		}
 	}
 }
@@ -83,10 +84,43 @@ func TestBuildRunsOnGPU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := BuildRunsOnGPU(tt.torch, tt.tag, tt.cc)
+			got := buildRunsOnGPU(tt.torch, tt.tag, tt.cc)
 			if got.Support != tt.want || got.ViaPTX != tt.ptx || got.Reason == "" || !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("BuildRunsOnGPU(%s, %s, %s) = %+v", tt.torch, tt.tag, tt.cc, got)
+				t.Errorf("buildRunsOnGPU(%s, %s, %s) = %+v", tt.torch, tt.tag, tt.cc, got)
 			}
 		})
 	}
+}
+
+// archListFor returns the arch list of the official Linux wheel of a torch
+// version and variant tag ("cu128"). ok is false when the table does not
+// have that release and variant.
+func archListFor(torchVersion, tag string) (ArchList, bool) {
+	v, ok := parseTorch(torchVersion)
+	if !ok {
+		return ArchList{}, false
+	}
+	a, ok := facts().archOf[archKey(PlatformLinuxX86, v.minor, tag)]
+	if !ok {
+		return ArchList{}, false
+	}
+	return ArchList{SASS: slices.Clone(a.SASS), PTX: slices.Clone(a.PTX), Source: a.Source, Unverified: a.Unverified}, true
+}
+
+// buildRunsOnGPU says whether the official build (torchVersion, tag) has
+// code for compute capability cc, so torch's "no kernel image is available
+// for execution on the device" is caught before a run: SASS of the same
+// major with a minor at or below cc's (8.6 code runs on 8.9), else PTX at or
+// below cc to compile just in time. Unknown when the table lacks the
+// release or variant, or cc cannot be read.
+func buildRunsOnGPU(torchVersion, tag, cc string) ArchVerdict {
+	v, ok := parseTorch(torchVersion)
+	if !ok {
+		return ArchVerdict{Reason: fmt.Sprintf("torch version %q cannot be read", torchVersion)}
+	}
+	list, note, ok := archFor(PlatformLinuxX86, v.minor, tag)
+	if !ok {
+		return ArchVerdict{Reason: fmt.Sprintf("the GPU architectures of torch %s %s are not in GPU Canary's table", torchVersion, tag)}
+	}
+	return buildRuns(list, note, torchVersion, tag, cc)
 }

@@ -66,7 +66,7 @@ func TestChooseVariant(t *testing.T) {
 				t.Errorf("choice = %+v, want %+v (reason %q)", got, tt.want, reason)
 			}
 			if ok {
-				if vs, _ := Variants(tt.torch); !slices.Contains(vs, got.Tag) {
+				if vs, _ := variants(tt.torch); !slices.Contains(vs, got.Tag) {
 					t.Errorf("chose %s, not a variant of %s", got.Tag, tt.torch)
 				}
 			}
@@ -133,7 +133,7 @@ func FuzzChooseVariant(f *testing.F) {
 			if !ok {
 				continue
 			}
-			vs, _ := Variants(c.Torch)
+			vs, _ := variants(c.Torch)
 			if !slices.Contains(vs, c.Tag) {
 				t.Fatalf("chose %q, not among %v", c.Tag, vs)
 			}

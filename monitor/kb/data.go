@@ -1,13 +1,10 @@
 package kb
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"sync"
-	"time"
 )
 
 // The tables are built as Go at build time from data/*.json: after an
@@ -160,46 +157,6 @@ func embeddedTables() *tables {
 	t := generatedTables()
 	t.lookups()
 	return t
-}
-
-// parseTables decodes and checks the four tables, keyed by file name
-// without extension.
-func parseTables(files map[string][]byte) (*tables, error) {
-	// Each file is {"comment": "what the table is", "<name>": [rows]}.
-	var (
-		r struct {
-			Comment  string
-			AsOf     string `json:"as_of"`
-			Releases []releaseRow
-		}
-		a struct {
-			Comment string
-			Arches  []archRow
-		}
-		d struct {
-			Comment string
-			Drivers []driverRow
-		}
-		g struct {
-			Comment string
-			GPUs    []gpuRow
-		}
-	)
-	for name, dst := range map[string]any{"releases": &r, "arches": &a, "drivers": &d, "gpus": &g} {
-		dec := json.NewDecoder(bytes.NewReader(files[name]))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(dst); err != nil {
-			return nil, fmt.Errorf("decoding data/%s.json: %w", name, err)
-		}
-	}
-	if _, err := time.Parse(time.DateOnly, r.AsOf); err != nil {
-		return nil, fmt.Errorf("decoding data/releases.json: as_of %q is not a date", r.AsOf)
-	}
-	t := &tables{asOf: r.AsOf, releases: r.Releases, arches: a.Arches, drivers: d.Drivers, gpus: g.GPUs}
-	if err := t.index(); err != nil {
-		return nil, err
-	}
-	return t, nil
 }
 
 // index builds the lookups and rejects rows that would make answers wrong:

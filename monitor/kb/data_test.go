@@ -1,9 +1,13 @@
 package kb
 
 import (
+	"bytes"
 	"embed"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // dataFS is the facts as written, with their sources: a run uses them as
@@ -96,10 +100,10 @@ func TestParseTablesRejectsBadData(t *testing.T) {
 }
 
 func TestUnverifiedRowsAreCarried(t *testing.T) {
-	if a, ok := ArchListFor("2.7.1", "cu128"); !ok || !a.Unverified {
+	if a, ok := archListFor("2.7.1", "cu128"); !ok || !a.Unverified {
 		t.Errorf("2.7 cu128 arch list = %+v, %v; want unverified", a, ok)
 	}
-	if a, ok := ArchListFor("2.8.0", "cu128"); !ok || a.Unverified {
+	if a, ok := archListFor("2.8.0", "cu128"); !ok || a.Unverified {
 		t.Errorf("2.8 cu128 arch list = %+v, %v; want verified", a, ok)
 	}
 	if r, ok := ReleaseFor("2.10.0"); !ok || !r.PyPIUnverified {
@@ -114,7 +118,47 @@ func TestUnverifiedRowsAreCarried(t *testing.T) {
 	if f, ok := DriverFloorFor("13.0", "linux"); !ok || f.Unverified {
 		t.Errorf("13.0 linux floor = %+v, %v; want verified", f, ok)
 	}
-	if v := BuildRunsOnGPU("2.7.1", "cu128", "8.6"); !strings.Contains(v.Reason, "not verified") {
+	if v := buildRunsOnGPU("2.7.1", "cu128", "8.6"); !strings.Contains(v.Reason, "not verified") {
 		t.Errorf("a verdict from an unverified arch list does not say so: %q", v.Reason)
 	}
+}
+
+// parseTables decodes and checks the four tables, keyed by file name
+// without extension.
+func parseTables(files map[string][]byte) (*tables, error) {
+	// Each file is {"comment": "what the table is", "<name>": [rows]}.
+	var (
+		r struct {
+			Comment  string
+			AsOf     string `json:"as_of"`
+			Releases []releaseRow
+		}
+		a struct {
+			Comment string
+			Arches  []archRow
+		}
+		d struct {
+			Comment string
+			Drivers []driverRow
+		}
+		g struct {
+			Comment string
+			GPUs    []gpuRow
+		}
+	)
+	for name, dst := range map[string]any{"releases": &r, "arches": &a, "drivers": &d, "gpus": &g} {
+		dec := json.NewDecoder(bytes.NewReader(files[name]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(dst); err != nil {
+			return nil, fmt.Errorf("decoding data/%s.json: %w", name, err)
+		}
+	}
+	if _, err := time.Parse(time.DateOnly, r.AsOf); err != nil {
+		return nil, fmt.Errorf("decoding data/releases.json: as_of %q is not a date", r.AsOf)
+	}
+	t := &tables{asOf: r.AsOf, releases: r.Releases, arches: a.Arches, drivers: d.Drivers, gpus: g.GPUs}
+	if err := t.index(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }

@@ -28,15 +28,3 @@ const (
 	SupportYes
 	SupportNo
 )
-
-// String names the answer for logs and JSON.
-func (s Support) String() string {
-	switch s {
-	case SupportYes:
-		return "yes"
-	case SupportNo:
-		return "no"
-	default:
-		return "unknown"
-	}
-}

@@ -59,18 +59,14 @@ type DriverVerdict struct {
 	Reason      string
 }
 
-// DriverRuns says whether a torch built against buildCUDA runs with a
+// driverRuns says whether a torch built against buildCUDA runs with a
 // driver whose CUDA driver version (NVML SystemGetCudaDriverVersion, as
 // "12.4") is driverCUDA, so a CUDA-too-new install is caught before torch
 // says "The NVIDIA driver on your system is too old". Builds of CUDA 11
 // and newer run on an older driver of the same major through minor-version
-// compatibility; older builds do not.
-func DriverRuns(buildCUDA, driverCUDA string) DriverVerdict {
-	return driverRuns(buildCUDA, driverCUDA, "CUDA "+driverCUDA)
-}
-
-// driverRuns is DriverRuns with the driver's CUDA version named in the
-// reasons as label (Machine.DriverCUDALabel: a derived one says so).
+// compatibility; older builds do not. The driver's CUDA version is named
+// in the reasons as label (Machine.DriverCUDALabel: a derived one says
+// so).
 func driverRuns(buildCUDA, driverCUDA, label string) DriverVerdict {
 	c, ok := compareCUDA(driverCUDA, buildCUDA)
 	if !ok {

@@ -65,10 +65,22 @@ func TestDriverRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DriverRuns(tt.build, tt.driver)
+			got := driverRuns(tt.build, tt.driver, "CUDA "+tt.driver)
 			if got.Support != tt.want || got.MinorCompat != tt.minorCompat || got.Reason == "" || !strings.Contains(got.Reason, tt.reason) {
 				t.Errorf("DriverRuns(%q, %q) = %+v", tt.build, tt.driver, got)
 			}
 		})
+	}
+}
+
+// String names the answer in the tests' messages.
+func (s Support) String() string {
+	switch s {
+	case SupportYes:
+		return "yes"
+	case SupportNo:
+		return "no"
+	default:
+		return "unknown"
 	}
 }

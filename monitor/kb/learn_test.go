@@ -36,10 +36,10 @@ func TestLearnFromIndex(t *testing.T) {
 	if w := OverlayWarnings(); len(w) > 0 {
 		t.Fatalf("the learned overlay is refused: %q\n%s", w, l.Overlay)
 	}
-	if vs, _ := Variants("2.16.0"); !slices.Equal(vs, []string{"cu130", "cu132"}) {
+	if vs, _ := variants("2.16.0"); !slices.Equal(vs, []string{"cu130", "cu132"}) {
 		t.Errorf("2.16's variants %v", vs)
 	}
-	if vs, _ := Variants("2.15.1"); !slices.Equal(vs, []string{"cu126", "cu130", "cu132"}) {
+	if vs, _ := variants("2.15.1"); !slices.Equal(vs, []string{"cu126", "cu130", "cu132"}) {
 		t.Errorf("2.15's variants %v", vs)
 	}
 	// Known now, and judged by inferred arch lists: 2.16 cu132 by 2.15's,

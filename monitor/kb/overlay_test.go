@@ -102,11 +102,11 @@ func TestOverlayRowsOverrideByKey(t *testing.T) {
 		"drivers": [{"cuda": "13.2", "linux_minor": "580", "windows_minor": "580", "linux_full": "596.1", "windows_na": true, "source": "first"}]}`), 0o644)
 	os.WriteFile(second, []byte(`{"arches": [{"minors": ["2.14"], "tag": "cu126", "sass": ["5.0", "6.0"], "source": "second"}]}`), 0o644)
 	useTables(t, withOverlays(embeddedTables(), []string{first, second}))
-	if a, ok := ArchListFor("2.14.0", "cu126"); !ok || a.Source != "second" {
+	if a, ok := archListFor("2.14.0", "cu126"); !ok || a.Source != "second" {
 		t.Errorf("2.14 cu126 = %+v: the later row should win", a)
 	}
 	// The row it replaced still covers its other releases.
-	if a, ok := ArchListFor("2.13.0", "cu126"); !ok || a.Source == "second" || a.Source == "first" {
+	if a, ok := archListFor("2.13.0", "cu126"); !ok || a.Source == "second" || a.Source == "first" {
 		t.Errorf("2.13 cu126 = %+v", a)
 	}
 	if f, _ := DriverFloorFor("13.2", "linux"); f.Full != "596.1" {

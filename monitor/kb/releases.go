@@ -62,17 +62,6 @@ func (r *releaseRow) public() Release {
 		PyPILinuxCUDA: r.PyPILinuxCUDA, PyPIUnverified: r.PyPIUnverified, Source: r.Source}
 }
 
-// Variants returns the CUDA index tags download.pytorch.org offers for a
-// torch version, oldest CUDA first, so a repair can pick one; the local tag
-// of the version is ignored. ok is false when the release is not in the table.
-func Variants(torchVersion string) ([]string, bool) {
-	r, _, ok := releaseOf(torchVersion)
-	if !ok {
-		return nil, false
-	}
-	return slices.Clone(r.Tags), true
-}
-
 // Companions returns the torchvision and torchaudio versions built against
 // a torch version, so a repair reinstalls a matching family: the table's
 // pair where the release deviates from the rules, else the rules

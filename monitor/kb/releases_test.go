@@ -42,7 +42,7 @@ func TestReleases(t *testing.T) {
 			if !ok || v != tt.vision || a != tt.audio {
 				t.Errorf("Companions = %q, %q, %v; want %q, %q", v, a, ok, tt.vision, tt.audio)
 			}
-			vs, ok := Variants(tt.torch)
+			vs, ok := variants(tt.torch)
 			if !ok || !slices.Equal(vs, tt.variants) {
 				t.Errorf("Variants = %v, %v; want %v", vs, ok, tt.variants)
 			}
@@ -82,7 +82,7 @@ func TestOldReleases(t *testing.T) {
 			if !Known(tt.torch) {
 				t.Error("not Known")
 			}
-			if vs, ok := Variants(tt.torch); !ok || !slices.Equal(vs, tt.variants) {
+			if vs, ok := variants(tt.torch); !ok || !slices.Equal(vs, tt.variants) {
 				t.Errorf("Variants = %v, %v; want %v", vs, ok, tt.variants)
 			}
 			if c, ok := DefaultCUDA(tt.torch, "linux"); !ok || c != tt.linux {
@@ -104,7 +104,7 @@ func TestUnknownReleases(t *testing.T) {
 			if _, _, ok := Companions(v); ok {
 				t.Error("Companions ok")
 			}
-			if _, ok := Variants(v); ok {
+			if _, ok := variants(v); ok {
 				t.Error("Variants ok")
 			}
 			if _, ok := DefaultCUDA(v, "linux"); ok {
@@ -127,9 +127,20 @@ func TestReleasesOrderAndCopies(t *testing.T) {
 	}
 	// Callers get copies: changing one must not change the table.
 	rs[0].Tags[0] = "cu999"
-	vs, _ := Variants("1.13.1")
+	vs, _ := variants("1.13.1")
 	vs[1] = "cu998"
-	if vs, _ := Variants("1.13.1"); vs[0] != "cu116" || vs[1] != "cu117" {
+	if vs, _ := variants("1.13.1"); vs[0] != "cu116" || vs[1] != "cu117" {
 		t.Errorf("the table was changed through a returned slice: %v", vs)
 	}
+}
+
+// variants returns the CUDA index tags download.pytorch.org offers for a
+// torch version, oldest CUDA first, so a repair can pick one; the local tag
+// of the version is ignored. ok is false when the release is not in the table.
+func variants(torchVersion string) ([]string, bool) {
+	r, _, ok := releaseOf(torchVersion)
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(r.Tags), true
 }

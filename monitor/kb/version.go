@@ -101,16 +101,6 @@ func CUDAForTag(tag string) (string, bool) {
 	return d[:len(d)-1] + "." + d[len(d)-1:], true
 }
 
-// CUDAFromDriverVersion turns NVML's SystemGetCudaDriverVersion integer
-// (1000*major + 10*minor) into the form torch uses: 12090 -> "12.9". It is
-// "" for a value that is not a version (0 when NVML had no answer).
-func CUDAFromDriverVersion(v int) string {
-	if v < 1000 {
-		return ""
-	}
-	return fmt.Sprintf("%d.%d", v/1000, (v%1000)/10)
-}
-
 // smName writes a compute capability as torch and nvcc do: "8.6" -> "sm_86".
 func smName(cc string) string {
 	return "sm_" + strings.ReplaceAll(strings.TrimSpace(cc), ".", "")

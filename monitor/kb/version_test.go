@@ -47,15 +47,6 @@ func TestCUDAForTag(t *testing.T) {
 	}
 }
 
-func TestCUDAFromDriverVersion(t *testing.T) {
-	tests := map[int]string{12090: "12.9", 13000: "13.0", 12040: "12.4", 11080: "11.8", 0: "", -5: "", 999: ""}
-	for in, want := range tests {
-		if got := CUDAFromDriverVersion(in); got != want {
-			t.Errorf("CUDAFromDriverVersion(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestParseTorch(t *testing.T) {
 	tests := []struct {
 		in, minor, patch string

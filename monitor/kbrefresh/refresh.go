@@ -100,13 +100,6 @@ func pageURL(index string) (string, error) {
 	return u.String(), nil
 }
 
-// Fetch reads a PEP 503 torch page and returns the plausible wheels it
-// lists (the versions bounds allows); see FetchAll for the dropped ones.
-func Fetch(ctx context.Context, client *http.Client, page string) ([]kb.Wheel, error) {
-	w, _, err := FetchAll(ctx, client, page)
-	return w, err
-}
-
 // maxRatio bounds how much the page may grow when decompressed: a torch
 // page is file names and random sha256 digests, which gzip shrinks three
 // to five times; a stream that grows by more than this is a gzip bomb
@@ -118,8 +111,9 @@ const maxRatio = 100
 // better than the rest.
 const ratioFrom = 256 << 10
 
-// FetchAll is Fetch that also returns the versions it dropped, each with
-// why. The page is read as a stream, never whole: the bytes on the wire
+// FetchAll reads a PEP 503 torch page and returns the plausible wheels it
+// lists (the versions bounds allows) and the versions it dropped, each
+// with why. The page is read as a stream, never whole: the bytes on the wire
 // are capped at maxPage before they are decompressed, the decompressed
 // stream is capped at maxPage and at maxRatio times the bytes read, and
 // each link is parsed as it arrives. Redirects are followed only to the

@@ -11,20 +11,6 @@ import (
 	"time"
 )
 
-// ParseMaps streams the file paths mapped in a /proc/PID/maps file, each
-// once, in the order first seen. Anonymous and special mappings ([heap],
-// [stack], [vdso]) are skipped, and a " (deleted)" suffix is dropped.
-func ParseMaps(r io.Reader, fn func(path string)) error {
-	seen := map[string]bool{}
-	return parseMaps(bufio.NewReaderSize(r, 64<<10), func(p []byte) {
-		if !seen[string(p)] {
-			s := string(p)
-			seen[s] = true
-			fn(s)
-		}
-	})
-}
-
 // parseMaps calls fn with each mapped path, consecutive repeats (the
 // segments of one file) collapsed. The slice is valid only during the call:
 // the scanner converts to a string only the few paths it keeps.

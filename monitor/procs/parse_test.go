@@ -1,6 +1,8 @@
 package procs
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,9 +27,9 @@ func TestParseNSpid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			outer, inner, ok := ParseNSpid([]byte(tt.status))
+			outer, inner, ok := parseNSpid([]byte(tt.status))
 			if outer != tt.outer || inner != tt.inner || ok != tt.ok {
-				t.Errorf("ParseNSpid(%q) = %d, %d, %v; want %d, %d, %v", tt.status, outer, inner, ok, tt.outer, tt.inner, tt.ok)
+				t.Errorf("parseNSpid(%q) = %d, %d, %v; want %d, %d, %v", tt.status, outer, inner, ok, tt.outer, tt.inner, tt.ok)
 			}
 		})
 	}
@@ -64,7 +66,7 @@ func TestParseMaps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			if err := ParseMaps(strings.NewReader(tt.maps), func(p string) { got = append(got, p) }); err != nil {
+			if err := readMaps(strings.NewReader(tt.maps), func(p string) { got = append(got, p) }); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, tt.want) {
@@ -141,7 +143,7 @@ func FuzzParseMaps(f *testing.F) {
 	f.Add([]byte("1-2 r--p 0 fd:01 1 /a\n2-3 r--p 0 fd:01 1 /b\n3-4 r--p 0 fd:01 1 /a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		seen := map[string]bool{}
-		err := ParseMaps(strings.NewReader(string(data)), func(p string) {
+		err := readMaps(strings.NewReader(string(data)), func(p string) {
 			if !strings.HasPrefix(p, "/") || seen[p] || strings.HasSuffix(p, "\n") {
 				t.Fatalf("bad or repeated path %q", p)
 			}
@@ -271,4 +273,30 @@ func TestParseStat(t *testing.T) {
 			t.Errorf("parseStat(%q) did not fail", bad)
 		}
 	}
+}
+
+// readMaps streams the file paths mapped in a /proc/PID/maps file, each
+// once, in the order first seen. Anonymous and special mappings ([heap],
+// [stack], [vdso]) are skipped, and a " (deleted)" suffix is dropped.
+func readMaps(r io.Reader, fn func(path string)) error {
+	seen := map[string]bool{}
+	return parseMaps(bufio.NewReaderSize(r, 64<<10), func(p []byte) {
+		if !seen[string(p)] {
+			s := string(p)
+			seen[s] = true
+			fn(s)
+		}
+	})
+}
+
+// parseNSpid reads the NSpid line of /proc/PID/status and returns the PID
+// in the namespace of the proc mount it was read from (the first entry)
+// and the PID inside the process's own namespace (the last). ok is false
+// without a well-formed NSpid line (kernels before 4.1).
+func parseNSpid(status []byte) (outer, inner int, ok bool) {
+	ns := parseStatus(status).nspid
+	if len(ns) == 0 {
+		return 0, 0, false
+	}
+	return ns[0], ns[len(ns)-1], true
 }

@@ -108,18 +108,6 @@ func parseStatus(b []byte) status {
 	return st
 }
 
-// ParseNSpid reads the NSpid line of /proc/PID/status and returns the PID
-// in the namespace of the proc mount it was read from (the first entry)
-// and the PID inside the process's own namespace (the last). ok is false
-// without a well-formed NSpid line (kernels before 4.1).
-func ParseNSpid(status []byte) (outer, inner int, ok bool) {
-	ns := parseStatus(status).nspid
-	if len(ns) == 0 {
-		return 0, 0, false
-	}
-	return ns[0], ns[len(ns)-1], true
-}
-
 func atoi(b []byte) int {
 	n := 0
 	for _, c := range b {

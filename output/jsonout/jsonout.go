@@ -27,20 +27,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 )
 
-// Check writes `check --json`: the whole CheckResult, indented, as one
-// encoding of it would (CheckWriter, one environment at a time).
-func Check(w io.Writer, r monitor.CheckResult) error {
-	if r.Envs == nil {
-		return indented(w, r) // "envs": null, as encoded
-	}
-	c := NewCheckWriter(w)
-	c.Begin(r)
-	for _, e := range r.Envs {
-		c.Env(e)
-	}
-	return c.End(r)
-}
-
 // CheckWriter writes `check --json` while the environments are read: the
 // frame's head (the GPU) first, then each environment as it comes, then
 // the frame's tail (the machine's findings, whether the search was

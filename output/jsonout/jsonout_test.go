@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 func TestCheckIsIndentedAndWhole(t *testing.T) {
 	r := monitor.CheckResult{GPU: gpu.State{Driver: "550.54.15"}, Envs: []monitor.EnvReport{}, Findings: []finding.Finding{}}
 	var b bytes.Buffer
-	if err := Check(&b, r); err != nil {
+	if err := writeCheck(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := json.MarshalIndent(r, "", "  ")
@@ -96,4 +97,18 @@ func TestProcessesLineIsProcessesOnOneLine(t *testing.T) {
 	if len(lines) != 2 || lines[0] != compact.String() || lines[1] != lines[0] {
 		t.Errorf("two refreshes wrote %q, want two lines of %s", line.String(), compact.String())
 	}
+}
+
+// writeCheck writes `check --json`: the whole CheckResult, indented, as one
+// encoding of it would (CheckWriter, one environment at a time).
+func writeCheck(w io.Writer, r monitor.CheckResult) error {
+	if r.Envs == nil {
+		return indented(w, r) // "envs": null, as encoded
+	}
+	c := NewCheckWriter(w)
+	c.Begin(r)
+	for _, e := range r.Envs {
+		c.Env(e)
+	}
+	return c.End(r)
 }

@@ -33,14 +33,14 @@ func TestCheckStreamsTheSameBytes(t *testing.T) {
 		r := monitor.CheckResult{GPU: gpu.State{Driver: "550.54.15"}, Envs: tc.envs,
 			Findings: []finding.Finding{{Code: "NO_GPU_DRIVER", Severity: finding.SeverityError, Message: "m"}}, Complete: true}
 		var got, want bytes.Buffer
-		if err := Check(&got, r); err != nil {
+		if err := writeCheck(&got, r); err != nil {
 			t.Fatal(err)
 		}
 		if err := indented(&want, r); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Errorf("%s: Check wrote\n%s\nwant\n%s", tc.name, got.Bytes(), want.Bytes())
+			t.Errorf("%s: writeCheck wrote\n%s\nwant\n%s", tc.name, got.Bytes(), want.Bytes())
 		}
 	}
 }

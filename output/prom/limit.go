@@ -125,13 +125,6 @@ func (l *limitListener) connState(c net.Conn, s http.ConnState) {
 	}
 }
 
-// open is how many connections are open.
-func (l *limitListener) open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.conns)
-}
-
 // unwrapConn finds the limitedConn under a connection the server was
 // given (TLS wraps it).
 func unwrapConn(c net.Conn) *limitedConn {

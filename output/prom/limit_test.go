@@ -112,3 +112,10 @@ func TestIdleClientsCannotKeepAScrapeOut(t *testing.T) {
 		t.Error("the kept-alive connection is still open")
 	}
 }
+
+// open is how many connections are open.
+func (l *limitListener) open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}

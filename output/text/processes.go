@@ -163,9 +163,6 @@ func columnsFor(rows []monitor.Process) []column {
 	return slices.Insert(slices.Clone(processColumns), i, containerColumn)
 }
 
-// tableLayout is tableLayoutOf the columns of processes on the host.
-func tableLayout(width int) ([]column, int) { return tableLayoutOf(width, processColumns) }
-
 // tableLayoutOf fits the columns to a terminal width columns wide (0: no
 // limit): the command gets what is left; when that is under commandMin,
 // the environment and user columns narrow, then columns are dropped in

@@ -259,3 +259,6 @@ func TestFixCommandsAreShownAsWritten(t *testing.T) {
 		t.Errorf("the fix line is not the command %s:\n%s", fix, b.String())
 	}
 }
+
+// tableLayout is tableLayoutOf the columns of processes on the host.
+func tableLayout(width int) ([]column, int) { return tableLayoutOf(width, processColumns) }
