@@ -34,6 +34,7 @@ Commands:
                                run the engine headless and serve Prometheus metrics
   kb refresh [--index-url URL]
   kb [--json]                  what GPU Canary knows of torch and drivers; refresh learns new releases
+  demo [--cli] [--dir DIR]     try GPU Canary on a demonstration home and simulated GPUs
   version                      print the version
 
 Global flags:

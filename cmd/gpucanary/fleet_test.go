@@ -66,9 +66,10 @@ func TestAgentPerProcessSeries(t *testing.T) {
 	}{
 		{[]string{"--collector.processes"}, []string{series, "gpucanary_process_series_dropped_total 0",
 			`gpucanary_host_findings{code="GPU_MEMORY_ORPHANED",severity="warning"} 1`}, nil},
-		// Capped at one: the 8 GiB orphan comes first, the sleeper is dropped.
+		// Capped at one: the 8 GiB orphan (a PID that is not running:
+		// orphaned) comes first, the sleeper is dropped.
 		{[]string{"--collector.processes", "--collector.processes.max", "1"}, []string{
-			fmt.Sprintf(`gpucanary_process_gpu_memory_bytes{container="",env="",namespace="",pid="%d",pod="",verdict="gpu"} 8.589934592e+09`, noSuchPID),
+			fmt.Sprintf(`gpucanary_process_gpu_memory_bytes{container="",env="",namespace="",pid="%d",pod="",verdict="orphaned"} 8.589934592e+09`, noSuchPID),
 			"gpucanary_process_series_dropped_total "}, []string{series}},
 		{nil, []string{`gpucanary_host_findings{code="GPU_MEMORY_ORPHANED",severity="warning"} 1`}, []string{"gpucanary_process_"}},
 	} {

@@ -51,7 +51,9 @@ func (pp *perProcess) describe(ch chan<- *prometheus.Desc) {
 }
 
 // collect gives each process that holds GPU memory or is flagged (a
-// verdict of cpu or cuda-idle, or a finding) its series, the most telling
+// verdict of cpu or cuda-idle, or a finding) its series, and each PID the
+// driver lists that is no longer running (orphaned: the memory it still
+// holds is what GPU_MEMORY_ORPHANED is about), the most telling
 // first: findings, then the most GPU memory, then the lowest PID.
 func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
 	if pp == nil {
@@ -59,7 +61,8 @@ func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
 	}
 	var rows []monitor.Process
 	for _, p := range s.Processes {
-		if p.Verdict == procs.VerdictGPU || p.Verdict == procs.VerdictCPU || p.Verdict == procs.VerdictCUDAIdle || len(p.Findings) > 0 {
+		if p.Verdict == procs.VerdictGPU || p.Verdict == procs.VerdictCPU || p.Verdict == procs.VerdictCUDAIdle ||
+			p.Verdict == procs.VerdictOrphaned || len(p.Findings) > 0 {
 			rows = append(rows, p)
 		}
 	}
