@@ -79,17 +79,19 @@ func TestParseFileName(t *testing.T) {
 }
 
 func TestRunSaysWhatWentWrong(t *testing.T) {
-	// A port nothing listens on: what an offline machine sees.
+	notIndex := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) }))
+	defer notIndex.Close()
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	// A port nothing listens on: what an offline machine sees. Taken
+	// after the servers above, which would otherwise be given the same
+	// port once it is closed.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	closed := "http://" + l.Addr().String()
 	l.Close()
-	notIndex := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) }))
-	defer notIndex.Close()
-	missing := httptest.NewServer(http.NotFoundHandler())
-	defer missing.Close()
 	out := filepath.Join(t.TempDir(), "kb-refresh.json")
 	for _, tt := range []struct{ index, want string }{
 		{closed, "offline? GPU Canary goes on with what it knew"},
