@@ -88,7 +88,7 @@ var importRules = []importRule{
 	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/pyenv/disk"}},
 	{pkg: "monitor/pyenv/internal/walk", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/disk", "monitor/pyenv/pyspec", "monitor/safefs"}},
-	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
+	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv", "monitor/pyenv/managers"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/owned", "monitor/safefs"}}, // safefs, owned: overlay files, which a user writes
 	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},

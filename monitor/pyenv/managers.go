@@ -3,31 +3,21 @@ package pyenv
 import "slices"
 
 // Manager is one environment manager as the read knows it: what on disk
-// says an environment is its, which INSTALLER contents are its, which
-// running programs are its installers and which variables aim them.
-// Inspect and the culprit search (InstallerProgram) read this table and
-// nothing else. Where a manager keeps its environments, which one it
-// uses for a project and how it reinstalls torch are the managers
-// package's (monitor/pyenv/managers), keyed by the same Name: only the
-// search, the resolver and the repair plan need them, and the read must
-// not reach up to them. A new manager is one entry here and, when it
-// has places, projects or its own installer, one there.
+// says an environment is its, and which INSTALLER contents are its.
+// Inspect reads this table and nothing else. Where a manager keeps its
+// environments, which variables activate it, which one it uses for a
+// project, which running programs are its installers and how it
+// reinstalls torch are the managers package's (monitor/pyenv/managers),
+// keyed by the same Name: only the search, the resolver, the culprit
+// search and the repair plan need them, and the read must not reach up
+// to them. A new manager is one entry here and one there.
 type Manager struct {
 	// Name is the manager's word: Env.Installer holds it, envsearch.Found.Via names
-	// it for environments found in its places, InstallerProgram returns
-	// it, and the managers package keys its rules by it.
+	// it for environments found in its places, managers.InstallerProgram
+	// returns it, and the managers package keys its rules by it.
 	Name string
 	// Kind is Env.Kind of the environments it makes: KindVenv or KindConda.
 	Kind string
-	// Active are the environment variables its activation sets to the
-	// active environment; discovery reads them first, in table order.
-	Active []string
-	// Targets are the environment variables that aim one of its running
-	// installers at an environment (the culprit search matches them).
-	Targets []string
-	// Nested are folders inside one of its environments that hold more of
-	// them: a conda base install keeps envs/.
-	Nested []string
 	// Marker is the entry at an environment's top that makes it one of
 	// this manager's; empty for the managers whose environments are
 	// plain venvs or prefixes, known by where they are (Poetry, pyenv).
@@ -41,11 +31,6 @@ type Manager struct {
 	// Installed are the INSTALLER file contents (trimmed) that its
 	// installs leave in a dist-info.
 	Installed []string
-	// Programs are the base names of the programs that install with it at
-	// run time, as path.Match patterns ("pip*": pip, pip3, pip3.12);
-	// Modules are its `python -m MODULE` names.
-	Programs []string
-	Modules  []string
 }
 
 // Marker is the file or folder at an environment's top that says which
@@ -102,25 +87,16 @@ func table() []Manager {
 		{
 			Name:      InstallerUV,
 			Kind:      KindVenv,
-			Active:    []string{"VIRTUAL_ENV"},
-			Targets:   []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"},
 			Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
 			ClaimsEnv: true,
 			Installed: []string{"uv"},
-			Programs:  []string{"uv", "uvx"},
-			Modules:   []string{"uv"},
 		},
 		{
 			Name:      InstallerConda,
 			Kind:      KindConda,
-			Active:    []string{"CONDA_PREFIX"},
-			Targets:   []string{"CONDA_PREFIX"},
-			Nested:    []string{"envs"},
 			Marker:    Marker{Name: "conda-meta", Dir: true},
 			ClaimsEnv: true,
 			Installed: []string{"conda"},
-			Programs:  []string{"conda", "mamba", "micromamba"},
-			Modules:   []string{"conda"},
 		},
 		// Poetry's envs are venvs (virtualenv) in its virtualenvs folder;
 		// its installs leave INSTALLER "Poetry X.Y.Z" (wheel_installer.py),
@@ -148,12 +124,8 @@ func table() []Manager {
 		{
 			Name:      InstallerPip,
 			Kind:      KindVenv,
-			Active:    []string{"VIRTUAL_ENV"},
-			Targets:   []string{"VIRTUAL_ENV"},
 			Marker:    Marker{Name: "pyvenv.cfg"},
 			Installed: []string{"pip"},
-			Programs:  []string{"pip*"},
-			Modules:   []string{"pip"},
 		},
 	}
 }
@@ -181,34 +153,13 @@ func installedBy(contents, kind string) (string, bool) {
 }
 
 // Managers is the managers table, in the order its readers consult it:
-// the managers package joins each entry to its places, project rule and
-// reinstall, and the search (envsearch) reads its Active, Nested and
-// Marker. The copy is the caller's.
+// the managers package joins each entry to its rules, and the search
+// (envsearch) reads its Marker. The copy is the caller's.
 func Managers() []Manager { return slices.Clone(managers) }
 
 // EnvMarkers are the distinct marker entries (name and type) of the
 // table, in table order: what makes a folder an environment at all.
 func EnvMarkers() []Marker { return slices.Clone(envMarkers) }
-
-// ActiveVars lists every manager's Active variables once, in table order.
-func ActiveVars() []string { return varsOf(func(m Manager) []string { return m.Active }) }
-
-// TargetVars lists the environment variables that aim a running installer
-// at an environment (VIRTUAL_ENV, UV_PROJECT_ENVIRONMENT, CONDA_PREFIX),
-// each once, for the culprit search to match against.
-func TargetVars() []string { return varsOf(func(m Manager) []string { return m.Targets }) }
-
-func varsOf(of func(Manager) []string) []string {
-	var out []string
-	for _, m := range managers {
-		for _, v := range of(m) {
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
 
 func markers() []Marker {
 	var out []Marker

@@ -110,7 +110,7 @@ func Search(ctx context.Context, o Options) Discovery {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	for _, v := range pyenv.ActiveVars() {
+	for _, v := range managers.ActiveVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			d.add(Found{Path: p, Via: v}, true)
 		}
@@ -171,7 +171,7 @@ func Search(ctx context.Context, o Options) Discovery {
 func (o Options) Places() []string {
 	o = o.withDefaults()
 	var places []string
-	for _, v := range pyenv.ActiveVars() {
+	for _, v := range managers.ActiveVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			places = append(places, p)
 		}

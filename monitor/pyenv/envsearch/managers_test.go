@@ -154,7 +154,7 @@ func TestActiveVarsFromTable(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover = %v, want %v", got, want)
 	}
-	if tv := pyenv.TargetVars(); !slices.Equal(tv, []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "CONDA_PREFIX"}) {
+	if tv := managers.TargetVars(); !slices.Equal(tv, []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "CONDA_PREFIX"}) {
 		t.Errorf("TargetVars = %v", tv)
 	}
 }

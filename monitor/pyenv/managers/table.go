@@ -3,12 +3,14 @@
 // the platform's folders in dirs_*.go; the one-click apps' in apps.go and
 // approots_*), which environment it uses for a project folder (Project,
 // answering a Resolution), and how it reinstalls or uninstalls a package
-// (ReinstallCommand, UninstallCommand: argv only, never run here).
+// (ReinstallCommand, UninstallCommand: argv only, never run here), which
+// variables activate it or aim its installers (ActiveVars, TargetVars),
+// and which running programs are its installers (InstallerProgram).
 //
 // It sits above the reader (monitor/pyenv), whose own table says how an
-// environment is recognised (markers, INSTALLER contents, installer
-// programs): each entry here is that entry (pyenv.Manager, embedded)
-// joined by Name to its rules here, so a manager is still one entry to
+// environment is recognised (markers, INSTALLER contents): each entry
+// here is that entry (pyenv.Manager, embedded) joined by Name to its
+// rules here, so a manager is still one entry to
 // its readers, while the read never reaches up to the search's places,
 // the resolver's project rules or the repair's command lines.
 package managers
@@ -24,6 +26,20 @@ import (
 // Marker, …) and, keyed by its Name, its rules.
 type Manager struct {
 	pyenv.Manager
+	// Active are the environment variables its activation sets to the
+	// active environment; discovery reads them first, in table order.
+	Active []string
+	// Targets are the environment variables that aim one of its running
+	// installers at an environment (the culprit search matches them).
+	Targets []string
+	// Nested are folders inside one of its environments that hold more of
+	// them: a conda base install keeps envs/.
+	Nested []string
+	// Programs are the base names of the programs that install with it at
+	// run time, as path.Match patterns ("pip*": pip, pip3, pip3.12);
+	// Modules are its `python -m MODULE` names (InstallerProgram).
+	Programs []string
+	Modules  []string
 	// Places lists where its environments live, as its own config says
 	// (its variables, then its config file, then its default); nil when
 	// they live wherever their user made them (a venv).
@@ -47,8 +63,21 @@ type Manager struct {
 // function cites the tool source it follows (managerplaces.go,
 // projects.go).
 var rules = map[string]Manager{
-	pyenv.InstallerUV:       {Places: uvPlaces, Project: uvProject, Reinstall: uvReinstall},
-	pyenv.InstallerConda:    {Places: condaPlaces, Project: condaProject, Refuse: condaRefusal},
+	pyenv.InstallerUV: {
+		Active:   []string{"VIRTUAL_ENV"},
+		Targets:  []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"},
+		Programs: []string{"uv", "uvx"},
+		Modules:  []string{"uv"},
+		Places:   uvPlaces, Project: uvProject, Reinstall: uvReinstall,
+	},
+	pyenv.InstallerConda: {
+		Active:   []string{"CONDA_PREFIX"},
+		Targets:  []string{"CONDA_PREFIX"},
+		Nested:   []string{"envs"},
+		Programs: []string{"conda", "mamba", "micromamba"},
+		Modules:  []string{"conda"},
+		Places:   condaPlaces, Project: condaProject, Refuse: condaRefusal,
+	},
 	"poetry":                {Places: poetryPlaces, Project: poetryProject},
 	"pdm":                   {Places: pdmPlaces, Project: pdmProject},
 	"virtualenvwrapper":     {Places: venvwrapperPlaces},
@@ -61,7 +90,13 @@ var rules = map[string]Manager{
 	"user-site":             {Places: userSitePlaces},
 	pyenv.InstallerEmbedded: {Reinstall: embeddedReinstall},
 	"apps":                  {Places: appPlaces},
-	pyenv.InstallerPip:      {Project: venvProject, Reinstall: pipReinstall},
+	pyenv.InstallerPip: {
+		Active:   []string{"VIRTUAL_ENV"},
+		Targets:  []string{"VIRTUAL_ENV"},
+		Programs: []string{"pip*"},
+		Modules:  []string{"pip"},
+		Project:  venvProject, Reinstall: pipReinstall,
+	},
 }
 
 // table is pyenv's table, in its order, each entry joined to its rules,
@@ -92,4 +127,24 @@ func managerNamed(name string) (*Manager, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ActiveVars lists every manager's Active variables once, in table order.
+func ActiveVars() []string { return varsOf(func(m Manager) []string { return m.Active }) }
+
+// TargetVars lists the environment variables that aim a running installer
+// at an environment (VIRTUAL_ENV, UV_PROJECT_ENVIRONMENT, CONDA_PREFIX),
+// each once, for the culprit search to match against.
+func TargetVars() []string { return varsOf(func(m Manager) []string { return m.Targets }) }
+
+func varsOf(of func(Manager) []string) []string {
+	var out []string
+	for _, m := range table {
+		for _, v := range of(m) {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
