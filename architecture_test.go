@@ -57,7 +57,7 @@ var importRules = []importRule{
 	// the runner, which runs and verifies a repair, sits above them.
 	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"}},
 	{pkg: "monitor/fixplan", forbidden: []string{mod + "monitor/fix", mod + "monitor/health"},
-		only: []string{"monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject", "monitor/shell"}},
+		only: []string{"monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/managers", "monitor/pyenv/uvproject", "monitor/shell"}},
 	// The engine reads the repairs' journals, and nothing else of the
 	// runner: a repair runs in the process that asked for it.
 	{pkg: "monitor/engine", forbidden: []string{mod + "monitor/fix"}},
@@ -68,13 +68,21 @@ var importRules = []importRule{
 	// internal/ (which Go keeps from everything outside monitor/pyenv),
 	// the site module's import path (sitepath) and the walk of a folder
 	// tree (walk). The search for environments (envsearch) sits above it:
-	// it reads pyenv's managers table, and pyenv never asks it.
-	{pkg: "monitor/pyenv", forbidden: []string{mod + "monitor/pyenv/envsearch"},
+	// it reads pyenv's managers table, and pyenv never asks it. So do the
+	// managers' places, project rules and reinstall argv (managers): the
+	// read recognises a manager's environment from pyenv's own table and
+	// never reaches up to them.
+	{pkg: "monitor/pyenv", forbidden: []string{mod + "monitor/pyenv/envsearch", mod + "monitor/pyenv/managers"},
 		only: []string{"monitor/fatbin", "monitor/filefacts", "monitor/pyenv/disk", "monitor/pyenv/pyspec", "monitor/safefs"}},
+	// What the search, the resolver and the repair plan know of each
+	// manager beyond recognising its environments: it reads the settings
+	// files of the tools (through the real disk) and pyenv's table, and
+	// knows no search and no plan.
+	{pkg: "monitor/pyenv/managers", only: []string{"monitor/pyenv", "monitor/pyenv/disk", "monitor/safefs"}},
 	// The readers' disk: the interface every reader looks at the disk
 	// through, and the real one over safefs.
 	{pkg: "monitor/pyenv/disk", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/pyenv/envsearch", only: []string{"monitor/pyenv", "monitor/pyenv/internal/walk", "monitor/safefs"}},
+	{pkg: "monitor/pyenv/envsearch", only: []string{"monitor/pyenv", "monitor/pyenv/internal/walk", "monitor/pyenv/managers", "monitor/safefs"}},
 	// The one package for PEP 440/508 and METADATA, which pyenv and
 	// uvproject share: it reads text and knows no environment.
 	{pkg: "monitor/pyenv/pyspec", only: []string{}},
@@ -83,7 +91,7 @@ var importRules = []importRule{
 	{pkg: "monitor/pyenv/internal/sitepath", only: []string{"monitor/pyenv/disk"}},
 	{pkg: "monitor/pyenv/internal/walk", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/disk", "monitor/pyenv/pyspec", "monitor/safefs"}},
-	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv"}},
+	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv", "monitor/pyenv/managers"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
 	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/owned", "monitor/safefs"}}, // safefs, owned: overlay files, which a user writes
 	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},
@@ -280,9 +288,6 @@ var (
 	readerDiskFiles = map[string]string{
 		"monitor/pyenv/disk/disk.go":         "the real disk itself",
 		"monitor/pyenv/envof.go":             "discovery: is a folder an environment, before any read",
-		"monitor/pyenv/places.go":            "discovery: where managers keep environments",
-		"monitor/pyenv/projects.go":          "discovery: which environment a project folder uses",
-		"monitor/pyenv/dirs_windows.go":      "discovery: the platform's folders",
 		"monitor/pyenv/uvproject/pinfile.go": "the index pin, a write, not a read",
 	}
 	// diskCall is a look at the disk that a reader's file must make

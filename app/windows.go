@@ -12,8 +12,8 @@ import (
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/output/words"
 )
 
@@ -194,7 +194,7 @@ func (w *windows) addPath(path string) {
 	win := w.host()
 	// What the command line accepts, the windows accept: an environment, a
 	// project folder (its manager's environment) or an interpreter.
-	r, err := envsearch.ResolveArg(path, pyenv.Where{})
+	r, err := envsearch.ResolveArg(path, managers.Where{})
 	if nc, ok := envsearch.IsNotCreated(err); ok {
 		dialog.ShowInformation("No environment yet",
 			wrap(nc.NotCreated(path)+", then add it again.")+"\n\nNothing was added.", win)

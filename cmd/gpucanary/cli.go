@@ -17,8 +17,8 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/kb"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -185,7 +185,7 @@ func (g *globals) discoverOptions(paths []string) envsearch.Options {
 func addedEnvs(paths []string, getenv func(string) string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		if r, err := envsearch.ResolveArg(p, pyenv.Where{Getenv: getenv}); err == nil {
+		if r, err := envsearch.ResolveArg(p, managers.Where{Getenv: getenv}); err == nil {
 			p = r.Env
 		}
 		out = append(out, p)

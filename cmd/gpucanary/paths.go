@@ -12,8 +12,8 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/output/words"
 )
 
@@ -37,7 +37,7 @@ var (
 // says what is wrong with it. resolved maps each environment a path was
 // resolved to to the line that says so with the path as typed
 // (resolvedLine).
-func envArgs(args []string, getenv func(string) string) (given []pyenv.Resolution, bad []monitor.EnvReport, resolved map[string]string) {
+func envArgs(args []string, getenv func(string) string) (given []managers.Resolution, bad []monitor.EnvReport, resolved map[string]string) {
 	resolved = map[string]string{}
 	for _, a := range args {
 		path, r, err := resolveArg(a, getenv)
@@ -56,7 +56,7 @@ func envArgs(args []string, getenv func(string) string) (given []pyenv.Resolutio
 }
 
 // argPaths are the paths given, absolute, of resolutions envArgs made.
-func argPaths(given []pyenv.Resolution) []string {
+func argPaths(given []managers.Resolution) []string {
 	out := make([]string, 0, len(given))
 	for _, r := range given {
 		out = append(out, r.Arg)
@@ -77,10 +77,10 @@ func sayResolved(found []envsearch.Found, resolved map[string]string) {
 // resolvedLine says what the path arg resolved to, with arg as it was
 // typed: "proj → proj/.venv (uv project)", ". → ./.venv (uv project)",
 // "venv/bin/python → /abs/venv (the environment of this interpreter)";
-// "" when arg was the environment itself. (pyenv's Resolution.Line
+// "" when arg was the environment itself. (managers.Resolution.Line
 // writes a project's paths relative to the project, "./ → ./.venv",
 // which says nothing of which path was given.)
-func resolvedLine(arg string, r pyenv.Resolution) string {
+func resolvedLine(arg string, r managers.Resolution) string {
 	if r.Rule == "" || r.Env == "" {
 		return ""
 	}
@@ -111,23 +111,23 @@ func badPathMessage(path string, err error) string { return health.Unreadable(pa
 // absolute, what it resolved to, and an error that says, without
 // repeating the path, what is wrong when it names none of these (a
 // project folder without its environment yet: *envsearch.NotCreatedError).
-func resolveArg(arg string, getenv func(string) string) (string, pyenv.Resolution, error) {
+func resolveArg(arg string, getenv func(string) string) (string, managers.Resolution, error) {
 	path, err := filepath.Abs(arg)
 	if err != nil {
-		return arg, pyenv.Resolution{}, err
+		return arg, managers.Resolution{}, err
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return path, pyenv.Resolution{}, errPathMissing
+		return path, managers.Resolution{}, errPathMissing
 	case err != nil:
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is said already
 		}
-		return path, pyenv.Resolution{}, err
+		return path, managers.Resolution{}, err
 	}
-	r, err := envsearch.ResolveArg(path, pyenv.Where{Getenv: getenv})
+	r, err := envsearch.ResolveArg(path, managers.Where{Getenv: getenv})
 	if _, ok := envsearch.IsNotCreated(err); err == nil || ok {
 		return path, r, err
 	}

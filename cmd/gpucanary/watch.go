@@ -10,7 +10,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/procs"
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/store"
 	"github.com/gpucanary/gpucanary/output/jsonout"
 	"github.com/gpucanary/gpucanary/output/text"
@@ -129,7 +129,7 @@ func printWatch(p text.Printer, m *engine.Monitor, events <-chan monitor.Event, 
 // remembered); the returned function releases what it opened. given,
 // when the command resolved paths already (envArgs), are those
 // resolutions, so the engine does not resolve them again.
-func (g *globals) newMonitor(paths []string, st *store.Store, given ...pyenv.Resolution) (*engine.Monitor, func()) {
+func (g *globals) newMonitor(paths []string, st *store.Store, given ...managers.Resolution) (*engine.Monitor, func()) {
 	b := g.openGPU()
 	// The repairs' journals are read by the engine that owns the state
 	// folder (the only writer of its history).

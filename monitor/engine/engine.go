@@ -37,6 +37,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -49,7 +50,7 @@ type Options struct {
 	// (envsearch.ResolveArg, one per path, in order): the environments to
 	// watch are made from them (envsearch.Given), so that a path typed is
 	// resolved once.
-	Given    []pyenv.Resolution
+	Given    []managers.Resolution
 	Discover envsearch.Options
 	GPU      gpu.Backend
 	// Reader reads the environments, its fact stores kept by the
@@ -236,7 +237,7 @@ func (m *Monitor) Add(path string) error {
 	}
 	// resolved here, on the caller's goroutine, with this process's home
 	// and variables: the discovery options belong to the Run goroutine
-	r, err := envsearch.ResolveArg(path, pyenv.Where{})
+	r, err := envsearch.ResolveArg(path, managers.Where{})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package fixplan
 import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // installForm chooses how the installer treats what is installed, and
@@ -22,18 +23,18 @@ import (
 //     too, a forced reinstall with dependencies (FormRepairAll).
 //   - the same torch, runtime complete: a forced reinstall without
 //     dependencies (FormRepair) rewrites broken files and moves nothing.
-func installForm(env *pyenv.Env, p Plan) (pyenv.InstallForm, string) {
+func installForm(env *pyenv.Env, p Plan) (managers.InstallForm, string) {
 	if !sameAsPin(env, p.Packages[0], p.Variant) {
-		return pyenv.FormInstall, "torch changes build or release, so the exact pins alone make the installer replace it (no --force-reinstall), and without --no-deps it also installs the NVIDIA runtime wheels the new build requires from the same index, as pytorch.org's own install commands do; what is already satisfied stays as it is"
+		return managers.FormInstall, "torch changes build or release, so the exact pins alone make the installer replace it (no --force-reinstall), and without --no-deps it also installs the NVIDIA runtime wheels the new build requires from the same index, as pytorch.org's own install commands do; what is already satisfied stays as it is"
 	}
 	runtime, broken := pinProblems(env, p)
 	switch {
 	case runtime && broken:
-		return pyenv.FormRepairAll, "torch's NVIDIA runtime wheels are missing or at other versions and installed files are broken too: a forced reinstall without --no-deps rewrites the pins and installs the runtime (reinstalling torch's other requirements as well)"
+		return managers.FormRepairAll, "torch's NVIDIA runtime wheels are missing or at other versions and installed files are broken too: a forced reinstall without --no-deps rewrites the pins and installs the runtime (reinstalling torch's other requirements as well)"
 	case runtime:
-		return pyenv.FormInstall, "torch's NVIDIA runtime wheels are missing or at other versions: installing the same pins again without --force-reinstall and without --no-deps installs just what torch requires and lacks, and leaves torch's own files as they are"
+		return managers.FormInstall, "torch's NVIDIA runtime wheels are missing or at other versions: installing the same pins again without --force-reinstall and without --no-deps installs just what torch requires and lacks, and leaves torch's own files as they are"
 	}
-	return pyenv.FormRepair, "the same torch stays, so a forced reinstall with --no-deps rewrites the pins' files and moves no other package"
+	return managers.FormRepair, "the same torch stays, so a forced reinstall with --no-deps rewrites the pins' files and moves no other package"
 }
 
 // sameAsPin is true when the package pin names is installed at its

@@ -24,6 +24,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
@@ -43,7 +44,7 @@ type Request struct {
 	LookPath func(string) (string, error)
 	// HostPython is the interpreter used for `-m pip --python ENV` when the
 	// environment has no pip of its own; "" means the platform's launchers
-	// (pyenv.HostLaunchers: python3 on Linux; py -3, then python on Windows).
+	// (managers.HostLaunchers: python3 on Linux; py -3, then python on Windows).
 	HostPython string
 }
 
@@ -423,12 +424,12 @@ func upgradePins(env *pyenv.Env, c kb.Choice) []Pin {
 // with which argv: the manager that installed torch may refuse (conda),
 // the environment's manager builds the command (uv), pip is the last
 // resort. A refusal blocks the plan with its advice.
-func installer(p *Plan, r Request, torch *pyenv.Package, form pyenv.InstallForm) {
+func installer(p *Plan, r Request, torch *pyenv.Package, form managers.InstallForm) {
 	specs := make([]string, len(p.Packages))
 	for i, pin := range p.Packages {
 		specs[i] = pin.Name + "==" + pin.Version
 	}
-	c := pyenv.ReinstallCommand(torch, pyenv.ReinstallRequest{
+	c := managers.ReinstallCommand(torch, managers.ReinstallRequest{
 		Env: r.Env, Python: r.Env.Interpreter(), Specs: specs, Index: p.Index, CUDA: p.CUDA, Form: form,
 		LookPath: r.LookPath, HostPython: r.HostPython, Quote: shell.Quote,
 	})

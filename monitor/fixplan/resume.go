@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // Resume finishes the repair a journal recorded (its plan as written
@@ -28,7 +29,7 @@ func Resume(r Request, done Plan, journal string, started time.Time) (Plan, bool
 		started.Local().Format("2006-01-02 15:04"), journal, pins(p.Packages)))
 	// Whoever installed the torch that is gone installs its successor:
 	// the environment's own manager decides, as for an installed torch.
-	installer(&p, r, &pyenv.Package{Installer: rp.Installer}, pyenv.FormInstall)
+	installer(&p, r, &pyenv.Package{Installer: rp.Installer}, managers.FormInstall)
 	return p, true
 }
 

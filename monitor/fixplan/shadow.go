@@ -9,6 +9,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/uvproject"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
@@ -26,7 +27,7 @@ import (
 
 // removalPlan plans taking away the torch that shadows the environment's
 // own: pip's uninstall, run as the environment's interpreter, which
-// removes the first copy import finds (pyenv.UninstallCommand). The plan
+// removes the first copy import finds (managers.UninstallCommand). The plan
 // is blocked, saying what to do by hand, when the copy is not in the user
 // site (pip removes nothing outside a venv, nor a .pth file's line), when
 // the interpreter is marked externally managed, and when the torch it
@@ -44,7 +45,7 @@ func removalPlan(r Request, torch *pyenv.Package) Plan {
 	for i, pin := range p.Removes {
 		names[i] = pin.Name
 	}
-	c := pyenv.UninstallCommand(pyenv.ReinstallRequest{Env: env, Python: env.Interpreter(), LookPath: r.LookPath, HostPython: r.HostPython}, names)
+	c := managers.UninstallCommand(managers.ReinstallRequest{Env: env, Python: env.Interpreter(), LookPath: r.LookPath, HostPython: r.HostPython}, names)
 	cmd := shell.Join(c.Argv)
 	next := torch.Shadows
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
@@ -52,7 +53,7 @@ func Unreadable(path string, err error) finding.Finding {
 // that creates it.
 func NotCreated(project, rule, create string) finding.Finding {
 	return finding.Finding{Code: finding.CodeEnvNotCreated, Severity: finding.SeverityWarning, Env: project, Fix: create,
-		Message: pyenv.NotCreatedSentence(project, rule, create) + ", then check again (until then there is no torch to check)."}
+		Message: managers.NotCreatedSentence(project, rule, create) + ", then check again (until then there is no torch to check)."}
 }
 
 // CheckEnv evaluates every rule on one environment.

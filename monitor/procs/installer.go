@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // The installer ("culprit") search: which process is installing into an
@@ -32,16 +32,16 @@ type candidate struct {
 // modules of pyenv's environment-manager table (uv, pip, conda, mamba,
 // `python -m pip`, pip run through an interpreter).
 func isInstaller(argv []string) bool {
-	_, ok := pyenv.InstallerProgram(argv)
+	_, ok := managers.InstallerProgram(argv)
 	return ok
 }
 
 // targetValues are the values, set and non-empty, of the variables that
-// aim an installer at an environment (pyenv.TargetVars: VIRTUAL_ENV,
+// aim an installer at an environment (managers.TargetVars: VIRTUAL_ENV,
 // UV_PROJECT_ENVIRONMENT, CONDA_PREFIX), in a NUL-separated environment
 // block.
 func targetValues(environ []byte) []string {
-	vars := pyenv.TargetVars()
+	vars := managers.TargetVars()
 	var out []string
 	for _, kv := range bytes.Split(environ, []byte{0}) {
 		k, v, ok := bytes.Cut(kv, []byte("="))

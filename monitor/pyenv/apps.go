@@ -1,16 +1,17 @@
 package pyenv
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 )
 
 // App is one application that keeps its own Python environment where it
-// chooses: a one-click image or LLM app. The search (envsearch) finds its
-// environments in its Places and by walking; AppOf names the app beside
-// an environment's path. A new app is one more entry in apps (and its
-// fixture in pyenvtest), not an edit in any reader.
+// chooses: a one-click image or LLM app. AppOf names the app beside an
+// environment's path; the search (envsearch) finds its environments by
+// walking and in the app's own folders, which are the managers package's
+// (monitor/pyenv/managers, apps.go), since only the search needs them. A
+// new app is one more entry in apps (and its fixture in pyenvtest), not
+// an edit in any reader.
 type App struct {
 	// Name is how the app is shown beside an environment's path; the
 	// folder a "*" of Envs matched (a package, an app's folder) is added
@@ -23,10 +24,6 @@ type App struct {
 	// any one of which says the folder is this app's: a venv folder
 	// alone says nothing.
 	Marks []string
-	// Places are the app's own folders, from its settings or its
-	// defaults; nil when it lives wherever its user unpacked it, which
-	// the walks of home and (on Windows) the usual folders find.
-	Places func(Where) []Place
 }
 
 // apps is the table, most specific first: AppOf takes the first app
@@ -54,9 +51,9 @@ var apps = []App{
 	{Name: "Forge", Envs: []string{"venv"}, Marks: []string{"modules_forge"}},
 	{Name: "AUTOMATIC1111", Envs: []string{"venv"}, Marks: []string{"webui.py"}},
 	{Name: "ComfyUI", Envs: []string{"venv", ".venv"}, Marks: []string{"comfy/model_management.py"}},
-	{Name: "Stability Matrix", Envs: []string{"Packages/*/venv"}, Marks: []string{".sm-portable", "settings.json"}, Places: stabilityMatrixPlaces},
-	{Name: "Pinokio", Envs: []string{"api/*/env", "api/*/*/env", "api/*/*/*/env"}, Marks: []string{"ENVIRONMENT", "bin"}, Places: pinokioPlaces},
-	{Name: "InvokeAI", Envs: []string{".venv"}, Marks: []string{"invokeai.yaml"}, Places: invokeAIPlaces},
+	{Name: "Stability Matrix", Envs: []string{"Packages/*/venv"}, Marks: []string{".sm-portable", "settings.json"}},
+	{Name: "Pinokio", Envs: []string{"api/*/env", "api/*/*/env", "api/*/*/*/env"}, Marks: []string{"ENVIRONMENT", "bin"}},
+	{Name: "InvokeAI", Envs: []string{".venv"}, Marks: []string{"invokeai.yaml"}},
 	{Name: "text-generation-webui", Envs: []string{"installer_files/env"}, Marks: []string{"one_click.py", "start_windows.bat", "start_linux.sh"}},
 	{Name: "pixi", Envs: []string{".pixi/envs/*"}, Marks: []string{"pixi.toml", "pyproject.toml"}},
 }
@@ -118,94 +115,4 @@ func (rd *Reader) hasMark(dir string, marks []string) bool {
 		}
 	}
 	return false
-}
-
-// appPlaces are every app's own places, and where people unpack such
-// apps (platformAppRoots: Windows' usual folders and the roots of its
-// fixed drives, each searched to a shallow depth within a budget).
-func appPlaces(w Where) []Place {
-	var out []Place
-	for _, a := range apps {
-		if a.Places != nil {
-			out = append(out, a.Places(w)...)
-		}
-	}
-	return append(out, platformAppRoots(w)...)
-}
-
-// stabilityMatrixPlaces: Stability Matrix keeps its packages in its
-// library's Packages folder; the library is named by library.json
-// (LibraryPath) in its app-data home, %APPDATA%\StabilityMatrix (Linux:
-// ~/.config/StabilityMatrix), or STABILITY_MATRIX_APPDATAHOME; a
-// portable install keeps it in Data beside the program (.sm-portable),
-// found by the walks.
-func stabilityMatrixPlaces(w Where) []Place {
-	home := w.env("STABILITY_MATRIX_APPDATAHOME")
-	from := "$STABILITY_MATRIX_APPDATAHOME"
-	if home == "" {
-		d := appDataDir(w)
-		if d == "" {
-			return nil
-		}
-		home, from = filepath.Join(d, "StabilityMatrix"), ""
-	}
-	file := filepath.Join(home, "library.json")
-	if from == "" {
-		from = file
-	}
-	data, err := realReader.readSmall(file, smallFileLimit)
-	if err != nil {
-		return nil
-	}
-	var lib struct {
-		LibraryPath string `json:"LibraryPath"`
-	}
-	if json.Unmarshal(data, &lib) != nil || lib.LibraryPath == "" {
-		return nil
-	}
-	p := w.expand(lib.LibraryPath)
-	return []Place{{Path: filepath.Join(p, "Packages"), Holds: HoldsEnvs, Depth: 2, From: from + " LibraryPath"}}
-}
-
-// pinokioPlaces: Pinokio's home defaults to ~/pinokio; on Windows people
-// often put it at a drive's root (C:\pinokio, D:\pinokio), looked at
-// directly, since a walk of a drive may run out of time before it gets
-// there; a home elsewhere is found by the walks. Each app is a folder
-// of api/ whose scripts make a venv named env in it or in a folder of it
-// (app/env).
-func pinokioPlaces(w Where) []Place {
-	var out []Place
-	add := func(home, from string) {
-		out = append(out, Place{Path: filepath.Join(home, "api"), Holds: HoldsEnvs, Depth: 4, From: from})
-	}
-	if w.Home != "" {
-		add(filepath.Join(w.Home, "pinokio"), named("Pinokio", filepath.Join(w.Home, "pinokio")))
-	}
-	for _, d := range platformDrives() {
-		add(filepath.Join(d, "pinokio"), "Pinokio's usual folder "+filepath.Join(d, "pinokio"))
-	}
-	return out
-}
-
-// invokeAIPlaces: InvokeAI's root is INVOKEAI_ROOT, else ~/invokeai,
-// the launcher's default; its environment is the root's .venv.
-func invokeAIPlaces(w Where) []Place {
-	if v := w.env("INVOKEAI_ROOT"); v != "" {
-		return []Place{{Path: filepath.Join(w.expand(v), ".venv"), Holds: HoldsEnv, From: "$INVOKEAI_ROOT"}}
-	}
-	if w.Home == "" {
-		return nil
-	}
-	root := filepath.Join(w.Home, "invokeai")
-	return []Place{{Path: filepath.Join(root, ".venv"), Holds: HoldsEnv, From: named("InvokeAI", root)}}
-}
-
-// appDataDir is where desktop apps keep their settings: %APPDATA% on
-// Windows (.NET's SpecialFolder.ApplicationData), $XDG_CONFIG_HOME or
-// ~/.config elsewhere.
-func appDataDir(w Where) string {
-	if v := w.env("APPDATA"); v != "" && filepath.IsAbs(v) {
-		return v
-	}
-	return xdgDirs(w).config
 }

@@ -125,24 +125,6 @@ func TestEmbeddedPth(t *testing.T) {
 	}
 }
 
-// TestEmbeddedReinstall: the repair runs the embedded Python's own pip
-// with -s.
-func TestEmbeddedReinstall(t *testing.T) {
-	envPath, err := pyenvtest.ComfyUIPortable(t.TempDir(), pyenvtest.Spec{Python: "3.12",
-		Torch: &pyenvtest.Torch{DistVersion: "2.7.0+cpu", Installer: "pip"}})
-	must(t, err)
-	env, err := pyenv.Inspect(envPath)
-	must(t, err)
-	c := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{Env: env, Python: env.Interpreter(),
-		Specs: []string{"torch==2.7.0+cu128"}, Index: "https://download.pytorch.org/whl/cu128",
-		LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
-	want := []string{filepath.Join(envPath, "python.exe"), "-s", "-m", "pip", "install", "--force-reinstall", "--no-deps",
-		"torch==2.7.0+cu128", "--index-url", "https://download.pytorch.org/whl/cu128"}
-	if c.Manager != "embedded" || !slices.Equal(c.Argv, want) {
-		t.Errorf("reinstall = %s %q", c.Manager, c.Argv)
-	}
-}
-
 // TestAppOf: a folder named like an app's environment is no app's
 // without the app's files beside it.
 func TestAppOf(t *testing.T) {

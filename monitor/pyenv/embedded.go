@@ -20,9 +20,11 @@ import (
 // `python.exe -s -m pip`, installs into it.
 const KindEmbedded = "embedded"
 
-// embeddedManager is the Name of the managers-table entry for embedded
-// distributions: Env.Installer of one, whose pip is its own.
-const embeddedManager = "embedded"
+// InstallerEmbedded is the Name of the managers-table entry for embedded
+// distributions: Env.Installer of one, whose pip is its own. It is
+// exported for the managers package, whose reinstall rule for it is
+// keyed by this name.
+const InstallerEmbedded = "embedded"
 
 // embeddedDist is what a folder's listing says about an embedded Python.
 type embeddedDist struct {
@@ -200,7 +202,7 @@ func (in *inspector) embedded(o InspectOptions) bool {
 	}
 	env, root := in.env, in.env.Path
 	env.Kind, env.Layout, env.Python = KindEmbedded, LayoutWindows, d.python
-	if m, ok := managerNamed(embeddedManager); ok {
+	if m, ok := managerNamed(InstallerEmbedded); ok {
 		in.owner = m
 	}
 	site := filepath.Join(root, "Lib", "site-packages")
@@ -273,19 +275,4 @@ func (in *inspector) embeddedSites() []Site {
 		return sites
 	}
 	return append(sites, in.withPth(own)...)
-}
-
-// embeddedReinstall: the distribution's own pip, run with -s as the apps
-// that ship one run their Python (ComfyUI portable's run_nvidia_gpu.bat:
-// python_embeded\python.exe -s ComfyUI\main.py): -s keeps a user site
-// out even without a ._pth file, the flags by r.Form.
-// With no pip of its own (as the read saw site-packages), pip's rule
-// (the host's pip with --python) gives the command.
-func embeddedReinstall(r ReinstallRequest) Reinstall {
-	if !hasPip(r.Env) {
-		return Reinstall{Reason: "this embedded Python has no pip of its own"}
-	}
-	argv := slices.Concat([]string{r.Python, "-s", "-m", "pip", "install"}, r.Form.flags("--force-reinstall"), r.Specs)
-	return Reinstall{Argv: append(argv, "--index-url", r.Index),
-		Reason: "the embedded Python's own pip reinstalls torch, with -s, as the app's launchers run it (" + r.Form.why("--force-reinstall") + ")"}
 }

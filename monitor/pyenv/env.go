@@ -1,9 +1,11 @@
 // Package pyenv reads what is installed in a Python environment from
 // disk, without ever starting Python: inspecting twenty environments must
 // take milliseconds, not the seconds of `import torch`. It holds the
-// managers table, whose entries also say where each manager keeps its
-// environments; the search that reads those places (envsearch) sits above
-// it.
+// managers table as far as reading needs it: how each manager's
+// environments and installs are recognised. Where each keeps its
+// environments, its project rules and its reinstall argv are the
+// managers package's (monitor/pyenv/managers), and the search that reads
+// those places (envsearch); both sit above this package.
 //
 // Every reading keeps its evidence (which file said what), and a broken
 // install (two torch dist-infos, a torch folder without metadata, a pip stash
@@ -193,7 +195,7 @@ type Env struct {
 	// Python than the packages': how to make the venv again
 	// (Recreate); not part of the JSON.
 	recreate *venvRecreate
-	// pip says whether site-packages holds pip (hasPip), as the read saw
+	// pip says whether site-packages holds pip (PipSeen), as the read saw
 	// it: the advice's command runs `python -m pip` only where there is
 	// one. Not part of the JSON.
 	pip pipState
@@ -242,3 +244,13 @@ const (
 
 // Torch returns the environment's torch, or nil when torch is not installed.
 func (e *Env) Torch() *Package { return e.Packages[Torch] }
+
+// PipSeen says whether the read found pip in the environment's
+// site-packages, and known is false when this Env was not read from disk
+// (made by hand, decoded from JSON). The read only records what it saw:
+// what a command line does with it (the managers package's reinstall
+// and uninstall argv, which look at the disk when known is false) is
+// not the read's.
+func (e *Env) PipSeen() (has, known bool) {
+	return e.pip == pipPresent, e.pip != pipUnknown
+}

@@ -2,42 +2,22 @@ package pyenv
 
 import "slices"
 
-// Manager is one environment manager as data: where its environments live,
-// what on disk says an environment is its, which INSTALLER contents are
-// its, which running programs are its installers, and how it reinstalls
-// torch. The search (envsearch: Search, Options.Places, Resolve), Inspect,
-// the culprit search (InstallerProgram) and the fix plan
-// (ReinstallCommand) read the table and nothing else, so a new manager is
-// one more entry in managers (and its tests), not an edit in each reader.
-// The search sits above this package and reads the table (Managers); the
-// entries' Places and Project are its data, written here beside the
-// Marker and Reinstall that reading and repair use.
+// Manager is one environment manager as the read knows it: what on disk
+// says an environment is its, and which INSTALLER contents are its.
+// Inspect reads this table and nothing else. Where a manager keeps its
+// environments, which variables activate it, which one it uses for a
+// project, which running programs are its installers and how it
+// reinstalls torch are the managers package's (monitor/pyenv/managers),
+// keyed by the same Name: only the search, the resolver, the culprit
+// search and the repair plan need them, and the read must not reach up
+// to them. A new manager is one entry here and one there.
 type Manager struct {
 	// Name is the manager's word: Env.Installer holds it, envsearch.Found.Via names
-	// it for environments found in its Places, and InstallerProgram
-	// returns it.
+	// it for environments found in its places, managers.InstallerProgram
+	// returns it, and the managers package keys its rules by it.
 	Name string
 	// Kind is Env.Kind of the environments it makes: KindVenv or KindConda.
 	Kind string
-	// Active are the environment variables its activation sets to the
-	// active environment; discovery reads them first, in table order.
-	Active []string
-	// Targets are the environment variables that aim one of its running
-	// installers at an environment (the culprit search matches them).
-	Targets []string
-	// Places lists where its environments live, as its own config says
-	// (its variables, then its config file, then its default); nil when
-	// they live wherever their user made them (a venv).
-	Places func(Where) []Place
-	// Project, when set, says which environment the manager uses for a
-	// project folder (uv: .venv or UV_PROJECT_ENVIRONMENT; Poetry: its
-	// hashed env name), or that the project has none yet and how to
-	// create it; false when the folder is not one of its projects.
-	// envsearch.Resolve asks the managers in table order.
-	Project func(dir string, w Where) (Resolution, bool)
-	// Nested are folders inside one of its environments that hold more of
-	// them: a conda base install keeps envs/.
-	Nested []string
 	// Marker is the entry at an environment's top that makes it one of
 	// this manager's; empty for the managers whose environments are
 	// plain venvs or prefixes, known by where they are (Poetry, pyenv).
@@ -51,17 +31,6 @@ type Manager struct {
 	// Installed are the INSTALLER file contents (trimmed) that its
 	// installs leave in a dist-info.
 	Installed []string
-	// Programs are the base names of the programs that install with it at
-	// run time, as path.Match patterns ("pip*": pip, pip3, pip3.12);
-	// Modules are its `python -m MODULE` names.
-	Programs []string
-	Modules  []string
-	// Reinstall builds the command that reinstalls packages in one of its
-	// environments in the request's InstallForm; nil leaves it to pip.
-	Reinstall func(ReinstallRequest) Reinstall
-	// Refuse, when set, says why packages it installed must not be
-	// reinstalled by pip or uv, with the command that would do it right.
-	Refuse func(ReinstallRequest) string
 }
 
 // Marker is the file or folder at an environment's top that says which
@@ -90,24 +59,24 @@ const (
 // conda's conda-meta and, last of all, the plain pyvenv.cfg of venv and
 // virtualenv (pip). The managers between them own no marker: their
 // environments are venvs or interpreter prefixes known by where they are
-// (Places) and by the projects they serve (Project). envsearch.Resolve asks the
-// Project rules in this order too, so a project's own tool answers
-// before the venv-in-the-folder fallback (pip's, last).
+// and by the projects they serve (the managers package's Places and
+// Project). The search and envsearch.Resolve ask those rules in this
+// order too, so a project's own tool answers before the
+// venv-in-the-folder fallback (pip's, last).
 //
 // Sources: pyvenv.cfg keys are written by CPython's venv (home, version,
 // include-system-site-packages), virtualenv (version_info) and uv (uv,
 // version_info); conda-meta/ and envs/ are conda's layout, shared by mamba
 // and micromamba; INSTALLER is PEP 376/the wheel spec's record of the
-// installing tool ("pip", "uv", "conda"). Each Places and Project function
-// cites the tool source it follows (managerplaces.go, projects.go).
+// installing tool ("pip", "uv", "conda"). The managers package's Places
+// and Project functions cite the tool sources they follow.
 var managers []Manager
 
 // envMarkers are the distinct marker entries (name and type), in table
 // order: what makes a folder an environment at all.
 var envMarkers []Marker
 
-// The table is built in init: its Project rules read the table back
-// (IsEnv's markers), which a package-level initializer may not.
+// The table is built in init: the markers are read back from it.
 func init() {
 	managers = table()
 	envMarkers = markers()
@@ -118,66 +87,45 @@ func table() []Manager {
 		{
 			Name:      InstallerUV,
 			Kind:      KindVenv,
-			Active:    []string{"VIRTUAL_ENV"},
-			Targets:   []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"},
-			Places:    uvPlaces,
-			Project:   uvProject,
 			Marker:    Marker{Name: "pyvenv.cfg", CfgKey: "uv"},
 			ClaimsEnv: true,
 			Installed: []string{"uv"},
-			Programs:  []string{"uv", "uvx"},
-			Modules:   []string{"uv"},
-			Reinstall: uvReinstall,
 		},
 		{
 			Name:      InstallerConda,
 			Kind:      KindConda,
-			Active:    []string{"CONDA_PREFIX"},
-			Targets:   []string{"CONDA_PREFIX"},
-			Places:    condaPlaces,
-			Project:   condaProject,
-			Nested:    []string{"envs"},
 			Marker:    Marker{Name: "conda-meta", Dir: true},
 			ClaimsEnv: true,
 			Installed: []string{"conda"},
-			Programs:  []string{"conda", "mamba", "micromamba"},
-			Modules:   []string{"conda"},
-			Refuse:    condaRefusal,
 		},
 		// Poetry's envs are venvs (virtualenv) in its virtualenvs folder;
 		// its installs leave INSTALLER "Poetry X.Y.Z" (wheel_installer.py),
 		// which names no manager here, so pip reinstalls in them.
-		{Name: "poetry", Kind: KindVenv, Places: poetryPlaces, Project: poetryProject},
-		{Name: "pdm", Kind: KindVenv, Places: pdmPlaces, Project: pdmProject},
+		{Name: "poetry", Kind: KindVenv},
+		{Name: "pdm", Kind: KindVenv},
 		// WORKON_HOME is virtualenvwrapper's first: an env there is its
-		{Name: "virtualenvwrapper", Kind: KindVenv, Places: venvwrapperPlaces},
-		{Name: "pipenv", Kind: KindVenv, Places: pipenvPlaces, Project: pipenvProject},
-		{Name: "hatch", Kind: KindVenv, Places: hatchPlaces, Project: hatchProject},
+		{Name: "virtualenvwrapper", Kind: KindVenv},
+		{Name: "pipenv", Kind: KindVenv},
+		{Name: "hatch", Kind: KindVenv},
 		// pyenv's versions are interpreter prefixes; pyenv-virtualenv's envs
 		// are venvs inside them.
-		{Name: "pyenv", Kind: KindPrefix, Places: pyenvPlaces, Project: pyenvProject},
-		{Name: "pipx", Kind: KindVenv, Places: pipxPlaces},
+		{Name: "pyenv", Kind: KindPrefix},
+		{Name: "pipx", Kind: KindVenv},
 		// Jupyter kernels run the interpreter their kernel.json names.
-		{Name: "jupyter", Kind: KindVenv, Places: jupyterPlaces},
-		{Name: "system", Kind: KindPrefix, Places: systemPlaces},
-		{Name: "user-site", Kind: KindPrefix, Places: userSitePlaces},
+		{Name: "jupyter", Kind: KindVenv},
+		{Name: "system", Kind: KindPrefix},
+		{Name: "user-site", Kind: KindPrefix},
 		// An embedded Python (embedded.go) is found by its files wherever
 		// its app keeps it; only its own pip installs into it.
-		{Name: embeddedManager, Kind: KindEmbedded, ClaimsEnv: true, Reinstall: embeddedReinstall},
+		{Name: InstallerEmbedded, Kind: KindEmbedded, ClaimsEnv: true},
 		// The one-click apps that keep their own environments (apps.go):
-		// their places are the apps table's, one entry an app.
-		{Name: "apps", Places: appPlaces},
+		// their places are the managers package's (managers/apps.go).
+		{Name: "apps"},
 		{
 			Name:      InstallerPip,
 			Kind:      KindVenv,
-			Active:    []string{"VIRTUAL_ENV"},
-			Targets:   []string{"VIRTUAL_ENV"},
-			Project:   venvProject,
 			Marker:    Marker{Name: "pyvenv.cfg"},
 			Installed: []string{"pip"},
-			Programs:  []string{"pip*"},
-			Modules:   []string{"pip"},
-			Reinstall: pipReinstall,
 		},
 	}
 }
@@ -205,34 +153,13 @@ func installedBy(contents, kind string) (string, bool) {
 }
 
 // Managers is the managers table, in the order its readers consult it:
-// the search (envsearch) reads each entry's Active, Places, Project,
-// Nested and Marker from it, and tests hold every entry to its rules.
-// The copy is the caller's; the entries' functions are shared.
+// the managers package joins each entry to its rules, and the search
+// (envsearch) reads its Marker. The copy is the caller's.
 func Managers() []Manager { return slices.Clone(managers) }
 
 // EnvMarkers are the distinct marker entries (name and type) of the
 // table, in table order: what makes a folder an environment at all.
 func EnvMarkers() []Marker { return slices.Clone(envMarkers) }
-
-// ActiveVars lists every manager's Active variables once, in table order.
-func ActiveVars() []string { return varsOf(func(m Manager) []string { return m.Active }) }
-
-// TargetVars lists the environment variables that aim a running installer
-// at an environment (VIRTUAL_ENV, UV_PROJECT_ENVIRONMENT, CONDA_PREFIX),
-// each once, for the culprit search to match against.
-func TargetVars() []string { return varsOf(func(m Manager) []string { return m.Targets }) }
-
-func varsOf(of func(Manager) []string) []string {
-	var out []string
-	for _, m := range managers {
-		for _, v := range of(m) {
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
 
 func markers() []Marker {
 	var out []Marker

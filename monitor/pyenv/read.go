@@ -164,3 +164,9 @@ func (rd *Reader) fileKind(path string) string {
 	}
 	return "a special file"
 }
+
+// exists reports whether path names anything on the reader's disk.
+func (rd *Reader) exists(path string) bool {
+	_, err := rd.Lstat(path)
+	return err == nil
+}

@@ -36,6 +36,21 @@ func (o InspectOptions) userBase(layout Layout) string {
 	return sitepath.UserBase(o.Getenv, o.Home, layout == LayoutWindows)
 }
 
+// UserSiteBases are the user bases (site.USER_BASE: ~/.local,
+// %APPDATA%\Python, or PYTHONUSERBASE) of o's home and variables that
+// hold a user site on the real disk, POSIX's first: the prefixes `pip
+// install --user` fills, for the search's places (the managers
+// package's user-site entry).
+func UserSiteBases(o InspectOptions) []string {
+	var out []string
+	for _, l := range []Layout{LayoutPOSIX, LayoutWindows} {
+		if b := o.userBase(l); b != "" && realReader.isDir(b) && (l == LayoutPOSIX && len(realReader.userSiteVersions(b)) > 0 || l == LayoutWindows && realReader.windowsUserSiteVersion(b) != "") {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // userSite is the user site for Python py (site.USER_SITE); "" when
 // PYTHONNOUSERSITE turns it off or the user base is unknown.
 func (o InspectOptions) userSite(layout Layout, py string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // Found is one discovered environment and how it was found, so the UI can
@@ -101,7 +102,7 @@ func Search(ctx context.Context, o Options) Discovery {
 		for _, p := range o.Paths {
 			r, err := Resolve(p, w)
 			if err != nil {
-				r = pyenv.Resolution{Arg: p} // read, and reported, as given
+				r = managers.Resolution{Arg: p} // read, and reported, as given
 			}
 			d.given(r)
 		}
@@ -109,7 +110,7 @@ func Search(ctx context.Context, o Options) Discovery {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	for _, v := range pyenv.ActiveVars() {
+	for _, v := range managers.ActiveVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			d.add(Found{Path: p, Via: v}, true)
 		}
@@ -126,12 +127,12 @@ func Search(ctx context.Context, o Options) Discovery {
 	// The folders to walk outside home (a drive's root) are walked after
 	// home, which holds most environments, so their budgets come last.
 	var later []viaPlace
-	for _, m := range managers {
+	for _, m := range table {
 		if m.Places == nil {
 			continue
 		}
 		for _, pl := range m.Places(w) {
-			if pl.Holds == pyenv.HoldsTree {
+			if pl.Holds == managers.HoldsTree {
 				// the walks of the folders apps are unpacked into go with
 				// the walk of home: a search without it walks none
 				if o.Home == "" {
@@ -170,7 +171,7 @@ func Search(ctx context.Context, o Options) Discovery {
 func (o Options) Places() []string {
 	o = o.withDefaults()
 	var places []string
-	for _, v := range pyenv.ActiveVars() {
+	for _, v := range managers.ActiveVars() {
 		if p := strings.TrimSpace(o.Getenv(v)); p != "" {
 			places = append(places, p)
 		}
@@ -183,7 +184,7 @@ func (o Options) Places() []string {
 		places = append(places, o.Home)
 	}
 	w := o.where()
-	for _, m := range managers {
+	for _, m := range table {
 		if m.Places == nil {
 			continue
 		}
@@ -199,8 +200,8 @@ func (o Options) Places() []string {
 }
 
 // where is what the managers' places are worked out from.
-func (o Options) where() pyenv.Where {
-	return pyenv.Where{Home: o.Home, Getenv: o.Getenv, System: o.System}
+func (o Options) where() managers.Where {
+	return managers.Where{Home: o.Home, Getenv: o.Getenv, System: o.System}
 }
 
 func (o Options) withDefaults() Options {
@@ -230,7 +231,7 @@ func (o Options) withDefaults() Options {
 
 // viaPlace is a place and the manager whose it is.
 type viaPlace struct {
-	pyenv.Place
+	managers.Place
 	via string
 }
 

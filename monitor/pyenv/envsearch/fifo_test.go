@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -43,7 +43,7 @@ func TestFIFOsResolve(t *testing.T) {
 			root := filepath.Join(t.TempDir(), ".venv")
 			must(t, pyenvtest.Write(root, pyenvtest.Spec{Torch: &pyenvtest.Torch{DistVersion: "2.5.1+cu121", CUDA: "12.1", Installer: "pip\n"}}))
 			mkfifo(t, tt.fifo(root))
-			if r, err := envsearch.Resolve(root, pyenv.Where{}); err != nil || r.Env != root {
+			if r, err := envsearch.Resolve(root, managers.Where{}); err != nil || r.Env != root {
 				t.Fatalf("Resolve = %+v, %v", r, err)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -36,7 +37,7 @@ var managerFixtures = map[string]func(t *testing.T, root string){
 // none of these.
 func TestManagerMarkers(t *testing.T) {
 	names := map[string]bool{}
-	for _, m := range pyenv.Managers() {
+	for _, m := range managers.Managers() {
 		if m.Name == "" || names[m.Name] {
 			t.Fatalf("manager name %q is empty or not unique", m.Name)
 		}
@@ -153,7 +154,7 @@ func TestActiveVarsFromTable(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover = %v, want %v", got, want)
 	}
-	if tv := pyenv.TargetVars(); !slices.Equal(tv, []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "CONDA_PREFIX"}) {
+	if tv := managers.TargetVars(); !slices.Equal(tv, []string{"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "CONDA_PREFIX"}) {
 		t.Errorf("TargetVars = %v", tv)
 	}
 }

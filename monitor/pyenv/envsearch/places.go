@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
 )
 
@@ -20,23 +21,23 @@ type candidate struct {
 // candidates returns the environments a place may hold, unchecked:
 // itself, the folders inside it, the paths its list names or the
 // environments its kernels run in. A missing place holds none.
-func candidates(p pyenv.Place) []candidate {
+func candidates(p managers.Place) []candidate {
 	switch p.Holds {
-	case pyenv.HoldsEnv:
+	case managers.HoldsEnv:
 		return []candidate{{path: p.Path, from: p.From}}
-	case pyenv.HoldsEnvs:
+	case managers.HoldsEnvs:
 		var out []candidate
 		for _, c := range envsUnder(p.Path, max(1, p.Depth)) {
 			out = append(out, candidate{path: c, from: p.From})
 		}
 		return out
-	case pyenv.HoldsList:
+	case managers.HoldsList:
 		var out []candidate
-		for _, c := range pyenv.EnvList(p.Path) {
+		for _, c := range managers.EnvList(p.Path) {
 			out = append(out, candidate{path: c, from: p.From})
 		}
 		return out
-	case pyenv.HoldsKernels:
+	case managers.HoldsKernels:
 		return kernelEnvs(p.Path)
 	}
 	return nil
@@ -72,11 +73,11 @@ func envsUnder(dir string, depth int) []string {
 }
 
 // covers returns the folders a search of this place looks in and under.
-func covers(p pyenv.Place) []string {
+func covers(p managers.Place) []string {
 	switch p.Holds {
-	case pyenv.HoldsList:
-		return pyenv.EnvList(p.Path)
-	case pyenv.HoldsKernels:
+	case managers.HoldsList:
+		return managers.EnvList(p.Path)
+	case managers.HoldsKernels:
 		var out []string
 		for _, c := range kernelEnvs(p.Path) {
 			if c.missing == "" {

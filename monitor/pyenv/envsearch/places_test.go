@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -208,7 +209,7 @@ func TestManagerDefaultPlaces(t *testing.T) {
 			}},
 		},
 	}
-	for _, m := range pyenv.Managers() {
+	for _, m := range managers.Managers() {
 		if m.Places == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // Resolve reads a path the way people type it: an environment is itself;
@@ -16,9 +17,9 @@ import (
 // environment.yml) is the environment its manager would use, by the first
 // manager in the table whose Project rule claims the folder. w says
 // whose settings the managers read (zero: this process's).
-func Resolve(path string, w pyenv.Where) (pyenv.Resolution, error) {
+func Resolve(path string, w managers.Where) (managers.Resolution, error) {
 	w = w.WithDefaults()
-	r := pyenv.Resolution{Arg: path}
+	r := managers.Resolution{Arg: path}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return r, fmt.Errorf("resolve %s: %w", path, err)
@@ -50,8 +51,8 @@ func Resolve(path string, w pyenv.Where) (pyenv.Resolution, error) {
 }
 
 // resolveProject asks each manager's Project rule, in table order.
-func resolveProject(r pyenv.Resolution, dir string, w pyenv.Where) (pyenv.Resolution, error) {
-	for _, m := range managers {
+func resolveProject(r managers.Resolution, dir string, w managers.Where) (managers.Resolution, error) {
+	for _, m := range table {
 		if m.Project == nil {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -35,7 +36,7 @@ var (
 
 func TestPoetryEnvName(t *testing.T) {
 	for _, tt := range poetryNames {
-		if got := pyenv.PoetryEnvName(tt.name, tt.dir); got != tt.want {
+		if got := managers.PoetryEnvName(tt.name, tt.dir); got != tt.want {
 			t.Errorf("PoetryEnvName(%q, %q) = %q, Poetry says %q", tt.name, tt.dir, got, tt.want)
 		}
 	}
@@ -43,7 +44,7 @@ func TestPoetryEnvName(t *testing.T) {
 
 func TestPipenvEnvName(t *testing.T) {
 	for _, tt := range pipenvNames {
-		if got := pyenv.PipenvEnvName(tt.dir); got != tt.want {
+		if got := managers.PipenvEnvName(tt.dir); got != tt.want {
 			t.Errorf("PipenvEnvName(%q) = %q, pipenv says %q", tt.dir, got, tt.want)
 		}
 	}
@@ -55,7 +56,7 @@ func TestResolve(t *testing.T) {
 	home := t.TempDir()
 	work := t.TempDir()
 	envVars := map[string]string{}
-	w := pyenv.Where{Home: home, Getenv: func(k string) string { return envVars[k] }, System: []string{}}
+	w := managers.Where{Home: home, Getenv: func(k string) string { return envVars[k] }, System: []string{}}
 	venv := func(p string) string {
 		must(t, pyenvtest.Write(p, pyenvtest.Spec{}))
 		writeFile(t, p, "pyvenv.cfg", cfgVirtualenv)
@@ -104,7 +105,7 @@ func TestResolve(t *testing.T) {
 		}, rule: "uv project", create: "uv sync"},
 		{name: "Poetry project: its hashed env in virtualenvs, picked by envs.toml", setup: func() string {
 			d := project("poetryp", "[tool.poetry]\nname = \"Poetry_P\"\nversion = \"0.1.0\"\n", "poetry.lock", "# poetry\n")
-			name := pyenv.PoetryEnvName("poetry-p", d)
+			name := managers.PoetryEnvName("poetry-p", d)
 			venvs := filepath.Join(home, ".cache", "pypoetry", "virtualenvs")
 			venv(filepath.Join(venvs, name+"-py3.10"))
 			venv(filepath.Join(venvs, name+"-py3.11"))
@@ -118,7 +119,7 @@ func TestResolve(t *testing.T) {
 		}, env: filepath.Join(work, "poetryin", ".venv"), rule: "Poetry project, in-project .venv"},
 		{name: "pipenv project: its hashed env in WORKON_HOME's default", setup: func() string {
 			d := project("pipenvp", "", "Pipfile", "[packages]\ntorch = \"*\"\n")
-			venv(filepath.Join(home, ".local", "share", "virtualenvs", pyenv.PipenvEnvName(d)))
+			venv(filepath.Join(home, ".local", "share", "virtualenvs", managers.PipenvEnvName(d)))
 			return d
 		}, env: "pipenv", rule: ""},
 		{name: "PDM project: .pdm-python names the interpreter", setup: func() string {
@@ -171,9 +172,9 @@ func TestResolve(t *testing.T) {
 			want := tt.env
 			switch want {
 			case "poetry:3.10":
-				want = filepath.Join(home, ".cache", "pypoetry", "virtualenvs", pyenv.PoetryEnvName("poetry-p", filepath.Join(work, "poetryp"))+"-py3.10")
+				want = filepath.Join(home, ".cache", "pypoetry", "virtualenvs", managers.PoetryEnvName("poetry-p", filepath.Join(work, "poetryp"))+"-py3.10")
 			case "pipenv":
-				want = filepath.Join(home, ".local", "share", "virtualenvs", pyenv.PipenvEnvName(filepath.Join(work, "pipenvp")))
+				want = filepath.Join(home, ".local", "share", "virtualenvs", managers.PipenvEnvName(filepath.Join(work, "pipenvp")))
 				tt.rule = "pipenv project, " + want
 			case "hatch":
 				want, tt.create = "", "hatch env create"
@@ -195,7 +196,7 @@ func TestResolveHatchDefaultEnv(t *testing.T) {
 	dir := filepath.Join(work, "proj")
 	writeFile(t, dir, "hatch.toml", "[envs.default]\ndependencies = [\"torch\"]\n")
 	writeFile(t, dir, "pyproject.toml", "[project]\nname = \"My.Proj\"\nversion = \"0.1\"\n")
-	w := pyenv.Where{Home: home, Getenv: func(string) string { return "" }, System: []string{}}
+	w := managers.Where{Home: home, Getenv: func(string) string { return "" }, System: []string{}}
 	r, err := envsearch.Resolve(dir, w)
 	must(t, err)
 	if r.Env != "" || r.Create != "hatch env create" {

@@ -3,14 +3,14 @@ package envsearch
 import (
 	"errors"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // NotCreatedError is ResolveArg's answer for a project folder whose
 // manager has not made its environment yet: the resolution (the path as
 // typed, the project, the rule, the command that creates it) rides along,
 // so that each caller says the one sentence (NotCreated) its own way.
-type NotCreatedError struct{ pyenv.Resolution }
+type NotCreatedError struct{ managers.Resolution }
 
 // Error is the sentence with the path as typed as its subject.
 func (e *NotCreatedError) Error() string { return e.NotCreated(e.Arg) }
@@ -20,7 +20,7 @@ func (e *NotCreatedError) Error() string { return e.NotCreated(e.Arg) }
 // whose environment is not made yet is a *NotCreatedError carrying the
 // resolution. Each path given is resolved by one call of it (or of
 // Resolve), and what it answers is handed on (Given), not resolved again.
-func ResolveArg(path string, w pyenv.Where) (pyenv.Resolution, error) {
+func ResolveArg(path string, w managers.Where) (managers.Resolution, error) {
 	r, err := Resolve(path, w)
 	if err == nil && r.Env == "" {
 		return r, &NotCreatedError{r}
@@ -40,7 +40,7 @@ func IsNotCreated(err error) (*NotCreatedError, bool) {
 // from resolutions already made: each resolved environment, or a project
 // folder without one (Found.Create), deduplicated by real path in the
 // order given. It reads nothing but the paths' links.
-func Given(rs []pyenv.Resolution) Discovery {
+func Given(rs []managers.Resolution) Discovery {
 	d := &discovery{seen: map[string]bool{}}
 	for _, r := range rs {
 		d.given(r)
@@ -51,7 +51,7 @@ func Given(rs []pyenv.Resolution) Discovery {
 // given adds the environment one path given resolved to: r.Env, else the
 // project folder still without one, else (a path that names neither) the
 // path itself, which the reader reports.
-func (d *discovery) given(r pyenv.Resolution) {
+func (d *discovery) given(r managers.Resolution) {
 	switch {
 	case r.Env != "":
 		d.add(Found{Path: r.Env, Via: "argument", From: r.Line()}, false)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -33,7 +34,7 @@ func TestResolveArg(t *testing.T) {
 	if err := os.MkdirAll(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w := pyenv.Where{Getenv: func(string) string { return "" }, Home: root, System: []string{}}
+	w := managers.Where{Getenv: func(string) string { return "" }, Home: root, System: []string{}}
 
 	if r, err := envsearch.ResolveArg(env, w); err != nil || r.Env != env {
 		t.Errorf("ResolveArg(env) = %+v, %v", r, err)
@@ -57,7 +58,7 @@ func TestResolveArg(t *testing.T) {
 	// them again; a path given twice is listed once.
 	re, _ := envsearch.Resolve(env, w)
 	rp, _ := envsearch.Resolve(proj, w)
-	given := envsearch.Given([]pyenv.Resolution{re, rp, re})
+	given := envsearch.Given([]managers.Resolution{re, rp, re})
 	searched := envsearch.Search(t.Context(), envsearch.Options{Paths: []string{env, proj, env}, Getenv: w.Getenv, Home: root, System: []string{}})
 	if len(given.Found) != 2 || !given.Complete {
 		t.Fatalf("Given = %+v", given)

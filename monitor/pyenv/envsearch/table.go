@@ -4,7 +4,8 @@
 // places, a bounded walk of home and of the folders apps are unpacked
 // into) and what a path a person typed stands for (Resolve, ResolveArg,
 // Given). What a manager is and where it keeps its environments is data
-// in pyenv's managers table, which this package reads and never extends:
+// in the managers table (pyenv's entries joined to monitor/pyenv/managers'
+// places and project rules), which this package reads and never extends:
 // a new manager is one entry there. Reading an environment found is
 // pyenv's (Inspect).
 package envsearch
@@ -13,14 +14,15 @@ import (
 	"os"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // The managers table and what the walk asks of it, read once: the walk
 // consults them for every folder it lists.
 var (
-	managers   = pyenv.Managers()
+	table      = managers.Managers()
 	envMarkers = pyenv.EnvMarkers()
-	venvNames  = pyenv.VenvNames()
+	venvNames  = managers.VenvNames()
 )
 
 // kernelLimit bounds the read of one kernel.json: a few hundred bytes,

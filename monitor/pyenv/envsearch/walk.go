@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/internal/walk"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // walk searches root for environments within the search's bounds
@@ -26,7 +27,7 @@ type walkLimits struct {
 
 // walkPlace walks a HoldsTree place within its own bounds (never more
 // than the search's).
-func (d *discovery) walkPlace(ctx context.Context, pl pyenv.Place, via string) {
+func (d *discovery) walkPlace(ctx context.Context, pl managers.Place, via string) {
 	l := walkLimits{via: via, from: pl.From, depth: min(max(pl.Depth, 1), d.o.MaxDepth), entries: d.o.MaxEntries, skip: pl.Skip}
 	if pl.Entries > 0 {
 		l.entries = min(pl.Entries, d.o.MaxEntries)
@@ -75,7 +76,7 @@ func (d *discovery) stop(why string) {
 // listing has (a pyvenv.cfg file, a conda-meta folder or link), ignoring
 // CfgKey: any of them makes the directory an environment. The listing is
 // read once, whatever its size and the table's.
-func listingOwners(ents []os.DirEntry) []*pyenv.Manager {
+func listingOwners(ents []os.DirEntry) []*managers.Manager {
 	var present []string
 	for _, e := range ents {
 		for _, mk := range envMarkers {
@@ -87,17 +88,17 @@ func listingOwners(ents []os.DirEntry) []*pyenv.Manager {
 	if len(present) == 0 {
 		return nil
 	}
-	var out []*pyenv.Manager
-	for i := range managers {
-		if managers[i].Marker.Name != "" && slices.Contains(present, managers[i].Marker.Name) {
-			out = append(out, &managers[i])
+	var out []*managers.Manager
+	for i := range table {
+		if table[i].Marker.Name != "" && slices.Contains(present, table[i].Marker.Name) {
+			out = append(out, &table[i])
 		}
 	}
 	return out
 }
 
 // nestedIn lists the Nested folders of the given managers, each once.
-func nestedIn(ms []*pyenv.Manager) []string {
+func nestedIn(ms []*managers.Manager) []string {
 	var out []string
 	for _, m := range ms {
 		for _, n := range m.Nested {

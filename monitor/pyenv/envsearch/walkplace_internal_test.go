@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // TestWalkPlace: a HoldsTree place is walked to its depth, skips its
@@ -48,7 +48,7 @@ func TestWalkPlace(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := &discovery{o: Options{}.withDefaults(), seen: map[string]bool{}}
-			d.walkPlace(context.Background(), pyenv.Place{Path: root, Holds: pyenv.HoldsTree, Depth: 4, Entries: c.entries, Skip: []string{"windows"}, From: "test"}, "apps")
+			d.walkPlace(context.Background(), managers.Place{Path: root, Holds: managers.HoldsTree, Depth: 4, Entries: c.entries, Skip: []string{"windows"}, From: "test"}, "apps")
 			got := map[string]bool{}
 			for _, f := range d.found {
 				got[f.Path] = true

@@ -1,9 +1,10 @@
-package pyenv
+package managers
 
 import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -58,7 +59,7 @@ func readTOML(path string, v any) bool {
 	if path == "" {
 		return false
 	}
-	data, err := realReader.readSmall(path, smallFileLimit)
+	data, err := readSmall(path, smallFileLimit)
 	if err != nil {
 		return false
 	}
@@ -221,7 +222,7 @@ func pipxPlaces(w Where) []Place {
 	}
 	homes := platformToolDirs(w).pipxHomes
 	for _, h := range homes {
-		if h != "" && realReader.isDir(h) {
+		if h != "" && isDir(h) {
 			return []Place{{Path: filepath.Join(h, "venvs"), Holds: HoldsEnvs, From: named("pipx", h)}}
 		}
 	}
@@ -292,16 +293,13 @@ func systemPlaces(w Where) []Place {
 // userSitePlaces: the user base (~/.local, %APPDATA%\Python, or
 // PYTHONUSERBASE), whose user site `pip install --user` fills.
 func userSitePlaces(w Where) []Place {
-	o := InspectOptions{Home: w.Home, Getenv: w.Getenv}
+	from := "the user base"
+	if w.env("PYTHONUSERBASE") != "" {
+		from = "$PYTHONUSERBASE"
+	}
 	var out []Place
-	for _, l := range []Layout{LayoutPOSIX, LayoutWindows} {
-		if b := o.userBase(l); b != "" && realReader.isDir(b) && (l == LayoutPOSIX && len(realReader.userSiteVersions(b)) > 0 || l == LayoutWindows && realReader.windowsUserSiteVersion(b) != "") {
-			from := "the user base"
-			if w.env("PYTHONUSERBASE") != "" {
-				from = "$PYTHONUSERBASE"
-			}
-			out = append(out, Place{Path: b, Holds: HoldsEnv, From: from})
-		}
+	for _, b := range pyenv.UserSiteBases(pyenv.InspectOptions{Home: w.Home, Getenv: w.Getenv}) {
+		out = append(out, Place{Path: b, Holds: HoldsEnv, From: from})
 	}
 	return out
 }
@@ -345,7 +343,7 @@ func condaPlaces(w Where) []Place {
 		if rc == "" {
 			continue
 		}
-		data, err := realReader.readSmall(rc, smallFileLimit)
+		data, err := readSmall(rc, smallFileLimit)
 		if err != nil {
 			continue
 		}
@@ -382,10 +380,4 @@ func condaPlaces(w Where) []Place {
 		out = append(out, Place{Path: filepath.Join(w.Home, ".conda", "environments.txt"), Holds: HoldsList, From: "~/.conda/environments.txt"})
 	}
 	return out
-}
-
-// exists reports whether path names anything on the reader's disk.
-func (rd *Reader) exists(path string) bool {
-	_, err := rd.Lstat(path)
-	return err == nil
 }

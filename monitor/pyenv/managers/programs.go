@@ -1,4 +1,4 @@
-package pyenv
+package managers
 
 import (
 	"path"
@@ -27,7 +27,7 @@ func InstallerProgram(argv []string) (manager string, ok bool) {
 		if argv[i] != "-m" {
 			continue
 		}
-		for _, m := range managers {
+		for _, m := range table {
 			if slices.Contains(m.Modules, argv[i+1]) {
 				return m.Name, true
 			}
@@ -42,7 +42,7 @@ func InstallerProgram(argv []string) (manager string, ok bool) {
 // managerOfProgram returns the manager one of whose Programs patterns
 // matches name.
 func managerOfProgram(name string) (string, bool) {
-	for _, m := range managers {
+	for _, m := range table {
 		for _, pat := range m.Programs {
 			if ok, _ := path.Match(pat, name); ok {
 				return m.Name, true

@@ -1,4 +1,4 @@
-package pyenv_test
+package managers_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -94,7 +95,7 @@ func TestReinstallCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			py := filepath.Join(root, "bin", "python")
-			got := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{
+			got := managers.ReinstallCommand(env.Torch(), managers.ReinstallRequest{
 				Env: env, Python: py, Specs: specs, Index: index, CUDA: "12.4",
 				LookPath: tt.look, HostPython: tt.host, Quote: func(s string) string { return "'" + s + "'" },
 			})
@@ -132,7 +133,7 @@ func TestReinstallRealLookPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{Env: env, Python: filepath.Join(root, "bin", "python"), Specs: []string{"torch==2.5.1+cu124"}, Index: "I"})
+	got := managers.ReinstallCommand(env.Torch(), managers.ReinstallRequest{Env: env, Python: filepath.Join(root, "bin", "python"), Specs: []string{"torch==2.5.1+cu124"}, Index: "I"})
 	if got.Manager != "uv" || len(got.Argv) == 0 || got.Argv[0] != uv {
 		t.Errorf("ReinstallCommand = %+v, want uv at %s", got, uv)
 	}
@@ -146,15 +147,15 @@ func TestReinstallForms(t *testing.T) {
 	const index = "https://download.pytorch.org/whl/cu124"
 	specs := []string{"torch==2.5.1+cu124"}
 	tests := []struct {
-		form          pyenv.InstallForm
+		form          managers.InstallForm
 		pip, uv       []string // the flags between "install" (uv: ENV) and the pins
 		pipWhy, uvWhy string
 	}{
-		{pyenv.FormRepair, []string{"--force-reinstall", "--no-deps"}, []string{"--reinstall", "--no-deps"},
+		{managers.FormRepair, []string{"--force-reinstall", "--no-deps"}, []string{"--reinstall", "--no-deps"},
 			"(--force-reinstall --no-deps keeps every other package as it is)", "(--reinstall --no-deps keeps every other package as it is)"},
-		{pyenv.FormInstall, nil, nil,
+		{managers.FormInstall, nil, nil,
 			"(no --no-deps: it installs what the pins require that is missing and leaves the rest as it is)", "(no --no-deps: it installs what the pins require that is missing and leaves the rest as it is)"},
-		{pyenv.FormRepairAll, []string{"--force-reinstall"}, []string{"--reinstall"},
+		{managers.FormRepairAll, []string{"--force-reinstall"}, []string{"--reinstall"},
 			"(--force-reinstall without --no-deps rewrites the pins and reinstalls what they require)", "(--reinstall without --no-deps rewrites the pins and reinstalls what they require)"},
 	}
 	for _, tt := range tests {
@@ -168,7 +169,7 @@ func TestReinstallForms(t *testing.T) {
 			env, err := pyenv.Inspect(root)
 			must(t, err)
 			py := filepath.Join(root, "bin", "python")
-			got := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{Env: env, Python: py, Specs: specs, Index: index, Form: tt.form,
+			got := managers.ReinstallCommand(env.Torch(), managers.ReinstallRequest{Env: env, Python: py, Specs: specs, Index: index, Form: tt.form,
 				LookPath: func(name string) (string, error) { return "/opt/bin/" + name, nil }})
 			head, flags, why := []string{py, "-m", "pip", "install"}, tt.pip, tt.pipWhy
 			if uv {
@@ -182,5 +183,30 @@ func TestReinstallForms(t *testing.T) {
 				t.Errorf("form %d, uv %v: Reasons = %q, want one ending %q", tt.form, uv, got.Reasons, why)
 			}
 		}
+	}
+}
+
+// TestEmbeddedReinstall: the repair runs the embedded Python's own pip
+// with -s.
+func TestEmbeddedReinstall(t *testing.T) {
+	envPath, err := pyenvtest.ComfyUIPortable(t.TempDir(), pyenvtest.Spec{Python: "3.12",
+		Torch: &pyenvtest.Torch{DistVersion: "2.7.0+cpu", Installer: "pip"}})
+	must(t, err)
+	env, err := pyenv.Inspect(envPath)
+	must(t, err)
+	c := managers.ReinstallCommand(env.Torch(), managers.ReinstallRequest{Env: env, Python: env.Interpreter(),
+		Specs: []string{"torch==2.7.0+cu128"}, Index: "https://download.pytorch.org/whl/cu128",
+		LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
+	want := []string{filepath.Join(envPath, "python.exe"), "-s", "-m", "pip", "install", "--force-reinstall", "--no-deps",
+		"torch==2.7.0+cu128", "--index-url", "https://download.pytorch.org/whl/cu128"}
+	if c.Manager != "embedded" || !slices.Equal(c.Argv, want) {
+		t.Errorf("reinstall = %s %q", c.Manager, c.Argv)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

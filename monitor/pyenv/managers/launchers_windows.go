@@ -1,6 +1,6 @@
 //go:build windows
 
-package pyenv
+package managers
 
 // HostLaunchers are this platform's host interpreters (WindowsLaunchers).
 var HostLaunchers = WindowsLaunchers

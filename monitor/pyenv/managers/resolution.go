@@ -1,4 +1,4 @@
-package pyenv
+package managers
 
 import (
 	"fmt"
@@ -49,7 +49,7 @@ func (r Resolution) Line() string {
 		return p
 	}
 	arg := r.Arg
-	if r.Project != "" && realReader.sameDir(r.Arg, r.Project) {
+	if r.Project != "" && sameDir(r.Arg, r.Project) {
 		arg = show(r.Project)
 	}
 	if r.Env == "" {

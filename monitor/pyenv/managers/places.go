@@ -1,4 +1,4 @@
-package pyenv
+package managers
 
 import (
 	"bufio"

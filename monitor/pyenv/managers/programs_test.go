@@ -1,10 +1,10 @@
-package pyenv_test
+package managers_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 )
 
 // TestInstallerProgram: which command lines the culprit search counts as
@@ -47,7 +47,7 @@ func TestInstallerProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.argv, " "), func(t *testing.T) {
-			got, ok := pyenv.InstallerProgram(tt.argv)
+			got, ok := managers.InstallerProgram(tt.argv)
 			if got != tt.want || ok != (tt.want != "") {
 				t.Errorf("InstallerProgram = %q, %v; want %q, %v", got, ok, tt.want, tt.want != "")
 			}
@@ -58,7 +58,7 @@ func TestInstallerProgram(t *testing.T) {
 // TestInstallerProgramCoversTable: every program and module in the table
 // is recognised as its manager's, so a new entry needs no edit here.
 func TestInstallerProgramCoversTable(t *testing.T) {
-	for _, m := range pyenv.Managers() {
+	for _, m := range managers.Managers() {
 		if len(m.Installed) == 0 {
 			continue // not an installer: its environments are filled by one that is
 		}
@@ -68,12 +68,12 @@ func TestInstallerProgramCoversTable(t *testing.T) {
 			}
 			for _, p := range m.Programs {
 				name := strings.ReplaceAll(p, "*", "3")
-				if got, ok := pyenv.InstallerProgram([]string{"/usr/bin/" + name, "install"}); !ok || got != m.Name {
+				if got, ok := managers.InstallerProgram([]string{"/usr/bin/" + name, "install"}); !ok || got != m.Name {
 					t.Errorf("program %s: %q, %v; want %q", name, got, ok, m.Name)
 				}
 			}
 			for _, mod := range m.Modules {
-				if got, ok := pyenv.InstallerProgram([]string{"python3", "-m", mod, "install"}); !ok || got != m.Name {
+				if got, ok := managers.InstallerProgram([]string{"python3", "-m", mod, "install"}); !ok || got != m.Name {
 					t.Errorf("python -m %s: %q, %v; want %q", mod, got, ok, m.Name)
 				}
 			}

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package pyenv
+package managers
 
 // platformAppRoots: on Linux the apps' folders are under home, which the
 // home walk searches.

@@ -1,15 +1,17 @@
-package pyenv
+package managers
 
 import (
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
 // ReinstallRequest is what a manager builds a reinstall command from.
 type ReinstallRequest struct {
-	Env *Env
+	Env *pyenv.Env
 	// Python is the environment's interpreter.
 	Python string
 	// Specs are the exact pins, in order: "torch==2.5.1+cu124".
@@ -114,14 +116,14 @@ type ReinstallChoice struct {
 
 // lastResort reinstalls when the environment's manager cannot: pip, the
 // environment's own or the host's aimed at it.
-const lastResort = InstallerPip
+const lastResort = pyenv.InstallerPip
 
 // ReinstallCommand decides, from the table, who reinstalls pkg's pins in
 // r.Env, in r.Form: the manager whose INSTALLER pkg carries may refuse (conda
 // keeps records pip would leave wrong); otherwise the environment's manager
 // builds the command (uv), and pip is the last resort.
-func ReinstallCommand(pkg *Package, r ReinstallRequest) ReinstallChoice {
-	for _, m := range managers {
+func ReinstallCommand(pkg *pyenv.Package, r ReinstallRequest) ReinstallChoice {
+	for _, m := range table {
 		if m.Refuse != nil && pkg != nil && slices.Contains(m.Installed, pkg.Installer) {
 			return ReinstallChoice{Manager: m.Name, Blocked: m.Refuse(r)}
 		}
@@ -235,16 +237,16 @@ func dirOf(p string) string {
 }
 
 // hasPip reports whether the environment's site-packages holds pip, as
-// its read saw it; an Env not read from disk (made by hand, decoded) is
-// looked at on the real disk.
-func hasPip(env *Env) bool {
-	switch {
-	case env.SitePackages == "":
+// its read saw it (Env.PipSeen); an Env not read from disk (made by hand,
+// decoded) is looked at on the real disk.
+func hasPip(env *pyenv.Env) bool {
+	if env.SitePackages == "" {
 		return false
-	case env.pip != pipUnknown:
-		return env.pip == pipPresent
 	}
-	return realReader.isDir(filepath.Join(env.SitePackages, "pip"))
+	if has, known := env.PipSeen(); known {
+		return has
+	}
+	return isDir(filepath.Join(env.SitePackages, "pip"))
 }
 
 // condaRefusal: conda's records would be wrong after pip replaced its
@@ -253,4 +255,19 @@ func condaRefusal(r ReinstallRequest) string {
 	return "torch in this environment was installed by conda; reinstalling it with pip would leave conda's records wrong. " +
 		"Reinstall it with conda (for example `conda install -p " + r.quote(r.Env.Path) + " pytorch pytorch-cuda=" + r.CUDA +
 		" -c pytorch -c nvidia`), or remove conda's torch first and let GPU Canary install the pip build"
+}
+
+// embeddedReinstall: the distribution's own pip, run with -s as the apps
+// that ship one run their Python (ComfyUI portable's run_nvidia_gpu.bat:
+// python_embeded\python.exe -s ComfyUI\main.py): -s keeps a user site
+// out even without a ._pth file, the flags by r.Form.
+// With no pip of its own (as the read saw site-packages), pip's rule
+// (the host's pip with --python) gives the command.
+func embeddedReinstall(r ReinstallRequest) Reinstall {
+	if !hasPip(r.Env) {
+		return Reinstall{Reason: "this embedded Python has no pip of its own"}
+	}
+	argv := slices.Concat([]string{r.Python, "-s", "-m", "pip", "install"}, r.Form.flags("--force-reinstall"), r.Specs)
+	return Reinstall{Argv: append(argv, "--index-url", r.Index),
+		Reason: "the embedded Python's own pip reinstalls torch, with -s, as the app's launchers run it (" + r.Form.why("--force-reinstall") + ")"}
 }

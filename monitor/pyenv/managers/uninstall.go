@@ -1,9 +1,6 @@
-package pyenv
+package managers
 
-import (
-	"path/filepath"
-	"slices"
-)
+import "slices"
 
 // UninstallCommand is pip's uninstall of names, run as the environment's
 // interpreter: its own pip, or the host's aimed at it with --python. pip
@@ -21,28 +18,4 @@ func UninstallCommand(r ReinstallRequest, names []string) Reinstall {
 	host, which := r.hostPython()
 	return Reinstall{Argv: slices.Concat(host, []string{"-m", "pip", "--python", r.Python, "uninstall", "-y"}, names),
 		Reason: "the environment has no pip of its own, so " + which + " removes it, run as the environment's interpreter (--python, pip 22.3 or newer)"}
-}
-
-// ExternallyManaged reports whether the environment's interpreter is
-// marked as managed by the system (PEP 668: EXTERNALLY-MANAGED beside
-// its standard library, as Debian's /usr/lib/python3.11 has): pip then
-// refuses to install or uninstall anything without
-// --break-system-packages.
-func ExternallyManaged(env *Env) bool { return realReader.ExternallyManaged(env) }
-
-// ExternallyManaged is the package's ExternallyManaged looking at r's
-// disk.
-func (r *Reader) ExternallyManaged(env *Env) bool {
-	rd := r.ready()
-	var lib string
-	switch {
-	case env.Layout == LayoutWindows:
-		lib = filepath.Join(env.Path, "Lib")
-	case env.Python != "":
-		lib = filepath.Join(env.Path, "lib", "python"+env.Python)
-	default:
-		return false
-	}
-	_, err := rd.Stat(filepath.Join(lib, "EXTERNALLY-MANAGED"))
-	return err == nil
 }

@@ -1,4 +1,4 @@
-package pyenv
+package managers
 
 // platformToolDirs: Linux keeps the XDG folders.
 func platformToolDirs(w Where) toolDirs { return unixToolDirs(w) }

@@ -1,4 +1,4 @@
-package pyenv
+package managers
 
 import (
 	"crypto/md5"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -29,7 +30,7 @@ type pyproject struct {
 
 func readPyproject(dir string) (pyproject, bool) {
 	var p pyproject
-	data, err := realReader.readSmall(filepath.Join(dir, "pyproject.toml"), smallFileLimit)
+	data, err := readSmall(filepath.Join(dir, "pyproject.toml"), smallFileLimit)
 	if err != nil {
 		return p, false
 	}
@@ -57,7 +58,7 @@ func realDir(dir string) string {
 
 // found is a project's environment at path, or its absence.
 func found(path, rule, create string) Resolution {
-	if realReader.isDir(path) && IsEnv(path) {
+	if isDir(path) && pyenv.IsEnv(path) {
 		return Resolution{Env: path, Rule: rule}
 	}
 	return Resolution{Rule: rule, Create: create}
@@ -69,10 +70,10 @@ func found(path, rule, create string) Resolution {
 func uvProject(dir string, w Where) (Resolution, bool) {
 	p, hasPyproject := readPyproject(dir)
 	uvVenv := false
-	if data, err := realReader.readSmall(filepath.Join(dir, ".venv", "pyvenv.cfg"), smallFileLimit); err == nil {
-		uvVenv = ParsePyvenvCfg(data)["uv"] != ""
+	if data, err := readSmall(filepath.Join(dir, ".venv", "pyvenv.cfg"), smallFileLimit); err == nil {
+		uvVenv = pyenv.ParsePyvenvCfg(data)["uv"] != ""
 	}
-	if !realReader.exists(filepath.Join(dir, "uv.lock")) && p.tool("uv") == nil && !(hasPyproject && uvVenv) {
+	if !exists(filepath.Join(dir, "uv.lock")) && p.tool("uv") == nil && !(hasPyproject && uvVenv) {
 		return Resolution{}, false
 	}
 	if v := w.env("UV_PROJECT_ENVIRONMENT"); v != "" {
@@ -94,7 +95,7 @@ func uvProject(dir string, w Where) (Resolution, bool) {
 func poetryProject(dir string, w Where) (Resolution, bool) {
 	p, _ := readPyproject(dir)
 	tp := p.tool("poetry")
-	if !realReader.exists(filepath.Join(dir, "poetry.lock")) && tp == nil && !strings.HasPrefix(p.BuildSystem.Backend, "poetry.") {
+	if !exists(filepath.Join(dir, "poetry.lock")) && tp == nil && !strings.HasPrefix(p.BuildSystem.Backend, "poetry.") {
 		return Resolution{}, false
 	}
 	var local poetryConfig // the project's poetry.toml overrides the user's config
@@ -117,7 +118,7 @@ func poetryProject(dir string, w Where) (Resolution, bool) {
 		inProject = &b
 	}
 	dotVenv := filepath.Join(dir, ".venv")
-	if inProject != nil && *inProject || inProject == nil && realReader.isDir(dotVenv) {
+	if inProject != nil && *inProject || inProject == nil && isDir(dotVenv) {
 		return found(dotVenv, "Poetry project, in-project .venv", "poetry install"), true
 	}
 	venvs, _ := poetryVirtualenvs(w)
@@ -150,7 +151,7 @@ func poetryProject(dir string, w Where) (Resolution, bool) {
 		return compareVersions(a[strings.LastIndex(a, "-py")+3:], b[strings.LastIndex(b, "-py")+3:])
 	})
 	for i := len(m) - 1; i >= 0; i-- {
-		if IsEnv(m[i]) {
+		if pyenv.IsEnv(m[i]) {
 			return Resolution{Env: m[i], Rule: "Poetry project, " + filepath.Base(m[i]) + " in " + venvs}, true
 		}
 	}
@@ -234,20 +235,20 @@ func PipenvEnvName(dir string) string {
 // path, or a name in WORKON_HOME); else WORKON_HOME/
 // PIPENV_CUSTOM_VENV_NAME or the hashed name.
 func pipenvProject(dir string, w Where) (Resolution, bool) {
-	if !realReader.exists(filepath.Join(dir, "Pipfile")) {
+	if !exists(filepath.Join(dir, "Pipfile")) {
 		return Resolution{}, false
 	}
 	const create = "pipenv install"
 	dotVenv := filepath.Join(dir, ".venv")
 	inProject := strings.ToLower(w.env("PIPENV_VENV_IN_PROJECT"))
-	if realReader.isDir(dotVenv) && inProject != "0" && inProject != "false" || inProject == "1" || inProject == "true" {
+	if isDir(dotVenv) && inProject != "0" && inProject != "false" || inProject == "1" || inProject == "true" {
 		return found(dotVenv, "pipenv project, in-project .venv", create), true
 	}
 	workon := ""
 	if places := pipenvPlaces(w); len(places) > 0 {
 		workon = places[0].Path
 	}
-	if data, err := realReader.readSmall(dotVenv, smallFileLimit); err == nil {
+	if data, err := readSmall(dotVenv, smallFileLimit); err == nil {
 		if name := strings.TrimSpace(string(data)); name != "" {
 			if strings.ContainsAny(name, `/\`) {
 				return found(filepath.Join(dir, name), "pipenv project, .venv file", create), true
@@ -273,18 +274,18 @@ func pipenvProject(dir string, w Where) (Resolution, bool) {
 func pdmProject(dir string, w Where) (Resolution, bool) {
 	p, _ := readPyproject(dir)
 	pin := filepath.Join(dir, ".pdm-python")
-	if !realReader.exists(filepath.Join(dir, "pdm.lock")) && !realReader.exists(pin) && p.tool("pdm") == nil {
+	if !exists(filepath.Join(dir, "pdm.lock")) && !exists(pin) && p.tool("pdm") == nil {
 		return Resolution{}, false
 	}
 	const create = "pdm install"
-	if data, err := realReader.readSmall(pin, smallFileLimit); err == nil {
+	if data, err := readSmall(pin, smallFileLimit); err == nil {
 		if exe := strings.TrimSpace(string(data)); exe != "" {
-			if env, ok := EnvOfInterpreter(exe); ok {
+			if env, ok := pyenv.EnvOfInterpreter(exe); ok {
 				return Resolution{Env: env, Rule: "PDM project, .pdm-python"}, true
 			}
 		}
 	}
-	if dotVenv := filepath.Join(dir, ".venv"); realReader.isDir(dotVenv) {
+	if dotVenv := filepath.Join(dir, ".venv"); isDir(dotVenv) {
 		return found(dotVenv, "PDM project, in-project .venv", create), true
 	}
 	for _, pl := range pdmPlaces(w) {
@@ -293,7 +294,7 @@ func pdmProject(dir string, w Where) (Resolution, bool) {
 		m, _ := filepath.Glob(filepath.Join(pl.Path, globEscape(prefix)+"*"))
 		slices.Sort(m)
 		for i := len(m) - 1; i >= 0; i-- {
-			if IsEnv(m[i]) {
+			if pyenv.IsEnv(m[i]) {
 				return Resolution{Env: m[i], Rule: "PDM project, " + pl.Path}, true
 			}
 		}
@@ -338,7 +339,7 @@ func hatchProject(dir string, w Where) (Resolution, bool) {
 			continue
 		}
 		env := filepath.Join(pl.Path, name, id, name)
-		if IsEnv(env) {
+		if pyenv.IsEnv(env) {
 			return Resolution{Env: env, Rule: "hatch project, default environment"}, true
 		}
 	}
@@ -360,7 +361,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 	}
 	file := ""
 	for _, f := range []string{"environment.yml", "environment.yaml"} {
-		if data, err := realReader.readSmall(filepath.Join(dir, f), smallFileLimit); err == nil && yaml.Unmarshal(data, &spec) == nil {
+		if data, err := readSmall(filepath.Join(dir, f), smallFileLimit); err == nil && yaml.Unmarshal(data, &spec) == nil {
 			file = f
 			break
 		}
@@ -386,7 +387,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 		case pl.Holds == HoldsEnv && spec.Name == "base":
 			path = pl.Path
 		}
-		if path != "" && realReader.isDir(path) && IsEnv(path) {
+		if path != "" && isDir(path) && pyenv.IsEnv(path) {
 			return Resolution{Env: path, Rule: "conda " + file + ", name: " + spec.Name}, true
 		}
 	}
@@ -396,7 +397,7 @@ func condaProject(dir string, w Where) (Resolution, bool) {
 // pyenvProject: a .python-version naming one of pyenv's versions or
 // pyenv-virtualenv's envs (`pyenv local NAME` writes it).
 func pyenvProject(dir string, w Where) (Resolution, bool) {
-	data, err := realReader.readSmall(filepath.Join(dir, ".python-version"), smallFileLimit)
+	data, err := readSmall(filepath.Join(dir, ".python-version"), smallFileLimit)
 	if err != nil {
 		return Resolution{}, false
 	}
@@ -405,7 +406,7 @@ func pyenvProject(dir string, w Where) (Resolution, bool) {
 		return Resolution{}, false
 	}
 	for _, pl := range pyenvPlaces(w) {
-		if env := filepath.Join(pl.Path, name); IsEnv(env) {
+		if env := filepath.Join(pl.Path, name); pyenv.IsEnv(env) {
 			return Resolution{Env: env, Rule: "pyenv, .python-version"}, true
 		}
 	}
@@ -424,14 +425,42 @@ func VenvNames() []string { return slices.Clone(venvNames) }
 // Python project with none yet.
 func venvProject(dir string, _ Where) (Resolution, bool) {
 	for _, n := range venvNames {
-		if p := filepath.Join(dir, n); realReader.isDir(p) && IsEnv(p) {
+		if p := filepath.Join(dir, n); isDir(p) && pyenv.IsEnv(p) {
 			return Resolution{Env: p, Rule: "a venv in the project"}, true
 		}
 	}
 	for _, f := range []string{"pyproject.toml", "requirements.txt", "setup.py", "setup.cfg"} {
-		if realReader.exists(filepath.Join(dir, f)) {
+		if exists(filepath.Join(dir, f)) {
 			return Resolution{Rule: "a Python project (" + f + ") with no venv", Create: "python3 -m venv .venv"}, true
 		}
 	}
 	return Resolution{}, false
+}
+
+// compareVersions orders "3.9" before "3.11" (Poetry's -pyX.Y suffixes),
+// as the reader orders the X.Y of the standard libraries it finds.
+func compareVersions(a, b string) int {
+	pa, pb := strings.SplitN(a, ".", 2), strings.SplitN(b, ".", 2)
+	for i := range 2 {
+		if x, y := atoiOr(pa, i), atoiOr(pb, i); x != y {
+			return x - y
+		}
+	}
+	return 0
+}
+
+// atoiOr is the leading digits of parts[i] as a number, 0 when there are
+// none or no such part.
+func atoiOr(parts []string, i int) int {
+	if i >= len(parts) {
+		return 0
+	}
+	n := 0
+	for _, c := range parts[i] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }

@@ -1,6 +1,6 @@
 //go:build !linux && !windows
 
-package pyenv
+package managers
 
 import "strings"
 

@@ -1,4 +1,4 @@
-package pyenv_test
+package managers_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -61,8 +62,8 @@ func TestWindowsLaunchers(t *testing.T) {
 				t.Fatal(err)
 			}
 			py := `C:\Users\me\proj\.venv\Scripts\python.exe`
-			got := pyenv.ReinstallCommand(env.Torch(), pyenv.ReinstallRequest{
-				Env: env, Python: py, Specs: specs, Index: index, LookPath: found(tt.onPath), Launchers: pyenv.WindowsLaunchers,
+			got := managers.ReinstallCommand(env.Torch(), managers.ReinstallRequest{
+				Env: env, Python: py, Specs: specs, Index: index, LookPath: found(tt.onPath), Launchers: managers.WindowsLaunchers,
 			})
 			head := slices.Clone(tt.wantHead)
 			for i, a := range head {
