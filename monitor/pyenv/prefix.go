@@ -87,7 +87,7 @@ func (rd *Reader) userSiteVersions(base string) []string {
 			out = append(out, v)
 		}
 	}
-	slices.SortFunc(out, compareVersions)
+	slices.SortFunc(out, CompareXY)
 	slices.Reverse(out)
 	return out
 }
@@ -105,7 +105,7 @@ func (rd *Reader) windowsUserSiteVersion(base string) string {
 		if !ok || len(d) < 2 || !isDigits(d) || !rd.isDir(filepath.Join(base, e.Name(), "site-packages")) {
 			continue
 		}
-		if v := d[:1] + "." + d[1:]; best == "" || compareVersions(v, best) > 0 {
+		if v := d[:1] + "." + d[1:]; best == "" || CompareXY(v, best) > 0 {
 			best = v
 		}
 	}

@@ -81,13 +81,14 @@ func (rd *Reader) stdlibVersions(prefix string) []string {
 			}
 		}
 	}
-	slices.SortFunc(out, compareVersions)
+	slices.SortFunc(out, CompareXY)
 	slices.Reverse(out)
 	return out
 }
 
-// compareVersions orders "3.9" before "3.11".
-func compareVersions(a, b string) int {
+// CompareXY orders Python X.Y versions as numbers, "3.9" before "3.11"
+// (the standard libraries the reader finds; Poetry's -pyX.Y suffixes).
+func CompareXY(a, b string) int {
 	pa, pb := strings.SplitN(a, ".", 2), strings.SplitN(b, ".", 2)
 	for i := range 2 {
 		x, y := atoiOr(pa, i), atoiOr(pb, i)

@@ -148,7 +148,7 @@ func poetryProject(dir string, w Where) (Resolution, bool) {
 	}
 	m, _ := filepath.Glob(filepath.Join(venvs, globEscape(base)+"-py*"))
 	slices.SortFunc(m, func(a, b string) int {
-		return compareVersions(a[strings.LastIndex(a, "-py")+3:], b[strings.LastIndex(b, "-py")+3:])
+		return pyenv.CompareXY(a[strings.LastIndex(a, "-py")+3:], b[strings.LastIndex(b, "-py")+3:])
 	})
 	for i := len(m) - 1; i >= 0; i-- {
 		if pyenv.IsEnv(m[i]) {
@@ -435,32 +435,4 @@ func venvProject(dir string, _ Where) (Resolution, bool) {
 		}
 	}
 	return Resolution{}, false
-}
-
-// compareVersions orders "3.9" before "3.11" (Poetry's -pyX.Y suffixes),
-// as the reader orders the X.Y of the standard libraries it finds.
-func compareVersions(a, b string) int {
-	pa, pb := strings.SplitN(a, ".", 2), strings.SplitN(b, ".", 2)
-	for i := range 2 {
-		if x, y := atoiOr(pa, i), atoiOr(pb, i); x != y {
-			return x - y
-		}
-	}
-	return 0
-}
-
-// atoiOr is the leading digits of parts[i] as a number, 0 when there are
-// none or no such part.
-func atoiOr(parts []string, i int) int {
-	if i >= len(parts) {
-		return 0
-	}
-	n := 0
-	for _, c := range parts[i] {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
