@@ -93,13 +93,17 @@ func cmdWatch(ctx context.Context, g *globals, paths []string, asJSON, all bool,
 // event the notification policy shows (all: every event). The events of
 // the first read come after that summary; their ENV_ADDED lines, which
 // the summary already lists, only with all.
-func printWatch(p text.Printer, m *engine.Monitor, events <-chan monitor.Event, all bool) {
+func printWatch(p text.Printer, m startedState, events <-chan monitor.Event, all bool) {
 	show := func(ev monitor.Event) {
 		if all || ev.Notify || ev.Kind == monitor.KindEnvAdded || ev.Kind == monitor.KindEnvRemoved {
 			p.Event(ev)
 		}
 	}
 	var first []monitor.Event
+	// listed are the environments the summary named: the first read's
+	// ENV_ADDED for one of them may still be on its way when the summary
+	// is printed, and is not said again.
+	listed := map[string]bool{}
 	started, stopped := m.Started(), false
 	for started != nil && !stopped {
 		select {
@@ -110,18 +114,41 @@ func printWatch(p text.Printer, m *engine.Monitor, events <-chan monitor.Event, 
 			}
 			first = append(first, ev)
 		case <-started:
-			p.Watching(m.State())
+			st := m.State()
+			p.Watching(st)
+			for _, e := range st.Envs {
+				listed[e.Path] = true
+			}
 			started = nil
 		}
 	}
-	for _, ev := range first {
+	again := func(ev monitor.Event) bool {
 		if ev.Kind != monitor.KindEnvAdded || all {
+			return false
+		}
+		if listed[ev.Env] {
+			delete(listed, ev.Env) // added again later (removed, then back) is news
+			return true
+		}
+		return false
+	}
+	for _, ev := range first {
+		if !again(ev) && (ev.Kind != monitor.KindEnvAdded || all) {
 			show(ev)
 		}
 	}
 	for ev := range events {
-		show(ev)
+		if !again(ev) {
+			show(ev)
+		}
 	}
+}
+
+// startedState is what printWatch needs of the engine: when its first
+// read is done, and its state then.
+type startedState interface {
+	Started() <-chan struct{}
+	State() monitor.State
 }
 
 // newMonitor builds the engine from the settings over the environments at

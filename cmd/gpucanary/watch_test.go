@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
+	"github.com/gpucanary/gpucanary/output/text"
 )
 
 // TestWatchPrintsJSONLinesAndStopsOnCancel runs `watch --json` as a user
@@ -136,7 +140,7 @@ func TestWatchSaysWhatItWatches(t *testing.T) {
 	has := func(s string) func(string) bool { return func(l string) bool { return strings.Contains(l, s) } }
 	next(is("GPU   driver 550.54.15 · CUDA 12.4 [simulated]"), "the GPU")
 	next(is("Watching 1 environment:"), "the summary")
-	next(is("  "+env+"  (named on the command line)  torch 2.5.1+cu121  OK"), "the environment and how it was found")
+	next(is("  "+env+"  (uv, Python 3.11, named on the command line)  torch 2.5.1+cu121  OK"), "the environment and how it was found")
 	if len(seen) != 4 || seen[1] != "  0  NVIDIA A100-SXM4-40GB (Ampere, sm_80) · 40.0 GiB" {
 		t.Errorf("the summary is not first:\n%s", strings.Join(seen, "\n"))
 	}
@@ -156,5 +160,34 @@ func TestWatchSaysWhatItWatches(t *testing.T) {
 	cancel()
 	if c := <-code; c != 0 {
 		t.Errorf("exit %d", c)
+	}
+}
+
+// startedAt is an engine whose first read is done, with st its state.
+type startedAt struct{ st monitor.State }
+
+func (s startedAt) Started() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+func (s startedAt) State() monitor.State { return s.st }
+
+// TestWatchSaysTheStartingListOnce: the first read's ENV_ADDED can still
+// be on its way when the summary is printed (it listed two environments
+// and then printed ENV_ADDED for one of them); it is not said again, and
+// an environment added later is.
+func TestWatchSaysTheStartingListOnce(t *testing.T) {
+	listed := &pyenv.Env{Path: "/srv/a/.venv", Installer: "pip", Packages: map[string]*pyenv.Package{}}
+	st := monitor.State{GPU: gpu.State{}, DiscoveryComplete: true, Envs: []monitor.EnvReport{{Env: listed, Verdict: monitor.VerdictNoTorch}}}
+	events := make(chan monitor.Event, 4)
+	events <- monitor.Event{Kind: monitor.KindEnvAdded, Env: "/srv/a/.venv", Message: "Watching /srv/a/.venv (no torch)."}
+	events <- monitor.Event{Kind: monitor.KindEnvAdded, Env: "/srv/b/.venv", Message: "New environment /srv/b/.venv (no torch)."}
+	close(events)
+	var b strings.Builder
+	printWatch(text.Printer{W: &b}, startedAt{st}, events, false)
+	got := b.String()
+	if strings.Count(got, "/srv/a/.venv") != 1 || !strings.Contains(got, "New environment /srv/b/.venv (no torch).") {
+		t.Errorf("got:\n%s", got)
 	}
 }

@@ -134,7 +134,7 @@ const (
 func (r removal) message(path string, torch *pyenv.Package) string {
 	switch r {
 	case removedDeleted:
-		return fmt.Sprintf("%s was deleted (it had torch %s).", path, describeTorch(torch))
+		return fmt.Sprintf("%s was deleted (it had %s).", path, torchNote(torch))
 	case removedUncovered:
 		return fmt.Sprintf("%s is no longer watched: the settings no longer include where it was found.", path)
 	}

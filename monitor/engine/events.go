@@ -12,6 +12,16 @@ import (
 // The words of the engine's events about environments and the GPU.
 
 // describeTorch is "2.5.1+cu121 (CUDA 12.1)" or "2.10.0 (CPU only)".
+// torchNote is "torch 2.5.1+cu121 (CUDA 12.1)", or "no torch": what an
+// environment added or gone had ("(torch none)" read as a package named
+// none).
+func torchNote(p *pyenv.Package) string {
+	if p == nil {
+		return "no torch"
+	}
+	return "torch " + describeTorch(p)
+}
+
 func describeTorch(p *pyenv.Package) string {
 	if p == nil {
 		return "none"

@@ -90,7 +90,7 @@ func (mem *memory) deletedWhileStopped(envs *envSet, now time.Time) []monitor.Ev
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			rec := mem.state.Envs[path]
 			events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvRemoved, Env: path, Before: rec.Torch, Offline: true,
-				Message: fmt.Sprintf("%s was deleted while GPU Canary was not running (torch %s when last seen on %s).", path, describeTorch(rec.Torch), rec.Seen.Local().Format("2006-01-02"))})
+				Message: fmt.Sprintf("%s was deleted while GPU Canary was not running (%s when last seen on %s).", path, torchNote(rec.Torch), rec.Seen.Local().Format("2006-01-02"))})
 			mem.forget(path)
 		}
 	}

@@ -51,7 +51,7 @@ func (m *Monitor) start(ctx context.Context) {
 		e.torch = monitor.TorchChange{Changed: rec.TorchChanged, Replaced: rec.TorchReplaced}
 		if !known {
 			events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvAdded, Env: f.Path, After: rep.Torch(),
-				Message: fmt.Sprintf("Watching %s (torch %s).", f.Path, describeTorch(rep.Torch()))})
+				Message: fmt.Sprintf("Watching %s (%s).", f.Path, torchNote(rep.Torch()))})
 		} else if ev := torchEvent(f.Path, rec.Torch, rep.Torch()); ev != nil {
 			ev.Time, ev.Offline = now, true
 			ev.Message = fmt.Sprintf("%s (It was %s when last seen on %s; the change happened while GPU Canary was not running.)",
@@ -233,7 +233,7 @@ func (m *Monitor) applyRead(f envsearch.Found, now time.Time, rep monitor.EnvRep
 	if e == nil {
 		e = m.envs.add(path, f.Via)
 		events = append(events, monitor.Event{Time: now, Kind: monitor.KindEnvAdded, Env: path, After: rep.Torch(),
-			Message: fmt.Sprintf("New environment %s (torch %s).", path, describeTorch(rep.Torch()))})
+			Message: fmt.Sprintf("New environment %s (%s).", path, torchNote(rep.Torch()))})
 		m.w.watchRoot(filepath.Dir(path))
 	} else if ev := torchEvent(path, e.report.Torch(), rep.Torch()); ev != nil {
 		ev.Time = now

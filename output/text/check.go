@@ -12,7 +12,9 @@ import (
 )
 
 // Check prints `gpucanary check`'s answer: the GPU, the machine's
-// findings, each environment, and a summary line.
+// findings, each environment (errors first, then warnings, then the
+// healthy ones; those with neither torch nor anything to say one line per
+// manager at the end), and a summary line.
 func (p Printer) Check(r monitor.CheckResult) {
 	p.GPU(r.GPU)
 	for _, f := range r.Findings {
@@ -21,9 +23,11 @@ func (p Printer) Check(r monitor.CheckResult) {
 	if len(r.Envs) == 0 {
 		p.printf("\nNo Python environments found. Pass a path: gpucanary check PATH\n")
 	} else {
-		for _, e := range r.Envs {
+		shown, bare := quietOrder(r.Envs)
+		for _, e := range shown {
 			p.Env(e)
 		}
+		p.bare(bare)
 		p.printf("\n%s\n", words.Summarize(monitor.State{Envs: r.Envs}).Checked())
 	}
 	// A search cut short is never silent: what it did not reach is not
@@ -83,19 +87,7 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 // packages that matter and its findings.
 func (p Printer) Env(e monitor.EnvReport) {
 	head := p.short(e.Path)
-	meta := []string{e.Installer}
-	if e.App != "" {
-		meta = []string{e.App, e.Installer} // the app whose environment it is, beside its path
-	}
-	if e.Python != "" {
-		meta = append(meta, "Python "+e.Python)
-	}
-	if e.Layout == pyenv.LayoutWindows {
-		meta = append(meta, "Windows layout")
-	}
-	if e.Guarded {
-		meta = append(meta, "guarded")
-	}
+	meta := words.EnvMeta(e)
 	p.printf("\n%s  %s  %s\n", p.paint(bold, head), p.paint(dim, "("+strings.Join(meta, ", ")+")"), p.verdict(e.Verdict))
 	if len(e.GuardChanged) > 0 {
 		p.printf("  %s\n", p.paint(dim, "guard changed by hand: "+strings.Join(e.GuardChanged, "; ")+" (gpucanary unguard --force, then gpucanary guard, sets it again)"))

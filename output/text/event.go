@@ -49,7 +49,13 @@ func (p Printer) Watching(st monitor.State) {
 		if t := e.Torch(); t != nil {
 			torch = "torch " + t.Version
 		}
-		p.printf("  %s  %s  %s  %s\n", p.paint(bold, p.short(e.Path)), p.paint(dim, "("+foundVia(e.Via)+")"), torch, p.verdict(e.Verdict))
+		// Said as check says it (manager, Python), and how it came to be
+		// watched when a person chose it.
+		meta := words.EnvMeta(e)
+		if e.Via == "argument" || e.Via == "cwd" || (e.Via != "" && strings.ToUpper(e.Via) == e.Via) {
+			meta = append(meta, foundVia(e.Via))
+		}
+		p.printf("  %s  %s  %s  %s\n", p.paint(bold, p.short(e.Path)), p.paint(dim, "("+strings.Join(meta, ", ")+")"), torch, p.verdict(e.Verdict))
 	}
 	// Said as check says it: why, and how to reach what it missed.
 	if !st.DiscoveryComplete && len(st.Envs) > 0 {
@@ -58,22 +64,14 @@ func (p Printer) Watching(st monitor.State) {
 	}
 }
 
-// foundVia words how an environment was found (envsearch.Found.Via).
+// foundVia words how an environment a person chose came to be watched:
+// named, the current folder, or the active environment's variable.
 func foundVia(via string) string {
 	switch via {
 	case "argument":
 		return "named on the command line"
 	case "cwd":
 		return "in the current folder"
-	case "home":
-		return "found under your home folder"
-	case "root":
-		return "found under a configured root"
-	case "":
-		return "found"
 	}
-	if strings.ToUpper(via) == via {
-		return "from $" + via // VIRTUAL_ENV, CONDA_PREFIX: the active environment
-	}
-	return "one of " + via + "'s environments"
+	return "from $" + via // VIRTUAL_ENV, CONDA_PREFIX: the active environment
 }

@@ -198,19 +198,23 @@ func TestTableLayout(t *testing.T) {
 }
 
 func TestWatching(t *testing.T) {
-	good := &pyenv.Env{Path: "/home/ana/llm/.venv", Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cu121"}}}
+	good := &pyenv.Env{Path: "/home/ana/llm/.venv", Installer: "uv", Python: "3.11", Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cu121"}}}
 	bare := &pyenv.Env{Path: "/opt/tools", Packages: map[string]*pyenv.Package{}}
+	interp := &pyenv.Env{Path: "/home/ana/.pyenv/versions/2.7.18", Installer: pyenv.InstallerUnknown, Python: "2.7", Packages: map[string]*pyenv.Package{}}
 	st := monitor.State{GPU: a100, DiscoveryComplete: true, Envs: []monitor.EnvReport{
 		{Env: good, Via: "argument", Verdict: monitor.VerdictOK},
 		{Env: bare, Via: "VIRTUAL_ENV", Verdict: monitor.VerdictNoTorch},
+		{Env: interp, Via: "pyenv", Verdict: monitor.VerdictNoTorch},
 	}}
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ana"}.Watching(st)
 	want := "GPU   driver 550.54.15 · CUDA 12.4 [simulated]\n" +
 		"  0  NVIDIA A100-SXM4-40GB (Ampere, sm_80) · 40.0 GiB\n" +
-		"Watching 2 environments:\n" +
-		"  ~/llm/.venv  (named on the command line)  torch 2.5.1+cu121  OK\n" +
-		"  /opt/tools  (from $VIRTUAL_ENV)  no torch  NO TORCH\n"
+		"Watching 3 environments:\n" +
+		"  ~/llm/.venv  (uv, Python 3.11, named on the command line)  torch 2.5.1+cu121  OK\n" +
+		"  /opt/tools  (unknown, from $VIRTUAL_ENV)  no torch  NO TORCH\n" +
+		// the manager as check names it, not "one of pyenv's environments"
+		"  ~/.pyenv/versions/2.7.18  (pyenv, Python 2.7)  no torch  NO TORCH\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}

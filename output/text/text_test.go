@@ -26,9 +26,11 @@ func TestCheck(t *testing.T) {
 	env := &pyenv.Env{Path: "/home/ana/llm/.venv", Installer: "uv", Python: "3.11", Layout: pyenv.LayoutPOSIX,
 		Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cpu", Build: pyenv.BuildCPU}}}
 	bare := &pyenv.Env{Path: "/opt/tools", Installer: "pip", Layout: pyenv.LayoutWindows, Packages: map[string]*pyenv.Package{}}
+	// Read in path order, the bare one first: the error is printed first
+	// and the environment with nothing to say is one line at the end.
 	res := monitor.CheckResult{GPU: a100, Envs: []monitor.EnvReport{
-		{Env: env, Verdict: monitor.VerdictError, Findings: []finding.Finding{cpuBuild}},
 		{Env: bare, Verdict: monitor.VerdictNoTorch, Findings: []finding.Finding{}},
+		{Env: env, Verdict: monitor.VerdictError, Findings: []finding.Finding{cpuBuild}},
 	}, Complete: true}
 	var b bytes.Buffer
 	Printer{W: &b, Home: "/home/ana"}.Check(res)
@@ -40,8 +42,7 @@ func TestCheck(t *testing.T) {
 		"  ✗ TORCH_CPU_BUILD  torch 2.5.1+cpu is a CPU-only build.\n" +
 		"      fix: uv pip install --reinstall torch\n" +
 		"\n" +
-		"/opt/tools  (pip, Windows layout)  NO TORCH\n" +
-		"  torch is not installed\n" +
+		"1 environment without torch (pip): /opt/tools\n" +
 		"\n" +
 		"2 environments checked: 1 with errors, 0 with warnings.\n"
 	if b.String() != want {
@@ -235,5 +236,52 @@ func TestCheckBorrowedTorch(t *testing.T) {
 		"  ✗ TORCH_CPU_BUILD"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("got:\n%s\nwant it to hold:\n%s", b.String(), want)
+	}
+}
+
+// TestCheckQuiet: nine pyenv interpreters without torch are one line
+// after the environments with something to say, worst first, and the
+// manager is named as watch names it.
+func TestCheckQuiet(t *testing.T) {
+	var envs []monitor.EnvReport
+	for _, v := range []string{"2.7.18", "3.8.19", "3.9.19", "3.10.14", "3.11.9", "3.12.4", "3.13.0", "pypy3.10-7.3.16", "miniforge3"} {
+		envs = append(envs, monitor.EnvReport{Env: &pyenv.Env{Path: "/home/ana/.pyenv/versions/" + v, Installer: pyenv.InstallerUnknown,
+			Packages: map[string]*pyenv.Package{}}, Via: "pyenv", Verdict: monitor.VerdictNoTorch})
+	}
+	okEnv := &pyenv.Env{Path: "/home/ana/a/.venv", Installer: "pip", Python: "3.12",
+		Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cu124", Build: pyenv.BuildCUDA, CUDA: "12.4"}}}
+	warn := finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityWarning, Message: "a warning."}
+	warnEnv := &pyenv.Env{Path: "/home/ana/b/.venv", Installer: "uv", Python: "3.12",
+		Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cu124", Build: pyenv.BuildCUDA, CUDA: "12.4"}}}
+	errEnv := &pyenv.Env{Path: "/home/ana/c/.venv", Installer: "uv", Python: "3.12",
+		Packages: map[string]*pyenv.Package{pyenv.Torch: {Version: "2.5.1+cpu", Build: pyenv.BuildCPU}}}
+	named := &pyenv.Env{Path: "/home/ana/named", Installer: "pip", Packages: map[string]*pyenv.Package{}}
+	envs = append([]monitor.EnvReport{
+		{Env: okEnv, Verdict: monitor.VerdictOK},
+		{Env: warnEnv, Verdict: monitor.VerdictWarning, Findings: []finding.Finding{warn}},
+		{Env: named, Via: "argument", Verdict: monitor.VerdictNoTorch},
+	}, envs...)
+	envs = append(envs, monitor.EnvReport{Env: errEnv, Verdict: monitor.VerdictError, Findings: []finding.Finding{cpuBuild}})
+	var b bytes.Buffer
+	Printer{W: &b, Home: "/home/ana"}.Check(monitor.CheckResult{GPU: a100, Envs: envs, Complete: true})
+	got := b.String()
+	var heads []string
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "~") || strings.Contains(line, "without torch") {
+			heads = append(heads, line)
+		}
+	}
+	want := []string{
+		"~/c/.venv  (uv, Python 3.12)  ERROR",
+		"~/b/.venv  (uv, Python 3.12)  WARNING",
+		"~/a/.venv  (pip, Python 3.12)  OK",
+		"~/named  (pip)  NO TORCH",
+		"9 environments without torch (pyenv): ~/.pyenv/versions/{2.7.18, 3.8.19, 3.9.19, 3.10.14, 3.11.9, 3.12.4, 3.13.0, pypy3.10-7.3.16, miniforge3}",
+	}
+	if strings.Join(heads, "\n") != strings.Join(want, "\n") {
+		t.Errorf("heads:\n%s\nwant:\n%s\n\nwhole:\n%s", strings.Join(heads, "\n"), strings.Join(want, "\n"), got)
+	}
+	if !strings.HasSuffix(got, "13 environments checked: 1 with errors, 1 with warnings.\n") {
+		t.Errorf("summary:\n%s", got)
 	}
 }
