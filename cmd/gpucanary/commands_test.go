@@ -20,7 +20,7 @@ Without a command, GPU Canary starts in the system tray.
 Commands:
   check [--json] [--format text|json|prom [--textfile PATH]] [PATH...]
                                inspect environments and the GPU; exit 1 on error findings
-  ps [--json] [--watch]        per-process GPU use and verdicts
+  ps [--json] [--watch] [-w]   per-process GPU use and verdicts
   watch [--json] [--all] [PATH...]
                                run the engine headless and print each event
   fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]

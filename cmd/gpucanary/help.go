@@ -37,14 +37,17 @@ environment is one, reported as ENV_UNREADABLE while the others are still
 checked), 2 usage or internal error.
 `
 
-const psHelp = `Usage: gpucanary ps [--json] [--watch]
+const psHelp = `Usage: gpucanary ps [--json] [--watch] [-w]
 
 Lists the processes that hold GPU memory or have an ML runtime loaded
 (torch, llama.cpp, ...): the GPU memory each holds, its environment, and a
 verdict: gpu, cpu (a CPU build while a GPU is there), cuda-idle (a CUDA
-build that holds no GPU memory) or other. Above them, each GPU with its
-utilization, temperature, power and memory ("-" where the driver does not
-say). On a terminal the table fits its width.
+build that holds no GPU memory), orphaned (a PID the driver lists that no
+longer runs) or other. Above them, each GPU with its utilization,
+temperature, power and memory ("-" where the driver does not say). The
+command shows the program by its name, then the script and its arguments.
+On a terminal the table fits its width (the command is cut at its end);
+piped, or with -w, nothing is cut.
 
 Flags:
   --json               print JSON: hostname, query_time, the GPU and the
@@ -52,6 +55,8 @@ Flags:
                        each refresh (JSON lines)
   --watch              refresh every 2 s, as top does; on a terminal q quits
                        (Ctrl-C always does)
+  -w                   wide: never cut a line to the terminal's width (as
+                       ps -ww)
 ` + simFlagHelp + `
 
 Examples:

@@ -39,13 +39,14 @@ const (
 func psFlags(fs *flag.FlagSet, g *globals) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON: the host, the time, the GPU and the processes")
 	watch := fs.Bool("watch", false, "refresh in place every 2 s, as top does; q quits")
+	wide := fs.Bool("w", false, "wide: never cut a line to the terminal's width (as ps -ww); a pipe is never cut")
 	g.simFlag(fs)
-	return func(ctx context.Context, std stdio) int { return cmdPs(ctx, g, *asJSON, *watch, std) }
+	return func(ctx context.Context, std stdio) int { return cmdPs(ctx, g, *asJSON, *watch, *wide, std) }
 }
 
 // cmdPs shows per-process GPU use and verdicts; with watch, as a live
 // view that a key (q) or Ctrl-C ends.
-func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
+func cmdPs(ctx context.Context, g *globals, asJSON, watch, wide bool, std stdio) int {
 	b := g.openGPU()
 	defer b.Close()
 	scanner := g.processSource()
@@ -114,7 +115,9 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch bool, std stdio) int {
 			}
 		} else {
 			p := text.New(std.out, g.getenv)
-			p.Width = tty.Width(std.out) // each time: the terminal may have been resized
+			if !wide {
+				p.Width = tty.Width(std.out) // each time: the terminal may have been resized
+			}
 			if live {
 				fmt.Fprint(std.out, "\x1b[H\x1b[2J")
 			} else if watch {

@@ -17,7 +17,8 @@ import (
 // each device's utilization, temperature, power and memory, then one line
 // per process in the order given, its findings (or why it is off the
 // GPU) beneath it. With a Width, the table drops its less needed columns
-// until a row fits (the command is cut first).
+// until a row fits (the command is cut first); without one the command is
+// whole.
 func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
 	p.gpu(st, true)
 	if st.WSL {
@@ -38,13 +39,22 @@ func (p Printer) Processes(st gpu.State, rows []monitor.Process) {
 	for _, r := range rows {
 		cells := make([]string, len(cols))
 		for i, c := range cols {
-			v := pad(string(cell(words.Cell(r, c.cell, now, p.Home), c.width)), c.width, c.right)
+			fitted := cell(words.Cell(r, c.cell, now, p.Home), c.width)
+			if c.cell == words.ColEnv {
+				fitted = cellLeft(words.Cell(r, c.cell, now, p.Home), c.width)
+			}
+			v := pad(string(fitted), c.width, c.right)
 			if c.head == "VERDICT" {
 				v = string(p.paint(verdictColour(r.Verdict), v))
 			}
 			cells[i] = v
 		}
-		p.printf("%s %s\n", safe(strings.Join(cells, " ")), cell(words.Cell(r, words.ColCommand, now, p.Home), cmdWidth))
+		command := words.Cell(r, words.ColCommand, now, p.Home)
+		if cmdWidth > 0 {
+			p.printf("%s %s\n", safe(strings.Join(cells, " ")), cell(command, cmdWidth))
+		} else {
+			p.printf("%s %s\n", safe(strings.Join(cells, " ")), command) // no terminal width: whole
+		}
 		for _, f := range r.Findings {
 			p.Finding(f, "     ")
 		}
@@ -125,12 +135,11 @@ type column struct {
 }
 
 // Widths of the command column: at least this much is kept on a narrow
-// terminal before other columns are dropped, and without a terminal
-// width it is cut here.
+// terminal before other columns are dropped. Without a terminal width (a
+// pipe, a file, ps -w) it is never cut: a script reading it needs all of it.
 const (
-	commandMin  = 16
-	commandFree = 60
-	maxDrop     = 6
+	commandMin = 16
+	maxDrop    = 6
 )
 
 // processColumns are ps's columns, each one of words' process cells.
@@ -166,11 +175,12 @@ func columnsFor(rows []monitor.Process) []column {
 // tableLayoutOf fits the columns to a terminal width columns wide (0: no
 // limit): the command gets what is left; when that is under commandMin,
 // the environment and user columns narrow, then columns are dropped in
-// their drop order. It returns the columns kept and the command's width.
+// their drop order. It returns the columns kept and the command's width,
+// 0 (no limit) when width is.
 func tableLayoutOf(width int, all []column) ([]column, int) {
 	cols := append([]column(nil), all...)
 	if width <= 0 {
-		return cols, commandFree
+		return cols, 0
 	}
 	used := func() int {
 		n := 0

@@ -180,7 +180,7 @@ func TestTableLayout(t *testing.T) {
 		heads       string
 		commandSize int
 	}{
-		{0, "GPU PID USER ENVIRONMENT GPU-MEM SM% CPU% RSS TIME VERDICT", commandFree},
+		{0, "GPU PID USER ENVIRONMENT GPU-MEM SM% CPU% RSS TIME VERDICT", 0}, // no width: the command whole
 		{200, "GPU PID USER ENVIRONMENT GPU-MEM SM% CPU% RSS TIME VERDICT", 103},
 		{80, "GPU PID USER ENVIRONMENT GPU-MEM SM% CPU% VERDICT", 18},
 		{60, "GPU PID GPU-MEM CPU% VERDICT", 21},

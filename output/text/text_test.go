@@ -2,6 +2,7 @@ package text
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,5 +284,41 @@ func TestCheckQuiet(t *testing.T) {
 	}
 	if !strings.HasSuffix(got, "13 environments checked: 1 with errors, 1 with warnings.\n") {
 		t.Errorf("summary:\n%s", got)
+	}
+}
+
+// TestProcessesCommandWidth: piped (no width) the command is whole, as a
+// script reading it needs; at a terminal's width it is cut at its end,
+// after the script, and a 7-digit PID is never cut.
+func TestProcessesCommandWidth(t *testing.T) {
+	args := []string{"/home/ana/work/proj/.venv/bin/python", "train.py", "--epochs", "90"}
+	for i := 0; i < 20; i++ {
+		args = append(args, fmt.Sprintf("--option-%02d=value", i))
+	}
+	r := monitor.Process{Row: procs.Row{Proc: procs.Proc{PID: 4194303, User: "ana", Cmdline: args, EnvPath: "/home/ana/work/proj/.venv"},
+		Verdict: procs.VerdictGPU}, Findings: []finding.Finding{}}
+	whole := "python train.py --epochs 90 " + strings.Join(args[4:], " ")
+	var b bytes.Buffer
+	Printer{W: &b, Home: "/home/ana"}.Processes(a100, []monitor.Process{r})
+	if !strings.Contains(b.String(), " 4194303 ") || !strings.HasSuffix(b.String(), whole+"\n") {
+		t.Errorf("piped, the command is not whole:\n%s", b.String())
+	}
+	b.Reset()
+	row := func(width int) string {
+		b.Reset()
+		Printer{W: &b, Home: "/home/ana", Width: width}.Processes(a100, []monitor.Process{r})
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.Contains(l, "4194303") {
+				return l
+			}
+		}
+		return ""
+	}
+	if l := row(140); columns(l) != 140 || !strings.Contains(l, " python train.py --epochs 90 --option-00") || !strings.HasSuffix(l, "…") {
+		t.Errorf("at 140 columns (%d): %q", columns(l), l)
+	}
+	// Narrow, the environment keeps its end.
+	if l := row(100); !strings.Contains(l, " 4194303 ") || !strings.Contains(l, " …roj/.venv ") {
+		t.Errorf("at 100 columns: %q", l)
 	}
 }

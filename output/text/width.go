@@ -121,3 +121,19 @@ func pad(s string, w int, right bool) string {
 	}
 	return s + strings.Repeat(" ", w-n)
 }
+
+// cellLeft is s made visible and, when over w columns, cut from the left
+// ("…/proj/.venv"): the end of a path is what tells two apart.
+func cellLeft(s string, w int) safe {
+	v := human.Visible(s)
+	if columns(v) <= w || w < 2 {
+		return safe(fit(v, w))
+	}
+	runes := []rune(v)
+	n, i := 1, len(runes) // "…" takes one
+	for i > 0 && n+runeWidth(runes[i-1]) <= w {
+		i--
+		n += runeWidth(runes[i])
+	}
+	return safe("…" + string(runes[i:]))
+}

@@ -61,3 +61,28 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+// TestCommand: the command column shows the script and its arguments
+// (python train.py --epochs 90), not the interpreter's path the
+// environment column already names; a long path argument keeps its end.
+func TestCommand(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		name string
+		want string
+	}{
+		{[]string{"/home/ana/work/proj/.venv/bin/python", "train.py", "--epochs", "90"}, "python", "python train.py --epochs 90"},
+		{[]string{"/home/ana/work/proj/.venv/bin/python", "/home/ana/work/vision/experiments/2026-11/scripts/train.py", "--data=/data/imagenet"},
+			"python", "python …/2026-11/scripts/train.py --data=/data/imagenet"},
+		{[]string{`C:\Users\ana\ComfyUI_windows_portable\python_embeded\python.exe`, "-s", `ComfyUI\main.py`}, "python.exe", `python.exe -s ComfyUI\main.py`},
+		{[]string{"llama-server", "-m", "/home/ana/models/q4.gguf", "-ngl", "99"}, "llama-server", "llama-server -m ~/models/q4.gguf -ngl 99"},
+		{[]string{"python  -c", "print(1)"}, "python", "python -c print(1)"},
+		{nil, "kworker", "kworker"},
+	} {
+		r := monitor.Process{}
+		r.Cmdline, r.Name = tc.argv, tc.name
+		if got := Command(r, "/home/ana"); got != tc.want {
+			t.Errorf("Command(%q) = %q, want %q", tc.argv, got, tc.want)
+		}
+	}
+}
