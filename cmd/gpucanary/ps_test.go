@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // jobScript maps the libraries it is given, says "ready" and sleeps: a
@@ -109,8 +108,8 @@ func TestPsCommand(t *testing.T) {
 			t.Errorf("a command line's script spilled onto its own line: %q\n%s", l, out)
 		}
 	}
-	// The script's lines joined by spaces, cut to the column.
-	oneLine := human.Truncate("python3 -c import mmap, sys, time files = [open(p, 'rb') for p in sys.argv[1:]] maps = [mmap.mmap(", 60)
+	// The script's lines joined by spaces, whole: piped, nothing is cut.
+	oneLine := "python3 -c import mmap, sys, time files = [open(p, 'rb') for p in sys.argv[1:]] maps = [mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ) for f in files] print('ready', flush=True) time.sleep(120) "
 	for pid, want := range map[int][]string{
 		onGPU:  {"2.0 GiB", " gpu ", oneLine},
 		hidden: {"cuda-idle", oneLine},
