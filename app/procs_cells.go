@@ -96,6 +96,11 @@ func (p *procsWindow) updateProcCell(id widget.TableCellID, o fyne.CanvasObject)
 	c.badge.Hide()
 	c.label.Show()
 	c.label.Text = cell(r, id.Col, p.w.u.now())
+	if col == "Environment" {
+		// A path keeps its end ("…/vision/.venv"): that is what tells
+		// two environments apart.
+		c.label.Text = leftFit(c.label.Text, p.widths[id.Col]-2*theme.InnerPadding())
+	}
 	c.label.Refresh()
 	f := sparkColumn(col)
 	samples := p.w.samples.Procs[present.ProcKey(r)]
@@ -130,4 +135,19 @@ func verdictBadge(r monitor.Process) string {
 		return string(r.Verdict) + " · " + human.Duration(r.BusyFor)
 	}
 	return string(r.Verdict)
+}
+
+// leftFit shortens s from the left, behind "…", to room wide.
+func leftFit(s string, room float32) string {
+	fits := func(s string) bool { return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{}).Width <= room }
+	if fits(s) {
+		return s
+	}
+	runes := []rune(s)
+	for i := 1; i < len(runes); i++ {
+		if short := "…" + string(runes[i:]); fits(short) {
+			return short
+		}
+	}
+	return "…"
 }

@@ -27,8 +27,8 @@ func TestProcessesWindowSaysTheContainer(t *testing.T) {
 	p.refresh(st)
 	for row, r := range p.rows {
 		p.table.Select(widget.TableCellID{Row: row, Col: 0})
-		inPod := strings.HasPrefix(p.why.Text, "PID 4242 in pod ml/train-llama, container abababababab (containerd), gpu: ")
-		onHost := strings.HasPrefix(p.why.Text, fmt.Sprintf("PID %d, ", r.PID))
+		inPod := strings.HasPrefix(p.why.Text, "PID 4242 in pod ml/train-llama, container abababababab (containerd) · python train.py --epochs 10 · gpu: ")
+		onHost := strings.HasPrefix(p.why.Text, fmt.Sprintf("PID %d · ", r.PID))
 		if (r.PID == 4242) != inPod || (r.PID != 4242) != onHost {
 			t.Errorf("PID %d: why = %q", r.PID, p.why.Text)
 		}

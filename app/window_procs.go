@@ -50,6 +50,8 @@ type procsWindow struct {
 	memTotal uint64
 	// cells are the table's cell templates' parts (procs_cells.go).
 	cells map[*fyne.Container]*procCell
+	// widths are the columns' widths but the last's.
+	widths []float32
 }
 
 // Preference keys of UI state (Fyne Preferences hold only UI state; the
@@ -95,8 +97,13 @@ func newProcsWindow(w *windows) *procsWindow {
 	widths := slices.Clone(procWidths)
 	for i, name := range procColumns {
 		widths[i] = max(widths[i], widget.NewButton(name+sortMark[true], nil).MinSize().Width)
+		if name == "PID" {
+			// The largest PID Linux gives (pid_max 4194304) is never cut.
+			widths[i] = max(widths[i], widget.NewLabel("4194304").MinSize().Width)
+		}
 		p.table.SetColumnWidth(i, widths[i])
 	}
+	p.widths = widths
 	p.table.OnSelected = func(id widget.TableCellID) {
 		p.table.UnselectAll() // the row is marked by the cells, not Fyne's one-cell marker
 		if id.Row < 0 || id.Row >= len(p.rows) {
@@ -109,13 +116,19 @@ func newProcsWindow(w *windows) *procsWindow {
 	}
 	p.term = widget.NewButton("Terminate…", p.terminate)
 	p.term.Disable()
-	p.why = widget.NewLabel("")
-	p.why.Truncation = fyne.TextTruncateEllipsis
+	// The selected process's story (verdict, why, the fix) is read
+	// first, above the table, not in a status line.
+	p.why = widget.NewLabel(chooseHint)
+	p.why.Wrapping = fyne.TextWrapWord
 	p.bars = container.NewVBox()
 	table := container.New(&fillLastColumn{table: p.table, widths: widths}, p.table)
-	p.win.SetContent(container.NewBorder(p.bars, container.NewBorder(nil, nil, p.term, nil, p.why), nil, nil, table))
+	top := container.NewVBox(p.bars, container.NewBorder(nil, nil, nil, p.term, p.why))
+	p.win.SetContent(container.NewBorder(top, nil, nil, nil, table))
 	return p
 }
+
+// chooseHint is the story line before a process is selected.
+const chooseHint = "Select a process to see why it is where it is."
 
 // sortMark is the arrow of the column the rows are sorted on, by
 // whether the order is descending.
@@ -166,8 +179,12 @@ func (p *procsWindow) refresh(s monitor.State) {
 		if d.MemoryTotalBytes > 0 {
 			bar.SetValue(float64(d.MemoryUsedBytes) / float64(d.MemoryTotalBytes))
 		}
+		name := d.Name
+		if s.GPU.Simulated {
+			name += " (simulated)" // everything says when it is simulated
+		}
 		bar.TextFormatter = func() string {
-			return fmt.Sprintf("GPU %d %s: %s of %s", d.Index, d.Name, human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes))
+			return fmt.Sprintf("GPU %d %s: %s of %s", d.Index, name, human.Bytes(d.MemoryUsedBytes), human.Bytes(d.MemoryTotalBytes))
 		}
 		bars = append(bars, bar)
 	}
@@ -274,21 +291,43 @@ func cell(r monitor.Process, col int, now time.Time) string {
 // It also says, beside it, why the selected process is where it is.
 func (p *procsWindow) updateTerminate() {
 	if p.chosen < 0 || p.chosen >= len(p.rows) {
-		p.why.SetText("")
+		p.why.SetText(chooseHint)
 		p.term.Disable()
 		return
 	}
 	r := p.rows[p.chosen]
+	story := processStory(r, time.Now())
+	if r.JobOnCPU && !r.OutsideContainer {
+		p.term.Enable()
+	} else {
+		// Said, not left as a grey button with no reason.
+		p.term.Disable()
+		story += "\n" + terminateOnlyFor
+	}
+	p.why.SetText(story)
+}
+
+// terminateOnlyFor says why "Terminate…" is greyed out.
+const terminateOnlyFor = "Terminate… is offered only for a job of this machine that computes on the CPU beside a GPU (JOB_ON_CPU)."
+
+// processStory is what the window says of the selected process: who it
+// is, its verdict, why, and each finding with its fix.
+func processStory(r monitor.Process, now time.Time) string {
 	where := ""
 	if c := present.Container(r.Container); c != "" {
 		where = " in " + c
 	}
-	p.why.SetText(fmt.Sprintf("PID %d%s, %s: %s", r.PID, where, r.Verdict, r.Reason))
-	if r.JobOnCPU && !r.OutsideContainer {
-		p.term.Enable()
-		return
+	story := fmt.Sprintf("PID %d%s · %s · %s", r.PID, where, cell(r, len(procColumns)-1, now), r.Verdict)
+	if r.Reason != "" {
+		story += ": " + r.Reason
 	}
-	p.term.Disable()
+	for _, f := range r.Findings {
+		story += "\n" + f.Message
+		if f.Fix != "" {
+			story += " Fix: " + f.Fix
+		}
+	}
+	return story
 }
 
 func (p *procsWindow) terminate() {

@@ -132,7 +132,7 @@ func TestProcessesWindow(t *testing.T) {
 		if p.rows[p.chosen].PID != 5151 {
 			t.Fatalf("selected %d", p.rows[p.chosen].PID)
 		}
-		if w := p.why.Text; !strings.HasPrefix(w, "PID 5151, cpu: ") || !strings.Contains(w, p.rows[p.chosen].Reason) {
+		if w := p.why.Text; !strings.HasPrefix(w, "PID 5151 · python serve.py · cpu: ") || !strings.Contains(w, p.rows[p.chosen].Reason) {
 			t.Errorf("why = %q", w)
 		}
 		p.sortOn(slices.Index(procColumns, "PID")) // now 5151 first
@@ -152,7 +152,7 @@ func TestProcessesWindow(t *testing.T) {
 			}
 		}
 		p.refresh(s)
-		if p.chosen != -1 || !p.term.Disabled() || p.why.Text != "" {
+		if p.chosen != -1 || !p.term.Disabled() || p.why.Text != chooseHint {
 			t.Errorf("the process exited, yet row %d is chosen (Terminate disabled %v, why %q)", p.chosen, p.term.Disabled(), p.why.Text)
 		}
 	})
@@ -193,7 +193,7 @@ func TestProcessesTableRow(t *testing.T) {
 	}
 	selected := theme.Color(theme.ColorNameSelection)
 	cells := tableCells(t, p)
-	for _, text := range []string{"5151", "/home/ada/work/llm/.venv", "380.0", "12.0 GiB", "cpu · 3m25s", "python serve.py"} {
+	for _, text := range []string{"5151", "…e/ada/work/llm/.venv", "380.0", "12.0 GiB", "cpu · 3m25s", "python serve.py"} {
 		if c, ok := cells[text]; !ok || c != selected {
 			t.Errorf("cell %q of the chosen row: background %v (shown %v), want the selection colour", text, c, ok)
 		}
@@ -433,5 +433,28 @@ func TestNoEnvironmentOffersAdd(t *testing.T) {
 	if txt := u.wins.envs.noGPU.Text; !strings.Contains(txt, "No NVIDIA driver") || !strings.Contains(txt, "still watches your environments") ||
 		!strings.Contains(txt, "Add environment…") {
 		t.Errorf("environments window says %q", txt)
+	}
+}
+
+// TestProcessesWindowScans: the largest PID fits its column whole, the
+// GPU's bar says when the GPU is simulated, and a disabled Terminate…
+// says why.
+func TestProcessesWindowScans(t *testing.T) {
+	a := test.NewTempApp(t)
+	u := newUI(a, Deps{})
+	p := newProcsWindow(u.wins)
+	if need := widget.NewLabel("4194304").MinSize().Width; p.widths[slices.Index(procColumns, "PID")] < need {
+		t.Errorf("the PID column is %v wide; a 7-digit PID needs %v", p.widths[1], need)
+	}
+	st := goldenState()
+	st.GPU.Simulated = true
+	p.refresh(st)
+	bar := p.bars.Objects[0].(*widget.ProgressBar)
+	if text := bar.TextFormatter(); !strings.Contains(text, "(simulated)") {
+		t.Errorf("the GPU's bar says %q", text)
+	}
+	p.table.Select(widget.TableCellID{Row: slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 4242 }), Col: 0})
+	if !p.term.Disabled() || !strings.HasSuffix(p.why.Text, terminateOnlyFor) {
+		t.Errorf("Terminate disabled %v, story %q", p.term.Disabled(), p.why.Text)
 	}
 }
