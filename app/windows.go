@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
@@ -92,24 +93,85 @@ func (w *windows) event(e monitor.Event) {
 }
 
 // newWindow makes a window that hides when closed, and is made again
-// only when this process has ended.
+// only when this process has ended. It opens at the size it had when last
+// closed, or at size; every window's menu reaches every other window,
+// and Escape or Ctrl+W closes it.
 func (w *windows) newWindow(title string, size fyne.Size) fyne.Window {
 	win := w.u.app.NewWindow(title)
 	win.SetCloseIntercept(func() { w.hide(win) })
-	win.Resize(size)
 	w.sizes[win] = size
+	if kept, ok := w.keptSize(title); ok {
+		size = kept
+	}
+	win.Resize(size)
+	win.SetMainMenu(w.menu())
+	win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			w.hide(win)
+		}
+	})
+	win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault},
+		func(fyne.Shortcut) { w.hide(win) })
 	return win
 }
 
-// show shows win and counts it as open.
+// menu is every window's menu: each window is reachable from every other,
+// so a desktop with no tray host (GNOME without the AppIndicator
+// extension) loses nothing.
+func (w *windows) menu() *fyne.MainMenu {
+	return fyne.NewMainMenu(fyne.NewMenu("Go",
+		fyne.NewMenuItem("Environments", w.showEnvs),
+		fyne.NewMenuItem("GPU processes", w.showProcesses),
+		fyne.NewMenuItem("GPUs", w.showGPUs),
+		fyne.NewMenuItem("History", w.showHistory),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Settings", w.showSettings),
+	))
+}
+
+// Preference keys of a window's size when it was last closed.
+func sizeKeys(title string) (width, height string) {
+	return "window." + title + ".width", "window." + title + ".height"
+}
+
+// keptSize is the size the window called title had when last closed.
+func (w *windows) keptSize(title string) (fyne.Size, bool) {
+	kw, kh := sizeKeys(title)
+	prefs := w.u.app.Preferences()
+	width, height := prefs.FloatWithFallback(kw, 0), prefs.FloatWithFallback(kh, 0)
+	if width < 200 || height < 150 {
+		return fyne.Size{}, false
+	}
+	return fyne.NewSize(float32(width), float32(height)), true
+}
+
+// show shows win and counts it as open, within the screen's work area.
 func (w *windows) show(win fyne.Window) {
 	w.visible[win] = true
 	w.last = win
 	win.Show()
+	if area, ok := workArea(win); ok {
+		if size := fitIn(win.Canvas().Size(), area); size != win.Canvas().Size() {
+			win.Resize(size)
+		}
+	}
 }
 
-// hide hides win; with no window left open the process may end.
+// fitIn is size made to fit the work area area, with a margin for the
+// window's frame: at FYNE_SCALE=2 on 1920×1080 the processes window
+// (1200×520, so 2400×1040 pixels) had its buttons off the screen.
+func fitIn(size, area fyne.Size) fyne.Size {
+	return fyne.NewSize(min(size.Width, area.Width*0.95), min(size.Height, area.Height*0.9))
+}
+
+// hide hides win, keeping its size for the next time; with no window
+// left open the process may end.
 func (w *windows) hide(win fyne.Window) {
+	if size := win.Canvas().Size(); size.Width > 0 && size.Height > 0 {
+		kw, kh := sizeKeys(win.Title())
+		w.u.app.Preferences().SetFloat(kw, float64(size.Width))
+		w.u.app.Preferences().SetFloat(kh, float64(size.Height))
+	}
 	win.Hide()
 	delete(w.visible, win)
 	w.u.checkIdle()
