@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/gpucanary/gpucanary/monitor"
 )
 
@@ -34,13 +32,8 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 		t.Fatalf("%s has no queries", dashboard)
 	}
 	exported := map[string]bool{}
-	ch := make(chan *prometheus.Desc, 64)
-	go func() {
-		processCollector(monitor.State{}, 1).Describe(ch)
-		close(ch)
-	}()
-	for desc := range ch {
-		exported[descName(desc)] = true
+	for _, d := range processCollector(monitor.State{}, 1).descs() {
+		exported[d.Name()] = true
 	}
 	used := map[string]bool{}
 	for _, e := range exprs {
@@ -84,13 +77,6 @@ func queries(v any) []string {
 		}
 	}
 	return out
-}
-
-// descName is a description's fully-qualified metric name.
-func descName(d *prometheus.Desc) string {
-	_, after, _ := strings.Cut(d.String(), `fqName: "`)
-	name, _, _ := strings.Cut(after, `"`)
-	return name
 }
 
 var (

@@ -15,18 +15,20 @@
 // (ProcessSeries, processes.go): then each GPU process and each flagged
 // one has series of its own, a bounded number of them.
 //
-// It imports monitor (and its types) and the Prometheus client and
-// exporter toolkit; nothing imports it but the commands that serve or
-// write metrics.
+// It imports monitor (and its types) and nothing of Prometheus's own
+// libraries: the exposition (expo.go), the agent's own go_ and process_
+// metrics (self.go) and the web config's TLS and basic auth (webconfig.go)
+// are written here, so that their package initialisation does not slow
+// every start of the one CLI. Nothing imports it but the commands that
+// serve or write metrics.
 package prom
 
 import (
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
@@ -52,14 +54,15 @@ type Options struct {
 	Processes ProcessSeries
 }
 
-// Collector is a prometheus.Collector over the engine's state.
+// Collector turns the engine's state into GPU Canary's metrics.
 type Collector struct {
 	state     func() monitor.State
-	buildInfo prometheus.Metric
+	version   string
+	goVersion string
 	processes *perProcess // nil: per-process series are off
 }
 
-var _ prometheus.Collector = (*Collector)(nil)
+var _ source = (*Collector)(nil)
 
 // NewCollector returns a collector that reads o.State at each scrape.
 func NewCollector(o Options) *Collector {
@@ -67,18 +70,15 @@ func NewCollector(o Options) *Collector {
 	if gv == "" {
 		gv = runtime.Version()
 	}
-	c := &Collector{
-		state:     o.State,
-		buildInfo: prometheus.MustNewConstMetric(descBuildInfo, prometheus.GaugeValue, 1, o.Version, gv),
-	}
+	c := &Collector{state: o.State, version: o.Version, goVersion: gv}
 	if o.Processes.Max > 0 {
 		c.processes = &perProcess{max: o.Processes.Max}
 	}
 	return c
 }
 
-func desc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
+func desc(name, help string, labels ...string) *Desc {
+	return newDesc(Namespace+"_"+name, help, gaugeKind, labels...)
 }
 
 // The metrics. Names and labels are a contract (docs/prometheus.md, "Metrics"): add,
@@ -112,34 +112,28 @@ var (
 	descJobOnCPU = desc("job_on_cpu_busy_seconds", "A process flagged JOB_ON_CPU (busy on the CPU beside a GPU for the whole window): how long it has been busy; severity is error for a CPU-only build, warning for a CUDA build holding no GPU memory.", "env", "pid", "name", "verdict", "severity")
 )
 
-var allDescs = []*prometheus.Desc{
+var allDescs = []*Desc{
 	descBuildInfo, descReady, descDegraded, descIncomplete, descReadTime, descReadDur, descPollTime, descHostFind,
 	descGPUs, descDriverInfo, descDriverMin, descGPUInfo, descGPUAsleep, descGPURead,
 	descEnvInfo, descTorchInfo, descEnvFind, descChanged, descReplaced,
 	descProcs, descProcMem, descProcCPU, descJobOnCPU,
 }
 
-// Describe sends every metric's description.
-func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
-		ch <- d
-	}
-	c.processes.describe(ch)
+// descs are the families c may give, for the tests that check the
+// dashboard queries only what is exported.
+func (c *Collector) descs() []*Desc {
+	return append(slices.Clone(allDescs), c.processes.descs()...)
 }
 
-// Collect reads the state once and sends its metrics.
-func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+// collect reads the state once and adds its metrics.
+func (c *Collector) collect(b *batch) {
 	s := c.state()
-	ch <- c.buildInfo
-	collectEngine(ch, s)
-	collectGPU(ch, s)
-	collectEnvs(ch, s)
-	collectProcesses(ch, s)
-	c.processes.collect(ch, s)
-}
-
-func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
-	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	b.add(descBuildInfo, 1, c.version, c.goVersion)
+	collectEngine(b, s)
+	collectGPU(b, s)
+	collectEnvs(b, s)
+	collectProcesses(b, s)
+	c.processes.collect(b, s)
 }
 
 func boolValue(b bool) float64 {
@@ -151,22 +145,22 @@ func boolValue(b bool) float64 {
 
 func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-func collectEngine(ch chan<- prometheus.Metric, s monitor.State) {
-	gauge(ch, descReady, boolValue(s.Started))
-	gauge(ch, descIncomplete, boolValue(s.Started && !s.DiscoveryComplete))
+func collectEngine(b *batch, s monitor.State) {
+	b.add(descReady, boolValue(s.Started))
+	b.add(descIncomplete, boolValue(s.Started && !s.DiscoveryComplete))
 	if !s.LastRead.IsZero() {
-		gauge(ch, descReadTime, seconds(s.LastRead))
-		gauge(ch, descReadDur, s.LastReadDuration.Seconds())
+		b.add(descReadTime, seconds(s.LastRead))
+		b.add(descReadDur, s.LastReadDuration.Seconds())
 	}
 	if !s.Polled.IsZero() {
-		gauge(ch, descPollTime, seconds(s.Polled))
+		b.add(descPollTime, seconds(s.Polled))
 	}
 	degraded := false
 	for k, n := range countFindings(s.Findings) {
-		gauge(ch, descHostFind, float64(n), k.code, string(k.severity))
+		b.add(descHostFind, float64(n), k.code, string(k.severity))
 		degraded = degraded || k.code == finding.CodeWatchDegraded
 	}
-	gauge(ch, descDegraded, boolValue(degraded))
+	b.add(descDegraded, boolValue(degraded))
 }
 
 type findingKey struct {
@@ -185,42 +179,42 @@ func countFindings(fs []finding.Finding) map[findingKey]int {
 	return n
 }
 
-func collectGPU(ch chan<- prometheus.Metric, s monitor.State) {
+func collectGPU(b *batch, s monitor.State) {
 	g := s.GPU
-	gauge(ch, descGPUs, float64(len(g.Devices)))
+	b.add(descGPUs, float64(len(g.Devices)))
 	if g.HasDriver() {
 		backend, _, _ := strings.Cut(g.Source, ":")
-		gauge(ch, descDriverInfo, 1, g.Driver, g.CUDADriver, backend)
+		b.add(descDriverInfo, 1, g.Driver, g.CUDADriver, backend)
 		if g.CUDADriver == "" && g.CUDADriverDerived != "" {
-			gauge(ch, descDriverMin, 1, g.CUDADriverDerived)
+			b.add(descDriverMin, 1, g.CUDADriverDerived)
 		}
 	}
 	for _, d := range g.Devices {
 		idx := strconv.Itoa(d.Index)
-		gauge(ch, descGPUInfo, 1, idx, d.Name, d.UUID, d.ComputeCapability, d.Architecture)
-		gauge(ch, descGPUAsleep, boolValue(d.Asleep), idx)
-		gauge(ch, descGPURead, boolValue(d.Error == ""), idx)
+		b.add(descGPUInfo, 1, idx, d.Name, d.UUID, d.ComputeCapability, d.Architecture)
+		b.add(descGPUAsleep, boolValue(d.Asleep), idx)
+		b.add(descGPURead, boolValue(d.Error == ""), idx)
 	}
 }
 
-func collectEnvs(ch chan<- prometheus.Metric, s monitor.State) {
+func collectEnvs(b *batch, s monitor.State) {
 	for _, e := range s.Envs {
 		if e.Env == nil {
 			continue
 		}
-		gauge(ch, descEnvInfo, 1, e.Path, e.Installer, e.Kind, e.Python)
+		b.add(descEnvInfo, 1, e.Path, e.Installer, e.Kind, e.Python)
 		if t := e.Torch(); t != nil {
-			gauge(ch, descTorchInfo, 1, e.Path, string(t.Build), t.Version, t.CUDA)
+			b.add(descTorchInfo, 1, e.Path, string(t.Build), t.Version, t.CUDA)
 		}
 		for k, n := range countFindings(e.Findings) {
-			gauge(ch, descEnvFind, float64(n), e.Path, k.code, string(k.severity))
+			b.add(descEnvFind, float64(n), e.Path, k.code, string(k.severity))
 		}
 		if t, ok := s.TorchChanges[e.Path]; ok {
 			if !t.Changed.IsZero() {
-				gauge(ch, descChanged, seconds(t.Changed), e.Path)
+				b.add(descChanged, seconds(t.Changed), e.Path)
 			}
 			if !t.Replaced.IsZero() {
-				gauge(ch, descReplaced, seconds(t.Replaced), e.Path)
+				b.add(descReplaced, seconds(t.Replaced), e.Path)
 			}
 		}
 	}
@@ -237,7 +231,7 @@ type procSum struct {
 	cpuPercent float64
 }
 
-func collectProcesses(ch chan<- prometheus.Metric, s monitor.State) {
+func collectProcesses(b *batch, s monitor.State) {
 	sums := map[procKey]*procSum{}
 	for _, p := range s.Processes {
 		k := procKey{p.EnvPath, p.Verdict}
@@ -253,14 +247,14 @@ func collectProcesses(ch chan<- prometheus.Metric, s monitor.State) {
 		sum.cpuPercent += p.CPUPercent
 		for _, f := range p.Findings {
 			if f.Code == finding.CodeJobOnCPU {
-				gauge(ch, descJobOnCPU, p.BusyFor.Seconds(), p.EnvPath, strconv.Itoa(p.PID), p.Name, string(p.Verdict), string(f.Severity))
+				b.add(descJobOnCPU, p.BusyFor.Seconds(), p.EnvPath, strconv.Itoa(p.PID), p.Name, string(p.Verdict), string(f.Severity))
 			}
 		}
 	}
 	for k, sum := range sums {
 		v := string(k.verdict)
-		gauge(ch, descProcs, float64(sum.n), k.env, v)
-		gauge(ch, descProcMem, float64(sum.memory), k.env, v)
-		gauge(ch, descProcCPU, sum.cpuPercent/100, k.env, v)
+		b.add(descProcs, float64(sum.n), k.env, v)
+		b.add(descProcMem, float64(sum.memory), k.env, v)
+		b.add(descProcCPU, sum.cpuPercent/100, k.env, v)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 )
@@ -32,7 +30,7 @@ var (
 	processLabels   = []string{"pid", "env", "verdict", "container", "pod", "namespace"}
 	descProcGPUMem  = desc("process_gpu_memory_bytes", "GPU memory one process holds, on all GPUs (absent where the driver cannot say: WDDM, WSL2). Only with --collector.processes; container, pod and namespace are empty for a process on the host or where they are not known.", processLabels...)
 	descProcCPUOne  = desc("process_cpu_cores", "CPU one process uses over the last poll interval, in cores. Only with --collector.processes; absent for a PID outside this view.", processLabels...)
-	descProcDropped = desc("process_series_dropped_total", "Processes left without series of their own because --collector.processes.max was reached, summed over scrapes. Only with --collector.processes.")
+	descProcDropped = newDesc(Namespace+"_process_series_dropped_total", "Processes left without series of their own because --collector.processes.max was reached, summed over scrapes. Only with --collector.processes.", counterKind)
 )
 
 // perProcess is the per-process part of a Collector.
@@ -41,13 +39,11 @@ type perProcess struct {
 	dropped atomic.Uint64
 }
 
-func (pp *perProcess) describe(ch chan<- *prometheus.Desc) {
+func (pp *perProcess) descs() []*Desc {
 	if pp == nil {
-		return
+		return nil
 	}
-	ch <- descProcGPUMem
-	ch <- descProcCPUOne
-	ch <- descProcDropped
+	return []*Desc{descProcGPUMem, descProcCPUOne, descProcDropped}
 }
 
 // collect gives each process that holds GPU memory or is flagged (a
@@ -55,7 +51,7 @@ func (pp *perProcess) describe(ch chan<- *prometheus.Desc) {
 // driver lists that is no longer running (orphaned: the memory it still
 // holds is what GPU_MEMORY_ORPHANED is about), the most telling
 // first: findings, then the most GPU memory, then the lowest PID.
-func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
+func (pp *perProcess) collect(b *batch, s monitor.State) {
 	if pp == nil {
 		return
 	}
@@ -91,13 +87,13 @@ func (pp *perProcess) collect(ch chan<- prometheus.Metric, s monitor.State) {
 			labels[3], labels[4], labels[5] = c.ID, cmp.Or(c.Pod, c.PodUID), c.Namespace
 		}
 		if p.GPUMemoryBytes != nil {
-			gauge(ch, descProcGPUMem, float64(*p.GPUMemoryBytes), labels...)
+			b.add(descProcGPUMem, float64(*p.GPUMemoryBytes), labels...)
 		}
 		if p.Measured() {
-			gauge(ch, descProcCPUOne, p.CPUPercent/100, labels...)
+			b.add(descProcCPUOne, p.CPUPercent/100, labels...)
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(descProcDropped, prometheus.CounterValue, float64(pp.dropped.Load()))
+	b.add(descProcDropped, float64(pp.dropped.Load()))
 }
 
 // envLabel is the process's environment for its env label, only when it

@@ -1,18 +1,18 @@
 package prom
 
 import (
+	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"html"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/exporter-toolkit/web"
 )
 
 // DefaultListenAddress is the agent's address unless a fleet says
@@ -26,10 +26,8 @@ const DefaultListenAddress = "localhost:9835"
 // NewRegistry holds GPU Canary's metrics of o and nothing else: what a
 // textfile for node_exporter carries (node_exporter has its own go_ and
 // process_ metrics, and a textfile that repeated them would clash).
-func NewRegistry(o Options) *prometheus.Registry {
-	r := prometheus.NewRegistry()
-	r.MustRegister(NewCollector(o))
-	return r
+func NewRegistry(o Options) *Registry {
+	return &Registry{sources: []source{NewCollector(o)}}
 }
 
 // HandlerOptions configures the agent's HTTP handler.
@@ -46,31 +44,22 @@ type HandlerOptions struct {
 // watched), /-/healthy, /-/ready and a landing page at /.
 func NewHandler(o HandlerOptions) (http.Handler, error) {
 	reg := NewRegistry(o.Metrics)
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.sources = append(reg.sources, selfCollector{})
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	landing, err := web.NewLandingPage(web.LandingConfig{
-		Name:        "GPU Canary agent",
-		Description: "Why a GPU sits idle: CPU torch builds in CUDA environments, jobs computing on the CPU, torch builds this driver or GPU cannot run.",
-		Version:     o.Metrics.Version,
-		Profiling:   "false",
-		Links: []web.LandingLinks{
-			{Address: "/metrics", Text: "Metrics"},
-			{Address: "/-/healthy", Text: "Health", Description: "200 while the agent runs"},
-			{Address: "/-/ready", Text: "Readiness", Description: "200 once every environment has been read once"},
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("making the landing page: %w", err)
-	}
+	landing := landingPage(o.Metrics.Version)
 	mux := http.NewServeMux()
-	mux.Handle("/", landing)
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		ErrorHandling: promhttp.ContinueOnError,
-	}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		w.Write(landing)
+	})
+	mux.Handle("/metrics", metricsHandler(reg, logger))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "GPU Canary agent is Healthy.")
 	})
@@ -84,14 +73,94 @@ func NewHandler(o HandlerOptions) (http.Handler, error) {
 	return readOnly(mux), nil
 }
 
-// ValidateWebConfig checks the exporter toolkit's web config file (TLS
-// and basic auth) before anything starts, so a bad one is a usage error.
-// An empty path means plain HTTP.
-func ValidateWebConfig(path string) error {
-	if err := web.Validate(path); err != nil {
-		return fmt.Errorf("web config %s: %w", path, err)
+// The landing page's words.
+const (
+	agentName        = "GPU Canary agent"
+	agentDescription = "Why a GPU sits idle: CPU torch builds in CUDA environments, jobs computing on the CPU, torch builds this driver or GPU cannot run."
+)
+
+// landingPage is the page at /: the agent's name, what it is for, its
+// version and its pages.
+func landingPage(version string) []byte {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>` + agentName + `</title>
+<style>body { font-family: sans-serif; margin: 0 2em; } header { border-bottom: 3px solid #e6522c; }</style>
+</head>
+<body>
+<header><h1>` + agentName + `</h1></header>
+<main>
+<h2>` + html.EscapeString(agentDescription) + "</h2>\n")
+	if version != "" {
+		b.WriteString("<div>Version: " + html.EscapeString(version) + "</div>\n")
 	}
-	return nil
+	b.WriteString("<ul>\n")
+	for _, l := range []struct{ href, text, what string }{
+		{"/metrics", "Metrics", ""},
+		{"/-/healthy", "Health", "200 while the agent runs"},
+		{"/-/ready", "Readiness", "200 once every environment has been read once"},
+	} {
+		b.WriteString(`<li><a href="` + l.href + `">` + l.text + "</a>")
+		if l.what != "" {
+			b.WriteString(": " + html.EscapeString(l.what))
+		}
+		b.WriteString("</li>\n")
+	}
+	b.WriteString("</ul>\n</main>\n</body>\n</html>\n")
+	return []byte(b.String())
+}
+
+// textContentType is the text exposition format's media type.
+const textContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+// metricsHandler serves g's metrics as text, gzipped when the scraper
+// accepts it (Prometheus does). A collection that fails in part serves
+// what it could and logs the rest, so one unreadable file does not blank
+// a scrape.
+func metricsHandler(g Gatherer, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fams, err := g.Gather()
+		if err != nil {
+			logger.Warn("collecting metrics", "err", err)
+		}
+		body := appendText(nil, fams)
+		h := w.Header()
+		h.Set("Content-Type", textContentType)
+		h.Add("Vary", "Accept-Encoding")
+		if !acceptsGzip(r.Header.Values("Accept-Encoding")) {
+			w.Write(body)
+			return
+		}
+		h.Set("Content-Encoding", "gzip")
+		gz := gzip.NewWriter(w)
+		gz.Write(body)
+		gz.Close()
+	})
+}
+
+// acceptsGzip is whether Accept-Encoding values name gzip (or *) with a
+// weight above zero (RFC 9110 12.5.3).
+func acceptsGzip(values []string) bool {
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			coding, params, _ := strings.Cut(part, ";")
+			coding = strings.TrimSpace(coding)
+			if !strings.EqualFold(coding, "gzip") && coding != "*" {
+				continue
+			}
+			if q, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+				if w, err := strconv.ParseFloat(strings.TrimSpace(q), 64); err != nil || w <= 0 {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // maxHeaderBytes bounds a request's headers: a scrape's are a few
@@ -100,7 +169,7 @@ const maxHeaderBytes = 16 << 10
 
 // Serve serves h on l until ctx ends, then shuts the server down. TLS and
 // basic auth come from the web config file at webConfig ("" is plain
-// HTTP), re-read by the toolkit on each connection.
+// HTTP; webconfig.go), read again for each connection and each request.
 func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfig string, logger *slog.Logger) error {
 	return serveCapped(ctx, l, h, webConfig, logger, connCap(fileLimit()), nil)
 }
@@ -130,10 +199,20 @@ func serveCapped(ctx context.Context, l net.Listener, h http.Handler, webConfig 
 		ConnState:         ll.connState,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 	}
-	noSocket := false
-	flags := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: &noSocket, WebConfigFile: &webConfig}
+	if webConfig != "" {
+		if err := useWebConfig(srv, webConfig, logger); err != nil {
+			return fmt.Errorf("web config %s: %w", webConfig, err)
+		}
+	}
+	logger.Info("serving metrics", "address", l.Addr().String(), "tls", srv.TLSConfig != nil)
 	served := make(chan error, 1)
-	go func() { served <- web.Serve(l, srv, flags, logger) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			served <- srv.ServeTLS(l, "", "")
+			return
+		}
+		served <- srv.Serve(l)
+	}()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serving metrics on %s: %w", l.Addr(), err)
@@ -147,5 +226,47 @@ func serveCapped(ctx context.Context, l net.Listener, h http.Handler, webConfig 
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serving metrics on %s: %w", l.Addr(), err)
 	}
+	return nil
+}
+
+// useWebConfig puts the web config at path in front of srv's handler
+// (headers, basic auth) and, when it configures TLS, sets srv.TLSConfig:
+// each new connection reads the file again and takes its certificate,
+// so a rotated one needs no restart. Whether TLS is served at all, and
+// HTTP/2 with it, is decided here, once.
+func useWebConfig(srv *http.Server, path string, logger *slog.Logger) error {
+	c, err := readWebConfig(path)
+	if err != nil {
+		return err
+	}
+	srv.Handler = &webHandler{path: path, next: srv.Handler, logger: logger, checks: newAuthCache()}
+	first, err := c.tlsConfig()
+	if errors.Is(err, errNoTLS) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	protos := []string{"h2", "http/1.1"}
+	if !c.http2() {
+		// A non-nil, empty map turns HTTP/2 off (net/http's rule).
+		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+		protos = protos[1:]
+	}
+	first.NextProtos = protos
+	first.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		c, err := readWebConfig(path)
+		var cfg *tls.Config
+		if err == nil {
+			cfg, err = c.tlsConfig()
+		}
+		if err != nil {
+			logger.Error("reading the web config for a TLS connection", "path", path, "err", err)
+			return nil, err
+		}
+		cfg.NextProtos = protos
+		return cfg, nil
+	}
+	srv.TLSConfig = first
 	return nil
 }

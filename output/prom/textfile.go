@@ -10,24 +10,19 @@ import (
 	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
-
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
 
 // WriteText writes g's metrics in the text exposition format, for a
 // person or a pipe (`gpucanary check --format prom`).
-func WriteText(w io.Writer, g prometheus.Gatherer) error {
-	mfs, err := g.Gather()
+func WriteText(w io.Writer, g Gatherer) error {
+	fams, err := g.Gather()
 	if err != nil {
 		return fmt.Errorf("gathering metrics: %w", err)
 	}
-	for _, mf := range mfs {
-		if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
-			return fmt.Errorf("writing metrics: %w", err)
-		}
+	if err := writeText(w, fams); err != nil {
+		return fmt.Errorf("writing metrics: %w", err)
 	}
 	return nil
 }
@@ -40,7 +35,7 @@ func WriteText(w io.Writer, g prometheus.Gatherer) error {
 // target, and the link stays. The file keeps the mode it had (0644, which
 // node_exporter can read, when it is new), so a file made readable by
 // one group alone stays so.
-func WriteTextfile(path string, g prometheus.Gatherer) error {
+func WriteTextfile(path string, g Gatherer) error {
 	var b bytes.Buffer
 	if err := WriteText(&b, g); err != nil {
 		return fmt.Errorf("writing metrics to %s: %w", path, err)
@@ -68,7 +63,7 @@ func FromCheck(r monitor.CheckResult, complete bool, began time.Time, took time.
 // TextfileOptions configures KeepTextfile.
 type TextfileOptions struct {
 	Path     string
-	Gatherer prometheus.Gatherer
+	Gatherer Gatherer
 	// Ready reports whether the engine has done its first full read:
 	// nothing is written before, so a half-read machine never looks
 	// healthy.
