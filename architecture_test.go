@@ -57,7 +57,7 @@ var importRules = []importRule{
 	// the runner, which runs and verifies a repair, sits above them.
 	{pkg: "monitor/health", forbidden: []string{mod + "monitor/fix", mod + "monitor/engine", mod + "monitor/report", mod + "monitor/inspect"}},
 	{pkg: "monitor/fixplan", forbidden: []string{mod + "monitor/fix", mod + "monitor/health"},
-		only: []string{"monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/managers", "monitor/pyenv/uvproject", "monitor/shell"}},
+		only: []string{"monitor/finding", "monitor/gpu", "monitor/kb", "monitor/procs", "monitor/pyenv", "monitor/pyenv/managers", "monitor/pyenv/uvproject", "monitor/shell"}},
 	// The engine reads the repairs' journals, and nothing else of the
 	// runner: a repair runs in the process that asked for it.
 	{pkg: "monitor/engine", forbidden: []string{mod + "monitor/fix"}},

@@ -88,7 +88,10 @@ func CanKeep(e monitor.EnvReport) bool {
 
 // EnvLabel is "✗ llm/.venv — torch 2.10.0 CPU only", or with the app
 // whose environment it is, "✓ ComfyUI_windows_portable/python_embeded
-// (ComfyUI portable) — torch 2.7.0+cu128 CUDA 12.8".
+// (ComfyUI portable) — torch 2.7.0+cu128 CUDA 12.8"; an environment
+// whose first error is about llama-cpp-python's build names that
+// instead, "✗ llm/.venv — llama-cpp-python 0.3.4 CPU only", not the
+// torch beside it.
 func EnvLabel(e monitor.EnvReport) string {
 	mark := map[monitor.Verdict]string{monitor.VerdictError: "✗", monitor.VerdictWarning: "!", monitor.VerdictOK: "✓"}[e.Verdict]
 	if mark == "" {
@@ -98,11 +101,40 @@ func EnvLabel(e monitor.EnvReport) string {
 	if e.Env != nil && e.App != "" {
 		name += " (" + e.App + ")" // the app whose environment it is
 	}
+	if pkg, p := storyOf(e); p != nil {
+		return fmt.Sprintf("%s %s — %s %s %s", mark, name, pkg, p.Version, p.BuildText())
+	}
 	t := e.Torch()
 	if t == nil {
 		return fmt.Sprintf("%s %s — no torch", mark, name)
 	}
 	return fmt.Sprintf("%s %s — torch %s %s", mark, name, t.Version, t.BuildText())
+}
+
+// packageOf are the codes about a package other than torch whose build
+// is the finding: an environment whose first error is one of them is
+// labelled by that package, not by a torch that may be healthy.
+var packageOf = map[string]string{
+	finding.CodeLlamaCPPCPUBuild: pyenv.LlamaCppPython,
+}
+
+// storyOf is the package other than torch an environment's label names,
+// errors first: the first error finding's when it is about one
+// (packageOf), else none ("", nil) and the label names torch.
+func storyOf(e monitor.EnvReport) (string, *pyenv.Package) {
+	if e.Env == nil {
+		return "", nil
+	}
+	for _, f := range e.Findings {
+		if f.Severity != finding.SeverityError {
+			continue
+		}
+		if name, ok := packageOf[f.Code]; ok && e.Packages[name] != nil {
+			return name, e.Packages[name]
+		}
+		return "", nil
+	}
+	return "", nil
 }
 
 // NeedsReinstall is true when an error finding that a CUDA torch

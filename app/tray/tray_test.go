@@ -192,6 +192,7 @@ func (h *harness) notifications() []string {
 }
 
 func TestTrayShowsVerdicts(t *testing.T) {
+	uvOnPath(t)
 	h := start(t, presenttest.A100, nil)
 	icon, tip, items := h.host.snapshot()
 	if !bytes.Equal(icon, assets.TrayError) {
@@ -221,7 +222,7 @@ func TestTrayShowsVerdicts(t *testing.T) {
 	h.click("✗ llm", "Copy fix command")
 	h.click("✗ llm", "Copy activate command")
 	h.waitFor("two copies", func() bool { return len(h.clipboard()) == 2 })
-	if copied := h.clipboard(); !strings.HasPrefix(copied[0], "uv pip install --python "+h.paths[1]) ||
+	if copied := h.clipboard(); !strings.Contains(copied[0], "uv pip install --python "+h.paths[1]) ||
 		copied[1] != "source "+filepath.Join(h.paths[1], "bin", "activate") {
 		t.Errorf("copied %q", copied)
 	}
@@ -411,6 +412,7 @@ func TestNoTrayHostOpensAWindow(t *testing.T) {
 // TestClipboardFailureShowsTheText: with no clipboard the command is
 // shown in a notification, so it can still be read.
 func TestClipboardFailureShowsTheText(t *testing.T) {
+	uvOnPath(t)
 	h := start(t, presenttest.A100, func(d *Deps) {
 		d.Clipboard = func(string) error { return errors.New("no clipboard: no display") }
 	})

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -65,6 +66,25 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
+// stubUV puts a program named uv in a folder of its own at the head of
+// PATH, so that a plan finds uv on any machine, and returns the folder.
+func stubUV(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	name, body := "uv", "#!/bin/sh\nexit 1\n"
+	if runtime.GOOS == "windows" {
+		name, body = "uv.bat", "@exit /b 1\r\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+// noUVOnPath leaves PATH without uv (nor anything else).
+func noUVOnPath(t *testing.T) { t.Setenv("PATH", t.TempDir()) }
+
 func simFile(t *testing.T, scenario string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "gpu.json")
@@ -77,6 +97,7 @@ func simFile(t *testing.T, scenario string) string {
 func TestCheckGolden(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	bin := stubUV(t) // uv's command, whatever this machine has
 	root := t.TempDir()
 	paths := incidents(t, root)
 	sim := simFile(t, simA100)
@@ -98,6 +119,7 @@ func TestCheckGolden(t *testing.T) {
 			}
 			got := strings.ReplaceAll(out, root, "$ROOT")
 			got = strings.ReplaceAll(got, sim, "$SIM")
+			got = strings.ReplaceAll(got, filepath.Join(bin, "uv"), "uv")
 			golden(t, tc.golden, got)
 		})
 	}
@@ -105,6 +127,7 @@ func TestCheckGolden(t *testing.T) {
 
 func TestCheckJSONContract(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	bin := stubUV(t)
 	paths := incidents(t, t.TempDir())
 	out, _, code := runCLI(t, append([]string{"--gpu-sim", simFile(t, simA100), "check", "--json"}, paths...)...)
 	if code != 1 {
@@ -159,7 +182,7 @@ func TestCheckJSONContract(t *testing.T) {
 	}
 	cpu := r.Envs[byName["uv-cpu-overwrite"]]
 	if len(cpu.Findings) == 0 || cpu.Findings[0].Code != "TORCH_CPU_BUILD" || cpu.Findings[0].Severity != "error" ||
-		!strings.HasPrefix(cpu.Findings[0].Fix, "uv pip install") {
+		!strings.HasPrefix(cpu.Findings[0].Fix, filepath.Join(bin, "uv")+" pip install") {
 		t.Errorf("cpu env findings = %+v", cpu.Findings)
 	}
 	win := r.Envs[byName["windows-pypi"]]

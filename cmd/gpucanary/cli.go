@@ -213,7 +213,7 @@ func (g *globals) search(ctx context.Context, paths []string) envsearch.Discover
 }
 
 // healthOptions are the rules' options: fix commands from the planner,
-// from the configured index.
+// from the configured indexes.
 func (g *globals) healthOptions() health.Options {
-	return health.Options{Getenv: g.getenv, Advice: fixplan.Advice{IndexBase: g.cfg.IndexBase}}
+	return health.Options{Getenv: g.getenv, Advice: fixplan.Advice{IndexBase: g.cfg.IndexBase, LlamaIndexBase: g.cfg.LlamaIndexBase}}
 }

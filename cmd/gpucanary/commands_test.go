@@ -23,7 +23,7 @@ Commands:
   ps [--json] [--watch] [-w]   per-process GPU use and verdicts
   watch [--json] [--all] [PATH...]
                                run the engine headless and print each event
-  fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]
+  fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--llama-index-base URL] [--force] [--timeout D]
   fix --pin-index PATH [--variant cuNNN] [--index-base URL]
                                reinstall a CUDA torch in the environment at PATH, or pin its CUDA index
   guard PATH                   keep the environment's CUDA torch from being replaced by later installs

@@ -14,12 +14,14 @@ import (
 func TestDemoCLIGolden(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	cmd := programCommand(t, "demo", "--cli", "--dir", dir)
-	cmd.Env = append(cmd.Env, "NO_COLOR=1", "VIRTUAL_ENV="+t.TempDir())
+	bin := stubUV(t) // uv's command, whatever this machine has
+	cmd.Env = append(cmd.Env, "NO_COLOR=1", "VIRTUAL_ENV="+t.TempDir(), "PATH="+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("demo --cli: %v\n%s", err, out)
 	}
 	got := strings.ReplaceAll(string(out), dir, "$DEMO")
+	got = strings.ReplaceAll(got, filepath.Join(bin, "uv"), "uv")
 	for _, want := range []string{"[simulated]", "TORCH_CPU_BUILD", "LLAMA_CPP_CPU_BUILD", "4 environments checked"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("demo --cli does not say %q:\n%s", want, got)

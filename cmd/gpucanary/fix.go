@@ -6,14 +6,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -24,9 +27,9 @@ import (
 
 // fixOptions are fix's flags.
 type fixOptions struct {
-	dry, yes, force, pin bool
-	variant, indexBase   string
-	timeout              time.Duration
+	dry, yes, force, pin           bool
+	variant, indexBase, llamaIndex string
+	timeout                        time.Duration
 }
 
 func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
@@ -35,6 +38,7 @@ func fixFlags(fs *flag.FlagSet, g *globals) runFunc {
 	fs.BoolVar(&o.yes, "yes", false, "do not ask before reinstalling")
 	fs.StringVar(&o.variant, "variant", "", "CUDA variant to install (cu121, cu124, ...) instead of the one chosen")
 	fs.StringVar(&o.indexBase, "index-base", "", "PyTorch index base URL (BASE/cuNNN is the index)")
+	fs.StringVar(&o.llamaIndex, "llama-index-base", "", "llama-cpp-python CUDA wheel index base URL (BASE/cuNNN is the index)")
 	fs.BoolVar(&o.force, "force", false, "reinstall even while processes of the environment run")
 	o.timeout = 30 * time.Minute
 	fs.Var((*positiveDuration)(&o.timeout), "timeout", "stop the installer after this long (above zero)")
@@ -50,9 +54,12 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	// environment's path and whatever a package's build prints: shown as
 	// text, never obeyed by the terminal.
 	std.out = human.NewWriter(std.out)
-	if o.indexBase != "" {
-		if err := config.CheckIndexBase(o.indexBase); err != nil {
-			fmt.Fprintf(std.err, "gpucanary fix: --index-base %v\n", err)
+	for _, f := range []struct{ flag, value string }{{"--index-base", o.indexBase}, {"--llama-index-base", o.llamaIndex}} {
+		if f.value == "" {
+			continue
+		}
+		if err := config.CheckIndexBase(f.value); err != nil {
+			fmt.Fprintf(std.err, "gpucanary fix: %s %v\n", f.flag, err)
 			return exitUsage
 		}
 	}
@@ -71,6 +78,9 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		base = g.cfg.IndexBase
 	}
 	svc.IndexBase = func() string { return base }
+	if o.llamaIndex != "" {
+		svc.LlamaIndexBase = func() string { return o.llamaIndex }
+	}
 	pr, err := svc.Prepare(ctx, path)
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary fix: %v\n", err)
@@ -93,6 +103,13 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 		for _, c := range svc.ClearLeftovers(pr) {
 			fmt.Fprintf(std.out, "Removed %s, which an interrupted repair had left.\n", c)
 		}
+		if len(pr.Unrepaired) > 0 {
+			// Not "nothing to fix": check calls these errors, and fix
+			// repairs none of them.
+			fmt.Fprintf(std.out, "Not fixed: gpucanary fix repairs none of the errors check finds in %s:\n", env.Path)
+			writeUnrepaired(std.out, pr.Unrepaired)
+			return exitFound
+		}
 		fmt.Fprintf(std.out, "Nothing to fix in %s: %s.\nTo reinstall anyway: gpucanary fix --force %s (or choose a build with --variant cuNNN).\n",
 			env.Path, fix.HealthyText(env), shell.Quote(env.Path))
 		return exitOK
@@ -104,7 +121,18 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	}
 	if plan.Blocked != "" {
 		fmt.Fprintf(std.out, "\nNot fixed: %s.\n", plan.Blocked)
+		if plan.Manual != "" {
+			fmt.Fprintf(std.out, "To do it by hand:\n  %s\n", plan.Manual)
+		}
+		if len(pr.Unrepaired) > 0 {
+			fmt.Fprintln(std.out, "\nThis plan does not repair these either:")
+			writeUnrepaired(std.out, pr.Unrepaired)
+		}
 		return exitFound
+	}
+	if len(pr.Unrepaired) > 0 {
+		fmt.Fprintln(std.out, "\nThis plan does not repair these (run gpucanary fix again once it is done, or their fix):")
+		writeUnrepaired(std.out, pr.Unrepaired)
 	}
 	if o.dry {
 		fmt.Fprintln(std.out, "\nDry run: nothing was changed.")
@@ -138,8 +166,8 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	}
 	fmt.Fprintln(std.out)
 	if res.Fixed {
-		t := res.After[pyenv.Torch]
-		fmt.Fprintf(std.out, "Fixed: torch %s (CUDA %s) in %s, verified by reading it again (%s).\n", t, plan.CUDA, env.Path, res.Duration)
+		what := plan.What()
+		fmt.Fprintf(std.out, "Fixed: %s %s (CUDA %s) in %s, verified by reading it again (%s).\n", what, res.After[what], plan.CUDA, env.Path, res.Duration)
 		for _, c := range res.Cleaned {
 			fmt.Fprintf(std.out, "Removed %s, which an interrupted install had left.\n", c)
 		}
@@ -169,10 +197,27 @@ func cmdFix(ctx context.Context, g *globals, arg string, o fixOptions, std stdio
 	if !res.Fixed {
 		return exitFound
 	}
-	if hint := fix.PinHint(env.Path); hint != "" {
+	if hint := fix.PinHint(env.Path); hint != "" && plan.Package == "" {
 		fmt.Fprintln(std.out, hint)
 	}
+	if len(pr.Unrepaired) > 0 {
+		// Fixed what the plan repairs; the environment still has errors.
+		fmt.Fprintf(std.out, "Still wrong in %s, which this repair does not fix:\n", env.Path)
+		writeUnrepaired(std.out, pr.Unrepaired)
+		return exitFound
+	}
 	return exitOK
+}
+
+// writeUnrepaired names findings fix did not repair, each with its fix
+// command: the one check shows (fixplan.Advice.Fix), or none.
+func writeUnrepaired(w io.Writer, fs []finding.Finding) {
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %s: %s\n", f.Code, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(w, "    fix: %s\n", f.Fix)
+		}
+	}
 }
 
 // installerGuardian is this program's executable when main runs it: a
@@ -196,7 +241,16 @@ func (g *globals) fixService() fix.Service {
 			}
 			return g.cfg.IndexBase
 		},
-		Verify:    fix.Reinstallable(g.healthOptions()),
+		LlamaIndexBase: func() string {
+			if c, err := config.Load(g.configPath()); err == nil {
+				return c.LlamaIndexBase
+			}
+			return g.cfg.LlamaIndexBase
+		},
+		Verify: fix.Reinstallable(g.healthOptions()),
+		Check: func(env *pyenv.Env, gs gpu.State) []finding.Finding {
+			return health.CheckEnv(env, gs, g.healthOptions())
+		},
 		Processes: freshScan{},
 		Guardian:  installerGuardian,
 		Guards:    fixGuards{g.keeper()},
@@ -225,7 +279,7 @@ func describeVersions(v map[string]string) string {
 		return "no torch"
 	}
 	var parts []string
-	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.LlamaCppPython} {
 		if s, ok := v[n]; ok {
 			parts = append(parts, n+" "+s)
 		}

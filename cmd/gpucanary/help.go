@@ -92,7 +92,7 @@ Exit status: runs until interrupted (0); 1 when a PATH names no environment
 (its finding is printed first, and the others are watched); 2 on usage.
 `
 
-const fixHelp = `Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--force] [--timeout D]
+const fixHelp = `Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--llama-index-base URL] [--force] [--timeout D]
        gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]
 
 Reinstalls a CUDA build of torch, with its companions at matching
@@ -108,6 +108,15 @@ saying what else changes), asks, runs the installer, verifies by reading
 the environment again, and journals the run with the command that puts
 back what was there.
 
+Where torch is right and llama-cpp-python is a CPU build
+(LLAMA_CPP_CPU_BUILD), it reinstalls the same llama-cpp-python release,
+forced with --no-deps, from the newest of llama-cpp-python's CUDA wheel
+indexes whose CUDA this driver supports, and verifies its CUDA backend;
+where no wheel fits (an old driver, a platform without CUDA wheels) it
+runs nothing, says why and gives the build from source to run by hand.
+An error fix does not repair is named with its fix command, and fix
+exits 1: it says "Nothing to fix" only when check finds no error.
+
 Flags:
   --dry-run            show the plan and change nothing
   --yes                do not ask before reinstalling
@@ -116,6 +125,10 @@ Flags:
   --index-base URL     the PyTorch wheel index base, URL/cuNNN being the
                        index (default: the settings' mirror, else
                        https://download.pytorch.org/whl)
+  --llama-index-base URL
+                       llama-cpp-python's CUDA wheel index base, URL/cuNNN
+                       being the index (default: the settings' mirror, else
+                       https://abetlen.github.io/llama-cpp-python/whl)
   --force              reinstall even while processes of the environment
                        run (by default fix refuses)
   --timeout D          stop the installer after D, a duration above zero
@@ -132,8 +145,9 @@ Examples:
   gpucanary fix ~/llm/.venv --force --timeout 1h
   gpucanary fix --pin-index ~/llm/.venv
 
-Exit status: 0 fixed and verified, 1 not fixed (refused, declined, or the
-installer failed), 2 usage (not exactly one PATH, a bad flag or value).
+Exit status: 0 fixed and verified, or nothing to fix; 1 not fixed
+(refused, declined, the installer failed, or an error it does not
+repair remains), 2 usage (not exactly one PATH, a bad flag or value).
 `
 
 const reportHelp = `Usage: gpucanary report [-o DIR] [PATH...]

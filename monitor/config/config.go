@@ -32,6 +32,9 @@ type Config struct {
 	Envs []string `toml:"envs"`
 	// IndexBase is the PyTorch wheel index base (a mirror may stand in).
 	IndexBase string `toml:"index_base"`
+	// LlamaIndexBase is the base of llama-cpp-python's CUDA wheel
+	// indexes (BASE/cu124; a mirror may stand in).
+	LlamaIndexBase string `toml:"llama_index_base"`
 	// Refresh is how often processes and the GPU are polled.
 	Refresh Duration `toml:"refresh"`
 	// CPUFallbackPercent and CPUFallbackWindow decide when a busy process
@@ -69,6 +72,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 func Default() Config {
 	return Config{
 		IndexBase:          "https://download.pytorch.org/whl",
+		LlamaIndexBase:     "https://abetlen.github.io/llama-cpp-python/whl",
 		Refresh:            Duration{2 * time.Second},
 		CPUFallbackPercent: 50,
 		CPUFallbackWindow:  Duration{20 * time.Second},
@@ -134,9 +138,14 @@ func (c Config) validate() error {
 		return fmt.Errorf("cpu_fallback_window %s is negative", c.CPUFallbackWindow)
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
+	case c.LlamaIndexBase == "":
+		return errors.New("llama_index_base is empty")
 	}
 	if err := CheckIndexBase(c.IndexBase); err != nil {
 		return fmt.Errorf("index_base %w", err)
+	}
+	if err := CheckIndexBase(c.LlamaIndexBase); err != nil {
+		return fmt.Errorf("llama_index_base %w", err)
 	}
 	return checkNotify(c.Notify)
 }

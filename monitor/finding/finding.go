@@ -6,6 +6,7 @@
 package finding
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
@@ -158,6 +159,25 @@ var reinstallable = map[string]bool{
 // FixedByReinstall reports whether reinstalling a CUDA torch fixes a
 // finding with this code.
 func FixedByReinstall(code string) bool { return reinstallable[code] }
+
+// FixedByLlamaReinstall reports whether reinstalling llama-cpp-python
+// from its CUDA wheels (monitor/fixplan's NewLlamaPlan) fixes a finding
+// with this code: a repair of it must clear them to count as done.
+func FixedByLlamaReinstall(code string) bool { return code == CodeLlamaCPPCPUBuild }
+
+// Repaired reports whether `gpucanary fix` repairs a finding with this
+// code, by one of its reinstalls; the others it names with their fix.
+func Repaired(code string) bool { return FixedByReinstall(code) || FixedByLlamaReinstall(code) }
+
+// RepairedCodes are the codes Repaired is true of, sorted.
+func RepairedCodes() []string {
+	out := []string{CodeLlamaCPPCPUBuild}
+	for c := range reinstallable {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // ReinstallHelps reports whether a CUDA torch reinstall is worth offering
 // for an environment with these findings: one of them is an error a

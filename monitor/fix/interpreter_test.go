@@ -91,7 +91,7 @@ func TestDeadInterpreterBlocksThePlan(t *testing.T) {
 					t.Errorf("blocked %q does not say %q", p.Blocked, s)
 				}
 			}
-			if cmd := (fixplan.Advice{LookPath: anyPath}).Reinstall(env, gputest.A100D550); cmd != "" {
+			if cmd := (fixplan.Advice{LookPath: anyPath}).Fix(env, gputest.A100D550, finding.CodeTorchCPUBuild); cmd != "" {
 				t.Errorf("advice %q; want none", cmd)
 			}
 			s := fix.Service{GPU: func(context.Context) gpu.State { return gputest.A100D550 },

@@ -74,7 +74,7 @@ func Run(ctx context.Context, p fixplan.Plan, env *pyenv.Env, o RunOptions) (fix
 		o.Timeout = 30 * time.Minute
 	}
 	start := time.Now()
-	res := fixjournal.Result{Before: versions(env), Rollback: rollbackCommand(p, env)}
+	res := fixjournal.Result{Before: versions(env, p), Rollback: rollbackCommand(p, env)}
 	if o.Journal != nil {
 		if err := o.Journal.Begin(p, res.Before, res.Rollback); err != nil {
 			return fixjournal.Result{Before: res.Before}, fmt.Errorf("%w, so the repair did not start and nothing was changed (free some space in the state folder, or make it writable, and run it again): %w", ErrNoJournal, err)
@@ -129,7 +129,7 @@ func Run(ctx context.Context, p fixplan.Plan, env *pyenv.Env, o RunOptions) (fix
 		after, readErr = pyenv.Inspect(env.Path)
 	}
 	if readErr == nil {
-		res.After = versions(after)
+		res.After = versions(after, p)
 		res.Broken = halfDone(after)
 		if maps.Equal(res.Before, res.After) && len(res.Broken) == 0 {
 			res.Rollback = "" // nothing changed: there is nothing to put back
@@ -269,7 +269,7 @@ func halfDone(env *pyenv.Env) []string {
 		}
 	}
 	add(env.Problems)
-	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.LlamaCppPython} {
 		if p := env.Packages[n]; p != nil {
 			add(p.Problems)
 		}
@@ -297,12 +297,22 @@ func removeStashes(env *pyenv.Env, stashes []string) []string {
 	return removed
 }
 
-// verify reads the result: fixed when torch is the planned CUDA build and
-// no error finding about torch remains.
+// verify reads the result: fixed when torch is the planned CUDA build (or
+// llama-cpp-python has its CUDA backend, for its plan) and no error
+// finding the plan clears remains.
 func verify(p fixplan.Plan, env *pyenv.Env, o RunOptions) (bool, string, []string) {
 	var remaining []string
 	if o.Check != nil {
-		remaining = lines(o.Check(env))
+		var left []finding.Finding
+		for _, f := range o.Check(env) {
+			if p.Clears(f.Code) {
+				left = append(left, f)
+			}
+		}
+		remaining = lines(left)
+	}
+	if p.Package == pyenv.LlamaCppPython {
+		return verifyLlama(p, env, remaining)
 	}
 	t := env.Torch()
 	switch {
@@ -331,10 +341,38 @@ func verify(p fixplan.Plan, env *pyenv.Env, o RunOptions) (bool, string, []strin
 	return true, "", nil
 }
 
-// versions records the exact versions of torch and its companions.
-func versions(env *pyenv.Env) map[string]string {
+// verifyLlama reads the result of llama-cpp-python's plan: fixed when
+// the planned release is there with its CUDA backend (a ggml-cuda
+// library, as pyenv reads it) and nothing the plan clears remains.
+func verifyLlama(p fixplan.Plan, env *pyenv.Env, remaining []string) (bool, string, []string) {
+	l := env.Packages[pyenv.LlamaCppPython]
+	switch {
+	case l == nil:
+		return false, "llama-cpp-python is not installed after the run", remaining
+	case !slices.Contains(l.Backends, "cuda"):
+		return false, fmt.Sprintf("llama-cpp-python %s has no CUDA backend after the run (%s)", l.Version, pyenv.Describe(pyenv.LlamaCppPython, l)), remaining
+	case kb.PublicVersion(l.Version) != kb.PublicVersion(p.Packages[0].Version):
+		return false, fmt.Sprintf("llama-cpp-python is %s after the run, not the planned %s", l.Version, p.Packages[0].Version), remaining
+	case len(remaining) > 0:
+		return false, fmt.Sprintf("llama-cpp-python is now %s with its CUDA backend, but a problem remains: %s", l.Version, remaining[0]), remaining
+	}
+	return true, "", nil
+}
+
+// planned are the packages whose versions a run of p records: torch and
+// its companions, or llama-cpp-python for its plan.
+func planned(p fixplan.Plan) []string {
+	if p.Package == pyenv.LlamaCppPython {
+		return []string{pyenv.LlamaCppPython}
+	}
+	return []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio}
+}
+
+// versions records the exact versions of what p reinstalls: torch and
+// its companions, or llama-cpp-python.
+func versions(env *pyenv.Env, p fixplan.Plan) map[string]string {
 	out := map[string]string{}
-	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+	for _, n := range planned(p) {
 		if p := env.Packages[n]; p != nil {
 			out[n] = p.Version
 		}
@@ -348,14 +386,14 @@ func rollbackCommand(p fixplan.Plan, env *pyenv.Env) string {
 	if len(p.Removes) > 0 {
 		return fixplan.RestoreCommand(p)
 	}
-	before := versions(env)
+	before := versions(env, p)
 	if len(before) == 0 {
 		return ""
 	}
 	base := strings.TrimSuffix(p.Index, "/"+p.Variant)
 	var specs []string
 	tag := ""
-	for _, n := range []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio} {
+	for _, n := range planned(p) {
 		v, ok := before[n]
 		if !ok {
 			continue

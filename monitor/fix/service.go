@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,12 +38,21 @@ type Service struct {
 	// asked at every plan, so a mirror changed in Settings applies at
 	// once; nil means the official index.
 	IndexBase func() string
+	// LlamaIndexBase is the base of llama-cpp-python's CUDA wheel
+	// indexes ("" = kb.LlamaIndexBase), asked at every plan as IndexBase
+	// is; nil means the official one.
+	LlamaIndexBase func() string
 	// Variant overrides the chosen CUDA variant ("cu121").
 	Variant string
-	// Verify lists the error findings a reinstall should have cleared
-	// that remain about env on the GPU g: cmd passes the health rules'
-	// (Reinstallable). nil checks the build only.
+	// Verify lists the error findings a repair fixes (finding.Repaired)
+	// that are raised about env on the GPU g: cmd passes the health
+	// rules' (Reinstallable). A plan is chosen by them, and a run must
+	// clear those its plan clears. nil checks the build only.
 	Verify func(env *pyenv.Env, g gpu.State) []finding.Finding
+	// Check lists every finding about env on g (the health rules'), so
+	// that the errors a plan does not repair are named with their fix
+	// (Prepared.Unrepaired); nil names none.
+	Check func(env *pyenv.Env, g gpu.State) []finding.Finding
 	// Processes lists the running processes for the in-use guard; nil
 	// skips the guard. Runs at once may call it at once.
 	Processes Scanner
@@ -76,12 +86,17 @@ type Prepared struct {
 	// GPU is the GPU state the plan was made for.
 	GPU  gpu.State
 	Plan fixplan.Plan
-	// Findings are the error findings a reinstall fixes that are raised
-	// about Env on GPU now (by Verify).
+	// Findings are the error findings Plan clears that are raised about
+	// Env on GPU now (by Verify).
 	Findings []finding.Finding
-	// Healthy is true when Verify was asked and raised none of them:
-	// there is nothing for a reinstall to fix, by the tool's own rules.
+	// Healthy is true when Verify was asked and raised none of the
+	// findings a repair fixes: there is nothing for a reinstall to fix,
+	// by the tool's own rules.
 	Healthy bool
+	// Unrepaired are the error findings about Env (by Check) that Plan
+	// does not clear, or all of them when nothing is to be fixed: fix
+	// names each with its command, and does not say "nothing to fix".
+	Unrepaired []finding.Finding
 }
 
 // ErrNothingToFix is wrapped by Plan's error for a healthy environment
@@ -99,7 +114,20 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 		return Prepared{}, err
 	}
 	g := s.gpu(ctx)
-	req := fixplan.Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase()}
+	req := fixplan.Request{Env: env, GPU: g, Variant: s.Variant, IndexBase: s.indexBase(), LlamaIndexBase: s.llamaIndexBase()}
+	var repairable []finding.Finding
+	if s.Verify != nil {
+		repairable = s.Verify(env, g)
+	}
+	if s.Variant == "" && slices.ContainsFunc(repairable, func(f finding.Finding) bool { return finding.FixedByLlamaReinstall(f.Code) }) &&
+		!slices.ContainsFunc(repairable, func(f finding.Finding) bool { return finding.FixedByReinstall(f.Code) }) {
+		// Only llama-cpp-python's build is wrong: its plan, whatever
+		// torch is (none at all, often). A torch that is wrong too is
+		// repaired first, and this one named as not repaired yet.
+		if p, err := fixplan.NewLlamaPlan(req); err == nil {
+			return s.prepared(env, g, p, repairable), nil
+		}
+	}
 	p, err := fixplan.NewPlan(req)
 	if errors.Is(err, fixplan.ErrNoTorch) || (err == nil && env.Torch() == nil && p.Recreate == "") {
 		// Gone because a repair was cut short: its journal says what to
@@ -114,13 +142,31 @@ func (s Service) Prepare(ctx context.Context, path string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	p = withStashOfRecord(env, p)
+	return s.prepared(env, g, withStashOfRecord(env, p), repairable), nil
+}
+
+// prepared is p made for env on g, with the findings it clears among
+// those a repair fixes (repairable, Verify's), and those it leaves
+// (Check's errors).
+func (s Service) prepared(env *pyenv.Env, g gpu.State, p fixplan.Plan, repairable []finding.Finding) Prepared {
 	pr := Prepared{Env: env, GPU: g, Plan: p}
 	if s.Verify != nil {
-		pr.Findings = s.Verify(env, g)
-		pr.Healthy = len(pr.Findings) == 0
+		pr.Healthy = len(repairable) == 0
+		for _, f := range repairable {
+			if p.Clears(f.Code) {
+				pr.Findings = append(pr.Findings, f)
+			}
+		}
 	}
-	return pr, nil
+	if s.Check != nil {
+		nothing := s.NothingToFix(pr)
+		for _, f := range s.Check(env, g) {
+			if f.Severity == finding.SeverityError && (nothing || !p.Clears(f.Code)) {
+				pr.Unrepaired = append(pr.Unrepaired, f)
+			}
+		}
+	}
+	return pr
 }
 
 // Plan is the plan Prepare makes: what the tray shows before it asks. A
@@ -301,6 +347,13 @@ func (s Service) gpu(ctx context.Context) gpu.State {
 		return gpu.State{}
 	}
 	return s.GPU(ctx)
+}
+
+func (s Service) llamaIndexBase() string {
+	if s.LlamaIndexBase != nil {
+		return s.LlamaIndexBase()
+	}
+	return ""
 }
 
 func (s Service) indexBase() string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
@@ -21,6 +22,9 @@ var (
 	rtx5090       = gpu.State{Driver: "570.86.10", CUDADriver: "12.8", Devices: []gpu.Device{device("NVIDIA GeForce RTX 5090", "12.0")}}
 	noDriver      = gpu.State{Source: "none", Error: "NVML not found"}
 )
+
+// onPath finds every program under its own name.
+func onPath(name string) (string, error) { return name, nil }
 
 // TestAdviceReinstall is the fix command the findings show, for the
 // incidents whose fix is a reinstall: the plan's command, "" when no plan
@@ -108,7 +112,10 @@ func TestAdviceReinstall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := tc.advice.Reinstall(env, tc.gpu)
+			if tc.advice.LookPath == nil {
+				tc.advice.LookPath = onPath // uv and python3 are found where they are named
+			}
+			got := tc.advice.Fix(env, tc.gpu, finding.CodeTorchCPUBuild)
 			if want := strings.ReplaceAll(tc.want, "ENV", env.Path); got != want {
 				t.Errorf("Reinstall =\n  %q\nwant\n  %q", got, want)
 			}

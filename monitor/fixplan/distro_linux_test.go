@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -44,7 +45,7 @@ func TestDistroTorchIsNotPipsToChange(t *testing.T) {
 	if strings.Contains(p.Blocked, "--python /usr") || strings.Contains(p.Blocked, "/usr/bin/python ") {
 		t.Errorf("the plan names pip for /usr: %q", p.Blocked)
 	}
-	if cmd := (Advice{}).Reinstall(env, a100); cmd != "" {
+	if cmd := (Advice{}).Fix(env, a100, finding.CodeTorchCPUBuild); cmd != "" {
 		t.Errorf("the advice for /usr is a command: %q", cmd)
 	}
 }

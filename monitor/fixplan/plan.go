@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -40,6 +41,12 @@ type Request struct {
 	Variant string
 	// IndexBase replaces DefaultIndexBase (a mirror).
 	IndexBase string
+	// LlamaIndexBase replaces kb.LlamaIndexBase, where llama-cpp-python's
+	// CUDA wheels are (BASE/cuNNN), for NewLlamaPlan.
+	LlamaIndexBase string
+	// WheelPlatform is the wheel platform llama-cpp-python's wheels are
+	// chosen for ("" is this host's, kb.LlamaHostPlatform).
+	WheelPlatform string
 	// LookPath finds executables (uv); nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// HostPython is the interpreter used for `-m pip --python ENV` when the
@@ -57,6 +64,9 @@ type Pin struct {
 // Plan is a reinstall a person can read before it runs.
 type Plan struct {
 	Env string `json:"env"`
+	// Package is what the plan reinstalls: "" for torch and its
+	// companions (NewPlan), llama-cpp-python for NewLlamaPlan.
+	Package string `json:"package,omitempty"`
 	// Installer is "uv", "pip" or "conda".
 	Installer string `json:"installer"`
 	// Argv is the command to run; empty when Blocked.
@@ -98,6 +108,10 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Blocked says why no command can be proposed; Argv is empty then.
 	Blocked string `json:"blocked,omitempty"`
+	// Manual, on a blocked plan, is the command that fixes it by hand
+	// and GPU Canary does not run (a build from source of
+	// llama-cpp-python with CUDA), for a shell.
+	Manual string `json:"manual,omitempty"`
 	// Recreate is the command that makes the environment again over its
 	// packages when its interpreter is missing or runs another Python
 	// than theirs (interpreter.go): the plan is Blocked, and no
@@ -124,6 +138,24 @@ type Plan struct {
 // user:***@host, here, in findings, in the journal and in the tray. Argv,
 // which runs, keeps it.
 func (p Plan) Command() string { return shell.Join(procs.Redact(p.Argv)) }
+
+// Clears reports whether carrying out p clears a finding with this code:
+// one a torch reinstall fixes, or, for llama-cpp-python's plan, one its
+// reinstall fixes.
+func (p Plan) Clears(code string) bool {
+	if p.Package == pyenv.LlamaCppPython {
+		return finding.FixedByLlamaReinstall(code)
+	}
+	return finding.FixedByReinstall(code)
+}
+
+// What names what p reinstalls: "torch" or "llama-cpp-python".
+func (p Plan) What() string {
+	if p.Package == "" {
+		return pyenv.Torch
+	}
+	return p.Package
+}
 
 // ShownIndex is Index as it may be shown: a password in it redacted.
 func (p Plan) ShownIndex() string { return procs.Redact([]string{p.Index})[0] }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -82,7 +83,7 @@ func TestPlanFromPipsStash(t *testing.T) {
 				t.Fatalf("torch read after pip moved it aside: %+v", env.Torch())
 			}
 			p, err := NewPlan(Request{Env: env, GPU: a100Driver550, LookPath: noLook})
-			advice := Advice{LookPath: noLook}.Reinstall(env, a100Driver550)
+			advice := Advice{LookPath: noLook}.Fix(env, a100Driver550, finding.CodeTorchCPUBuild)
 			if tc.noTorch {
 				if !errors.Is(err, ErrNoTorch) || advice != "" {
 					t.Fatalf("plan %+v, %v, advice %q; want ErrNoTorch and no advice", p, err, advice)
@@ -137,7 +138,7 @@ func TestPlanFromStashesOfTwoReleases(t *testing.T) {
 	if err != nil || !strings.Contains(p.Blocked, "~-rch-2.4.0.dist-info, ~orch-2.5.1+cpu.dist-info") || len(p.Argv) > 0 {
 		t.Fatalf("plan %+v, %v: want blocked, naming both stashes", p, err)
 	}
-	if a := (Advice{LookPath: noLook}).Reinstall(env, a100Driver550); a != "" {
+	if a := (Advice{LookPath: noLook}).Fix(env, a100Driver550, finding.CodeTorchCPUBuild); a != "" {
 		t.Errorf("advice %q for a blocked plan", a)
 	}
 }

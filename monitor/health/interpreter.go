@@ -20,20 +20,6 @@ func runnable(env *pyenv.Env) bool {
 	})
 }
 
-// recreateFix is the command that makes a venv whose interpreter is
-// missing, or runs another Python, again over its packages: the
-// interpreter links removed (venv keeps a link that is there, dangling
-// or not), then `pythonX.Y -m venv --without-pip ENV` with the Python
-// they were installed for (pyenv.Env.Recreate; fix's blocked plan gives
-// the same command).
-func recreateFix(env *pyenv.Env) string {
-	r, ok := env.Recreate()
-	if !ok {
-		return ""
-	}
-	return r.Command(shell.Join)
-}
-
 // KernelGone is the finding on a Jupyter kernel whose interpreter does
 // not exist (kernelJSON names exe, env is where its environment was): the
 // kernel cannot start. A warning, not an error: there is no environment

@@ -14,7 +14,6 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/kb"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
-	"github.com/gpucanary/gpucanary/monitor/shell"
 )
 
 // Options carries what the rules need besides the environment and the GPU.
@@ -22,11 +21,12 @@ type Options struct {
 	// Getenv reads GPU Canary's own environment (BNB_CUDA_VERSION); nil
 	// means no variables are set.
 	Getenv func(string) string
-	// Advice writes the command that reinstalls the right CUDA torch,
-	// which the findings a reinstall fixes show: the planner's
-	// (monitor/fixplan), so the advice and the repair never disagree. Its
-	// zero value plans from the official index; the settings' mirror is
-	// its IndexBase.
+	// Advice chooses every fix command a finding shows that a repair
+	// plan makes too (a torch reinstall, llama-cpp-python's CUDA build,
+	// an environment made again): the planner's (monitor/fixplan), so
+	// the advice and the repair never disagree. Its zero value plans from
+	// the official indexes; the settings' mirrors are its IndexBase and
+	// LlamaIndexBase.
 	Advice fixplan.Advice
 }
 
@@ -92,10 +92,11 @@ func (c *envCheck) add(code string, sev finding.Severity, msg string, fix string
 }
 
 // reinstall is the command that reinstalls the right CUDA torch here, or
-// "": none where the environment's interpreter cannot run it.
+// "": none where the environment's interpreter cannot run it. Every code
+// a torch reinstall fixes has the same command (the one plan).
 func (c *envCheck) reinstall() string {
 	if !c.did && runnable(c.env) {
-		c.fix = c.o.Advice.Reinstall(c.env, c.g)
+		c.fix = c.o.Advice.Fix(c.env, c.g, finding.CodeTorchCPUBuild)
 	}
 	c.did = true
 	return c.fix
@@ -142,9 +143,11 @@ func (c *envCheck) problems() {
 		case pyenv.ProblemUnreadable, pyenv.ProblemTruncated:
 			sev = finding.SeverityError
 		case pyenv.ProblemInterpreterMissing:
-			code, sev, fixCmd = finding.CodeEnvInterpreterMissing, finding.SeverityError, recreateFix(c.env)
+			code, sev = finding.CodeEnvInterpreterMissing, finding.SeverityError
+			fixCmd = c.o.Advice.Fix(c.env, c.g, code)
 		case pyenv.ProblemPythonMismatch:
-			code, sev, fixCmd = finding.CodeEnvPythonMismatch, finding.SeverityError, recreateFix(c.env)
+			code, sev = finding.CodeEnvPythonMismatch, finding.SeverityError
+			fixCmd = c.o.Advice.Fix(c.env, c.g, code)
 		}
 		c.add(code, sev, p.Message, fixCmd, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
 	}
@@ -199,8 +202,8 @@ func (c *envCheck) packageProblem(name string, p pyenv.Problem) {
 		code, sev = finding.CodeEnvUnreadable, finding.SeverityError
 	case pyenv.ProblemHalfDeleted:
 		sev = finding.SeverityError
-		if l := c.env.Packages[name]; name == pyenv.LlamaCppPython && c.hasGPU() && l.Version != "" {
-			fix = llamaFix(c.env, l.Version) // a reinstall that also brings the CUDA backend
+		if l := c.env.Packages[name]; name == pyenv.LlamaCppPython && c.hasGPU() && l.Version != "" && runnable(c.env) {
+			fix = c.o.Advice.Fix(c.env, c.g, finding.CodeLlamaCPPCPUBuild) // a reinstall that also brings the CUDA backend
 		}
 	}
 	c.add(code, sev, fmt.Sprintf("%s: %s", name, p.Message), fix, []pyenv.Evidence{{File: p.Path, Says: p.Kind}})
@@ -463,17 +466,11 @@ func (c *envCheck) llama() {
 	}
 	fixCmd := ""
 	if runnable(c.env) {
-		fixCmd = llamaFix(c.env, l.Version)
+		fixCmd = c.o.Advice.Fix(c.env, c.g, finding.CodeLlamaCPPCPUBuild)
 	}
 	c.add(finding.CodeLlamaCPPCPUBuild, finding.SeverityError,
 		fmt.Sprintf("llama-cpp-python %s has no CUDA backend: every layer runs on the CPU, whatever n_gpu_layers says, although this machine has %s.", l.Version, c.gpuName()),
 		fixCmd, l.Evidence)
-}
-
-func llamaFix(env *pyenv.Env, version string) string {
-	return `CMAKE_ARGS="-DGGML_CUDA=on" ` + strings.Join([]string{
-		shell.Quote(env.Interpreter()), "-m", "pip", "install", "--force-reinstall", "--no-cache-dir", "--no-deps",
-		"llama-cpp-python==" + version}, " ")
 }
 
 func atLeast(v, floor string) bool {

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,7 +109,8 @@ func TestRules(t *testing.T) {
 			// Incident 2: llama.cpp on the CPU with a GPU present.
 			name: "llama-cpp-python without CUDA", gpu: a100Driver550,
 			spec: pyenvtest.Spec{Llama: &pyenvtest.Llama{Version: "0.3.2", Backends: []string{"cpu"}}},
-			want: []want{{code: finding.CodeLlamaCPPCPUBuild, severity: finding.SeverityError, message: "every layer runs on the CPU", fix: "-DGGML_CUDA=on"}},
+			want: []want{{code: finding.CodeLlamaCPPCPUBuild, severity: finding.SeverityError, message: "every layer runs on the CPU",
+				fix: "ENV/bin/python -m pip install --force-reinstall --no-deps llama-cpp-python==0.3.2 --index-url https://abetlen.github.io/llama-cpp-python/whl/cu124"}},
 		},
 		{
 			name: "llama-cpp-python with CUDA", gpu: a100Driver550,
@@ -255,6 +257,9 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// onPath finds every program under its own name.
+func onPath(name string) (string, error) { return name, nil }
+
 // checkRules writes spec as an environment, evaluates the rules on it for
 // the GPU g and the variables env, and wants exactly the findings want.
 func checkRules(t *testing.T, spec pyenvtest.Spec, g gpu.State, vars map[string]string, wants []want) {
@@ -269,7 +274,8 @@ func checkRules(t *testing.T, spec pyenvtest.Spec, g gpu.State, vars map[string]
 	}
 	// The planner's advice from the official index: the wanted fixes are
 	// the commands a user is shown.
-	got := CheckEnv(env, g, Options{Getenv: func(k string) string { return vars[k] }})
+	// uv is found, wherever the tests run (the case without it is its own).
+	got := CheckEnv(env, g, Options{Getenv: func(k string) string { return vars[k] }, Advice: fixplan.Advice{LookPath: onPath}})
 	if len(got) != len(wants) {
 		t.Fatalf("got %d findings, want %d:\n%s", len(got), len(wants), dump(got))
 	}
@@ -310,16 +316,18 @@ func TestReinstallIsThePlanners(t *testing.T) {
 		advice fixplan.Advice
 	}{
 		{"the official index", fixplan.Advice{}},
-		{"a mirror", fixplan.Advice{IndexBase: "https://mirror.example/whl"}},
+		{"a mirror", fixplan.Advice{IndexBase: "https://mirror.example/whl", LlamaIndexBase: "https://mirror.example/llama/"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			planned := tc.advice.Reinstall(env, rtx5090)
+			planned := tc.advice.Fix(env, rtx5090, finding.CodeTorchCPUBuild)
 			if planned == "" || !strings.Contains(planned, env.Path) {
 				t.Fatalf("the planner wrote %q", planned)
 			}
 			want := map[string]string{
 				finding.CodeGPUArchUnsupported: planned, finding.CodeTorchFamilyMismatch: planned,
-				finding.CodeLlamaCPPCPUBuild: `CMAKE_ARGS="-DGGML_CUDA=on" ` + env.Interpreter() + " -m pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.2"}
+				// Driver 12.8: cu125 is newer, but its wheels begin at 0.3.22.
+				finding.CodeLlamaCPPCPUBuild: env.Interpreter() + " -m pip install --force-reinstall --no-deps llama-cpp-python==0.3.2 --index-url " +
+					cmp.Or(strings.TrimSuffix(tc.advice.LlamaIndexBase, "/"), "https://abetlen.github.io/llama-cpp-python/whl") + "/cu124"}
 			got := map[string]string{}
 			for _, f := range CheckEnv(env, rtx5090, Options{Advice: tc.advice}) {
 				got[f.Code] = f.Fix

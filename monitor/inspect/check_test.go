@@ -14,6 +14,9 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
+// uvFound finds every program, uv too, under its own name.
+func uvFound(name string) (string, error) { return name, nil }
+
 // TestCheckFixCommands: the rules write the planner's command
 // (monitor/fixplan) from the official index, or from the mirror the
 // settings name.
@@ -28,8 +31,8 @@ func TestCheckFixCommands(t *testing.T) {
 		o    health.Options
 		want string
 	}{
-		{"default: fix's plan from the official index", health.Options{}, "uv pip install --python " + env + " torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"},
-		{"the settings' mirror", health.Options{Advice: fixplan.Advice{IndexBase: "https://mirror.example/whl"}}, "uv pip install --python " + env + " torch==2.5.1+cu124 --index-url https://mirror.example/whl/cu124"},
+		{"default: fix's plan from the official index", health.Options{Advice: fixplan.Advice{LookPath: uvFound}}, "uv pip install --python " + env + " torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124"},
+		{"the settings' mirror", health.Options{Advice: fixplan.Advice{IndexBase: "https://mirror.example/whl", LookPath: uvFound}}, "uv pip install --python " + env + " torch==2.5.1+cu124 --index-url https://mirror.example/whl/cu124"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Check(context.Background(), nil, g, []envsearch.Found{{Path: env, Via: "argument"}}, tc.o)

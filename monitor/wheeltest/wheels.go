@@ -18,8 +18,12 @@ import (
 
 // Spec describes one wheel.
 type Spec struct {
-	// Name is the distribution: torch, torchvision, torchaudio.
+	// Name is the distribution: torch, torchvision, torchaudio,
+	// llama-cpp-python.
 	Name string
+	// Dir is the package's folder in site-packages; "" is Name
+	// (llama_cpp for llama-cpp-python: Llama).
+	Dir string
 	// Version is the full version, with its local tag ("2.5.1+cu121").
 	Version string
 	// CUDA is version.py's cuda ("12.1"); "" writes None.
@@ -85,6 +89,20 @@ func Companion(name, version, tag string) Spec {
 	return Spec{Name: name, Version: version + "+" + tag, CUDA: cudaOf(tag)}
 }
 
+// Llama is a llama-cpp-python wheel in the layout of 0.3.2 and later:
+// llama_cpp/lib holds libllama, libggml, libggml-base and one
+// libggml-BACKEND library per backend ("cpu", "cuda"), as pyenv tells a
+// CUDA build from a CPU one. Its version has no local tag, as the wheels
+// of llama-cpp-python's own CUDA indexes have none.
+func Llama(version string, backends ...string) Spec {
+	s := Spec{Name: "llama-cpp-python", Dir: "llama_cpp", Version: version,
+		Libs: []string{"libllama.so", "libggml.so", "libggml-base.so"}}
+	for _, b := range backends {
+		s.Libs = append(s.Libs, "libggml-"+b+".so")
+	}
+	return s
+}
+
 func cudaOf(tag string) string {
 	if !strings.HasPrefix(tag, "cu") || len(tag) < 5 {
 		return ""
@@ -130,6 +148,9 @@ type file struct {
 // Build returns the wheel's bytes.
 func Build(s Spec) ([]byte, error) {
 	pkg := s.Name
+	if s.Dir != "" {
+		pkg = s.Dir
+	}
 	distInfo := fmt.Sprintf("%s-%s.dist-info", s.escapedName(), s.Version)
 	files := []file{
 		{pkg + "/__init__.py", []byte("from .version import __version__\n")},

@@ -88,6 +88,9 @@ type Ask struct {
 // writes a path as the view shows it (~ for home).
 func AskFor(p fixplan.Plan, env string, short func(string) string) Ask {
 	title, verb := "Reinstall CUDA torch", "Reinstall"
+	if p.Package != "" {
+		title = "Reinstall " + p.Package + " with CUDA"
+	}
 	if p.Upgrade {
 		// No build of the installed torch runs here: say what else changes.
 		title, verb = "Upgrade torch", "Upgrade"

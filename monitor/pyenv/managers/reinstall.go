@@ -16,10 +16,17 @@ type ReinstallRequest struct {
 	Python string
 	// Specs are the exact pins, in order: "torch==2.5.1+cu124".
 	Specs []string
-	// Index is the --index-url the pins come from, and CUDA the CUDA
-	// version of its variant ("12.4"), for a refusal's advice.
+	// What names what is reinstalled in the reasons ("" is torch).
+	What string
+	// Index is the --index-url the pins come from ("" is the
+	// installer's default, PyPI), and CUDA the CUDA version of its
+	// variant ("12.4"), for a refusal's advice.
 	Index string
 	CUDA  string
+	// NoCache makes the installer build again rather than take a build
+	// from its cache (pip --no-cache-dir, uv --no-cache): a build from
+	// source with other options than the cached one's.
+	NoCache bool
 	// Form says what the installer does with what is installed: the
 	// zero value, FormRepair, rewrites the pins and moves nothing else.
 	Form InstallForm
@@ -79,6 +86,28 @@ func (f InstallForm) why(force string) string {
 		return force + " without --no-deps rewrites the pins and reinstalls what they require"
 	}
 	return force + " --no-deps keeps every other package as it is"
+}
+
+// what is what the reasons say is reinstalled.
+func (r ReinstallRequest) what() string {
+	if r.What == "" {
+		return "torch"
+	}
+	return r.What
+}
+
+// tail is the argv after the installer's flags: the cache flag, the
+// pins and the index.
+func (r ReinstallRequest) tail(noCache string) []string {
+	var out []string
+	if r.NoCache {
+		out = append(out, noCache)
+	}
+	out = append(out, r.Specs...)
+	if r.Index != "" {
+		out = append(out, "--index-url", r.Index)
+	}
+	return out
 }
 
 func (r ReinstallRequest) lookPath(name string) (string, error) {
@@ -153,9 +182,8 @@ func uvReinstall(r ReinstallRequest) Reinstall {
 	if err != nil {
 		return Reinstall{Reason: "uv manages this environment but uv is not on PATH, so pip is used"}
 	}
-	argv := slices.Concat([]string{uv, "pip", "install", "--python", r.Env.Path}, r.Form.flags("--reinstall"), r.Specs)
-	return Reinstall{Argv: append(argv, "--index-url", r.Index),
-		Reason: "uv manages this environment, so uv reinstalls torch (" + r.Form.why("--reinstall") + ")"}
+	return Reinstall{Argv: slices.Concat([]string{uv, "pip", "install", "--python", r.Env.Path}, r.Form.flags("--reinstall"), r.tail("--no-cache")),
+		Reason: "uv manages this environment, so uv reinstalls " + r.what() + " (" + r.Form.why("--reinstall") + ")"}
 }
 
 // pipReinstall: the environment's own pip, or the host's pip aimed at it
@@ -164,13 +192,11 @@ func uvReinstall(r ReinstallRequest) Reinstall {
 func pipReinstall(r ReinstallRequest) Reinstall {
 	flags := r.Form.flags("--force-reinstall")
 	if hasPip(r.Env) {
-		argv := slices.Concat([]string{r.Python, "-m", "pip", "install"}, flags, r.Specs)
-		return Reinstall{Argv: append(argv, "--index-url", r.Index),
-			Reason: "the environment's own pip reinstalls torch (" + r.Form.why("--force-reinstall") + ")"}
+		return Reinstall{Argv: slices.Concat([]string{r.Python, "-m", "pip", "install"}, flags, r.tail("--no-cache-dir")),
+			Reason: "the environment's own pip reinstalls " + r.what() + " (" + r.Form.why("--force-reinstall") + ")"}
 	}
 	host, which := r.hostPython()
-	argv := slices.Concat(host, []string{"-m", "pip", "--python", r.Python, "install"}, flags, r.Specs)
-	return Reinstall{Argv: append(argv, "--index-url", r.Index),
+	return Reinstall{Argv: slices.Concat(host, []string{"-m", "pip", "--python", r.Python, "install"}, flags, r.tail("--no-cache-dir")),
 		Reason: "the environment has no pip of its own, so " + which + " installs into it with --python (pip 22.3 or newer)"}
 }
 
@@ -267,7 +293,6 @@ func embeddedReinstall(r ReinstallRequest) Reinstall {
 	if !hasPip(r.Env) {
 		return Reinstall{Reason: "this embedded Python has no pip of its own"}
 	}
-	argv := slices.Concat([]string{r.Python, "-s", "-m", "pip", "install"}, r.Form.flags("--force-reinstall"), r.Specs)
-	return Reinstall{Argv: append(argv, "--index-url", r.Index),
-		Reason: "the embedded Python's own pip reinstalls torch, with -s, as the app's launchers run it (" + r.Form.why("--force-reinstall") + ")"}
+	return Reinstall{Argv: slices.Concat([]string{r.Python, "-s", "-m", "pip", "install"}, r.Form.flags("--force-reinstall"), r.tail("--no-cache-dir")),
+		Reason: "the embedded Python's own pip reinstalls " + r.what() + ", with -s, as the app's launchers run it (" + r.Form.why("--force-reinstall") + ")"}
 }
