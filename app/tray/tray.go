@@ -9,11 +9,13 @@ package tray
 
 import (
 	"context"
+	"log"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,9 +86,26 @@ type Deps struct {
 	OpenFolder func(path string) error
 	// HostMissing reports that no tray host is on the desktop.
 	HostMissing func() bool
+	// Say tells the person at the terminal that started the tray one
+	// line: where GPU Canary went, or why no icon will appear (nil:
+	// nothing is said).
+	Say func(line string)
 	// RepointAutostart points an enabled start at login at this program
 	// where it is now (autostart.Repoint).
 	RepointAutostart func() (bool, error)
+}
+
+// What the tray tells the terminal that started it.
+const (
+	InTray     = "GPU Canary is in your system tray (Ctrl-C quits)."
+	NoTrayHint = "No system tray on this desktop (GNOME needs the AppIndicator extension, gnome-shell-extension-appindicator): the Environments window opens instead, and its Go menu reaches every other window."
+)
+
+// say tells the terminal line, when there is one to tell.
+func (t *tray) say(line string) {
+	if t.d.Say != nil {
+		t.d.Say(line)
+	}
 }
 
 // Menu labels of the fixed entries (the end-to-end test clicks them).
@@ -132,6 +151,11 @@ var trayIcons = map[monitor.Overall][]byte{
 // from the main goroutine (the Windows notification area's rule).
 func Run(ctx context.Context, d Deps) error {
 	t := newTray(d)
+	// The tray library writes its errors with the standard logger
+	// ("systray error: failed to register: ..." on a desktop with no tray
+	// host): they go to the log, and a person is told in plain words.
+	log.SetFlags(0)
+	log.SetOutput(libraryLog{t.d.Log})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -243,9 +267,12 @@ func (t *tray) loop(ctx context.Context) {
 	}
 	if d.HostMissing() {
 		// No tray host on this desktop (a StatusNotifierWatcher is needed):
-		// say so in a window rather than run invisibly.
-		d.Log.Warn("no system tray host (org.kde.StatusNotifierWatcher) on the session bus; showing the Environments window")
+		// say so, and in a window, rather than run invisibly.
+		d.Log.Debug("no system tray host (org.kde.StatusNotifierWatcher) on the session bus; showing the Environments window")
+		t.say(NoTrayHint)
 		t.open(link.Request{Show: link.ShowEnvs})
+	} else {
+		t.say(InTray)
 	}
 	tick := time.NewTicker(refreshEvery)
 	defer tick.Stop()
@@ -478,4 +505,12 @@ func (t *tray) exportReport() {
 		t.tell(present.ReportExported(dir))
 		t.openFolder(dir)
 	}()
+}
+
+// libraryLog is the standard logger's output, as debug records of l.
+type libraryLog struct{ l *slog.Logger }
+
+func (w libraryLog) Write(p []byte) (int, error) {
+	w.l.Debug(strings.TrimSpace(string(p)), "from", "library")
+	return len(p), nil
 }

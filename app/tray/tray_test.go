@@ -402,10 +402,26 @@ func TestNoDriverNoEnvironment(t *testing.T) {
 // TestNoTrayHostOpensAWindow: without a StatusNotifierWatcher the icon
 // cannot appear, so the Environments window opens.
 func TestNoTrayHostOpensAWindow(t *testing.T) {
-	h := start(t, presenttest.A100, func(d *Deps) { d.HostMissing = func() bool { return true } })
-	h.sync()
-	if !slices.Equal(h.wins.requests, []link.Request{{Show: link.ShowEnvs}}) {
-		t.Errorf("requests %+v", h.wins.requests)
+	for _, missing := range []bool{true, false} {
+		var said []string
+		var mu sync.Mutex
+		h := start(t, presenttest.A100, func(d *Deps) {
+			d.HostMissing = func() bool { return missing }
+			d.Say = func(line string) { mu.Lock(); said = append(said, line); mu.Unlock() }
+		})
+		h.sync()
+		mu.Lock()
+		want := []string{InTray}
+		if missing {
+			want = []string{NoTrayHint} // one line, no library's words
+			if !slices.Equal(h.wins.requests, []link.Request{{Show: link.ShowEnvs}}) {
+				t.Errorf("requests %+v", h.wins.requests)
+			}
+		}
+		if !slices.Equal(said, want) {
+			t.Errorf("host missing %v: said %q, want %q", missing, said, want)
+		}
+		mu.Unlock()
 	}
 }
 

@@ -135,6 +135,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		SettingsError: errText(g.configErr),
 		Problems:      problems,
 		Raise:         raise,
+		Say:           func(line string) { fmt.Fprintln(std.err, line) },
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
