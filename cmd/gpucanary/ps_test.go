@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // jobScript maps the libraries it is given, says "ready" and sleeps: a
