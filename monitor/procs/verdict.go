@@ -327,9 +327,25 @@ func graphicsReason(gpus []int, mem *uint64) string {
 
 func gpuReason(gpus []int, mem *uint64) string {
 	if mem == nil {
-		return fmt.Sprintf("holds memory on GPU %v (the driver cannot say how much)", gpus)
+		return fmt.Sprintf("holds memory on %s (the driver cannot say how much)", gpuList(gpus))
 	}
-	return fmt.Sprintf("holds %.1f GiB on GPU %v", float64(*mem)/(1<<30), gpus)
+	return fmt.Sprintf("holds %.1f GiB on %s", float64(*mem)/(1<<30), gpuList(gpus))
+}
+
+// gpuList names GPUs as a sentence does: "GPU 0", "GPUs 0 and 1",
+// "GPUs 0, 1 and 2" (not Go's "GPU [0]").
+func gpuList(gpus []int) string {
+	names := make([]string, len(gpus))
+	for i, g := range gpus {
+		names[i] = strconv.Itoa(g)
+	}
+	switch len(names) {
+	case 0:
+		return "a GPU"
+	case 1:
+		return "GPU " + names[0]
+	}
+	return "GPUs " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // offGPU explains a workload that holds no GPU memory, from the runtimes

@@ -57,7 +57,7 @@ func TestClassifyVerdicts(t *testing.T) {
 		want   Verdict
 		reason string
 	}{
-		{100, VerdictGPU, "holds 4.0 GiB on GPU [0 1]"},
+		{100, VerdictGPU, "holds 4.0 GiB on GPUs 0 and 1"},
 		{101, VerdictGPU, "child of PID 100"},
 		{102, VerdictGPU, "child of PID 100"},
 		{200, VerdictCUDAIdle, "holds no GPU memory"},
@@ -362,5 +362,16 @@ func TestOneShotBusy(t *testing.T) {
 				t.Errorf("JobOnCPU = %v (busy for %s), want %v", r.JobOnCPU, r.BusyFor, tt.want)
 			}
 		})
+	}
+}
+
+func TestGPUList(t *testing.T) {
+	for _, tc := range []struct {
+		gpus []int
+		want string
+	}{{[]int{0}, "GPU 0"}, {[]int{0, 1}, "GPUs 0 and 1"}, {[]int{0, 2, 3}, "GPUs 0, 2 and 3"}, {nil, "a GPU"}} {
+		if got := gpuList(tc.gpus); got != tc.want {
+			t.Errorf("gpuList(%v) = %q, want %q", tc.gpus, got, tc.want)
+		}
 	}
 }
