@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -260,7 +261,7 @@ func envInfo(b Bundle) string {
 			for n := range e.Packages {
 				names = append(names, n)
 			}
-			sort.Strings(names)
+			sortPackages(names)
 			for _, n := range names {
 				p := e.Packages[n]
 				writef(&s, "| %s | %s | %s | %s | %s |\n", n, p.Version, buildOf(p), p.CUDA, p.Installer)
@@ -333,4 +334,24 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// packageOrder is where the packages a reader looks for first stand in
+// an environment's table: torch and its companions, then the other ML
+// runtimes; the rest (nvidia-*, triton) follow by name.
+var packageOrder = []string{pyenv.Torch, pyenv.TorchVision, pyenv.TorchAudio, pyenv.BitsAndBytes, pyenv.LlamaCppPython}
+
+func sortPackages(names []string) {
+	rank := func(n string) int {
+		if i := slices.Index(packageOrder, n); i >= 0 {
+			return i
+		}
+		return len(packageOrder)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
 }

@@ -190,3 +190,14 @@ func TestHistoryIsJSONOnly(t *testing.T) {
 		t.Errorf("README.md does not describe history.json:\n%s", readme)
 	}
 }
+
+// TestPackagesTorchFirst: an environment's table starts with torch, not
+// with the nvidia-* libraries that sort before it by name.
+func TestPackagesTorchFirst(t *testing.T) {
+	names := []string{"nvidia-cublas-cu12", "triton", "torchvision", "llama-cpp-python", "torch", "nvidia-cudnn-cu12"}
+	sortPackages(names)
+	want := []string{"torch", "torchvision", "llama-cpp-python", "nvidia-cublas-cu12", "nvidia-cudnn-cu12", "triton"}
+	if !slices.Equal(names, want) {
+		t.Errorf("%v, want %v", names, want)
+	}
+}
