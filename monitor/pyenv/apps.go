@@ -27,8 +27,9 @@ type App struct {
 }
 
 // apps is the table, most specific first: AppOf takes the first app
-// whose Envs and Marks an environment matches (Forge before
-// AUTOMATIC1111, whose webui.py Forge keeps too).
+// whose Envs and Marks an environment matches (a launcher before the
+// apps it installs, Forge before AUTOMATIC1111, whose webui.py Forge
+// keeps too).
 //
 // Sources, each app's own installer or launcher: ComfyUI's Windows
 // portable release (python_embeded, run_nvidia_gpu.bat, ComfyUI\main.py);
@@ -44,6 +45,11 @@ type App struct {
 // (.pixi\envs\NAME, conda prefixes, in a project with pixi.toml or
 // pyproject.toml).
 var apps = []App{
+	// Launchers that install other apps first: a Stability Matrix
+	// package is that app's own checkout (Packages/ComfyUI holds
+	// ComfyUI's marks), and is labelled "Stability Matrix (ComfyUI)".
+	{Name: "Stability Matrix", Envs: []string{"Packages/*/venv"}, Marks: []string{".sm-portable", "settings.json"}},
+	{Name: "Pinokio", Envs: []string{"api/*/env", "api/*/*/env", "api/*/*/*/env"}, Marks: []string{"ENVIRONMENT", "bin"}},
 	{Name: "ComfyUI portable", Envs: []string{"python_embeded"}, Marks: []string{"ComfyUI/main.py", "run_nvidia_gpu.bat", "run_cpu.bat"}},
 	{Name: "Fooocus", Envs: []string{"python_embeded"}, Marks: []string{"Fooocus/entry_with_update.py", "Fooocus/launch.py"}},
 	{Name: "Forge (one-click package)", Envs: []string{"system/python"}, Marks: []string{"webui/modules_forge"}},
@@ -51,8 +57,6 @@ var apps = []App{
 	{Name: "Forge", Envs: []string{"venv"}, Marks: []string{"modules_forge"}},
 	{Name: "AUTOMATIC1111", Envs: []string{"venv"}, Marks: []string{"webui.py"}},
 	{Name: "ComfyUI", Envs: []string{"venv", ".venv"}, Marks: []string{"comfy/model_management.py"}},
-	{Name: "Stability Matrix", Envs: []string{"Packages/*/venv"}, Marks: []string{".sm-portable", "settings.json"}},
-	{Name: "Pinokio", Envs: []string{"api/*/env", "api/*/*/env", "api/*/*/*/env"}, Marks: []string{"ENVIRONMENT", "bin"}},
 	{Name: "InvokeAI", Envs: []string{".venv"}, Marks: []string{"invokeai.yaml"}},
 	{Name: "text-generation-webui", Envs: []string{"installer_files/env"}, Marks: []string{"one_click.py", "start_windows.bat", "start_linux.sh"}},
 	{Name: "pixi", Envs: []string{".pixi/envs/*"}, Marks: []string{"pixi.toml", "pyproject.toml"}},

@@ -103,9 +103,22 @@ func WebUI(dir string, forge bool, s Spec) (string, error) {
 // package pkg (ComfyUI) and its venv, and the settings.json the app
 // keeps there; portable adds Data's .sm-portable marker (lib is then
 // the Data folder beside the program). It returns the venv.
+//
+// The package folder is that app's own checkout, as Stability Matrix
+// clones it: ComfyUI's holds comfy/model_management.py, Forge's
+// modules_forge and webui.py, AUTOMATIC1111's webui.py, so the
+// environment matches those apps' own marks too.
 func StabilityMatrix(lib, pkg string, portable bool, s Spec) (string, error) {
 	files := map[string]string{"settings.json": "{\n  \"InstalledPackages\": []\n}\n",
 		"Packages/" + pkg + "/main.py": ""}
+	checkout := map[string][]string{
+		"ComfyUI":                      {"comfy/model_management.py"},
+		"stable-diffusion-webui-forge": {"modules_forge/__init__.py", "webui.py", "launch.py"},
+		"stable-diffusion-webui":       {"webui.py", "launch.py"},
+	}
+	for _, f := range checkout[pkg] {
+		files["Packages/"+pkg+"/"+f] = ""
+	}
 	if portable {
 		files[".sm-portable"] = ""
 	}
