@@ -394,7 +394,6 @@ func (t *tray) notifyEvent(e monitor.Event) {
 		return
 	}
 	n := present.Notification(e, t.canReinstall(e.Env))
-	n.Env = e.Env
 	t.tell(n)
 }
 
@@ -416,7 +415,7 @@ func (t *tray) notifyNow(n present.Note) {
 }
 
 // canReinstall reports whether the menu offers "Reinstall CUDA torch…"
-// for env now, so a notification may point there.
+// for env now, so a notification may carry the repair too.
 func (t *tray) canReinstall(env string) bool {
 	if !t.d.CanRepair || t.d.Windows == nil || env == "" {
 		return false
