@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -315,22 +314,22 @@ func (u *ui) showResult(p fixplan.Plan, res fixjournal.Result, err error, win fy
 		showText("Undone", fmt.Sprintf("%s in %s, as before the repair, checked by reading the environment again.",
 			changeText(res.Before, res.After), present.ShortPath(p.Env)), theme.ConfirmIcon(), win, u.resultButtons(p, res, win)...)
 	case res.Fixed:
-		more := u.resultButtons(p, res, win)
+		var keep fyne.CanvasObject
 		if u.d.Guard != nil && !u.d.Guard.Guarded(p.Env) {
 			// The moment to keep it: the next install may undo this.
 			env := p.Env
-			more = append(more, container.NewHBox(widget.NewButton("Keep this CUDA build…", func() { u.offerKeep(env, "", win) })))
+			keep = widget.NewButton("Keep this CUDA build…", func() { u.offerKeep(env, "", win) })
 		}
 		showText("Repaired", fmt.Sprintf("%s in %s, checked by reading the environment again.",
-			changeText(res.Before, res.After), present.ShortPath(p.Env)), theme.ConfirmIcon(), win, more...)
+			changeText(res.Before, res.After), present.ShortPath(p.Env)), theme.ConfirmIcon(), win, u.resultButtons(p, res, win, keep)...)
 	default:
 		showText("Not fixed", notFixedText(res), theme.ErrorIcon(), win, u.resultButtons(p, res, win)...)
 	}
 }
 
 // resultButtons are "Undo" (when the run can be taken back) and "Show
-// log" (the journal's folder, in the file manager).
-func (u *ui) resultButtons(p fixplan.Plan, res fixjournal.Result, win fyne.Window) []fyne.CanvasObject {
+// log" (the journal's folder, in the file manager), then more, in a row.
+func (u *ui) resultButtons(p fixplan.Plan, res fixjournal.Result, win fyne.Window, more ...fyne.CanvasObject) []fyne.CanvasObject {
 	row := container.NewHBox()
 	if undo, ok := fix.UndoPlan(p, res); ok {
 		row.Add(widget.NewButton(labelUndo, func() { u.ask(undo, win) }))
@@ -343,10 +342,15 @@ func (u *ui) resultButtons(p fixplan.Plan, res fixjournal.Result, win fyne.Windo
 			}
 		}))
 	}
+	for _, b := range more {
+		if b != nil {
+			row.Add(b)
+		}
+	}
 	if len(row.Objects) == 0 {
 		return nil
 	}
-	return []fyne.CanvasObject{layout.NewSpacer(), row}
+	return []fyne.CanvasObject{row}
 }
 
 // changeText is "torch 2.5.1+cpu → 2.5.1+cu124, torchvision …", or what
