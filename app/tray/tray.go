@@ -168,7 +168,8 @@ type tray struct {
 	// sentEnvs are the environments last sent to the windows process.
 	sentEnvs *[]monitor.EnvReport
 
-	// clicks are clicks on notifications: the environment to show.
+	// clicks are clicks on the platform's notifications and their
+	// buttons: the environment to show, and its repair.
 	clicks <-chan link.Request
 
 	shownIcon monitor.Overall
@@ -186,6 +187,10 @@ func newTray(d Deps) *tray {
 	if d.Host == nil {
 		d.Host = newSystrayHost()
 	}
+	// The platform's notifications are listened to for their actions
+	// (a click, Show, Repair); notifications of another kind (a test's)
+	// have none, and nothing reaches for the session bus for them.
+	listen := d.Notify == nil
 	if d.Notify == nil {
 		d.Notify = showNote
 	}
@@ -203,7 +208,9 @@ func newTray(d Deps) *tray {
 	}
 	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[present.Note], 16), quit: make(chan struct{}),
 		settingsErr: d.SettingsError}
-	t.clicks = notificationClicks(d.Log)
+	if listen {
+		t.clicks = notificationClicks(d.Log)
+	}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
