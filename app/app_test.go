@@ -327,7 +327,7 @@ func TestReinstallOfAHealthyEnvironment(t *testing.T) {
 	top := u.wins.host().Canvas().Overlays().Top()
 	if top == nil || find(top, func(o fyne.CanvasObject) bool {
 		l, ok := o.(*widget.Label)
-		return ok && strings.Contains(strings.ReplaceAll(l.Text, "\n", " "), "nothing to fix in "+u.paths[0])
+		return ok && strings.Contains(strings.ReplaceAll(l.Text, "\n", " "), "Nothing to fix in "+u.paths[0])
 	}) == nil {
 		t.Fatal("no dialog saying there is nothing to fix")
 	}

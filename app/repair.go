@@ -71,11 +71,11 @@ func (u *ui) reinstall(env string) {
 	p, err := u.d.Repair.Plan(u.life, env)
 	if errors.Is(err, fix.ErrNothingToFix) {
 		// The environment was mended since the menu offered this.
-		dialog.ShowInformation("Nothing to fix", wrap(err.Error()+"."), win)
+		showText("Nothing to fix", sentence(err.Error()), theme.InfoIcon(), win)
 		return
 	}
 	if err != nil {
-		dialog.ShowError(err, win)
+		showText("Cannot reinstall", sentence(err.Error()), theme.ErrorIcon(), win)
 		return
 	}
 	if p.Blocked != "" {
