@@ -19,7 +19,8 @@ import (
 
 // TestNotificationRepair: the notification about torch overwritten with a
 // CPU build carries the actions Show and Repair, as its Notify call on the
-// session bus says; dunst itself invokes Repair (its context menu, whose
+// session bus says; dunst's action on it (its default, Show) opens the
+// Environments window; dunst itself invokes Repair (its context menu, whose
 // dmenu scripts/e2e-desktop.sh sets to pick the first Repair), the tray
 // hears dunst's ActionInvoked, and the windows process asks on the
 // Environments window; its Repair (pressed from the keyboard) reinstalls
@@ -132,6 +133,15 @@ func TestNotificationRepair(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // dunst draws it
 	shoot(t, "", "notification-actions.png")
 
+	// dunst's action on the topmost notification is its default, Show:
+	// the Environments window opens.
+	if out, err := exec.Command("dunstctl", "action", "0").CombinedOutput(); err != nil {
+		t.Fatalf("dunstctl action 0: %v\n%s", err, out)
+	}
+	waitFor(t, 20*time.Second, "Show to open the Environments window", func() (string, bool) {
+		out, err := exec.Command("xdotool", "search", "--name", "GPU Canary — Environments").Output()
+		return string(out), err == nil && strings.TrimSpace(string(out)) != ""
+	})
 	// dunst's context menu picks Repair: dunst sends ActionInvoked.
 	if out, err := exec.Command("dunstctl", "context").CombinedOutput(); err != nil {
 		t.Fatalf("dunstctl context: %v\n%s", err, out)
