@@ -50,7 +50,7 @@ var importRules = []importRule{
 	// The shared types' package runs nothing: no engine, no rule, no
 	// repair, no one-shot check. They import it, so that a view of its
 	// types (output/) needs none of them.
-	{pkg: "monitor", only: []string{"monitor/finding", "monitor/gpu", "monitor/pathjson", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject"}},
+	{pkg: "monitor", only: []string{"monitor/finding", "monitor/gpu", "monitor/human", "monitor/pathjson", "monitor/procs", "monitor/pyenv", "monitor/pyenv/uvproject"}},
 	{pkg: "monitor/finding", only: []string{"monitor/pathjson", "monitor/pyenv"}},
 	{pkg: "monitor/inspect", forbidden: []string{mod + "monitor/engine", mod + "monitor/store", mod + "monitor/report"}},
 	// The rules ask the repair planner for their fix commands directly;

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/output/words"
@@ -214,10 +215,20 @@ func (e *envsWindow) showDetail() {
 		msg.Wrapping = fyne.TextWrapWord
 		msg.Importance = verdictImportance(map[string]string{"error": string(monitor.VerdictError), "warning": string(monitor.VerdictWarning)}[string(f.Severity)])
 		objs = append(objs, msg)
+		row := container.NewHBox()
+		if e.repairable(env, f) {
+			path := env.Path
+			repair := widget.NewButton(LabelRepairButton, func() { e.w.u.reinstall(path) })
+			repair.Importance = widget.HighImportance
+			row.Add(repair)
+		}
 		if f.Fix != "" {
 			cmd := f.Fix
-			copyBtn := widget.NewButton("Copy fix command", func() { e.w.u.d.Clipboard(cmd) })
-			objs = append(objs, commandText(cmd), container.NewHBox(copyBtn))
+			row.Add(widget.NewButton("Copy fix command", func() { e.w.u.d.Clipboard(cmd) }))
+			objs = append(objs, commandText(cmd))
+		}
+		if len(row.Objects) > 0 {
+			objs = append(objs, row)
 		}
 	}
 	var ev []pyenv.Evidence
@@ -233,6 +244,16 @@ func (e *envsWindow) showDetail() {
 	}
 	e.detail.Objects = objs
 	e.detail.Refresh()
+}
+
+// LabelRepairButton is the button beside a finding the repair fixes.
+const LabelRepairButton = "Repair…"
+
+// repairable reports whether the detail offers "Repair…" beside f: the
+// repair can run here, f is an error a CUDA torch reinstall fixes, and
+// nothing blocks it in env (the tray's menu offers it on the same terms).
+func (e *envsWindow) repairable(env *monitor.EnvReport, f finding.Finding) bool {
+	return e.w.u.d.Repair != nil && f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) && present.NeedsReinstall(*env)
 }
 
 // envDetailLine is the second line of an environment in the list, under

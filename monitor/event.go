@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -115,11 +116,9 @@ func (c *Culprit) String() string {
 		return ""
 	}
 	if c.Command != "" {
-		cmd := c.Command
-		if r := []rune(cmd); len(r) > 60 {
-			cmd = string(r[:59]) + "…"
-		}
-		return fmt.Sprintf("`%s` (PID %d)", cmd, c.PID)
+		// Paths are shortened by their leading folders, never cut
+		// in a name (human.Shorten).
+		return fmt.Sprintf("`%s` (PID %d)", human.Shorten(c.Command, 60), c.PID)
 	}
 	return c.Installer
 }

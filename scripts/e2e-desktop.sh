@@ -16,11 +16,14 @@ go test -c -tags e2e -o bin/e2e.test ./app/e2e
 export GPUCANARY_BIN=$PWD/bin/gpucanary LANG=C.UTF-8
 # dunst as Debian configures it, but finding its icons in the Adwaita theme
 # installed here (its recursive lookup finds none of the dialog-* icons), so
-# the screenshots show each notification's icon.
+# the screenshots show each notification's icon; and with a context menu
+# (`dunstctl context`) that picks the first Repair action, as a person
+# would in dmenu, so that dunst itself invokes it.
 dunstrc=$(mktemp)
 trap 'rm -f "$dunstrc"' EXIT
 sed -e 's/^\(\s*enable_recursive_icon_lookup\s*=\).*/\1 false/' \
-    -e 's|^\(\s*icon_path\s*=\).*|\1 /usr/share/icons/Adwaita/48x48/legacy/|' /etc/xdg/dunst/dunstrc >"$dunstrc"
+    -e 's|^\(\s*icon_path\s*=\).*|\1 /usr/share/icons/Adwaita/48x48/legacy/|' \
+    -e 's|^\(\s*dmenu\s*=\).*|\1 /usr/bin/grep -m1 Repair|' /etc/xdg/dunst/dunstrc >"$dunstrc"
 export GPUCANARY_DUNSTRC=$dunstrc
 shots=${GPUCANARY_SCREENSHOTS:-}
 [ -n "$shots" ] && mkdir -p "$shots" && export GPUCANARY_SCREENSHOTS=$(cd "$shots" && pwd)
@@ -36,7 +39,7 @@ dbus-run-session -- bash -c '
   dunst -config "$GPUCANARY_DUNSTRC" >/tmp/gpucanary-e2e-dunst.log 2>&1 &
   sleep 1
   rc=0
-  (cd app/e2e && ../../bin/e2e.test -test.v -test.timeout 5m) || rc=$?
+  (cd app/e2e && ../../bin/e2e.test -test.v -test.timeout 8m ${GPUCANARY_E2E_RUN:+-test.run "$GPUCANARY_E2E_RUN"}) || rc=$?
   kill $xvfb 2>/dev/null || true
   exit $rc
 '

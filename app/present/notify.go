@@ -26,16 +26,40 @@ const (
 type Note struct {
 	Title, Body string
 	Level       Level
-	// Env is the environment it is about, if any: where a click on it
-	// leads, on a platform whose notifications can be clicked (Windows).
+	// Env is the environment it is about, if any: a click on the
+	// notification, or its "Show" action, opens the Environments window
+	// on it.
 	Env string
+	// Repair says the notification carries the one-click repair of Env,
+	// its "Repair" action: the windows ask, then reinstall a CUDA torch.
+	Repair bool
+}
+
+// The notifications' action buttons (freedesktop actions, toast buttons).
+const (
+	ActionShow   = "Show"
+	ActionRepair = "Repair"
+)
+
+// repairInMenu is what a notification with a repair says on a desktop
+// whose notifications have no buttons (NoActions).
+const repairInMenu = "To repair it, choose Reinstall CUDA torch… under the environment in the tray menu."
+
+// NoActions is n for a notification server that shows no action buttons:
+// the repair it carries is pointed at in the tray menu instead.
+func (n Note) NoActions() Note {
+	if n.Repair {
+		n.Body += " " + repairInMenu
+	}
+	return n
 }
 
 // Notification is the desktop notification for e: the environment (or
-// the process), what happened in a person's words (the engine's message),
-// and the fix. reinstall says whether the tray menu offers a reinstall for
-// the environment; then the fix points there rather than at a long
-// command (which the menu copies).
+// the process), what happened in a person's words (the engine's message,
+// as plain text: no Markdown, long paths shortened from the left), and the
+// fix. reinstall says whether the repair can run for the environment; then
+// the notification carries it (Repair, its "Repair" action) rather than a
+// long command.
 func Notification(e monitor.Event, reinstall bool) Note {
 	var n Note
 	where := titlePath(e.Env)
@@ -74,13 +98,15 @@ func Notification(e monitor.Event, reinstall bool) Note {
 	default:
 		n = Note{Title: "GPU Canary", Level: LevelInfo}
 	}
-	n.Body = TildeHome(e.Message)
+	n.Env = e.Env
+	n.Body = words.Unmark(TildeHome(e.Message))
 	switch {
 	case e.Kind == monitor.KindJobOnCPUCleared || e.Kind == monitor.KindFindingCleared:
-	case reinstall && e.Kind == monitor.KindJobOnCPU:
-		n.Body += " Fix: Reinstall from the tray menu, then restart the job."
-	case reinstall:
-		n.Body += " Fix: Reinstall from the tray menu."
+	case reinstall && e.Env != "" && e.Kind == monitor.KindJobOnCPU:
+		n.Repair = true
+		n.Body += " Repair the environment, then restart the job."
+	case reinstall && e.Env != "":
+		n.Repair = true
 	case e.Fix != "":
 		n.Body += " Fix: " + TildeHome(e.Fix)
 	}

@@ -84,12 +84,12 @@ func TestNotificationText(t *testing.T) {
 		body, nots []string
 	}{
 		{"replaced, reinstall offered", replaced, true, "torch lost its CUDA build in ~/work/llm/.venv", LevelError,
-			[]string{"torch in ~/work/llm/.venv was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by `uv run`. Fix: Reinstall from the tray menu."},
-			[]string{home + "/", "uv pip install"}},
+			[]string{"torch in ~/work/llm/.venv was replaced: 2.5.1+cu121 (CUDA 12.1) → 2.10.0 (CPU only), by “uv run”."},
+			[]string{home + "/", "uv pip install", "`", "tray menu", "Fix:"}},
 		{"replaced, no repairer: the command", replaced, false, "torch lost its CUDA build in ~/work/llm/.venv", LevelError,
-			[]string{"Fix: uv pip install --python ~/work/llm/.venv --reinstall"}, []string{home + "/", "tray menu"}},
+			[]string{"Fix: uv pip install --python ~/work/llm/.venv --reinstall"}, []string{home + "/", "tray menu", "`"}},
 		{"job on the CPU names the process, its environment and why", job, true, "A GPU job is running on the CPU (~/work/llm/.venv)", LevelError,
-			[]string{"`python train.py` (PID 4242) in ~/work/llm/.venv", "CPU-only build", "Fix: Reinstall from the tray menu, then restart the job."}, nil},
+			[]string{"“python train.py” (PID 4242) in ~/work/llm/.venv", "CPU-only build", "Repair the environment, then restart the job."}, []string{"`", "tray menu"}},
 		{"a clear has no fix", cleared, true, "Resolved in ~/work/llm/.venv", LevelSuccess, []string{"is resolved"}, []string{"Fix:"}},
 		{"a finding's level is its severity", warned, false, "Problem in ~/work/llm/.venv: DRIVER_OLD", LevelWarning, []string{"an old driver"}, nil},
 		{"the job left the CPU", monitor.Event{Kind: monitor.KindJobOnCPUCleared, Env: env}, false, "The job is no longer stuck on the CPU", LevelSuccess, nil, nil},
@@ -98,6 +98,17 @@ func TestNotificationText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n := Notification(tc.e, tc.reinstall)
 			title, body := n.Title, n.Body
+			// The repair rides on the notification as its action.
+			if want := tc.reinstall && tc.e.Kind != monitor.KindFindingCleared; n.Repair != want {
+				t.Errorf("Repair = %v, want %v", n.Repair, want)
+			}
+			if n.Env != tc.e.Env {
+				t.Errorf("Env = %q, want %q", n.Env, tc.e.Env)
+			}
+			// A server without buttons is pointed at the menu.
+			if got := n.NoActions().Body; n.Repair != strings.Contains(got, "Reinstall CUDA torch… under the environment in the tray menu") {
+				t.Errorf("without actions the body is %q", got)
+			}
 			if title != tc.title {
 				t.Errorf("title = %q, want %q", title, tc.title)
 			}

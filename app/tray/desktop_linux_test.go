@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log/slog"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 )
@@ -95,6 +98,10 @@ type recordingNotifications struct {
 	caps  []string
 	got   chan [2]string
 	looks chan look
+	// actions, when not nil, gets each Notify's actions; the ID it
+	// answers is then 100 more than the last.
+	actions chan []string
+	lastID  *uint32
 }
 
 // look is how a notification is drawn: its icon and urgency hint.
@@ -112,12 +119,17 @@ func (r recordingNotifications) Notify(app string, id uint32, icon, title, body 
 		u, _ := hints["urgency"].Value().(byte)
 		r.looks <- look{icon, u}
 	}
+	if r.actions != nil {
+		r.actions <- actions
+		*r.lastID += 100
+		return *r.lastID, nil
+	}
 	return 1, nil
 }
 
 // serveNotifications owns the Notifications name on the bus at addr with
 // rec.
-func serveNotifications(t *testing.T, addr string, rec recordingNotifications) {
+func serveNotifications(t *testing.T, addr string, rec recordingNotifications) *dbus.Conn {
 	t.Helper()
 	server := connect(t, addr)
 	if err := server.Export(rec, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
@@ -125,6 +137,105 @@ func serveNotifications(t *testing.T, addr string, rec recordingNotifications) {
 	}
 	if reply, err := server.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("owning the Notifications name: %v %v", reply, err)
+	}
+	return server
+}
+
+// TestNotificationActions: a notification about an environment carries
+// "Show" as its default action and, when it has a repair, "Repair"; the
+// server's ActionInvoked for one of them becomes the request the tray
+// hands the windows (the Environments window on the environment, and its
+// repair). An action on a closed notification, on another program's, or
+// sent by anyone but the server, is not ours to follow. A server without
+// buttons gets the tray menu's way to the repair in the body instead.
+func TestNotificationActions(t *testing.T) {
+	addr := privateBus(t)
+	rec := recordingNotifications{caps: []string{"actions", "body"}, got: make(chan [2]string, 4), actions: make(chan []string, 4), lastID: new(uint32)}
+	server := serveNotifications(t, addr, rec)
+	client := connect(t, addr)
+	clicks, err := listenActions(client, sentNotes, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const env = "/home/ada/work/llm/.venv"
+	replaced := monitor.Event{Kind: monitor.KindCUDAWheelReplaced, Env: env, Message: "torch in " + env + " was replaced, by `uv run`."}
+	if err := notifyOn(client, present.Notification(replaced, true)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-rec.got; strings.Contains(got[1], "`") || strings.Contains(got[1], "tray menu") {
+		t.Errorf("body %q: Markdown, or the menu pointed at beside the button", got[1])
+	}
+	if got, want := <-rec.actions, []string{"default", "Show", "repair", "Repair"}; !slices.Equal(got, want) {
+		t.Fatalf("actions %q, want %q", got, want)
+	}
+	repairID := *rec.lastID
+	if err := notifyOn(client, present.Notification(replaced, false)); err != nil {
+		t.Fatal(err)
+	}
+	<-rec.got
+	if got, want := <-rec.actions, []string{"default", "Show"}; !slices.Equal(got, want) {
+		t.Fatalf("without a repair, actions %q, want %q", got, want)
+	}
+	showID := *rec.lastID
+	if err := notifyOn(client, present.ReportExported("/tmp/r")); err != nil {
+		t.Fatal(err)
+	}
+	<-rec.got
+	if got := <-rec.actions; len(got) != 0 {
+		t.Errorf("a notification about no environment has actions %q", got)
+	}
+
+	invoke := func(from *dbus.Conn, id uint32, key string) {
+		t.Helper()
+		if err := from.Emit("/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked", id, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(what string, r link.Request) {
+		t.Helper()
+		select {
+		case got := <-clicks:
+			if got != r {
+				t.Errorf("%s: request %+v, want %+v", what, got, r)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no request", what)
+		}
+	}
+	none := func(what string) {
+		t.Helper()
+		select {
+		case got := <-clicks:
+			t.Errorf("%s: request %+v, want none", what, got)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	invoke(server, repairID, "repair")
+	want("Repair", link.Request{Show: link.ShowEnvs, Env: env, Repair: env})
+	invoke(server, repairID, "default")
+	want("a click", link.Request{Show: link.ShowEnvs, Env: env})
+	invoke(server, showID, "repair")
+	none("Repair on a notification without it")
+	invoke(server, 7, "default")
+	none("another program's notification")
+	invoke(connect(t, addr), repairID, "repair")
+	none("a signal from someone other than the server")
+	if err := server.Emit("/org/freedesktop/Notifications", "org.freedesktop.Notifications.NotificationClosed", repairID, uint32(2)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	invoke(server, repairID, "repair")
+	none("a closed notification")
+
+	// A server without buttons.
+	plainAddr := privateBus(t)
+	plain := recordingNotifications{caps: []string{"body"}, got: make(chan [2]string, 1)}
+	serveNotifications(t, plainAddr, plain)
+	if err := notifyOn(connect(t, plainAddr), present.Notification(replaced, true)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-plain.got; !strings.Contains(got[1], "Reinstall CUDA torch… under the environment in the tray menu") {
+		t.Errorf("without buttons the body is %q", got[1])
 	}
 }
 
@@ -208,7 +319,7 @@ func TestBodyMarkupWhenTheServerCannotSay(t *testing.T) {
 		t.Fatalf("owning the Notifications name: %v %v", reply, err)
 	}
 	obj := connect(t, addr).Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
-	if !bodyMarkup(context.Background(), obj) {
-		t.Error("a server that cannot say is taken as plain text")
+	if _, known := capabilities(context.Background(), obj); known {
+		t.Error("a server that cannot say is taken as saying")
 	}
 }

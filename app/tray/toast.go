@@ -51,7 +51,7 @@ func toastRegistration(exe, icon string) []regValue {
 }
 
 // toastLaunch is the launch argument of a toast about env: what the click
-// hands back to GPU Canary.
+// (or its "Show" button) hands back to GPU Canary.
 func toastLaunch(env string) string {
 	q := url.Values{"show": {link.ShowEnvs}}
 	if env != "" {
@@ -60,8 +60,14 @@ func toastLaunch(env string) string {
 	return toastScheme + q.Encode()
 }
 
-// toastRequest reads a launch argument back into the window to open; ok is
-// false for one that is not GPU Canary's.
+// toastRepair is the argument of a toast's "Repair" button: the
+// Environments window on env, and its repair.
+func toastRepair(env string) string {
+	return toastScheme + url.Values{"show": {link.ShowEnvs}, "env": {env}, "repair": {"1"}}.Encode()
+}
+
+// toastRequest reads a launch or button argument back into the request
+// for the windows; ok is false for one that is not GPU Canary's.
 func toastRequest(launch string) (link.Request, bool) {
 	rest, ok := strings.CutPrefix(launch, toastScheme)
 	if !ok {
@@ -71,18 +77,37 @@ func toastRequest(launch string) (link.Request, bool) {
 	if err != nil || q.Get("show") != link.ShowEnvs {
 		return link.Request{}, false
 	}
-	return link.Request{Show: link.ShowEnvs, Env: q.Get("env")}, true
+	r := link.Request{Show: link.ShowEnvs, Env: q.Get("env")}
+	switch q.Get("repair") {
+	case "":
+	case "1":
+		if r.Env == "" {
+			return link.Request{}, false
+		}
+		r.Repair = r.Env
+	default:
+		return link.Request{}, false
+	}
+	return r, true
 }
 
 // toastXML is the toast for n (the ToastGeneric template: the title, then
 // the body), which a click activates in the foreground with its launch
-// argument. Every string is escaped as XML text or attribute, so a folder
-// named `<a href=…>` or `]]>` shows as written.
+// argument. A toast about an environment has buttons: "Show", and
+// "Repair" when it carries the repair, each activating GPU Canary (through
+// the registered AppUserModelID, as a click does) with its argument. Every
+// string is escaped as XML text or attribute, so a folder named
+// `<a href=…>` or `]]>` shows as written.
 func toastXML(n present.Note) string {
 	type text struct {
 		XMLName  xml.Name `xml:"text"`
 		MaxLines string   `xml:"hint-maxLines,attr,omitempty"`
 		Text     string   `xml:",chardata"`
+	}
+	type action struct {
+		Content        string `xml:"content,attr"`
+		Arguments      string `xml:"arguments,attr"`
+		ActivationType string `xml:"activationType,attr"`
 	}
 	type toast struct {
 		XMLName        xml.Name `xml:"toast"`
@@ -92,10 +117,21 @@ func toastXML(n present.Note) string {
 			Template string `xml:"template,attr"`
 			Texts    []text
 		} `xml:"visual>binding"`
+		Actions *struct {
+			Action []action `xml:"action"`
+		} `xml:"actions"`
 	}
 	t := toast{Launch: toastLaunch(n.Env), ActivationType: "foreground"}
 	t.Binding.Template = "ToastGeneric"
 	t.Binding.Texts = []text{{MaxLines: "2", Text: n.Title}, {Text: n.Body}}
+	if n.Env != "" {
+		t.Actions = &struct {
+			Action []action `xml:"action"`
+		}{[]action{{Content: present.ActionShow, Arguments: toastLaunch(n.Env), ActivationType: "foreground"}}}
+		if n.Repair {
+			t.Actions.Action = append(t.Actions.Action, action{Content: present.ActionRepair, Arguments: toastRepair(n.Env), ActivationType: "foreground"})
+		}
+	}
 	// Marshal cannot fail on these types; a character XML cannot carry
 	// (a control character in a folder's name) is written as U+FFFD.
 	b, _ := xml.Marshal(t)

@@ -25,7 +25,9 @@ func TestToastXML(t *testing.T) {
 		`<visual><binding template="ToastGeneric">` +
 		`<text hint-maxLines="2">torch lost its CUDA build in C:\Users\me\R&amp;D &lt;new&gt;</text>` +
 		`<text>Fix: &amp; &#34;C:\Users\me\R&amp;D &lt;new&gt;\.venv\Scripts\python.exe&#34; -m pip … ]]&gt; &#39;quoted&#39;` + "\uFFFD" + `</text>` +
-		`</binding></visual></toast>`
+		`</binding></visual>` +
+		`<actions><action content="Show" arguments="gpucanary:env=C%3A%5CUsers%5Cme%5CR%26D+%3Cnew%3E%5C.venv&amp;show=envs" activationType="foreground"></action></actions>` +
+		`</toast>`
 	if got != want {
 		t.Errorf("toastXML =\n%s\nwant\n%s", got, want)
 	}
@@ -46,6 +48,41 @@ func TestToastXML(t *testing.T) {
 	}
 }
 
+// TestToastActions: a toast that carries the repair has a "Repair" button
+// beside "Show", whose argument reads back as the repair of its
+// environment; a toast about no environment has no buttons.
+func TestToastActions(t *testing.T) {
+	env := `C:\Users\me\R&D <new>\.venv`
+	got := toastXML(present.Note{Title: "torch lost its CUDA build", Body: "b", Env: env, Repair: true})
+	want := `<toast launch="gpucanary:env=C%3A%5CUsers%5Cme%5CR%26D+%3Cnew%3E%5C.venv&amp;show=envs" activationType="foreground">` +
+		`<visual><binding template="ToastGeneric"><text hint-maxLines="2">torch lost its CUDA build</text><text>b</text></binding></visual>` +
+		`<actions>` +
+		`<action content="Show" arguments="gpucanary:env=C%3A%5CUsers%5Cme%5CR%26D+%3Cnew%3E%5C.venv&amp;show=envs" activationType="foreground"></action>` +
+		`<action content="Repair" arguments="gpucanary:env=C%3A%5CUsers%5Cme%5CR%26D+%3Cnew%3E%5C.venv&amp;repair=1&amp;show=envs" activationType="foreground"></action>` +
+		`</actions></toast>`
+	if got != want {
+		t.Errorf("toastXML =\n%s\nwant\n%s", got, want)
+	}
+	var back struct {
+		Actions []struct {
+			Content   string `xml:"content,attr"`
+			Arguments string `xml:"arguments,attr"`
+		} `xml:"actions>action"`
+	}
+	if err := xml.Unmarshal([]byte(got), &back); err != nil || len(back.Actions) != 2 {
+		t.Fatalf("read back %+v, %v", back, err)
+	}
+	if r, ok := toastRequest(back.Actions[1].Arguments); !ok || r != (link.Request{Show: link.ShowEnvs, Env: env, Repair: env}) {
+		t.Errorf("Repair's argument reads back as %+v, %v", r, ok)
+	}
+	if r, ok := toastRequest(back.Actions[0].Arguments); !ok || r != (link.Request{Show: link.ShowEnvs, Env: env}) {
+		t.Errorf("Show's argument reads back as %+v, %v", r, ok)
+	}
+	if got := toastXML(present.ReportExported(`C:\r`)); strings.Contains(got, "<actions>") {
+		t.Errorf("a toast about no environment has buttons: %s", got)
+	}
+}
+
 // TestToastRequest: only GPU Canary's launch arguments open a window.
 func TestToastRequest(t *testing.T) {
 	for _, tc := range []struct {
@@ -55,6 +92,9 @@ func TestToastRequest(t *testing.T) {
 	}{
 		{toastLaunch(""), link.Request{Show: link.ShowEnvs}, true},
 		{toastLaunch(`C:\a b`), link.Request{Show: link.ShowEnvs, Env: `C:\a b`}, true},
+		{toastRepair(`C:\a b`), link.Request{Show: link.ShowEnvs, Env: `C:\a b`, Repair: `C:\a b`}, true},
+		{"gpucanary:repair=1&show=envs", link.Request{}, false},
+		{"gpucanary:env=x&repair=yes&show=envs", link.Request{}, false},
 		{"gpucanary:show=settings", link.Request{}, false},
 		{"https://example.org", link.Request{}, false},
 		{"gpucanary:%zz", link.Request{}, false},

@@ -192,7 +192,8 @@ type tray struct {
 	// sentEnvs are the environments last sent to the windows process.
 	sentEnvs *[]monitor.EnvReport
 
-	// clicks are clicks on notifications: the environment to show.
+	// clicks are clicks on the platform's notifications and their
+	// buttons: the environment to show, and its repair.
 	clicks <-chan link.Request
 
 	shownIcon monitor.Overall
@@ -210,6 +211,10 @@ func newTray(d Deps) *tray {
 	if d.Host == nil {
 		d.Host = newSystrayHost()
 	}
+	// The platform's notifications are listened to for their actions
+	// (a click, Show, Repair); notifications of another kind (a test's)
+	// have none, and nothing reaches for the session bus for them.
+	listen := d.Notify == nil
 	if d.Notify == nil {
 		d.Notify = showNote
 	}
@@ -227,7 +232,9 @@ func newTray(d Deps) *tray {
 	}
 	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[present.Note], 16), quit: make(chan struct{}),
 		settingsErr: d.SettingsError}
-	t.clicks = notificationClicks(d.Log)
+	if listen {
+		t.clicks = notificationClicks(d.Log)
+	}
 	if t.d.Windows == nil && d.WindowsCommand != nil {
 		t.d.Windows = &link.Windows{Command: d.WindowsCommand, Hello: t.Hello, Handle: t.FromWindows, Log: d.Log.With("component", "link")}
 	}
@@ -421,7 +428,6 @@ func (t *tray) notifyEvent(e monitor.Event) {
 		return
 	}
 	n := present.Notification(e, t.canReinstall(e.Env))
-	n.Env = e.Env
 	t.tell(n)
 }
 
@@ -443,7 +449,7 @@ func (t *tray) notifyNow(n present.Note) {
 }
 
 // canReinstall reports whether the menu offers "Reinstall CUDA torch…"
-// for env now, so a notification may point there.
+// for env now, so a notification may carry the repair too.
 func (t *tray) canReinstall(env string) bool {
 	if !t.d.CanRepair || t.d.Windows == nil || env == "" {
 		return false

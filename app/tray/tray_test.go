@@ -360,12 +360,15 @@ func TestNotifications(t *testing.T) {
 	}
 	send(event(1, true))
 	got := waitPID(1)
-	if len(got) != 1 || !strings.HasSuffix(got[0], "Fix: Reinstall from the tray menu. [error]") || !strings.Contains(got[0], "llm/.venv") {
+	if len(got) != 1 || !strings.HasSuffix(got[0], "by “uv run train.py” (PID 1). [error]") || !strings.Contains(got[0], "llm/.venv") {
 		t.Fatalf("sent %q", got)
 	}
 	h.mu.Lock()
 	if env := h.notes[0].Env; env != h.paths[1] {
 		t.Errorf("the notification is about %q, want %q (where a click on it leads)", env, h.paths[1])
+	}
+	if !h.notes[0].Repair {
+		t.Error("the notification does not carry the repair the menu offers")
 	}
 	h.mu.Unlock()
 	send(event(2, false))

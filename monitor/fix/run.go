@@ -314,6 +314,10 @@ func verify(p fixplan.Plan, env *pyenv.Env, o RunOptions) (bool, string, []strin
 	if p.Package == pyenv.LlamaCppPython {
 		return verifyLlama(p, env, remaining)
 	}
+	if p.Undoes != "" {
+		ok, why := putBack(p, env)
+		return ok, why, remaining
+	}
 	t := env.Torch()
 	switch {
 	case t == nil:
@@ -386,9 +390,18 @@ func rollbackCommand(p fixplan.Plan, env *pyenv.Env) string {
 	if len(p.Removes) > 0 {
 		return fixplan.RestoreCommand(p)
 	}
-	before := versions(env, p)
-	if len(before) == 0 {
+	argv, _ := rollbackArgv(p, versions(env, p))
+	if argv == nil {
 		return ""
+	}
+	return shell.Join(procs.Redact(argv))
+}
+
+// rollbackArgv is the argv of rollbackCommand for the versions before,
+// and the index tag it installs them from ("" for the default index).
+func rollbackArgv(p fixplan.Plan, before map[string]string) ([]string, string) {
+	if len(before) == 0 {
+		return nil, ""
 	}
 	base := strings.TrimSuffix(p.Index, "/"+p.Variant)
 	var specs []string
@@ -421,7 +434,7 @@ func rollbackCommand(p fixplan.Plan, env *pyenv.Env) string {
 	if tag != "" {
 		kept = append(kept, "--index-url", base+"/"+tag)
 	}
-	return shell.Join(procs.Redact(kept))
+	return kept, tag
 }
 
 // Progress turns one line of pip's or uv's output into a short status

@@ -269,6 +269,9 @@ type InUseError struct {
 	Env string
 	// Processes names each one: "PID 4242 (python train.py)".
 	Processes []string
+	// Procs are the processes themselves, for a view that lists them
+	// its own way or offers to stop them (their PIDs and start times).
+	Procs []procs.Proc
 }
 
 func (e *InUseError) Error() string {
@@ -293,13 +296,22 @@ func (s Service) InUse(ctx context.Context, env string) error {
 		return nil
 	}
 	var names []string
-	for _, p := range inUse(ps, env) {
+	running := inUse(ps, env)
+	for _, p := range running {
 		names = append(names, fmt.Sprintf("PID %d (%s)", p.PID, human.Truncate(p.Command(), 60)))
 	}
 	if len(names) == 0 {
 		return nil
 	}
-	return &InUseError{Env: env, Processes: names}
+	return &InUseError{Env: env, Processes: names, Procs: running}
+}
+
+// RunAnyway is Run while programs of the environment run (Force, as
+// `gpucanary fix --force`): the windows' "Repair anyway", once the person
+// has been shown them.
+func (s Service) RunAnyway(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
+	s.Force = true
+	return s.Run(ctx, p, line)
 }
 
 // PinIndex pins torch, and whichever of its companions are installed, to

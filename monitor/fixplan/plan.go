@@ -130,6 +130,10 @@ type Plan struct {
 	// from it: torch is gone, no journal says what was being installed,
 	// and the stash's version is the release the plan installs.
 	Restores string `json:"restores,omitempty"`
+	// Undoes is the journal of the repair this plan takes back
+	// (fix.UndoPlan): it puts back the exact versions that repair
+	// replaced, whatever their build, and is verified by those versions.
+	Undoes string `json:"undoes,omitempty"`
 }
 
 // Command is Argv as one line a person can paste into their shell. Its

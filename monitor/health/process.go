@@ -20,7 +20,7 @@ func CheckProcess(r procs.Row) []finding.Finding {
 	if r.Verdict == procs.VerdictCPU {
 		sev = finding.SeverityError
 	}
-	who := human.Truncate(r.Command(), 80)
+	who := human.Shorten(r.Command(), 80)
 	where := ""
 	if r.EnvPath != "" {
 		where = " in " + r.EnvPath

@@ -3,6 +3,7 @@ package human
 import (
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestFormats(t *testing.T) {
@@ -21,5 +22,33 @@ func TestFormats(t *testing.T) {
 	}
 	if got := Truncate("short", 10); got != "short" {
 		t.Errorf("Truncate = %q", got)
+	}
+}
+
+// TestShorten: a long command keeps its program's and script's names
+// whole: the folders in front of them go first; the end is cut only
+// outside a path.
+func TestShorten(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"python train.py", 80, "python train.py"},
+		{"/home/ada/work/llm/.venv/bin/python /home/ada/work/llm/scripts/train_the_big_model.py --epochs 3", 60,
+			"…/llm/.venv/bin/python …/scripts/train_the_big_model.py --e…"},
+		{"python /a/b/c/d/e/f/g/h/i/train.py", 24, "python …/g/h/i/train.py"},
+		// The cut is in the script's text, not in a path: the end goes.
+		{"/home/ada/.venv/bin/python -c import mmap, sys; x = 0; while True: x += 1", 40, "/home/ada/.venv/bin/python -c import mm…"},
+		// A URL is no folder path.
+		{"pip --index-url https://download.pytorch.org/whl/cu124 torch", 30, "pip --index-url https://downl…"},
+	} {
+		got := Shorten(tc.s, tc.n)
+		if got != tc.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+		if utf8.RuneCountInString(got) > tc.n {
+			t.Errorf("Shorten(%q, %d) = %q is longer than %d", tc.s, tc.n, got, tc.n)
+		}
 	}
 }

@@ -76,36 +76,90 @@ func Write(w io.Writer, p fixplan.Plan, simulated bool) {
 }
 
 // Ask is p as a dialog asks before running it: its title, what is done
-// ("Reinstall in ~/llm/.venv:\n\ntorch 2.5.1+cu124\nfrom …, with uv."),
-// why (the plan's reasons, one paragraph for the dialog to wrap) and what
-// else changes (each a line of its own).
+// in one plain sentence ("Install torch 2.5.1+cu124 (CUDA 12.4) from the
+// PyTorch index with this environment's pip."), why (the plan's reasons,
+// one paragraph), what else changes (each a line of its own) and the
+// exact command, for the dialog's details. It names no installer flag and
+// no option of the command line: those are the command's.
 type Ask struct {
-	Title, What, Why string
-	Changes          []string
+	Title, Sentence, Why string
+	Changes              []string
+	Command              string
 }
 
 // AskFor is the dialog's words for p on the environment env; short
 // writes a path as the view shows it (~ for home).
 func AskFor(p fixplan.Plan, env string, short func(string) string) Ask {
-	title, verb := "Reinstall CUDA torch", "Reinstall"
+	title, verb := "Reinstall CUDA torch", "Install"
 	if p.Package != "" {
 		title = "Reinstall " + p.Package + " with CUDA"
 	}
-	if p.Upgrade {
+	switch {
+	case p.Undoes != "":
+		title, verb = "Undo the repair", "Put back"
+	case p.Upgrade:
 		// No build of the installed torch runs here: say what else changes.
-		title, verb = "Upgrade torch", "Upgrade"
-	}
-	if p.Downgrade {
+		title, verb = "Upgrade torch", "Upgrade to"
+	case p.Downgrade:
 		// No build of it or a newer release has code for a GPU here.
 		title, verb = "Go back to an older torch", "Install the older"
 	}
-	a := Ask{Title: title, Why: strings.Join(p.Reasons, ". "), Changes: p.Consequences,
-		What: fmt.Sprintf("%s in %s:\n\n%s\nfrom %s, with %s.", verb, short(env), Pins(p.Packages), p.ShownIndex(), p.Installer)}
+	what := Pins(p.Packages)
+	if p.CUDA != "" && p.Undoes == "" {
+		what += " (CUDA " + p.CUDA + ")"
+	}
+	a := Ask{Title: title, Why: sentences(p.Reasons), Changes: p.Consequences, Command: p.Command(),
+		Sentence: fmt.Sprintf("%s %s in %s from %s with %s.", verb, what, short(env), indexName(p), installerName(p.Installer))}
 	if len(p.Removes) > 0 {
 		// A copy ahead of the environment's own is taken away, not
 		// reinstalled (fix's removalPlan).
 		a.Title = "Remove the torch that hides this environment's"
-		a.What = fmt.Sprintf("Remove %s\nfrom %s, with %s.", Pins(p.Removes), short(p.RemoveFrom), p.Installer)
+		a.Sentence = fmt.Sprintf("Remove %s from %s with %s, so that this environment's own torch is the one Python loads.",
+			Pins(p.Removes), short(p.RemoveFrom), installerName(p.Installer))
 	}
 	return a
+}
+
+// indexName says where a plan's packages come from: the PyTorch index
+// (download.pytorch.org), the default index, or a mirror by its address.
+func indexName(p fixplan.Plan) string {
+	switch {
+	case p.Index == "":
+		return "the default package index"
+	case strings.HasPrefix(p.Index, fixplan.DefaultIndexBase+"/"):
+		return "the PyTorch index"
+	}
+	return "the index at " + p.ShownIndex()
+}
+
+// installerName is the installer as a person knows it: pip run with the
+// environment's own Python is "this environment's pip".
+func installerName(installer string) string {
+	switch installer {
+	case "pip":
+		return "this environment's pip"
+	case "":
+		return "its installer"
+	}
+	return installer
+}
+
+// sentences joins reasons into a paragraph, each starting with a capital
+// (but torch, a package's name) and ending with a stop.
+func sentences(reasons []string) string {
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		if !strings.HasPrefix(r, "torch") { // a package's name is written as it is
+			r = strings.ToUpper(r[:1]) + r[1:]
+		}
+		if !strings.HasSuffix(r, ".") {
+			r += "."
+		}
+		out = append(out, r)
+	}
+	return strings.Join(out, " ")
 }

@@ -23,20 +23,31 @@ func TestPlanSaidOnce(t *testing.T) {
 		cliSays  string
 		cliLacks string
 	}{
-		{"reinstall", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "uv", Packages: pins, Index: "https://download.pytorch.org/whl/cu124", Reasons: []string{"a CPU build"}},
-			"Reinstall CUDA torch", "Reinstall in ~/llm/.venv:\n\ntorch 2.5.1+cu124, torchvision 0.20.1+cu124\nfrom https://download.pytorch.org/whl/cu124, with uv.",
+		{"reinstall", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "uv", Packages: pins, CUDA: "12.4", Index: "https://download.pytorch.org/whl/cu124", Reasons: []string{"a CPU build"}},
+			"Reinstall CUDA torch", "Install torch 2.5.1+cu124, torchvision 0.20.1+cu124 (CUDA 12.4) in ~/llm/.venv from the PyTorch index with uv.",
 			"  packages:  torch 2.5.1+cu124, torchvision 0.20.1+cu124\n", "NOTE"},
 		{"upgrade", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Packages: pins[:1], Index: "https://download.pytorch.org/whl/cu124", Upgrade: true, Consequences: []string{"torch 2.1.0 → 2.5.1"}},
-			"Upgrade torch", "Upgrade in ~/llm/.venv:\n\ntorch 2.5.1+cu124\nfrom https://download.pytorch.org/whl/cu124, with pip.",
+			"Upgrade torch", "Upgrade to torch 2.5.1+cu124 in ~/llm/.venv from the PyTorch index with this environment's pip.",
 			"  upgrade:   torch 2.1.0 → 2.5.1\n", "changes:"},
 		{"removal", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Removes: pins[:1], RemoveFrom: "/home/ada/.local/lib/python3.11/site-packages"},
-			"Remove the torch that hides this environment's", "Remove torch 2.5.1+cu124\nfrom ~/.local/lib/python3.11/site-packages, with pip.",
+			"Remove the torch that hides this environment's", "Remove torch 2.5.1+cu124 from ~/.local/lib/python3.11/site-packages with this environment's pip, so that this environment's own torch is the one Python loads.",
 			"  removes:   torch 2.5.1+cu124 from /home/ada/.local/lib/python3.11/site-packages\n", "packages:"},
+		{"a mirror, an undo", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Packages: []fixplan.Pin{{Name: "torch", Version: "2.5.1+cpu"}}, Index: "https://mirror.example/whl/cpu", Undoes: "/state/j.jsonl"},
+			"Undo the repair", "Put back torch 2.5.1+cpu in ~/llm/.venv from the index at https://mirror.example/whl/cpu with this environment's pip.",
+			"  packages:  torch 2.5.1+cpu\n", "NOTE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := AskFor(tc.plan, tc.plan.Env, short)
-			if a.Title != tc.title || a.What != tc.what {
-				t.Errorf("AskFor = %q, %q; want %q, %q", a.Title, a.What, tc.title, tc.what)
+			if a.Title != tc.title || a.Sentence != tc.what {
+				t.Errorf("AskFor = %q, %q; want %q, %q", a.Title, a.Sentence, tc.title, tc.what)
+			}
+			if a.Command != tc.plan.Command() {
+				t.Errorf("the details' command %q, want the plan's %q", a.Command, tc.plan.Command())
+			}
+			for _, flag := range []string{"--force", "--no-deps", "--force-reinstall", "`"} {
+				if strings.Contains(a.Sentence+a.Why, flag) {
+					t.Errorf("the dialog's words name %q: %q %q", flag, a.Sentence, a.Why)
+				}
 			}
 			var b bytes.Buffer
 			Write(&b, tc.plan, false)

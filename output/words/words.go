@@ -55,3 +55,26 @@ const NoWorkloads = "No GPU workloads: no process holds GPU memory or has an ML 
 // or "the folder is": the command line's finding and the window's "Add
 // environment…" say it alike.
 const NotAnEnv = "not a Python environment (no pyvenv.cfg, conda-meta or interpreter), nor a project folder of a manager GPU Canary knows"
+
+// Unmark writes a message's Markdown code spans (“uv run” written
+// `uv run`, as the terminal shows messages) in quotation marks, for the
+// views that show plain text: notifications and dialogs, where a
+// backtick is only noise. A lone backtick (a folder named so) stays.
+func Unmark(s string) string {
+	var out strings.Builder
+	for {
+		open := strings.IndexByte(s, '`')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(s[open+1:], '`')
+		if end < 0 {
+			break
+		}
+		out.WriteString(s[:open])
+		out.WriteString("“" + s[open+1:open+1+end] + "”")
+		s = s[open+1+end+1:]
+	}
+	out.WriteString(s)
+	return out.String()
+}

@@ -86,3 +86,17 @@ func TestCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestUnmark(t *testing.T) {
+	for in, want := range map[string]string{
+		"by `uv run`.":                      "by “uv run”.",
+		"`python train.py` (PID 4242) in x": "“python train.py” (PID 4242) in x",
+		"a lone ` stays":                    "a lone ` stays",
+		"`a` and `b` and `c":                "“a” and “b” and `c",
+		"none":                              "none",
+	} {
+		if got := Unmark(in); got != want {
+			t.Errorf("Unmark(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
