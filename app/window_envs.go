@@ -253,7 +253,7 @@ const LabelRepairButton = "Repair…"
 // repair can run here, f is an error a CUDA torch reinstall fixes, and
 // nothing blocks it in env (the tray's menu offers it on the same terms).
 func (e *envsWindow) repairable(env *monitor.EnvReport, f finding.Finding) bool {
-	return e.w.u.d.Repair != nil && f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) && present.NeedsReinstall(*env)
+	return e.w.u.d.Repair != nil && f.Severity == finding.SeverityError && finding.Repaired(f.Code) && present.NeedsReinstall(*env)
 }
 
 // envDetailLine is the second line of an environment in the list, under

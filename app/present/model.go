@@ -32,8 +32,11 @@ type EnvEntry struct {
 	Fix      string // the fix command, "" when none
 	Activate string
 	Snoozed  bool
-	// Reinstall is true when a CUDA torch reinstall would help.
-	Reinstall bool
+	// Reinstall is true when a reinstall would help (a CUDA torch, or
+	// llama-cpp-python from its CUDA wheels); RepairLabel is the menu's
+	// entry for it.
+	Reinstall   bool
+	RepairLabel string
 	// Keep is true when the menu offers "Keep this CUDA build…" (a
 	// CUDA torch, not guarded: CanKeep); Guarded when `gpucanary
 	// guard` keeps it already.
@@ -71,7 +74,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{
 			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, os.Getenv("SHELL")),
-			Snoozed: snoozed != nil && snoozed(e.Path), Reinstall: NeedsReinstall(e),
+			Snoozed: snoozed != nil && snoozed(e.Path), Reinstall: NeedsReinstall(e), RepairLabel: RepairLabel(e),
 			Keep: CanKeep(e), Guarded: e.Guarded,
 		})
 	}
@@ -142,6 +145,29 @@ func storyOf(e monitor.EnvReport) (string, *pyenv.Package) {
 // the installer (finding.ReinstallHelps): the menu offers no repair that
 // cannot run.
 func NeedsReinstall(e monitor.EnvReport) bool { return finding.ReinstallHelps(e.Findings) }
+
+// RepairLabel is the menu entry that repairs e: a CUDA torch reinstall,
+// or, when llama-cpp-python's CPU build is the only thing a reinstall
+// mends, llama-cpp-python's.
+func RepairLabel(e monitor.EnvReport) string {
+	for _, f := range e.Findings {
+		if f.Severity == finding.SeverityError && finding.FixedByReinstall(f.Code) {
+			return LabelReinstallTorch
+		}
+	}
+	for _, f := range e.Findings {
+		if f.Severity == finding.SeverityError && finding.FixedByLlamaReinstall(f.Code) {
+			return LabelReinstallLlama
+		}
+	}
+	return LabelReinstallTorch
+}
+
+// The menu's repair entries.
+const (
+	LabelReinstallTorch = "Reinstall CUDA torch…"
+	LabelReinstallLlama = "Reinstall llama-cpp-python with CUDA…"
+)
 
 // FixOf is the first error finding's fix command.
 func FixOf(e monitor.EnvReport) string {

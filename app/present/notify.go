@@ -43,7 +43,7 @@ const (
 
 // repairInMenu is what a notification with a repair says on a desktop
 // whose notifications have no buttons (NoActions).
-const repairInMenu = "To repair it, choose Reinstall CUDA torch… under the environment in the tray menu."
+const repairInMenu = "To repair it, choose its Reinstall… entry under the environment in the tray menu."
 
 // NoActions is n for a notification server that shows no action buttons:
 // the repair it carries is pointed at in the tray menu instead.

@@ -106,7 +106,7 @@ func TestNotificationText(t *testing.T) {
 				t.Errorf("Env = %q, want %q", n.Env, tc.e.Env)
 			}
 			// A server without buttons is pointed at the menu.
-			if got := n.NoActions().Body; n.Repair != strings.Contains(got, "Reinstall CUDA torch… under the environment in the tray menu") {
+			if got := n.NoActions().Body; n.Repair != strings.Contains(got, "Reinstall… entry under the environment in the tray menu") {
 				t.Errorf("without actions the body is %q", got)
 			}
 			if title != tc.title {
@@ -312,5 +312,22 @@ func TestEnvLabelNamesApp(t *testing.T) {
 	got := EnvLabel(monitor.EnvReport{Env: env, Verdict: monitor.VerdictOK})
 	if got != "✓ ComfyUI_windows_portable/python_embeded (ComfyUI portable) — no torch" {
 		t.Errorf("EnvLabel = %q", got)
+	}
+}
+
+// TestRepairLabel: llama.cpp gets one click too: an environment whose
+// only repairable error is llama-cpp-python's CPU build offers its
+// reinstall; one with a torch error offers torch's.
+func TestRepairLabel(t *testing.T) {
+	llama := finding.Finding{Code: finding.CodeLlamaCPPCPUBuild, Severity: finding.SeverityError}
+	cpu := finding.Finding{Code: finding.CodeTorchCPUBuild, Severity: finding.SeverityError}
+	for _, tc := range []struct {
+		fs   []finding.Finding
+		want string
+	}{{[]finding.Finding{llama}, LabelReinstallLlama}, {[]finding.Finding{llama, cpu}, LabelReinstallTorch}, {[]finding.Finding{cpu}, LabelReinstallTorch}} {
+		e := monitor.EnvReport{Findings: tc.fs}
+		if got := RepairLabel(e); got != tc.want || !NeedsReinstall(e) {
+			t.Errorf("%v: %q (offered %v), want %q", tc.fs, got, NeedsReinstall(e), tc.want)
+		}
 	}
 }

@@ -234,7 +234,7 @@ func TestNotificationActions(t *testing.T) {
 	if err := notifyOn(connect(t, plainAddr), present.Notification(replaced, true)); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-plain.got; !strings.Contains(got[1], "Reinstall CUDA torch… under the environment in the tray menu") {
+	if got := <-plain.got; !strings.Contains(got[1], "Reinstall… entry under the environment in the tray menu") {
 		t.Errorf("without buttons the body is %q", got[1])
 	}
 }

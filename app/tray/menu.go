@@ -27,7 +27,7 @@ func (t *tray) menu(m present.TrayModel) []Item {
 		}
 		var sub []Item
 		if e.Reinstall && t.d.CanRepair && t.d.Windows != nil {
-			sub = append(sub, Item{Label: "Reinstall CUDA torch…", Action: on(func() { t.open(link.Request{Repair: e.Path}) })})
+			sub = append(sub, Item{Label: e.RepairLabel, Action: on(func() { t.open(link.Request{Repair: e.Path}) })})
 		}
 		switch {
 		case e.Keep && t.d.Windows != nil:

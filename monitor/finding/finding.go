@@ -179,7 +179,8 @@ func RepairedCodes() []string {
 	return out
 }
 
-// ReinstallHelps reports whether a CUDA torch reinstall is worth offering
+// ReinstallHelps reports whether a reinstall (of a CUDA torch, or of
+// llama-cpp-python from its CUDA wheels) is worth offering
 // for an environment with these findings: one of them is an error a
 // reinstall fixes, and none says that the environment's interpreter is
 // missing or runs another Python than its packages'. Every installer
@@ -191,7 +192,7 @@ func ReinstallHelps(fs []Finding) bool {
 		switch {
 		case f.Code == CodeEnvInterpreterMissing || f.Code == CodeEnvPythonMismatch:
 			return false
-		case FixedByReinstall(f.Code) && f.Severity == SeverityError:
+		case Repaired(f.Code) && f.Severity == SeverityError:
 			helps = true
 		}
 	}
