@@ -187,7 +187,7 @@ func (e *envsWindow) showDetail() {
 	}
 	objs := []fyne.CanvasObject{
 		widget.NewLabelWithStyle(withApp(env.Path, env.App), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		widget.NewLabel(fmt.Sprintf("Verdict: %s · manager: %s · Python %s · %s layout", env.Verdict, env.Installer, orDash(env.Python), env.Layout)),
+		widget.NewLabel(fmt.Sprintf("Verdict: %s · manager: %s · Python %s · %s layout", words.VerdictWord(env.Verdict), words.Manager(*env), orDash(env.Python), env.Layout)),
 		widget.NewLabel("Last change: " + lastChangeText(e.w.lastChanged()[env.Path], e.w.u.now())),
 		e.guardToggle(env),
 		widget.NewLabelWithStyle("torch and its companions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
@@ -259,7 +259,7 @@ func (e *envsWindow) repairable(env *monitor.EnvReport, f finding.Finding) bool 
 // envDetailLine is the second line of an environment in the list, under
 // its tray label: its manager and when its packages last changed.
 func envDetailLine(e monitor.EnvReport, changed, now time.Time) string {
-	s := "manager: " + orDash(e.Installer)
+	s := "manager: " + words.Manager(e)
 	if e.Guarded {
 		s += " · guarded"
 	}
