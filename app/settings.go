@@ -39,7 +39,7 @@ var settingsSize = fyne.NewSize(760, 640)
 type settingsForm struct {
 	base                                         config.Config
 	roots, envs, refresh, percent, window, index *widget.Entry
-	home, login                                  *widget.Check
+	home, login, learn                           *widget.Check
 	// kinds are the notification kinds' checks, by code, in notifyKinds' order.
 	kinds        map[string]*widget.Check
 	form         *widget.Form
@@ -53,6 +53,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 		refresh: widget.NewEntry(), percent: widget.NewEntry(), window: widget.NewEntry(), index: widget.NewEntry(),
 		home:  widget.NewCheck("Also search my home folder", nil),
 		login: widget.NewCheck("Start GPU Canary when I log in", nil),
+		learn: widget.NewCheck("Learn of new torch releases from the PyTorch index (once a day)", nil),
 		kinds: map[string]*widget.Check{}}
 	f.roots.SetPlaceHolder("one folder per line")
 	f.envs.SetPlaceHolder("one environment per line")
@@ -63,6 +64,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	f.window.SetText(cfg.CPUFallbackWindow.String())
 	f.index.SetText(cfg.IndexBase)
 	f.home.SetChecked(cfg.DiscoverHome)
+	f.learn.SetChecked(cfg.KBRefresh)
 	checks := make([]fyne.CanvasObject, 0, len(notifyKinds))
 	for _, k := range notifyKinds {
 		c := widget.NewCheck(present.KindName(monitor.Kind(k)), nil)
@@ -79,8 +81,9 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 		widget.NewFormItem("Job on the CPU: busy above", container.NewBorder(nil, nil, nil, widget.NewLabel("% of one core"), f.percent)),
 		widget.NewFormItem("for at least", f.window),
 		widget.NewFormItem("PyTorch index (mirror)", f.index),
+		widget.NewFormItem("", f.learn),
+		widget.NewFormItem("Starting", f.login),
 		widget.NewFormItem("Notify about", container.NewGridWithColumns(2, checks...)),
-		widget.NewFormItem("", f.login),
 	)
 	// Save and Cancel stay in view below the form, which scrolls.
 	f.save = widget.NewButton("Save", nil)
@@ -107,6 +110,7 @@ func (f *settingsForm) selectedKinds() []string {
 func (f *settingsForm) config() (config.Config, error) {
 	c, err := parseSettings(f.base, f.roots.Text, f.envs.Text, f.refresh.Text, f.percent.Text, f.window.Text, f.index.Text, f.selectedKinds())
 	c.DiscoverHome = f.home.Checked
+	c.KBRefresh = f.learn.Checked
 	return c, err
 }
 

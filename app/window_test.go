@@ -378,6 +378,7 @@ func TestSettingsWindow(t *testing.T) {
 			c.SetChecked(code == string(monitor.KindCUDAWheelReplaced) || code == string(monitor.KindJobOnCPU))
 		}
 		f.login.SetChecked(true)
+		f.learn.SetChecked(true)
 		test.Tap(f.save)
 		got, err := config.Load(u.d.ConfigPath)
 		if err != nil {
@@ -391,7 +392,7 @@ func TestSettingsWindow(t *testing.T) {
 		want.DiscoverHome = false
 		want.Notify = []string{string(monitor.KindCUDAWheelReplaced), string(monitor.KindJobOnCPU)}
 		if !slices.Equal(got.Roots, want.Roots) || got.Refresh != want.Refresh || got.CPUFallbackPercent != want.CPUFallbackPercent ||
-			got.IndexBase != want.IndexBase || got.DiscoverHome || !slices.Equal(got.Notify, want.Notify) {
+			got.IndexBase != want.IndexBase || got.DiscoverHome || !slices.Equal(got.Notify, want.Notify) || !got.KBRefresh {
 			t.Errorf("saved %+v\nwant  %+v", got, want)
 		}
 		if u.d.Config.Refresh != want.Refresh {
@@ -402,7 +403,7 @@ func TestSettingsWindow(t *testing.T) {
 		}
 		// Reopened, the form shows what was saved.
 		u.wins.showSettings()
-		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.selectedKinds()) != 2 || !f.login.Checked {
+		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.selectedKinds()) != 2 || !f.login.Checked || !f.learn.Checked {
 			t.Errorf("reopened form: refresh %q home %v kinds %v login %v", f.refresh.Text, f.home.Checked, f.selectedKinds(), f.login.Checked)
 		}
 		// The kinds are in words; the file keeps their codes.
