@@ -167,3 +167,21 @@ func TestHistoryTimeline(t *testing.T) {
 		t.Errorf("job on the CPU only: lanes %q, %d listed", got, len(h.shown))
 	}
 }
+
+// TestTimelineSpansItsEvents: events of the last three minutes are spread
+// over the timeline, not squeezed into the right edge of an hour.
+func TestTimelineSpansItsEvents(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	events := []monitor.Event{{Time: now.Add(-30 * time.Second), Env: "/a"}, {Time: now.Add(-3 * time.Minute), Env: "/b"}}
+	from, to, lanes := timelineOf(events, now)
+	if span := to.Sub(from); span > 6*time.Minute || span < minSpan {
+		t.Errorf("the timeline spans %v for events of the last 3 minutes", span)
+	}
+	if len(lanes) != 2 {
+		t.Errorf("lanes %v", lanes)
+	}
+	old := append(events, monitor.Event{Time: now.Add(-2 * time.Hour)})
+	if from, _, _ := timelineOf(old, now); from.After(now.Add(-2 * time.Hour)) {
+		t.Errorf("from %v leaves out an event of two hours ago", from)
+	}
+}

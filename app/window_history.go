@@ -141,9 +141,11 @@ func (h *historyWindow) apply() {
 
 // timelineOf lays events (newest first) out in lanes, one per
 // environment in the order of their names, the machine's own last; the
-// span runs from the oldest event (at least an hour back) to now.
+// span runs from the oldest event to now, and is at least minSpan: events
+// of the last three minutes spread over the width rather than overlap at
+// its right edge of an hour.
 func timelineOf(events []monitor.Event, now time.Time) (from, to time.Time, lanes []chart.Lane) {
-	from = now.Add(-time.Hour)
+	from = now.Add(-minSpan)
 	byLane := map[string]int{}
 	for _, e := range slices.Backward(events) {
 		name := machineLane
@@ -175,6 +177,9 @@ func timelineOf(events []monitor.Event, now time.Time) (from, to time.Time, lane
 	margin := now.Sub(from) / 40
 	return from.Add(-margin), now.Add(margin), lanes
 }
+
+// minSpan is the shortest time the timeline shows.
+const minSpan = 5 * time.Minute
 
 // levelColor is a marker's colour: that of the notification the event
 // gives (red broken, orange may be, blue happened, green mended).
