@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // TestDocsListEveryCode holds the user documents to monitor/finding: the
@@ -111,4 +113,15 @@ func duplicated(sorted []string) string {
 		}
 	}
 	return ""
+}
+
+// TestEveryCodeHasATitle: every finding code has the words a person reads
+// for it (output/words.CodeTitle) in notifications and the History
+// window, not its raw code.
+func TestEveryCodeHasATitle(t *testing.T) {
+	for _, code := range findingCodes(t) {
+		if words.CodeTitle(code) == code {
+			t.Errorf("%s has no title in output/words/codes.go", code)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/output/words"
 )
 
 // historyWindow shows the engine's remembered events on a timeline, one
@@ -73,12 +74,12 @@ func newHistoryWindow(w *windows) *historyWindow {
 func historyText(e monitor.Event) string {
 	head := e.Time.Local().Format("2006-01-02 15:04:05") + " · " + present.KindName(e.Kind)
 	if e.Finding != nil && (e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindFindingCleared) {
-		head += " (" + e.Finding.Code + ")"
+		head += ": " + words.CodeTitle(e.Finding.Code)
 	}
 	if e.Env != "" {
 		head += " · " + present.ShortPath(e.Env)
 	}
-	return human.Visible(head) + "\n" + human.Visible(present.TildeHome(e.Message))
+	return human.Visible(head) + "\n" + human.Visible(words.Unmark(present.TildeHome(e.Message)))
 }
 
 // reload reads the engine's newest remembered events (newest first, as

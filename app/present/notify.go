@@ -83,7 +83,7 @@ func Notification(e monitor.Event, reinstall bool) Note {
 			n.Title = "GPU Canary"
 		}
 		if e.Finding != nil {
-			n.Title += ": " + e.Finding.Code
+			n.Title += ": " + words.CodeTitle(e.Finding.Code)
 			if l, ok := severityLevel[e.Finding.Severity]; ok {
 				n.Level = l
 			}

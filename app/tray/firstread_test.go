@@ -29,7 +29,7 @@ func TestFirstReadIsTold(t *testing.T) {
 	h := start(t, presenttest.A100, func(d *Deps) { d.Monitor, d.Events = m, events })
 	h.waitFor("the first read's CPU build to be told", func() bool {
 		for _, n := range h.notifications() {
-			if strings.Contains(n, "llm/.venv") && strings.Contains(n, "TORCH_CPU_BUILD") {
+			if strings.Contains(n, "llm/.venv") && strings.Contains(n, "torch is a CPU-only build") {
 				return true
 			}
 		}
