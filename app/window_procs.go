@@ -33,6 +33,7 @@ type procsWindow struct {
 	w      *windows
 	win    fyne.Window
 	table  *widget.Table
+	keyed  *procTable // the table, with its arrow keys
 	bars   *fyne.Container
 	rows   []monitor.Process
 	sortBy int
@@ -76,9 +77,12 @@ func newProcsWindow(w *windows) *procsWindow {
 	if p.sortBy < 0 || p.sortBy >= len(procColumns) {
 		p.sortBy = 4
 	}
-	p.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(p.rows), len(procColumns) },
-		p.newProcCell, p.updateProcCell)
+	keyed := &procTable{p: p}
+	keyed.Length = func() (int, int) { return len(p.rows), len(procColumns) }
+	keyed.CreateCell, keyed.UpdateCell = p.newProcCell, p.updateProcCell
+	keyed.ShowHeaderRow = true
+	keyed.ExtendBaseWidget(keyed)
+	p.table, p.keyed = &keyed.Table, keyed
 	p.table.ShowHeaderColumn = false // rows are told apart by their PID
 	p.table.CreateHeader = func() fyne.CanvasObject {
 		b := widget.NewButton("header", nil)
@@ -121,7 +125,7 @@ func newProcsWindow(w *windows) *procsWindow {
 	p.why = widget.NewLabel(chooseHint)
 	p.why.Wrapping = fyne.TextWrapWord
 	p.bars = container.NewVBox()
-	table := container.New(&fillLastColumn{table: p.table, widths: widths}, p.table)
+	table := container.New(&fillLastColumn{table: p.table, widths: widths}, keyed)
 	top := container.NewVBox(p.bars, container.NewBorder(nil, nil, nil, p.term, p.why))
 	p.win.SetContent(container.NewBorder(top, nil, nil, nil, table))
 	return p
@@ -129,6 +133,37 @@ func newProcsWindow(w *windows) *procsWindow {
 
 // chooseHint is the story line before a process is selected.
 const chooseHint = "Select a process to see why it is where it is."
+
+// procTable is the processes table whose Up and Down keys move the
+// selection, the whole row and its story, rather than Fyne's focus band
+// that selected nothing until Space.
+type procTable struct {
+	widget.Table
+	p *procsWindow
+}
+
+// TypedKey moves the selection a row up or down; other keys are the
+// table's.
+func (t *procTable) TypedKey(e *fyne.KeyEvent) {
+	step := 0
+	switch e.Name {
+	case fyne.KeyUp:
+		step = -1
+	case fyne.KeyDown:
+		step = 1
+	default:
+		t.Table.TypedKey(e)
+		return
+	}
+	if len(t.p.rows) == 0 {
+		return
+	}
+	row := max(0, min(len(t.p.rows)-1, t.p.chosen+step))
+	if t.p.chosen < 0 {
+		row = 0
+	}
+	t.Select(widget.TableCellID{Row: row, Col: 0})
+}
 
 // sortMark is the arrow of the column the rows are sorted on, by
 // whether the order is descending.
@@ -148,8 +183,9 @@ func (p *procsWindow) header(col int) string {
 // wide window shows more of each command rather than empty space.
 type fillLastColumn struct {
 	table  *widget.Table
-	widths []float32 // every column's own width
-	shown  float32   // the last column's width now
+	keyed  *procTable // the table, with its arrow keys
+	widths []float32  // every column's own width
+	shown  float32    // the last column's width now
 }
 
 func (l *fillLastColumn) MinSize(objects []fyne.CanvasObject) fyne.Size { return objects[0].MinSize() }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -457,5 +458,29 @@ func TestProcessesWindowScans(t *testing.T) {
 	p.table.Select(widget.TableCellID{Row: slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 4242 }), Col: 0})
 	if !p.term.Disabled() || !strings.HasSuffix(p.why.Text, terminateOnlyFor) {
 		t.Errorf("Terminate disabled %v, story %q", p.term.Disabled(), p.why.Text)
+	}
+}
+
+// TestProcessesArrowKeys: Down and Up move the selection and its story,
+// not an invisible focus band.
+func TestProcessesArrowKeys(t *testing.T) {
+	a := test.NewTempApp(t)
+	u := newUI(a, Deps{})
+	p := newProcsWindow(u.wins)
+	p.win.Resize(procsSize)
+	p.refresh(goldenState())
+	keyed := p.keyed
+	keyed.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	if p.chosen != 0 || !strings.HasPrefix(p.why.Text, "PID "+strconv.Itoa(p.rows[0].PID)+" ") {
+		t.Fatalf("Down from nothing chose row %d: %q", p.chosen, p.why.Text)
+	}
+	keyed.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	keyed.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown}) // past the end stays on the last
+	if p.chosen != len(p.rows)-1 {
+		t.Errorf("after Down Down Down: row %d of %d", p.chosen, len(p.rows))
+	}
+	keyed.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp})
+	if p.chosen != len(p.rows)-2 {
+		t.Errorf("after Up: row %d", p.chosen)
 	}
 }
