@@ -41,7 +41,7 @@ var importRules = []importRule{
 	// The one home of the text for people every view shares (the summary,
 	// the counts, the verdicts' words, a process's cells): a leaf of
 	// output/ that app/, output/text and cmd import, knowing no view.
-	{pkg: "output/words", only: []string{"monitor", "monitor/human", "monitor/procs"}},
+	{pkg: "output/words", only: []string{"monitor", "monitor/human", "monitor/procs", "monitor/finding", "monitor/pyenv"}},
 	// A repair plan in words, for fix and the windows' dialog; the other
 	// outputs do not import the planner.
 	{pkg: "output/plantext", only: []string{"monitor/fixplan"}},
