@@ -187,7 +187,9 @@ func (u *ui) confirmStop(p fixplan.Plan, ps []procs.Proc, win fyne.Window) {
 // environment (or stopWait passes), then runs the repair, or asks again.
 func (u *ui) afterStop(p fixplan.Plan, win fyne.Window) {
 	u.busy++
+	u.repairs.Add(1) // a repair on its way, which quitting waits for too
 	go func() {
+		defer u.repairs.Done()
 		deadline := time.Now().Add(stopWait)
 		free := false
 		for u.life.Err() == nil && time.Now().Before(deadline) {

@@ -48,6 +48,11 @@ func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
 	return b
 }
 
+// settle waits until no repair runs in the background: Fyne's test
+// driver runs fyne.Do on the calling goroutine, so a test looks at the
+// dialogs only once the repair that draws them is done.
+func settle(u *ui) { u.repairs.Wait() }
+
 // waitDialog waits for a dialog over win that has a label containing s.
 func waitDialog(t *testing.T, win fyne.Window, s string, d time.Duration) fyne.CanvasObject {
 	t.Helper()
@@ -139,6 +144,7 @@ func TestRepairButtonBesideTheFinding(t *testing.T) {
 		t.Fatal("Repair did not run the repair")
 	}
 	close(rep.release)
+	settle(u.ui)
 	waitDialog(t, win, "torch 2.10.0+cu128 in", 5*time.Second)
 	if u.wins.envs.selected != u.paths[1] {
 		t.Errorf("the window selects %q after the repair, want %q", u.wins.envs.selected, u.paths[1])
@@ -205,6 +211,7 @@ func TestProcessesAreNamedBeforeYes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the repair did not run once the process ended")
 	}
+	settle(u.ui)
 	if !slices.Equal(stopped, []int{4242}) || len(rep.anyway) != 0 {
 		t.Errorf("stopped %v, anyway %v", stopped, rep.anyway)
 	}
@@ -223,6 +230,7 @@ func TestProcessesAreNamedBeforeYes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Repair anyway did not run")
 	}
+	settle(u.ui)
 	if len(rep.anyway) != 1 || len(stopped) != 0 {
 		t.Errorf("anyway %v, stopped %v", rep.anyway, stopped)
 	}
@@ -245,6 +253,7 @@ func TestResultDialogs(t *testing.T) {
 	win := u.wins.envs.win
 	test.Tap(dialogButton(t, win, labelRepair))
 	<-rep.ran
+	settle(u.ui)
 	top := waitDialog(t, win, "torch 2.10.0+cpu → 2.10.0+cu128 in "+u.paths[1], 5*time.Second)
 	for _, l := range texts(top) {
 		if strings.Contains(l, "`") || strings.Contains(l, "jsonl") {
@@ -304,7 +313,8 @@ func TestUndoPutsBackWhatTheRepairReplaced(t *testing.T) {
 	win := u.wins.envs.win
 	waitDialog(t, win, "(CUDA 12.4) in "+venv, 5*time.Second)
 	test.Tap(dialogButton(t, win, labelRepair))
-	done := waitDialog(t, win, "torch 2.5.1+cpu → 2.5.1+cu124", 3*time.Minute)
+	settle(u.ui)
+	done := waitDialog(t, win, "torch 2.5.1+cpu → 2.5.1+cu124", 5*time.Second)
 	torch := func() string {
 		env, err := pyenv.Inspect(venv)
 		if err != nil || env.Torch() == nil {
@@ -318,7 +328,8 @@ func TestUndoPutsBackWhatTheRepairReplaced(t *testing.T) {
 	test.Tap(buttonIn(done, labelUndo))
 	waitDialog(t, win, "Put back torch 2.5.1+cpu in "+venv, 5*time.Second)
 	test.Tap(dialogButton(t, win, labelUndo))
-	waitDialog(t, win, "torch 2.5.1+cu124 → 2.5.1+cpu in "+venv+", as before the repair", 3*time.Minute)
+	settle(u.ui)
+	waitDialog(t, win, "torch 2.5.1+cu124 → 2.5.1+cpu in "+venv+", as before the repair", 5*time.Second)
 	if v := torch(); v != "2.5.1+cpu" {
 		t.Errorf("after Undo torch is %s, want 2.5.1+cpu", v)
 	}

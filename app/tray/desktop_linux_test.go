@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,7 +102,7 @@ type recordingNotifications struct {
 	// actions, when not nil, gets each Notify's actions; the ID it
 	// answers is then 100 more than the last.
 	actions chan []string
-	lastID  *uint32
+	lastID  *atomic.Uint32 // the bus's goroutines write it, the test reads it
 }
 
 // look is how a notification is drawn: its icon and urgency hint.
@@ -114,6 +115,10 @@ func (r recordingNotifications) GetCapabilities() ([]string, *dbus.Error) { retu
 
 func (r recordingNotifications) Notify(app string, id uint32, icon, title, body string, actions []string,
 	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	answer := uint32(1)
+	if r.actions != nil {
+		answer = r.lastID.Add(100)
+	}
 	r.got <- [2]string{title, body}
 	if r.looks != nil {
 		u, _ := hints["urgency"].Value().(byte)
@@ -121,10 +126,8 @@ func (r recordingNotifications) Notify(app string, id uint32, icon, title, body 
 	}
 	if r.actions != nil {
 		r.actions <- actions
-		*r.lastID += 100
-		return *r.lastID, nil
 	}
-	return 1, nil
+	return answer, nil
 }
 
 // serveNotifications owns the Notifications name on the bus at addr with
@@ -150,7 +153,7 @@ func serveNotifications(t *testing.T, addr string, rec recordingNotifications) *
 // buttons gets the tray menu's way to the repair in the body instead.
 func TestNotificationActions(t *testing.T) {
 	addr := privateBus(t)
-	rec := recordingNotifications{caps: []string{"actions", "body"}, got: make(chan [2]string, 4), actions: make(chan []string, 4), lastID: new(uint32)}
+	rec := recordingNotifications{caps: []string{"actions", "body"}, got: make(chan [2]string, 4), actions: make(chan []string, 4), lastID: new(atomic.Uint32)}
 	server := serveNotifications(t, addr, rec)
 	client := connect(t, addr)
 	clicks, err := listenActions(client, sentNotes, slog.New(slog.DiscardHandler))
@@ -168,7 +171,7 @@ func TestNotificationActions(t *testing.T) {
 	if got, want := <-rec.actions, []string{"default", "Show", "repair", "Repair"}; !slices.Equal(got, want) {
 		t.Fatalf("actions %q, want %q", got, want)
 	}
-	repairID := *rec.lastID
+	repairID := rec.lastID.Load()
 	if err := notifyOn(client, present.Notification(replaced, false)); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +179,7 @@ func TestNotificationActions(t *testing.T) {
 	if got, want := <-rec.actions, []string{"default", "Show"}; !slices.Equal(got, want) {
 		t.Fatalf("without a repair, actions %q, want %q", got, want)
 	}
-	showID := *rec.lastID
+	showID := rec.lastID.Load()
 	if err := notifyOn(client, present.ReportExported("/tmp/r")); err != nil {
 		t.Fatal(err)
 	}
