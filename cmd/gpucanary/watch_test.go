@@ -163,15 +163,19 @@ func TestWatchSaysWhatItWatches(t *testing.T) {
 	}
 }
 
-// startedAt is an engine whose first read is done, with st its state.
-type startedAt struct{ st monitor.State }
+// startedAt is an engine whose first read is done, with st its state;
+// summarized closes once the summary has asked for it.
+type startedAt struct {
+	st         monitor.State
+	summarized chan struct{}
+}
 
 func (s startedAt) Started() <-chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
 }
-func (s startedAt) State() monitor.State { return s.st }
+func (s startedAt) State() monitor.State { close(s.summarized); return s.st }
 
 // TestWatchSaysTheStartingListOnce: the first read's ENV_ADDED can still
 // be on its way when the summary is printed (it listed two environments
@@ -180,12 +184,16 @@ func (s startedAt) State() monitor.State { return s.st }
 func TestWatchSaysTheStartingListOnce(t *testing.T) {
 	listed := &pyenv.Env{Path: "/srv/a/.venv", Installer: "pip", Packages: map[string]*pyenv.Package{}}
 	st := monitor.State{GPU: gpu.State{}, DiscoveryComplete: true, Envs: []monitor.EnvReport{{Env: listed, Verdict: monitor.VerdictNoTorch}}}
-	events := make(chan monitor.Event, 4)
-	events <- monitor.Event{Kind: monitor.KindEnvAdded, Env: "/srv/a/.venv", Message: "Watching /srv/a/.venv (no torch)."}
-	events <- monitor.Event{Kind: monitor.KindEnvAdded, Env: "/srv/b/.venv", Message: "New environment /srv/b/.venv (no torch)."}
-	close(events)
+	engine := startedAt{st: st, summarized: make(chan struct{})}
+	events := make(chan monitor.Event)
+	go func() {
+		<-engine.summarized // both arrive after the summary, as the late one did
+		events <- monitor.Event{Kind: monitor.KindEnvAdded, Env: "/srv/a/.venv", Message: "Watching /srv/a/.venv (no torch)."}
+		events <- monitor.Event{Kind: monitor.KindEnvAdded, Env: "/srv/b/.venv", Message: "New environment /srv/b/.venv (no torch)."}
+		close(events)
+	}()
 	var b strings.Builder
-	printWatch(text.Printer{W: &b}, startedAt{st}, events, false)
+	printWatch(text.Printer{W: &b}, engine, events, false)
 	got := b.String()
 	if strings.Count(got, "/srv/a/.venv") != 1 || !strings.Contains(got, "New environment /srv/b/.venv (no torch).") {
 		t.Errorf("got:\n%s", got)
