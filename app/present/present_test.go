@@ -195,7 +195,7 @@ func TestKindNames(t *testing.T) {
 			t.Errorf("%s: policy allows %v, Settings offers %v", k, p.Allows(k), slices.Contains(NotifyKinds(), k))
 		}
 	}
-	if len(NotifyKinds()) != 8 {
+	if len(NotifyKinds()) != 13 {
 		t.Errorf("Settings offers %d kinds: %v", len(NotifyKinds()), NotifyKinds())
 	}
 }
