@@ -224,6 +224,9 @@ func (s *simBackend) newXids(st State) State {
 	}
 	for i := range st.Devices {
 		d := &st.Devices[i]
+		if d.Lost {
+			continue // a GPU off the bus says nothing; its list is kept for when it is back
+		}
 		key := xidKey(*d)
 		told := s.xidsTold[key]
 		if told > len(d.Xids) {

@@ -84,6 +84,15 @@ func TestSimXidsOnce(t *testing.T) {
 	if got := xids(); !reflect.DeepEqual(got, []Xid{{Xid: 48}}) {
 		t.Errorf("after a rewrite: %v, want only the new 48", got)
 	}
+	at = at.Add(time.Second)
+	writeScenario(t, path, `{"driver": "550.54.15", "devices": [{"name": "NVIDIA A100-SXM4-40GB", "lost": true, "xid_events": [{"xid": 79}, {"xid": 48}]}]}`, at)
+	if got := xids(); got != nil {
+		t.Errorf("a lost GPU: %v", got)
+	}
+	write(`{"xid": 79}, {"xid": 48}`)
+	if got := xids(); got != nil {
+		t.Errorf("back from lost: %v again", got)
+	}
 	write(``)
 	if got := xids(); got != nil {
 		t.Errorf("an emptied list: %v", got)
