@@ -207,3 +207,56 @@ func TestWatchGPUHealthJSON(t *testing.T) {
 		}
 	}
 }
+
+// simLostAndECC is two GPUs: one off the bus, one with a double-bit ECC
+// error and a slot that holds its link to x8.
+const simLostAndECC = `{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA GeForce RTX 4090", "uuid": "GPU-lost", "compute_capability": "8.9", "memory_total_bytes": 25757220864, "lost": true},
+             {"name": "NVIDIA RTX A6000", "uuid": "GPU-a6000", "compute_capability": "8.6", "memory_total_bytes": 51539607552,
+              "pcie": {"gen": 4, "width": 8, "max_gen": 4, "max_width": 8}, "ecc": {"volatile_dbe": 1}}]}`
+
+// TestCheckAndPsSayGPUHealthState: what one reading tells (a lost GPU,
+// memory errors, a slot-limited link) is on check's GPU line and in its
+// findings, check exits 1 for them, and ps --json carries them.
+func TestCheckAndPsSayGPUHealthState(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	env := filepath.Join(t.TempDir(), ".venv")
+	if err := pyenvtest.Write(env, incidentsSpec("good-cu121")); err != nil {
+		t.Fatal(err)
+	}
+	sim := simFile(t, simLostAndECC)
+	out, _, code := runCLI(t, "--gpu-sim", sim, "check", env)
+	for _, says := range []string{"NVIDIA GeForce RTX 4090", "lost (not answering the driver)", "GPU_LOST", "GPU_MEMORY_ERRORS", "reset or reboot needed", "PCIE_DEGRADED", "its slot allows at most Gen4 x8"} {
+		if !strings.Contains(out, says) {
+			t.Errorf("check does not say %q:\n%s", says, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("check exit %d, want 1 for the error findings", code)
+	}
+	var res struct {
+		Findings []finding.Finding `json:"findings"`
+	}
+	out, _, _ = runCLI(t, "--gpu-sim", sim, "check", "--json", env)
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range res.Findings {
+		got[f.Code+" "+f.Env] = string(f.Severity)
+	}
+	want := map[string]string{"GPU_LOST gpu:0": "error", "GPU_MEMORY_ERRORS gpu:1": "error", "PCIE_DEGRADED gpu:1": "info"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("check --json: %s is %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	out, _, _ = runCLI(t, "--gpu-sim", sim, "ps", "--json")
+	for _, says := range []string{`"GPU_LOST"`, `"GPU_MEMORY_ERRORS"`, `"lost": true`} {
+		if !strings.Contains(out, says) {
+			t.Errorf("ps --json does not carry %s:\n%s", says, out)
+		}
+	}
+}
