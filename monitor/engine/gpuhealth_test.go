@@ -82,6 +82,7 @@ func TestGPUHealthFindings(t *testing.T) {
 	}
 	sim.set(healthScenario(ns, 45, 79, 48))
 	poll()
+	e.Wait(10*time.Second, func(ev monitor.Event) bool { return xid(ev) && strings.Contains(ev.Message, "Xid 48") })
 	if n := e.Count(xid); n != 2 {
 		t.Errorf("%d GPU_XID raised, want one for each new hardware Xid: %s", n, e.Dump())
 	}
