@@ -18,8 +18,9 @@ import (
 )
 
 // healthSim is what the simulated RTX A6000 says while the test runs; a
-// writer rewrites the scenario file from it every 50ms, adding 40ms to
-// the HW thermal counter each time while throttling is on.
+// writer rewrites the scenario file from it every 50ms, the HW thermal
+// counter growing by half the time since the last write while throttling
+// is on (so however slowly a loaded machine runs the writer, it is 50 %).
 type healthSim struct {
 	mu         sync.Mutex
 	throttling bool
@@ -29,6 +30,7 @@ type healthSim struct {
 	xids       []int
 	dbe        int
 	written    time.Time
+	last       time.Time // the last write, by the wall clock
 }
 
 func (h *healthSim) set(f func(*healthSim)) {
@@ -42,9 +44,11 @@ func (h *healthSim) set(f func(*healthSim)) {
 func (h *healthSim) write(t *testing.T, path string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.throttling {
-		h.hwThermal += uint64(40 * time.Millisecond)
+	now := time.Now()
+	if h.throttling && !h.last.IsZero() {
+		h.hwThermal += uint64(now.Sub(h.last) / 2)
 	}
+	h.last = now
 	var xs []string
 	for _, x := range h.xids {
 		xs = append(xs, fmt.Sprintf(`{"xid": %d}`, x))
