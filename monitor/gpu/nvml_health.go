@@ -89,19 +89,19 @@ func (b *nvmlBackend) readHealth(dev nvmlHealthDevice, key string, d *Device, er
 		if vals, ret := dev.fieldValues(healthFields); ok("field values", ret) && len(vals) == len(healthFields) {
 			var th Throttle
 			slots := []**uint64{&th.SWThermal, &th.HWThermal, &th.HWPowerBrake, &replays}
-			any := false
+			counted := false
 			for i, v := range vals {
 				if v.ret == retSuccess {
 					*slots[i] = ptr(v.value)
-					any = any || i < 3
+					counted = counted || i < 3
 				} else if lost(v.ret) {
 					ok("field values", v.ret)
 				}
 			}
-			if any {
+			if counted {
 				d.Throttle = &th
 			}
-			if !any && replays == nil {
+			if !counted && replays == nil {
 				// Every field unsupported: the call says nothing here.
 				h.skip["field values"] = true
 			}
