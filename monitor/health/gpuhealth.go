@@ -425,8 +425,8 @@ func ReplayLimit(gen, width uint32) float64 {
 // pcie is PCIE_DEGRADED for one device: the link below its best
 // generation or width for the PCIe window with the GPU under load on
 // every poll (an idle link drops to Gen1 by design), or replays faster
-// than ReplayLimit over the throttle window; else, a slot that holds the
-// card back, as an info line.
+// than ReplayLimit allows the link at its best over the throttle window;
+// else, a slot that holds the card back, as an info line.
 func (dw *deviceWatch) pcie(now time.Time, d gpu.Device, o GPUWatchOptions) (finding.Finding, bool) {
 	l := d.PCIe
 	if l == nil {
@@ -450,9 +450,11 @@ func (dw *deviceWatch) pcie(now time.Time, d gpu.Device, o GPUWatchOptions) (fin
 		first, last := dw.samples[0], dw.samples[len(dw.samples)-1]
 		if first.replays != nil && last.replays != nil && *last.replays >= *first.replays {
 			perMin := float64(*last.replays-*first.replays) / last.at.Sub(first.at).Minutes()
-			if limit := ReplayLimit(l.Gen, l.Width); perMin > limit {
+			// Judged at the link's best, the most DCGM allows: a link
+			// that idles at Gen1 between bursts is not held to Gen1's rate.
+			if limit := ReplayLimit(l.MaxGen, l.MaxWidth); perMin > limit {
 				said = append(said, fmt.Sprintf("it retried %.0f PCIe transfers a minute over the last %s (DCGM warns above %.0f for Gen%d x%d)",
-					perMin, seconds(o.ThrottleWindow), limit, l.Gen, l.Width))
+					perMin, seconds(o.ThrottleWindow), limit, l.MaxGen, l.MaxWidth))
 			}
 		}
 	}

@@ -196,6 +196,11 @@ func TestPCIeDegraded(t *testing.T) {
 		// Gen4 x16: DCGM allows ceil(0.96*16) = 16 a minute.
 		{"replays 30 a minute", 31, replays(1), finding.CodePCIeDegraded, finding.SeverityWarning,
 			[]string{"retried 30 PCIe transfers a minute", "above 16 for Gen4 x16"}},
+		{"replays 30 a minute at an idle Gen1 (judged at its best)", 31, func(i int) gpu.State {
+			s := replays(1)(i)
+			s.Devices[0].PCIe.Gen, s.Devices[0].UtilizationGPU = 1, p(uint32(0))
+			return s
+		}, finding.CodePCIeDegraded, finding.SeverityWarning, []string{"retried 30 PCIe transfers a minute", "above 16 for Gen4 x16"}},
 		{"replays 16 a minute", 31, func(i int) gpu.State {
 			s := replays(1)(i)
 			*s.Devices[0].PCIe.Replays = uint64(i) * 16 / 30
