@@ -1,6 +1,9 @@
 package present
 
-import "github.com/gpucanary/gpucanary/monitor"
+import (
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+)
 
 // kindNames are the event kinds in a person's words, in the order the
 // Settings window lists them. The codes stay what scripts and the
@@ -21,6 +24,12 @@ var kindNames = []struct {
 	{monitor.KindFindingRaised, "A problem was found", true},
 	{monitor.KindFindingCleared, "A problem was resolved", true},
 	{monitor.KindGPUStateChanged, "The GPU or driver changed", true},
+	// The GPU health codes: their findings' raise and clear (issue 44).
+	{finding.CodeGPUThrottled, "The GPU slows down under load", true},
+	{finding.CodeGPULost, "A GPU stopped answering", true},
+	{finding.CodeGPUXid, "A GPU reported an Xid error", true},
+	{finding.CodePCIeDegraded, "A GPU's PCIe link is degraded", true},
+	{finding.CodeGPUMemoryErrors, "A GPU's memory needs a reset", true},
 	{monitor.KindTorchInstalled, "torch was installed", false},
 	{monitor.KindEnvAdded, "Environment added", false},
 	{monitor.KindEnvRemoved, "Environment removed", false},

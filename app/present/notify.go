@@ -81,6 +81,9 @@ func Notification(e monitor.Event, reinstall bool) Note {
 		n = Note{Title: "Problem in " + where, Level: LevelWarning}
 		if e.Env == "" {
 			n.Title = "GPU Canary"
+			if gpu := gpuOf(e.Finding); gpu != "" {
+				n.Title = gpu
+			}
 		}
 		if e.Finding != nil {
 			n.Title += ": " + words.CodeTitle(e.Finding.Code)
@@ -92,6 +95,9 @@ func Notification(e monitor.Event, reinstall bool) Note {
 		n = Note{Title: "Resolved in " + where, Level: LevelSuccess}
 		if e.Env == "" {
 			n.Title = "Resolved"
+			if gpu := gpuOf(e.Finding); gpu != "" {
+				n.Title += ": " + gpu
+			}
 		}
 	case monitor.KindGPUStateChanged:
 		n = Note{Title: "GPU state changed", Level: LevelInfo}
@@ -114,6 +120,18 @@ func Notification(e monitor.Event, reinstall bool) Note {
 	// bidi character in one shows as an escape, as in the terminal.
 	n.Body = human.Visible(n.Body)
 	return n
+}
+
+// gpuOf is "GPU 0" for a finding about one GPU (its Env "gpu:0": the GPU
+// health codes, GPU_MEMORY_ORPHANED), "" for any other.
+func gpuOf(f *finding.Finding) string {
+	if f == nil {
+		return ""
+	}
+	if idx, ok := strings.CutPrefix(f.Env, "gpu:"); ok {
+		return "GPU " + idx
+	}
+	return ""
 }
 
 // severityLevel is the notification level of a finding's severity.

@@ -94,6 +94,13 @@ func TestNotificationText(t *testing.T) {
 		{"a finding's level is its severity", warned, false, "Problem in ~/work/llm/.venv: DRIVER_OLD", LevelWarning, []string{"an old driver"}, nil},
 		{"the job left the CPU", monitor.Event{Kind: monitor.KindJobOnCPUCleared, Env: env}, false, "The job is no longer stuck on the CPU", LevelSuccess, nil, nil},
 		{"torch changed", monitor.Event{Kind: monitor.KindTorchChanged, Env: env}, false, "torch changed in ~/work/llm/.venv", LevelInfo, nil, nil},
+		{"a GPU's health names the GPU", monitor.Event{Kind: monitor.KindFindingRaised, Notify: true,
+			Message: "GPU 1 (NVIDIA RTX A6000) is slowing down under load: HW thermal slowdown 35% of the last 60 s.",
+			Finding: &finding.Finding{Code: finding.CodeGPUThrottled, Severity: finding.SeverityWarning, Env: "gpu:1"}},
+			false, "GPU 1: the GPU is throttled under load", LevelWarning, []string{"HW thermal slowdown 35%"}, []string{"Fix:"}},
+		{"a GPU's health cleared", monitor.Event{Kind: monitor.KindFindingCleared, Notify: true, Message: "GPU 1 runs at full speed again under load.",
+			Finding: &finding.Finding{Code: finding.CodeGPUThrottled, Severity: finding.SeverityWarning, Env: "gpu:1"}},
+			false, "Resolved: GPU 1", LevelSuccess, []string{"full speed again"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := Notification(tc.e, tc.reinstall)
@@ -206,7 +213,7 @@ func TestKindNames(t *testing.T) {
 			t.Errorf("%s: policy allows %v, Settings offers %v", k, p.Allows(k), slices.Contains(NotifyKinds(), k))
 		}
 	}
-	if len(NotifyKinds()) != 8 {
+	if len(NotifyKinds()) != 13 {
 		t.Errorf("Settings offers %d kinds: %v", len(NotifyKinds()), NotifyKinds())
 	}
 }

@@ -103,7 +103,7 @@ func cmdPs(ctx context.Context, g *globals, asJSON, watch, wide bool, std stdio)
 		alive := procs.HostPIDs("")
 		rows := inspect.Processes(ps, st, envs, cudaKernels, g.busyRule(), tracker, now, alive)
 		sortRows(rows)
-		machine := health.CheckGPUMemory(st, alive)
+		machine := append(health.CheckGPUMemory(st, alive), health.CheckGPUHealth(st)...)
 		if asJSON {
 			write := jsonout.Processes
 			if watch {

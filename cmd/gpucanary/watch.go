@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/managers"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -178,6 +179,7 @@ func (g *globals) newMonitor(paths []string, st *store.Store, given ...managers.
 		Alive:     procs.HostPIDs(""),
 		Busy:      g.busyRule(),
 		Health:    g.healthOptions(),
+		GPUHealth: health.GPUWatchOptions{ThrottleWindow: g.cfg.ThrottleWindow.Duration, PCIeWindow: g.cfg.PCIeWindow.Duration, XidHold: g.cfg.XidHold.Duration},
 		Interval:  g.cfg.Refresh.Duration,
 		Store:     st,
 		Journals:  journals,

@@ -50,6 +50,14 @@ type Config struct {
 	// at IndexBase at most daily and learn newer torch releases
 	// (`gpucanary kb refresh`); off, nothing is read unless asked.
 	KBRefresh bool `toml:"kb_refresh"`
+	// ThrottleWindow, PCIeWindow and XidHold are the GPU health rules'
+	// windows (monitor/health's GPUWatchOptions): GPU_THROTTLED and PCIe
+	// replays are measured over ThrottleWindow, a link must stay low
+	// under load for PCIeWindow, and GPU_XID stays raised XidHold after
+	// the last Xid.
+	ThrottleWindow Duration `toml:"throttle_window"`
+	PCIeWindow     Duration `toml:"pcie_window"`
+	XidHold        Duration `toml:"xid_hold"`
 }
 
 // Duration is a time.Duration written as "2s" in TOML.
@@ -77,6 +85,9 @@ func Default() Config {
 		CPUFallbackPercent: 50,
 		CPUFallbackWindow:  Duration{20 * time.Second},
 		DiscoverHome:       true,
+		ThrottleWindow:     Duration{60 * time.Second},
+		PCIeWindow:         Duration{30 * time.Second},
+		XidHold:            Duration{10 * time.Minute},
 	}
 }
 
@@ -136,6 +147,12 @@ func (c Config) validate() error {
 		return fmt.Errorf("cpu_fallback_percent %v must be a number above 0", c.CPUFallbackPercent)
 	case c.CPUFallbackWindow.Duration < 0:
 		return fmt.Errorf("cpu_fallback_window %s is negative", c.CPUFallbackWindow)
+	case c.ThrottleWindow.Duration < 100*time.Millisecond:
+		return fmt.Errorf("throttle_window %s is shorter than 100ms", c.ThrottleWindow)
+	case c.PCIeWindow.Duration < 0:
+		return fmt.Errorf("pcie_window %s is negative", c.PCIeWindow)
+	case c.XidHold.Duration < 100*time.Millisecond:
+		return fmt.Errorf("xid_hold %s is shorter than 100ms", c.XidHold)
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
 	case c.LlamaIndexBase == "":

@@ -19,6 +19,13 @@ var NotifyKinds = []string{
 	"FINDING_RAISED",
 	"FINDING_CLEARED",
 	"GPU_STATE_CHANGED",
+	// The GPU health codes: their findings' raise and clear notify while
+	// the code is allowed (issue 44).
+	"GPU_THROTTLED",
+	"GPU_LOST",
+	"GPU_XID",
+	"PCIE_DEGRADED",
+	"GPU_MEMORY_ERRORS",
 }
 
 // NotifyNone, as `notify = ["NONE"]`, turns every notification off: an

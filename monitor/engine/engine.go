@@ -69,6 +69,9 @@ type Options struct {
 	// Busy decides when a busy process off the GPU is JOB_ON_CPU.
 	Busy   procs.BusyRule
 	Health health.Options
+	// GPUHealth are the windows of the GPU health rules (GPU_THROTTLED,
+	// PCIE_DEGRADED, GPU_XID); zero values are their defaults.
+	GPUHealth health.GPUWatchOptions
 	// Interval is how often the GPU and processes are polled (default 2s).
 	Interval time.Duration
 	// Settle is how long an environment must be quiet before it is read
@@ -177,7 +180,7 @@ func New(o Options) *Monitor {
 	return &Monitor{o: o, log: o.Logger, clock: o.Clock, policy: o.Policy,
 		hub: newHub(o.Logger), culprits: newCulprits(), requests: make(chan func(context.Context), 16),
 		started: make(chan struct{}), stopped: make(chan struct{}),
-		envs: newEnvSet(), machine: newMachineState(), procs: processPoll{jobs: findingSet{}},
+		envs: newEnvSet(), machine: newMachineState(o.GPUHealth), procs: processPoll{jobs: findingSet{}},
 		memory: newMemory(o.Store, o.Logger), repairs: repairLog{dir: o.Journals}}
 }
 

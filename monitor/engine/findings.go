@@ -11,6 +11,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
@@ -121,10 +122,15 @@ type machineState struct {
 	// on the last poll (orphan.go).
 	memFinds findingSet
 	memSeen  map[string]bool
+	// health judges the GPU's health over the polls, healthFinds are its
+	// findings raised (gpuhealth.go).
+	health      *health.GPUWatch
+	healthFinds findingSet
 }
 
-func newMachineState() machineState {
-	return machineState{gpuFinds: findingSet{}, engine: map[string]finding.Finding{}, memFinds: findingSet{}}
+func newMachineState(o health.GPUWatchOptions) machineState {
+	return machineState{gpuFinds: findingSet{}, engine: map[string]finding.Finding{}, memFinds: findingSet{},
+		health: health.NewGPUWatch(o), healthFinds: findingSet{}}
 }
 
 // findings are the machine's findings in key order.
@@ -132,6 +138,7 @@ func (ms *machineState) findings() []finding.Finding {
 	all := maps.Clone(ms.engine)
 	maps.Copy(all, ms.gpuFinds)
 	maps.Copy(all, ms.memFinds)
+	maps.Copy(all, ms.healthFinds)
 	out := make([]finding.Finding, 0, len(all))
 	for _, k := range slices.Sorted(maps.Keys(all)) {
 		out = append(out, all[k])

@@ -45,6 +45,31 @@ var notifies = map[monitor.Kind]bool{
 	monitor.KindFindingRaised:     true,
 	monitor.KindFindingCleared:    true,
 	monitor.KindGPUStateChanged:   true,
+	// The GPU health codes (gpuhealth.go): their FINDING_RAISED and
+	// FINDING_CLEARED notify, warnings included, while the code is
+	// allowed; the settings name the code to keep one.
+	finding.CodeGPUThrottled:    true,
+	finding.CodeGPULost:         true,
+	finding.CodeGPUXid:          true,
+	finding.CodePCIeDegraded:    true,
+	finding.CodeGPUMemoryErrors: true,
+}
+
+// healthCode is the GPU health code e's finding has, "" when it has none:
+// such a finding event is allowed by its code, not by its kind.
+func healthCode(e *monitor.Event) monitor.Kind {
+	if e.Finding == nil || (e.Kind != monitor.KindFindingRaised && e.Kind != monitor.KindFindingCleared) {
+		return ""
+	}
+	if k := monitor.Kind(e.Finding.Code); gpuHealthCodes[k] {
+		return k
+	}
+	return ""
+}
+
+var gpuHealthCodes = map[monitor.Kind]bool{
+	finding.CodeGPUThrottled: true, finding.CodeGPULost: true, finding.CodeGPUXid: true,
+	finding.CodePCIeDegraded: true, finding.CodeGPUMemoryErrors: true,
 }
 
 // Snooze silences notifications about env until the given time (zero
@@ -139,7 +164,10 @@ func (p *Policy) Decide(e *monitor.Event, batchTold bool) {
 		}
 		delete(p.told, key)
 	case monitor.KindFindingRaised:
-		if e.Finding == nil || e.Finding.Severity != finding.SeverityError {
+		// A GPU's health is told from a warning up: a throttled or
+		// degraded GPU is what a person training wants to hear of.
+		if e.Finding == nil || e.Finding.Severity != finding.SeverityError &&
+			(healthCode(e) == "" || e.Finding.Severity != finding.SeverityWarning) {
 			return
 		}
 		if batchTold {
@@ -147,7 +175,11 @@ func (p *Policy) Decide(e *monitor.Event, batchTold bool) {
 			return
 		}
 	}
-	if !p.allows(e.Kind) {
+	kind := e.Kind
+	if code := healthCode(e); code != "" {
+		kind = code
+	}
+	if !p.allows(kind) {
 		return
 	}
 	now := e.Time

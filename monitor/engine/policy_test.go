@@ -151,3 +151,45 @@ func TestSettingsNameTheKindsThatNotify(t *testing.T) {
 		t.Errorf("the policy notifies %v; the settings take %v", policy, settings)
 	}
 }
+
+// TestPolicyGPUHealth: a GPU health warning notifies (other warnings do
+// not), and a notify list that leaves its code out silences it, raise
+// and clear.
+func TestPolicyGPUHealth(t *testing.T) {
+	at := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	ev := func(kind monitor.Kind, code string, sev finding.Severity) monitor.Event {
+		return monitor.Event{Time: at, Kind: kind, Finding: &finding.Finding{Code: code, Severity: sev, Env: "gpu:0"}}
+	}
+	p := NewPolicy()
+	for _, tc := range []struct {
+		e    monitor.Event
+		want bool
+	}{
+		{ev(monitor.KindFindingRaised, finding.CodeGPUThrottled, finding.SeverityWarning), true},
+		{ev(monitor.KindFindingRaised, finding.CodePCIeDegraded, finding.SeverityInfo), false},
+		{ev(monitor.KindFindingRaised, finding.CodeWatchDegraded, finding.SeverityWarning), false},
+		{ev(monitor.KindFindingCleared, finding.CodeGPUThrottled, finding.SeverityWarning), true},
+	} {
+		e := tc.e
+		p.Decide(&e, false)
+		if e.Notify != tc.want {
+			t.Errorf("%s %s/%s: notify %v, want %v", e.Kind, e.Finding.Code, e.Finding.Severity, e.Notify, tc.want)
+		}
+	}
+	p = NewPolicy()
+	p.SetKinds([]monitor.Kind{monitor.KindFindingRaised, monitor.KindFindingCleared, finding.CodeGPULost})
+	for _, tc := range []struct {
+		e    monitor.Event
+		want bool
+	}{
+		{ev(monitor.KindFindingRaised, finding.CodeGPUThrottled, finding.SeverityWarning), false},
+		{ev(monitor.KindFindingCleared, finding.CodeGPUThrottled, finding.SeverityWarning), false},
+		{ev(monitor.KindFindingRaised, finding.CodeGPULost, finding.SeverityError), true},
+	} {
+		e := tc.e
+		p.Decide(&e, false)
+		if e.Notify != tc.want {
+			t.Errorf("with a list naming GPU_LOST: %s %s: notify %v, want %v", e.Kind, e.Finding.Code, e.Notify, tc.want)
+		}
+	}
+}

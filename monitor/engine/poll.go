@@ -31,6 +31,7 @@ func (m *Monitor) pollGPU(ctx context.Context, first bool) {
 	m.machine.gpu = g
 	m.view.update(func(s *monitor.State) { s.GPU = g })
 	now := m.clock.Now()
+	m.pollGPUHealth(now, g)
 	if first {
 		m.publish(gpuFindingEvents(now, m.machine.gpuFinds.update(health.CheckGPU(g))))
 		return

@@ -100,6 +100,26 @@ const (
 	// processes NVML lists hold by more than health.OrphanMargin: the memory
 	// taken, and the next job runs out of it.
 	CodeGPUMemoryOrphaned = "GPU_MEMORY_ORPHANED"
+	// GPU health while training (monitor/health's GPUWatch; issue 44).
+	// CodeGPUThrottled: under load, the GPU's clocks were held back by
+	// heat, its power brake or a hardware slowdown for a tenth of the
+	// last minute or more, or it is within a few degrees of slowing
+	// down; never for the power cap a GeForce runs at under load.
+	CodeGPUThrottled = "GPU_THROTTLED"
+	// CodeGPULost: the GPU has fallen off the bus or needs a reset, or
+	// the driver no longer lists a GPU it listed.
+	CodeGPULost = "GPU_LOST"
+	// CodeGPUXid: the driver reported an Xid error that is not an
+	// application's own (13, 31, 43, 45 and 68 are left out).
+	CodeGPUXid = "GPU_XID"
+	// CodePCIeDegraded: under load, the GPU's PCIe link ran below its
+	// best generation or width, or retried transfers more often than
+	// DCGM allows; a slot that holds the card back is an info line.
+	CodePCIeDegraded = "PCIE_DEGRADED"
+	// CodeGPUMemoryErrors: uncorrectable ECC errors, pages waiting to be
+	// retired, or a row remap pending or failed: the GPU needs a reset
+	// or a reboot. Professional and data-center cards only.
+	CodeGPUMemoryErrors = "GPU_MEMORY_ERRORS"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

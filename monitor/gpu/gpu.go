@@ -80,6 +80,21 @@ type Device struct {
 	// MIGEnabled is true when the device is partitioned into MIG instances.
 	MIGEnabled bool      `json:"mig_enabled,omitempty"`
 	Processes  []Process `json:"processes"`
+	// What the driver says of the device's health (health.go); each is
+	// empty where the driver does not say. ClocksEventReasons are the
+	// reasons its clocks are held back now (ReasonSWPowerCap, ...).
+	ClocksEventReasons []string  `json:"clocks_event_reasons,omitempty"`
+	Throttle           *Throttle `json:"throttle_ns,omitempty"`
+	// MarginTemperatureC is how many degrees are left before the GPU
+	// slows down to cool (NVML's margin temperature).
+	MarginTemperatureC *int32 `json:"margin_temperature_c,omitempty"`
+	PCIe               *PCIe  `json:"pcie,omitempty"`
+	ECC                *ECC   `json:"ecc,omitempty"`
+	// Xids are the Xid errors raised since the last snapshot.
+	Xids []Xid `json:"xids,omitempty"`
+	// Lost is true when the driver says the GPU has fallen off the bus
+	// or needs a reset (every call on it fails so); Error says which.
+	Lost bool `json:"lost,omitempty"`
 	// Error collects what could not be read for this device.
 	Error string `json:"error,omitempty"`
 }

@@ -93,6 +93,13 @@ type nvmlLibrary interface {
 	shutdown() nvmlReturn
 }
 
+// nvmlXidSource is a library that reports Xid events (Linux only: NVML
+// has no events on Windows). xids drains what arrived since the last
+// call, without waiting, by device index.
+type nvmlXidSource interface {
+	xids(devices int) map[int][]Xid
+}
+
 // nvmlDevice is one device's calls, answered as nvmlLibrary's are.
 type nvmlDevice interface {
 	// pciBusID is NVML's bus id ("00000000:07:00.0").
@@ -167,7 +174,10 @@ type nvmlBackend struct {
 	// countersGone is set once the per-process counters said they are not
 	// there, so that is said once and not asked again.
 	countersGone bool
-	closed       bool
+	// health is what is remembered per device (by UUID) of reading its
+	// health (nvml_health.go).
+	health map[string]*deviceHealth
+	closed bool
 }
 
 var _ Backend = (*nvmlBackend)(nil)
@@ -177,7 +187,7 @@ func newNVMLBackend(lib nvmlLibrary, cfg nvmlConfig) *nvmlBackend {
 	if cfg.log == nil {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
-	return &nvmlBackend{lib: lib, cfg: cfg, log: cfg.log, lastSeen: map[string]uint64{}}
+	return &nvmlBackend{lib: lib, cfg: cfg, log: cfg.log, lastSeen: map[string]uint64{}, health: map[string]*deviceHealth{}}
 }
 
 // Close shuts NVML down once; Init succeeded, or this backend would not
@@ -233,6 +243,13 @@ func (b *nvmlBackend) Snapshot(ctx context.Context) State {
 			break
 		}
 		st.Devices = append(st.Devices, b.device(i))
+	}
+	if src, ok := b.lib.(nvmlXidSource); ok && len(st.Devices) > 0 {
+		for i, xids := range src.xids(len(st.Devices)) {
+			if i >= 0 && i < len(st.Devices) {
+				st.Devices[i].Xids = xids
+			}
+		}
 	}
 	b.fillFromCounters(ctx, st.Devices)
 	st.Error = strings.Join(errs, "; ")

@@ -31,7 +31,10 @@ func unsupported(ret nvmlReturn) bool {
 func (b *nvmlBackend) device(i int) (d Device) {
 	d = Device{Index: i, Processes: []Process{}}
 	var errs []string
-	fail := func(what string, ret nvmlReturn) { errs = append(errs, what+": "+errorString(ret)) }
+	fail := func(what string, ret nvmlReturn) {
+		errs = append(errs, what+": "+errorString(ret))
+		d.Lost = d.Lost || lost(ret)
+	}
 	// failUnlessUnsupported: "not supported" is an answer (nil), not an error.
 	failUnlessUnsupported := func(what string, ret nvmlReturn) {
 		if !unsupported(ret) {
@@ -107,6 +110,9 @@ func (b *nvmlBackend) device(i int) (d Device) {
 		key = fmt.Sprintf("index %d", i)
 	}
 	d.Processes = b.processes(dev, key, &errs)
+	if hd, ok := dev.(nvmlHealthDevice); ok && !d.Lost {
+		b.readHealth(hd, key, &d, &errs)
+	}
 	return d
 }
 

@@ -5,7 +5,11 @@
 
 package gpu
 
-import "github.com/NVIDIA/go-nvml/pkg/nvml"
+import (
+	"math"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
 
 // processUtilizationTries bounds the retries when samples arrive between
 // go-nvml's sizing call and its reading call.
@@ -136,4 +140,123 @@ func callProcessUtilization(dev nvml.Device, since uint64) (s []nvml.ProcessUtil
 	}()
 	s, ret = dev.GetProcessUtilization(since)
 	return s, ret, false
+}
+
+var _ nvmlHealthDevice = goNVMLDevice{}
+
+// The health calls (nvml_health.go). Each symbol is looked up after Init
+// (lookupNewer): a driver older than the call answers "function not
+// found", which the backend remembers as not supported.
+
+func (g goNVMLDevice) clocksEventReasons() (uint64, nvmlReturn) {
+	switch {
+	case g.has[symClocksEventReasons]:
+		v, ret := g.dev.GetCurrentClocksEventReasons()
+		return v, nvmlReturn(ret)
+	case g.has[symClocksThrottleReasons]:
+		// Drivers before the rename (535) have the same bits under the
+		// old name.
+		v, ret := g.dev.GetCurrentClocksThrottleReasons()
+		return v, nvmlReturn(ret)
+	}
+	return 0, retFunctionNotFound
+}
+
+func (g goNVMLDevice) fieldValues(ids []uint32) ([]fieldReading, nvmlReturn) {
+	if !g.has[symFieldValues] {
+		return nil, retFunctionNotFound
+	}
+	vals := make([]nvml.FieldValue, len(ids))
+	for i, id := range ids {
+		vals[i].FieldId = id
+	}
+	if ret := g.dev.GetFieldValues(vals); ret != nvml.SUCCESS {
+		return nil, nvmlReturn(ret)
+	}
+	out := make([]fieldReading, len(vals))
+	for i, v := range vals {
+		out[i] = fieldReading{value: fieldUint(v), ret: nvmlReturn(v.NvmlReturn)}
+	}
+	return out, retSuccess
+}
+
+// fieldUint reads a field's value as the unsigned integer it holds, by
+// its value type (little-endian, as the C union is laid out on amd64 and
+// arm64).
+func fieldUint(v nvml.FieldValue) uint64 {
+	var u uint64
+	for i := 7; i >= 0; i-- {
+		u = u<<8 | uint64(v.Value[i])
+	}
+	switch nvml.ValueType(v.ValueType) {
+	case nvml.VALUE_TYPE_UNSIGNED_INT:
+		return u & 0xffffffff
+	case nvml.VALUE_TYPE_DOUBLE:
+		return uint64(math.Float64frombits(u))
+	}
+	return u
+}
+
+func (g goNVMLDevice) marginTemperature() (int32, nvmlReturn) {
+	if !g.has[symMarginTemperature] {
+		return 0, retFunctionNotFound
+	}
+	m, ret := g.dev.GetMarginTemperature()
+	return m.MarginTemperature, nvmlReturn(ret)
+}
+
+func (g goNVMLDevice) pcieCurrent() (uint32, uint32, nvmlReturn) {
+	if !g.has[symPCIeLink] {
+		return 0, 0, retFunctionNotFound
+	}
+	gen, ret := g.dev.GetCurrPcieLinkGeneration()
+	if ret != nvml.SUCCESS {
+		return 0, 0, nvmlReturn(ret)
+	}
+	width, ret := g.dev.GetCurrPcieLinkWidth()
+	return uint32(gen), uint32(width), nvmlReturn(ret)
+}
+
+func (g goNVMLDevice) pcieMax() (uint32, uint32, nvmlReturn) {
+	if !g.has[symPCIeLink] {
+		return 0, 0, retFunctionNotFound
+	}
+	gen, ret := g.dev.GetMaxPcieLinkGeneration()
+	if ret != nvml.SUCCESS {
+		return 0, 0, nvmlReturn(ret)
+	}
+	width, ret := g.dev.GetMaxPcieLinkWidth()
+	return uint32(gen), uint32(width), nvmlReturn(ret)
+}
+
+func (g goNVMLDevice) cardMaxPCIeGen() (uint32, nvmlReturn) {
+	if !g.has[symCardMaxPCIeGen] {
+		return 0, retFunctionNotFound
+	}
+	gen, ret := g.dev.GetGpuMaxPcieLinkGeneration()
+	return uint32(gen), nvmlReturn(ret)
+}
+
+func (g goNVMLDevice) volatileDBE() (uint64, nvmlReturn) {
+	if !g.has[symECCErrors] {
+		return 0, retFunctionNotFound
+	}
+	n, ret := g.dev.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC)
+	return n, nvmlReturn(ret)
+}
+
+func (g goNVMLDevice) retiredPending() (bool, nvmlReturn) {
+	if !g.has[symRetiredPending] {
+		return false, retFunctionNotFound
+	}
+	s, ret := g.dev.GetRetiredPagesPendingStatus()
+	return s == nvml.FEATURE_ENABLED, nvmlReturn(ret)
+}
+
+func (g goNVMLDevice) remappedRows() (bool, bool, nvmlReturn) {
+	if !g.has[symRemappedRows] {
+		return false, false, retFunctionNotFound
+	}
+	_, _, pending, failure, ret := g.dev.GetRemappedRows()
+	return pending, failure, nvmlReturn(ret)
 }

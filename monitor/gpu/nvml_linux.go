@@ -57,7 +57,7 @@ func newNVMLAt(lib nvml.Interface, o Options, at nvmlPlace) Backend {
 	if at.wsl != "" {
 		log.Info("WSL2: NVML lists no processes here", "sign", at.wsl, "library", at.library)
 	}
-	return newNVMLBackend(goNVML{lib: lib, has: lookupNewer(lib, log)}, nvmlConfig{
+	return newNVMLBackend(goNVML{lib: lib, has: lookupNewer(lib, log), events: &xidEvents{log: log}}, nvmlConfig{
 		log:     log,
 		library: at.library,
 		wsl:     at.wsl != "",
@@ -74,9 +74,22 @@ const (
 	symProcessUtilization = "nvmlDeviceGetProcessUtilization"
 	symEnforcedPowerLimit = "nvmlDeviceGetEnforcedPowerLimit"
 	symCudaDriverVersion  = "nvmlSystemGetCudaDriverVersion"
+	// The health calls (nvml_health.go).
+	symClocksEventReasons    = "nvmlDeviceGetCurrentClocksEventReasons"
+	symClocksThrottleReasons = "nvmlDeviceGetCurrentClocksThrottleReasons"
+	symFieldValues           = "nvmlDeviceGetFieldValues"
+	symMarginTemperature     = "nvmlDeviceGetMarginTemperature"
+	symPCIeLink              = "nvmlDeviceGetCurrPcieLinkGeneration"
+	symCardMaxPCIeGen        = "nvmlDeviceGetGpuMaxPcieLinkGeneration"
+	symECCErrors             = "nvmlDeviceGetTotalEccErrors"
+	symRetiredPending        = "nvmlDeviceGetRetiredPagesPendingStatus"
+	symRemappedRows          = "nvmlDeviceGetRemappedRows"
+	symEventSetCreate        = "nvmlEventSetCreate"
 )
 
-var newerSymbols = []string{symMPSProcesses, symMigMode, symProcessUtilization, symEnforcedPowerLimit, symCudaDriverVersion}
+var newerSymbols = []string{symMPSProcesses, symMigMode, symProcessUtilization, symEnforcedPowerLimit, symCudaDriverVersion,
+	symClocksEventReasons, symClocksThrottleReasons, symFieldValues, symMarginTemperature, symPCIeLink, symCardMaxPCIeGen,
+	symECCErrors, symRetiredPending, symRemappedRows, symEventSetCreate}
 
 // lookupNewer checks each newer symbol once, after a successful Init.
 func lookupNewer(lib nvml.Interface, log *slog.Logger) map[string]bool {
@@ -107,6 +120,8 @@ type goNVML struct {
 	// has says whether the driver's NVML exports a function that old
 	// drivers lack: calling a missing one kills the process.
 	has map[string]bool
+	// events is the Xid event set (nvml_xid_linux.go).
+	events *xidEvents
 }
 
 func (g goNVML) driverVersion() (string, nvmlReturn) {
@@ -135,4 +150,7 @@ func (g goNVML) device(i int) (nvmlDevice, nvmlReturn) {
 	return goNVMLDevice{dev: d, has: g.has}, retSuccess
 }
 
-func (g goNVML) shutdown() nvmlReturn { return nvmlReturn(g.lib.Shutdown()) }
+func (g goNVML) shutdown() nvmlReturn {
+	g.events.free()
+	return nvmlReturn(g.lib.Shutdown())
+}

@@ -28,7 +28,7 @@ func busBytes(s string) [32]int8 {
 // instance 1/0) and graphics, 200 with memory n/a, 300 graphics only, 400
 // MPS only. Tests break one call at a time.
 func fakeDevice() *mock.Device {
-	return &mock.Device{
+	return noHealth(&mock.Device{
 		GetNameFunc: func() (string, nvml.Return) { return "NVIDIA A100-SXM4-40GB", nvml.SUCCESS },
 		GetUUIDFunc: func() (string, nvml.Return) { return "GPU-aaaa", nvml.SUCCESS },
 		GetPciInfoFunc: func() (nvml.PciInfo, nvml.Return) {
@@ -69,7 +69,7 @@ func fakeDevice() *mock.Device {
 				{Pid: 400, TimeStamp: 4000, SmUtil: 10, MemUtil: 9}, // older: ignored
 			}, nvml.SUCCESS
 		},
-	}
+	})
 }
 
 // healthyDevice is what fakeDevice reads as.
@@ -104,6 +104,7 @@ func fakeLib(devs ...nvml.Device) *mock.Interface {
 		DeviceGetHandleByIndexFunc: func(i int) (nvml.Device, nvml.Return) {
 			return devs[i], nvml.SUCCESS
 		},
+		EventSetCreateFunc: func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED },
 	}
 }
 
@@ -180,7 +181,7 @@ func TestNVMLEveryCallFailing(t *testing.T) {
 			func(l *mock.Interface, _ *mock.Device) {
 				l.DeviceGetHandleByIndexFunc = func(int) (nvml.Device, nvml.Return) { return nil, nvml.ERROR_GPU_IS_LOST }
 			},
-			func(s *State) { s.Devices[0] = Device{Name: "GPU 0", Processes: []Process{}} }},
+			func(s *State) { s.Devices[0] = Device{Name: "GPU 0", Processes: []Process{}, Lost: true} }},
 		{"pci info",
 			func(_ *mock.Interface, d *mock.Device) {
 				d.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) { return nvml.PciInfo{}, bad }
@@ -460,10 +461,12 @@ func TestNVMLDGXA100(t *testing.T) {
 		dev.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) { return 40, nvml.SUCCESS }
 		dev.GetPowerUsageFunc = func() (uint32, nvml.Return) { return 90000, nvml.SUCCESS }
 		dev.GetEnforcedPowerLimitFunc = func() (uint32, nvml.Return) { return 400000, nvml.SUCCESS }
+		noHealth(&dev.Device)
 		for _, f := range []*func() ([]nvml.ProcessInfo, nvml.Return){&dev.GetComputeRunningProcessesFunc, &dev.GetGraphicsRunningProcessesFunc, &dev.GetMPSComputeRunningProcessesFunc} {
 			*f = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS }
 		}
 	}
+	server.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
 	st := snapshot(t, server, t.TempDir())
 	if len(st.Devices) != 8 || st.Driver != server.DriverVersion || st.CUDADriver != "12.4" || st.Error != "" {
 		t.Fatalf("state = %s", dump(st))

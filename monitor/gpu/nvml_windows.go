@@ -51,6 +51,18 @@ const (
 	fnGraphicsProcesses
 	fnMPSProcesses
 	fnProcessUtilization
+	// The health calls (nvml_health.go, nvml_health_windows.go).
+	fnClocksEventReasons
+	fnFieldValues
+	fnMarginTemperature
+	fnCurrPcieGen
+	fnCurrPcieWidth
+	fnMaxPcieGen
+	fnMaxPcieWidth
+	fnCardMaxPcieGen
+	fnTotalEccErrors
+	fnRetiredPending
+	fnRemappedRows
 	fnCount
 )
 
@@ -80,6 +92,18 @@ var nvmlSymbols = [fnCount][]string{
 	fnGraphicsProcesses:  {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetGraphicsRunningProcesses"},
 	fnMPSProcesses:       {"nvmlDeviceGetMPSComputeRunningProcesses_v3", "nvmlDeviceGetMPSComputeRunningProcesses_v2", "nvmlDeviceGetMPSComputeRunningProcesses"},
 	fnProcessUtilization: {"nvmlDeviceGetProcessUtilization"},
+	// Drivers before 535 have the clock-event reasons under the old name.
+	fnClocksEventReasons: {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"},
+	fnFieldValues:        {"nvmlDeviceGetFieldValues"},
+	fnMarginTemperature:  {"nvmlDeviceGetMarginTemperature"},
+	fnCurrPcieGen:        {"nvmlDeviceGetCurrPcieLinkGeneration"},
+	fnCurrPcieWidth:      {"nvmlDeviceGetCurrPcieLinkWidth"},
+	fnMaxPcieGen:         {"nvmlDeviceGetMaxPcieLinkGeneration"},
+	fnMaxPcieWidth:       {"nvmlDeviceGetMaxPcieLinkWidth"},
+	fnCardMaxPcieGen:     {"nvmlDeviceGetGpuMaxPcieLinkGeneration"},
+	fnTotalEccErrors:     {"nvmlDeviceGetTotalEccErrors"},
+	fnRetiredPending:     {"nvmlDeviceGetRetiredPagesPendingStatus"},
+	fnRemappedRows:       {"nvmlDeviceGetRemappedRows"},
 }
 
 // dllNVML is nvml.dll loaded into this process, initialised, with each

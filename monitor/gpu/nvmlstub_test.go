@@ -12,6 +12,14 @@ func a100State() State {
 		UtilizationGPU: ptr(uint32(87)), UtilizationMemory: ptr(uint32(40)), TemperatureC: ptr(uint32(61)),
 		PowerWatts: ptr(250.5), PowerLimitWatts: ptr(400.0),
 		Processes: []Process{{PID: 4242, Type: "compute", UsedMemoryBytes: ptr(uint64(2 << 30)), SMPercent: ptr(uint32(91)), MemPercent: ptr(uint32(30))}},
+		// A data-center card answers every health call: at its power
+		// cap, 1.5 s of SW thermal slowdown since the driver loaded, on
+		// a full Gen4 x16 link, its memory clean.
+		ClocksEventReasons: []string{ReasonSWPowerCap},
+		Throttle:           &Throttle{SWThermal: ptr(uint64(1_500_000_000)), HWThermal: ptr(uint64(0))},
+		MarginTemperatureC: ptr(int32(24)),
+		PCIe:               &PCIe{Gen: 4, Width: 16, MaxGen: 4, MaxWidth: 16, CardMaxGen: 4, Replays: ptr(uint64(2))},
+		ECC:                &ECC{VolatileDBE: ptr(uint64(0)), RetiredPending: ptr(false), RemapPending: ptr(false), RemapFailure: ptr(false)},
 	}}}
 }
 
@@ -24,5 +32,9 @@ func rtx4090State() State {
 		UtilizationGPU: ptr(uint32(35)), UtilizationMemory: ptr(uint32(20)), TemperatureC: ptr(uint32(54)),
 		PowerWatts: ptr(120.0), PowerLimitWatts: ptr(450.0),
 		Processes: []Process{{PID: 5120, Type: "compute"}, {PID: 812, Type: "graphics"}},
+		// Idle, its link at Gen1 as power saving leaves it; the rest of
+		// its health is not supported.
+		ClocksEventReasons: []string{ReasonGPUIdle},
+		PCIe:               &PCIe{Gen: 1, Width: 16, MaxGen: 4, MaxWidth: 16, CardMaxGen: 4},
 	}}}
 }

@@ -44,6 +44,16 @@ type simDevice struct {
 	Asleep            bool         `json:"asleep"`
 	MIGEnabled        bool         `json:"mig_enabled"`
 	Processes         []simProcess `json:"processes"`
+	// Health (health.go). XidEvents is every Xid the scenario has
+	// raised: an entry past those the backend has reported is a new one.
+	// Lost makes every call on the device fail as a GPU off the bus.
+	ClocksEventReasons []string  `json:"clocks_event_reasons"`
+	ThrottleNS         *Throttle `json:"throttle_ns"`
+	MarginTemperatureC *int32    `json:"margin_temperature_c"`
+	PCIe               *PCIe     `json:"pcie"`
+	ECC                *ECC      `json:"ecc"`
+	XidEvents          []Xid     `json:"xid_events"`
+	Lost               bool      `json:"lost"`
 }
 
 type simProcess struct {
@@ -112,6 +122,14 @@ func ParseScenario(data []byte) (State, error) {
 		if d.MemoryUsedBytes != nil {
 			dev.MemoryUsedBytes = *d.MemoryUsedBytes
 		}
+		dev.ClocksEventReasons, dev.Throttle, dev.MarginTemperatureC = d.ClocksEventReasons, d.ThrottleNS, d.MarginTemperatureC
+		dev.PCIe, dev.ECC, dev.Xids = d.PCIe, d.ECC, d.XidEvents
+		if d.Lost {
+			// What NVML leaves of a GPU off the bus: its handle's index,
+			// and the name and UUID a person knows it by.
+			dev = Device{Index: i, Name: d.Name, UUID: d.UUID, PCIBusID: d.PCIBusID, Processes: []Process{},
+				Lost: true, Error: errorString(retGPUIsLost)}
+		}
 		st.Devices = append(st.Devices, dev)
 	}
 	return st, nil
@@ -149,6 +167,9 @@ type simBackend struct {
 	// good is the last state read from a file that parsed, nil while
 	// none has (or the file went away since).
 	good *State
+	// xidsTold is how many of each device's xid_events (by xidKey) have
+	// been reported: only those past it are new.
+	xidsTold map[string]int
 }
 
 func newSim(path string) *simBackend { return &simBackend{path: path} }
@@ -173,7 +194,7 @@ func (s *simBackend) Snapshot(context.Context) State {
 		return State{Simulated: true, Source: source, Devices: []Device{}, Error: fmt.Sprintf("reading GPU scenario %s: %v", s.path, err)}
 	}
 	if s.read && fi.ModTime().Equal(s.mtime) && fi.Size() == s.size {
-		return s.state.clone()
+		return s.newXids(s.state.clone())
 	}
 	st, err := ReadScenario(s.path)
 	switch {
@@ -191,7 +212,41 @@ func (s *simBackend) Snapshot(context.Context) State {
 	}
 	st.Source = source
 	s.state, s.mtime, s.size = st, fi.ModTime(), fi.Size()
-	return st.clone()
+	return s.newXids(st.clone())
+}
+
+// newXids keeps in st only the Xids not reported before, as a driver's
+// event queue gives each once. A list that got shorter (the file was
+// rewritten with fewer) starts again from its end.
+func (s *simBackend) newXids(st State) State {
+	if s.xidsTold == nil {
+		s.xidsTold = map[string]int{}
+	}
+	for i := range st.Devices {
+		d := &st.Devices[i]
+		if d.Lost {
+			continue // a GPU off the bus says nothing; its list is kept for when it is back
+		}
+		key := xidKey(*d)
+		told := s.xidsTold[key]
+		if told > len(d.Xids) {
+			told = len(d.Xids)
+		}
+		s.xidsTold[key] = len(d.Xids)
+		d.Xids = d.Xids[told:]
+		if len(d.Xids) == 0 {
+			d.Xids = nil
+		}
+	}
+	return st
+}
+
+// xidKey names a simulated device for its Xids: its UUID, or its index.
+func xidKey(d Device) string {
+	if d.UUID != "" {
+		return d.UUID
+	}
+	return fmt.Sprint("index ", d.Index)
 }
 
 // Close has nothing to release.
@@ -203,6 +258,8 @@ func (s State) clone() State {
 	out.Devices = make([]Device, len(s.Devices))
 	for i, d := range s.Devices {
 		d.Processes = append([]Process{}, d.Processes...)
+		d.ClocksEventReasons = append([]string(nil), d.ClocksEventReasons...)
+		d.Xids = append([]Xid(nil), d.Xids...)
 		out.Devices[i] = d
 	}
 	return out

@@ -158,6 +158,9 @@ func (sc scenario) check() error {
 		if err := checkRanges(where, d); err != nil {
 			return err
 		}
+		if err := checkHealth(where, d); err != nil {
+			return err
+		}
 		for j, p := range d.Processes {
 			pw := fmt.Sprintf("%s.processes[%d]", where, j)
 			if p.PID <= 0 || int64(p.PID) > maxPID {
@@ -224,3 +227,46 @@ func u32(p *uint32) *float64 {
 	v := float64(*p)
 	return &v
 }
+
+// checkHealth refuses health values no driver gives: a clock-event
+// reason NVML has no bit for, a PCIe generation or width no link has, a
+// margin no GPU reports.
+func checkHealth(where string, d simDevice) error {
+	for _, r := range d.ClocksEventReasons {
+		known := false
+		for _, b := range reasonBits {
+			known = known || b.name == r
+		}
+		if !known {
+			names := make([]string, len(reasonBits))
+			for i, b := range reasonBits {
+				names[i] = b.name
+			}
+			return fmt.Errorf("%s: clocks_event_reasons: %q is not one of %s", where, r, strings.Join(names, ", "))
+		}
+	}
+	if m := d.MarginTemperatureC; m != nil && (*m < -maxTemperature || *m > maxTemperature) {
+		return fmt.Errorf("%s: margin_temperature_c %d is out of range (-%d to %d)", where, *m, maxTemperature, maxTemperature)
+	}
+	if p := d.PCIe; p != nil {
+		for _, v := range []struct {
+			field string
+			value uint32
+			max   uint32
+		}{{"gen", p.Gen, maxPCIeGen}, {"max_gen", p.MaxGen, maxPCIeGen}, {"card_max_gen", p.CardMaxGen, maxPCIeGen},
+			{"width", p.Width, maxPCIeWidth}, {"max_width", p.MaxWidth, maxPCIeWidth}} {
+			if v.value > v.max {
+				return fmt.Errorf("%s.pcie: %s %d is out of range (1 to %d)", where, v.field, v.value, v.max)
+			}
+		}
+		if p.Gen == 0 || p.Width == 0 || p.MaxGen == 0 || p.MaxWidth == 0 {
+			return fmt.Errorf("%s.pcie: gen, width, max_gen and max_width are all needed, each at least 1", where)
+		}
+	}
+	return nil
+}
+
+const (
+	maxPCIeGen   = 7  // PCIe 7.0 is the newest generation specified
+	maxPCIeWidth = 32 // x32, the widest link PCIe defines
+)

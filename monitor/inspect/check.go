@@ -47,7 +47,7 @@ func Check(ctx context.Context, rd *pyenv.Reader, g gpu.State, found []envsearch
 // them with InspectOne against its GPU, as Check does.
 func Start(g gpu.State) monitor.CheckResult {
 	g = kb.Annotate(g)
-	res := monitor.CheckResult{GPU: g, Findings: health.CheckGPU(g), Complete: true}
+	res := monitor.CheckResult{GPU: g, Findings: append(health.CheckGPU(g), health.CheckGPUHealth(g)...), Complete: true}
 	if res.Findings == nil {
 		res.Findings = []finding.Finding{}
 	}

@@ -24,6 +24,7 @@
 package prom
 
 import (
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -99,6 +100,7 @@ var (
 	descGPUInfo    = desc("gpu_info", "One NVIDIA GPU: its name, UUID, compute capability and architecture; always 1.", "gpu", "name", "uuid", "compute_capability", "architecture")
 	descGPUAsleep  = desc("gpu_asleep", "1 when the GPU is in PCI runtime suspend (and so was not queried, to leave it asleep), else 0.", "gpu")
 	descGPURead    = desc("gpu_readable", "1 when everything about the GPU could be read from the driver, else 0.", "gpu")
+	descGPUFind    = desc("gpu_findings", "Findings about one GPU's health (GPU_THROTTLED, GPU_LOST, GPU_XID, PCIE_DEGRADED, GPU_MEMORY_ERRORS, GPU_MEMORY_ORPHANED), by GPU index, code and severity; absent while there are none.", "gpu", "code", "severity")
 
 	descEnvInfo   = desc("env_info", "One watched Python environment: its manager (uv, pip, conda, unknown), kind (venv, conda) and Python version; always 1.", "env", "installer", "kind", "python")
 	descTorchInfo = desc("env_torch_info", "The torch installed in an environment: build (cuda, cpu, rocm, xpu, unknown), version and CUDA version; always 1, absent without torch.", "env", "build", "torch_version", "cuda")
@@ -114,7 +116,7 @@ var (
 
 var allDescs = []*Desc{
 	descBuildInfo, descReady, descDegraded, descIncomplete, descReadTime, descReadDur, descPollTime, descHostFind,
-	descGPUs, descDriverInfo, descDriverMin, descGPUInfo, descGPUAsleep, descGPURead,
+	descGPUs, descDriverInfo, descDriverMin, descGPUInfo, descGPUAsleep, descGPURead, descGPUFind,
 	descEnvInfo, descTorchInfo, descEnvFind, descChanged, descReplaced,
 	descProcs, descProcMem, descProcCPU, descJobOnCPU,
 }
@@ -194,6 +196,18 @@ func collectGPU(b *batch, s monitor.State) {
 		b.add(descGPUInfo, 1, idx, d.Name, d.UUID, d.ComputeCapability, d.Architecture)
 		b.add(descGPUAsleep, boolValue(d.Asleep), idx)
 		b.add(descGPURead, boolValue(d.Error == ""), idx)
+	}
+	// The machine's findings about one GPU ("gpu:N"), by that GPU.
+	byGPU := map[string][]finding.Finding{}
+	for _, f := range s.Findings {
+		if idx, ok := strings.CutPrefix(f.Env, "gpu:"); ok {
+			byGPU[idx] = append(byGPU[idx], f)
+		}
+	}
+	for _, idx := range slices.Sorted(maps.Keys(byGPU)) {
+		for k, n := range countFindings(byGPU[idx]) {
+			b.add(descGPUFind, float64(n), idx, k.code, string(k.severity))
+		}
 	}
 }
 

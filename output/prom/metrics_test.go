@@ -255,3 +255,31 @@ func TestFromCheck(t *testing.T) {
 		t.Errorf("check's metrics differ from the engine's for the same machine:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestGPUFindings: a GPU health finding is a series of its GPU, code and
+// severity (and counts among the host's findings, as every machine
+// finding does); none is exported while there are none.
+func TestGPUFindings(t *testing.T) {
+	s := monitor.State{GPU: a100()}
+	if out := string(exposition(t, collector(s))); strings.Contains(out, "gpucanary_gpu_findings{") {
+		t.Errorf("a healthy GPU has a findings series:\n%s", out)
+	}
+	s.Findings = []finding.Finding{
+		{Code: finding.CodeGPUThrottled, Severity: finding.SeverityWarning, Env: "gpu:0"},
+		{Code: finding.CodePCIeDegraded, Severity: finding.SeverityInfo, Env: "gpu:0"},
+		{Code: finding.CodeNoGPUDriver, Severity: finding.SeverityWarning},
+	}
+	out := string(exposition(t, collector(s)))
+	for _, want := range []string{
+		`gpucanary_gpu_findings{code="GPU_THROTTLED",gpu="0",severity="warning"} 1`,
+		`gpucanary_gpu_findings{code="PCIE_DEGRADED",gpu="0",severity="info"} 1`,
+		`gpucanary_host_findings{code="GPU_THROTTLED",severity="warning"} 1`,
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("no line %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `gpucanary_gpu_findings{code="NO_GPU_DRIVER"`) {
+		t.Errorf("a finding about no GPU is a GPU's:\n%s", out)
+	}
+}

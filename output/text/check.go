@@ -65,9 +65,12 @@ func (p Printer) gpu(g gpu.State, stats bool) {
 		if arch != "" {
 			arch += ", "
 		}
-		state := ""
+		state := safe("")
 		if d.Asleep {
 			state = " · asleep"
+		}
+		if d.Lost {
+			state = " · " + p.paint(red, "lost (not answering the driver)")
 		}
 		sm := "compute capability not known"
 		if d.ComputeCapability != "" {

@@ -31,6 +31,11 @@ var codeTitles = map[string]string{
 	finding.CodeEnvPythonMismatch:     "the environment's Python is another version",
 	finding.CodeCUDAKernelsMissing:    "a CUDA library has no code for the GPU",
 	finding.CodeGPUMemoryOrphaned:     "GPU memory held by no running process",
+	finding.CodeGPUThrottled:          "the GPU is throttled under load",
+	finding.CodeGPULost:               "the GPU is lost",
+	finding.CodeGPUXid:                "the driver reported a GPU error (Xid)",
+	finding.CodePCIeDegraded:          "the GPU's PCIe link runs below its best",
+	finding.CodeGPUMemoryErrors:       "the GPU's memory has errors",
 }
 
 // CodeTitle is the finding with code as a person says it; a code with

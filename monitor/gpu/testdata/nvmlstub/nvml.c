@@ -335,3 +335,87 @@ EXPORT nvml_ret nvmlDeviceGetProcessUtilization(const void *dev, struct sample *
     *count = n;
     return SUCCESS;
 }
+
+/* Health (GPU Canary's GPU health codes). A data-center card (one that
+   supports MIG here: the A100) answers every call, at its power cap on a
+   full Gen4 x16 link with clean memory; the RTX 4090 idles (its link at
+   Gen1, as power saving leaves it) and answers NOT_SUPPORTED for ECC, the
+   margin and the counters, as a GeForce does for some of them. An old
+   driver has the clock-event reasons under their old name only. */
+#define ARGUMENT_VERSION_MISMATCH 25
+struct field_value {
+    unsigned field_id, scope_id;
+    long long timestamp, latency_usec;
+    unsigned value_type; /* 1 unsigned int, 3 unsigned long long */
+    nvml_ret ret;
+    unsigned char value[8];
+};
+struct margin_temperature { unsigned version; int margin; };
+
+static nvml_ret reasons(const char *sym, const void *dev, unsigned long long *r) {
+    DEVICE(sym);
+    *r = g->mig_supported ? 0x4 /* SW power cap */ : 0x1 /* GPU idle */;
+    return SUCCESS;
+}
+#ifndef NVMLSTUB_OLD
+EXPORT nvml_ret nvmlDeviceGetCurrentClocksEventReasons(const void *dev, unsigned long long *r) { return reasons("nvmlDeviceGetCurrentClocksEventReasons", dev, r); }
+#endif
+EXPORT nvml_ret nvmlDeviceGetCurrentClocksThrottleReasons(const void *dev, unsigned long long *r) { return reasons("nvmlDeviceGetCurrentClocksThrottleReasons", dev, r); }
+
+static void set_value(struct field_value *v, unsigned type, unsigned long long n) {
+    v->value_type = type;
+    v->ret = SUCCESS;
+    memset(v->value, 0, sizeof v->value);
+    for (int i = 0; i < 8; i++) v->value[i] = (unsigned char)(n >> (8 * i));
+}
+
+EXPORT nvml_ret nvmlDeviceGetFieldValues(const void *dev, int n, struct field_value *values) {
+    DEVICE("nvmlDeviceGetFieldValues");
+    if (n < 0 || (n > 0 && !values)) return INVALID_ARGUMENT;
+    for (int i = 0; i < n; i++) {
+        struct field_value *v = &values[i];
+        v->ret = NOT_SUPPORTED;
+        if (!g->mig_supported) continue;
+        switch (v->field_id) {
+        case 269: set_value(v, 3, 1500000000ULL); break; /* SW thermal, ns */
+        case 270: set_value(v, 3, 0); break;             /* HW thermal, ns */
+        case 94: set_value(v, 1, 2); break;              /* PCIe replays */
+        }
+    }
+    return SUCCESS;
+}
+
+EXPORT nvml_ret nvmlDeviceGetMarginTemperature(const void *dev, struct margin_temperature *m) {
+    DEVICE("nvmlDeviceGetMarginTemperature");
+    if (!g->mig_supported) return NOT_SUPPORTED;
+    if (m->version != (sizeof *m | 1u << 24)) return ARGUMENT_VERSION_MISMATCH;
+    m->margin = 24;
+    return SUCCESS;
+}
+
+#define LINK(sym, expr) EXPORT nvml_ret sym(const void *dev, unsigned *v) { DEVICE(#sym); *v = (expr); return SUCCESS; }
+LINK(nvmlDeviceGetCurrPcieLinkGeneration, g->mig_supported ? 4 : 1)
+LINK(nvmlDeviceGetCurrPcieLinkWidth, 16)
+LINK(nvmlDeviceGetMaxPcieLinkGeneration, 4)
+LINK(nvmlDeviceGetMaxPcieLinkWidth, 16)
+LINK(nvmlDeviceGetGpuMaxPcieLinkGeneration, 4)
+
+EXPORT nvml_ret nvmlDeviceGetTotalEccErrors(const void *dev, int type, int counter, unsigned long long *n) {
+    DEVICE("nvmlDeviceGetTotalEccErrors");
+    if (!g->mig_supported) return NOT_SUPPORTED;
+    if (type != 1 || counter != 0) return INVALID_ARGUMENT; /* uncorrected, volatile */
+    *n = 0;
+    return SUCCESS;
+}
+EXPORT nvml_ret nvmlDeviceGetRetiredPagesPendingStatus(const void *dev, int *pending) {
+    DEVICE("nvmlDeviceGetRetiredPagesPendingStatus");
+    if (!g->mig_supported) return NOT_SUPPORTED;
+    *pending = 0;
+    return SUCCESS;
+}
+EXPORT nvml_ret nvmlDeviceGetRemappedRows(const void *dev, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failure) {
+    DEVICE("nvmlDeviceGetRemappedRows");
+    if (!g->mig_supported) return NOT_SUPPORTED;
+    *corr = *unc = *pending = *failure = 0;
+    return SUCCESS;
+}
