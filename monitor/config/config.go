@@ -50,6 +50,10 @@ type Config struct {
 	// at IndexBase at most daily and learn newer torch releases
 	// (`gpucanary kb refresh`); off, nothing is read unless asked.
 	KBRefresh bool `toml:"kb_refresh"`
+	// JobMinRuntime is how long a GPU job must have run for its end to
+	// be told (JOB_ENDED); a job one asked to be told of is told
+	// whatever its run time.
+	JobMinRuntime Duration `toml:"job_min_runtime"`
 }
 
 // Duration is a time.Duration written as "2s" in TOML.
@@ -77,6 +81,7 @@ func Default() Config {
 		CPUFallbackPercent: 50,
 		CPUFallbackWindow:  Duration{20 * time.Second},
 		DiscoverHome:       true,
+		JobMinRuntime:      Duration{5 * time.Minute},
 	}
 }
 
@@ -136,6 +141,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("cpu_fallback_percent %v must be a number above 0", c.CPUFallbackPercent)
 	case c.CPUFallbackWindow.Duration < 0:
 		return fmt.Errorf("cpu_fallback_window %s is negative", c.CPUFallbackWindow)
+	case c.JobMinRuntime.Duration <= 0:
+		return fmt.Errorf("job_min_runtime %s must be above 0", c.JobMinRuntime)
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
 	case c.LlamaIndexBase == "":

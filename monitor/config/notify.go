@@ -19,6 +19,7 @@ var NotifyKinds = []string{
 	"FINDING_RAISED",
 	"FINDING_CLEARED",
 	"GPU_STATE_CHANGED",
+	"JOB_ENDED",
 }
 
 // NotifyNone, as `notify = ["NONE"]`, turns every notification off: an

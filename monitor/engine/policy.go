@@ -45,6 +45,7 @@ var notifies = map[monitor.Kind]bool{
 	monitor.KindFindingRaised:     true,
 	monitor.KindFindingCleared:    true,
 	monitor.KindGPUStateChanged:   true,
+	monitor.KindJobEnded:          true,
 }
 
 // Snooze silences notifications about env until the given time (zero
@@ -155,7 +156,7 @@ func (p *Policy) Decide(e *monitor.Event, batchTold bool) {
 		return
 	}
 	cool := e.Env + "|" + string(e.Kind)
-	if e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindJobOnCPU {
+	if e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindJobOnCPU || e.Kind == monitor.KindJobEnded {
 		cool = key
 	}
 	if t, ok := p.last[cool]; ok && now.Sub(t) < p.cooldown && e.Kind != monitor.KindFindingCleared && e.Kind != monitor.KindJobOnCPUCleared {

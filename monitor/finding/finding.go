@@ -100,6 +100,10 @@ const (
 	// processes NVML lists hold by more than health.OrphanMargin: the memory
 	// taken, and the next job runs out of it.
 	CodeGPUMemoryOrphaned = "GPU_MEMORY_ORPHANED"
+	// CodeJobEnded: a GPU job ended, finished (info), crashed (error) or
+	// in a way nothing visible tells (warning); the JOB_ENDED event
+	// carries it and how it ended.
+	CodeJobEnded = "JOB_ENDED"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

@@ -24,7 +24,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // How is how a process ended, as scripts match it (`wait --json`,
@@ -180,22 +183,6 @@ func (e End) Rank() int {
 	return 1
 }
 
-// Words is the end in one phrase, for a message: "finished: exited with
-// status 0", "crashed: ran out of GPU memory".
-func (e End) Words() string {
-	s := string(e.How) + ": " + e.Reason
-	if e.How == Unknown {
-		s = e.Reason
-	}
-	if e.Quote != "" {
-		s += ": “" + e.Quote + "”"
-	}
-	if e.Log != "" {
-		s += " (log " + e.Log + ")"
-	}
-	return s
-}
-
 // RunTime is how long a process that started at start ran until end,
 // whole seconds; 0 when the start is not known.
 func RunTime(start, end time.Time) time.Duration {
@@ -203,4 +190,33 @@ func RunTime(start, end time.Time) time.Duration {
 		return 0
 	}
 	return end.Sub(start).Truncate(time.Second)
+}
+
+// Say is the end in a sentence: "python train.py (PID 4242) crashed
+// after 6m02s: ran out of GPU memory: “torch.OutOfMemoryError: …” (log
+// /work/train.log)." command may be "" (not known).
+func Say(command string, pid int, ran time.Duration, e End) string {
+	who := fmt.Sprintf("PID %d", pid)
+	if command != "" {
+		who = fmt.Sprintf("%s (PID %d)", command, pid)
+	}
+	verb := string(e.How)
+	if e.How == Unknown {
+		verb = "ended"
+	}
+	after := ""
+	if ran > 0 {
+		after = " after " + human.Duration(ran)
+	}
+	s := fmt.Sprintf("%s %s%s: %s", who, verb, after, e.Reason)
+	if e.How == Unknown && strings.HasPrefix(e.Reason, "ended ") {
+		s = fmt.Sprintf("%s ended%s %s", who, after, strings.TrimPrefix(e.Reason, "ended "))
+	}
+	if e.Quote != "" {
+		s += ": “" + e.Quote + "”"
+	}
+	if e.Log != "" {
+		s += " (log " + e.Log + ")"
+	}
+	return s + "."
 }
