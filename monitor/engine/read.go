@@ -76,6 +76,10 @@ func (m *Monitor) start(ctx context.Context) {
 	m.flushFacts()
 	m.watchRoots()
 	m.readDone(began)
+	// The processes too, before the first read is published: a job
+	// running now is held for its end (JOB_ENDED) from the start, and the
+	// first state lists it.
+	m.pollProcesses(ctx)
 	m.publish(events)
 	m.view.update(func(s *monitor.State) { s.Started = true })
 	close(m.started)
