@@ -180,7 +180,7 @@ func TestJobEndedWatchJSON(t *testing.T) {
 			how: "finished", reason: "its log ends without an error"},
 		{name: "CUDA OOM", log: true,
 			script: `printf 'epoch 1\nTraceback (most recent call last):\n  File "train.py", line 9, in <module>\n    loss.backward()\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 39.39 GiB\n' >&2; exit 1`,
-			how: "crashed", reason: "ran out of GPU memory", quote: "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"},
+			how:    "crashed", reason: "ran out of GPU memory", quote: "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"},
 		{name: "SIGKILL", script: "sleep 300", kill: true, how: "crashed", reason: "killed by SIGKILL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
