@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -228,5 +229,140 @@ func TestJobEndedWatchJSON(t *testing.T) {
 				t.Errorf("message %q does not quote %q", ev.Message, tc.quote)
 			}
 		})
+	}
+}
+
+// waitRun runs `gpucanary wait args...` in the background; its result
+// comes on the channel.
+type waitResult struct {
+	out, err string
+	code     int
+}
+
+func waitRun(ctx context.Context, t *testing.T, args ...string) <-chan waitResult {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	res := make(chan waitResult, 1)
+	var out, errb lockedBuffer
+	go func() {
+		code := run(ctx, append([]string{"wait"}, args...), stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		res <- waitResult{out.String(), errb.String(), code}
+	}()
+	return res
+}
+
+// waitWaiting runs wait and returns once it holds its processes (it says
+// it waits).
+func waitWaiting(ctx context.Context, t *testing.T, args ...string) <-chan waitResult {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	res := make(chan waitResult, 1)
+	var out, errb lockedBuffer
+	go func() {
+		code := run(ctx, append([]string{"wait"}, args...), stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		res <- waitResult{out.String(), errb.String(), code}
+	}()
+	waitFor(t, &errb, "waiting for")
+	return res
+}
+
+func waitDone(t *testing.T, res <-chan waitResult) waitResult {
+	t.Helper()
+	select {
+	case r := <-res:
+		return r
+	case <-time.After(90 * time.Second):
+		t.Fatal("wait did not end after its processes did")
+	}
+	return waitResult{}
+}
+
+// TestWaitSaysHowEachEnded runs `gpucanary wait` on real processes it
+// did not start: a job whose log ends cleanly finished (0); one killed
+// before its parent reaped it crashed (1); several, one crashed, each
+// said as a JSON object as it ends (1); two that exited 0 (0).
+func TestWaitSaysHowEachEnded(t *testing.T) {
+	t.Run("finished", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "train.log")
+		job := startGPUJob(t, log, "echo 'epoch 3/3 done'; exit 0")
+		job.reap()
+		res := waitWaiting(context.Background(), t, strconv.Itoa(job.cmd.Process.Pid))
+		job.release(t, 0)
+		r := waitDone(t, res)
+		if r.code != 0 || !strings.Contains(r.out, fmt.Sprintf("(PID %d) finished", job.cmd.Process.Pid)) ||
+			!strings.Contains(r.out, "its log ends without an error") || !strings.Contains(r.out, log) {
+			t.Errorf("exit %d\n%s%s", r.code, r.out, r.err)
+		}
+	})
+	t.Run("crashed", func(t *testing.T) {
+		job := startGPUJob(t, "", "sleep 300")
+		res := waitWaiting(context.Background(), t, strconv.Itoa(job.cmd.Process.Pid))
+		job.cmd.Process.Signal(syscall.SIGKILL) // not reaped: its status is still there
+		r := waitDone(t, res)
+		if r.code != 1 || !strings.Contains(r.out, "crashed") || !strings.Contains(r.out, "killed by SIGKILL") {
+			t.Errorf("exit %d\n%s%s", r.code, r.out, r.err)
+		}
+	})
+	t.Run("several", func(t *testing.T) {
+		ok := startGPUJob(t, "", "exit 0")
+		log := filepath.Join(t.TempDir(), "train.log")
+		oom := startGPUJob(t, log, `printf 'Traceback (most recent call last):\n  File "train.py", line 9\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n' >&2; exit 1`)
+		oom.reap()
+		res := waitWaiting(context.Background(), t, "--json", strconv.Itoa(ok.cmd.Process.Pid), strconv.Itoa(oom.cmd.Process.Pid))
+		ok.release(t, 0)
+		oom.release(t, 0)
+		r := waitDone(t, res)
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1 (one crashed)\n%s%s", r.code, r.out, r.err)
+		}
+		got := map[int]monitor.JobEnd{}
+		for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
+			var je monitor.JobEnd
+			if err := json.Unmarshal([]byte(line), &je); err != nil {
+				t.Fatalf("not a JSON line: %q", line)
+			}
+			got[je.PID] = je
+		}
+		a, b := got[ok.cmd.Process.Pid], got[oom.cmd.Process.Pid]
+		if a.How != "finished" || a.ExitCode == nil || *a.ExitCode != 0 || len(a.Command) == 0 {
+			t.Errorf("the one that exited 0: %+v", a)
+		}
+		if b.How != "crashed" || b.Reason != "ran out of GPU memory" || !strings.HasPrefix(b.Quote, "torch.OutOfMemoryError") || b.Log != log {
+			t.Errorf("the one out of memory: %+v", b)
+		}
+	})
+	t.Run("all finished", func(t *testing.T) {
+		a, b := startGPUJob(t, "", "exit 0"), startGPUJob(t, "", "exit 0")
+		res := waitWaiting(context.Background(), t, strconv.Itoa(a.cmd.Process.Pid), strconv.Itoa(b.cmd.Process.Pid))
+		a.release(t, 0)
+		b.release(t, 0)
+		if r := waitDone(t, res); r.code != 0 || strings.Count(r.out, "finished") != 2 {
+			t.Errorf("exit %d\n%s%s", r.code, r.out, r.err)
+		}
+	})
+}
+
+// TestWaitRefusesWhatIsNoProcess: a PID no process has, or an argument
+// that is no PID, is exit 2 before anything is waited for.
+func TestWaitRefusesWhatIsNoProcess(t *testing.T) {
+	live := startGPUJob(t, "", "exit 0")
+	for _, args := range [][]string{{strconv.Itoa(live.cmd.Process.Pid), strconv.Itoa(1<<22 + 7)}, {"abc"}, {"-5"}, {}} {
+		r := waitDone(t, waitRun(context.Background(), t, args...))
+		if r.code != 2 || r.out != "" || r.err == "" {
+			t.Errorf("wait %v: exit %d, stdout %q, stderr %q", args, r.code, r.out, r.err)
+		}
+	}
+}
+
+// TestWaitInterrupted: Ctrl-C while the process runs ends wait with 130,
+// saying nothing of an end that did not happen.
+func TestWaitInterrupted(t *testing.T) {
+	job := startGPUJob(t, "", "exit 0")
+	ctx, cancel := context.WithCancel(context.Background())
+	res := waitWaiting(ctx, t, strconv.Itoa(job.cmd.Process.Pid))
+	cancel()
+	r := waitDone(t, res)
+	if r.code != 130 || r.out != "" || !strings.Contains(r.err, "interrupted") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.out, r.err)
 	}
 }

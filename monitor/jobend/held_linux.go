@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -78,8 +79,12 @@ func Open(root string, pid int, start time.Time) (*Held, error) {
 		h.Logs = append(h.Logs, Log{Path: target, info: fi})
 	}
 	if !h.access {
-		_, err := os.Readlink(filepath.Join(root, strconv.Itoa(pid), "exe"))
-		h.access = err == nil
+		// A zombie has no files left to read: a process of this user is
+		// one whose status the kernel shows to it.
+		fi, err := os.Stat(filepath.Join(root, strconv.Itoa(pid)))
+		if s, ok := statOwner(fi, err); ok {
+			h.access = s == uint32(os.Getuid())
+		}
 	}
 	return h, nil
 }
@@ -153,6 +158,18 @@ func OOMKills(root string) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// statOwner is the owner of the file fi describes.
+func statOwner(fi os.FileInfo, err error) (uint32, bool) {
+	if err != nil {
+		return 0, false
+	}
+	s, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return s.Uid, true
 }
 
 func absDur(d time.Duration) time.Duration {
