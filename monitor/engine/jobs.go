@@ -250,9 +250,20 @@ func (m *Monitor) pollJobEnds(now time.Time) {
 		}
 		events = append(events, jobEndedEvent(j, ran, now))
 	}
-	if len(events) > 0 {
-		m.publish(events)
+	if len(events) == 0 {
+		return
 	}
+	m.view.update(func(s *monitor.State) {
+		n := maps.Clone(s.JobsEnded) // copy on write: earlier copies of the state share the map
+		if n == nil {
+			n = map[jobend.How]uint64{}
+		}
+		for _, e := range events {
+			n[e.Job.How]++
+		}
+		s.JobsEnded = n
+	})
+	m.publish(events)
 }
 
 // jobEndedEvent is the JOB_ENDED event of a job that ended.
