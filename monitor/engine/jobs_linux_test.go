@@ -102,3 +102,33 @@ func TestJobEndedOnlyPastTheMinimumOrAsked(t *testing.T) {
 		t.Errorf("peaks: asked %v, other %v", a.Job.PeakGPUMemoryBytes, o.Job.PeakGPUMemoryBytes)
 	}
 }
+
+// TestWorkersAreOneJob: two GPU processes one parent started with the
+// same command (a launcher's DDP workers) are one job, told once when
+// the last of them ends, with both PIDs and their memory summed.
+func TestWorkersAreOneJob(t *testing.T) {
+	a := startHeld(t, "sh", "-c", "read x; exit 0")
+	b := startHeld(t, "sh", "-c", "read x; exit 0")
+	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 1073741824}]},
+             {"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 2147483648}]}]}`,
+		a.cmd.Process.Pid, b.cmd.Process.Pid))
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), "proj", ".venv"))
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: gpu, Processes: procs.NewSource(procs.Options{}), JobMinRuntime: time.Millisecond})
+	a.in.Close()
+	<-a.done
+	b.in.Close()
+	<-b.done
+	isJob := func(ev monitor.Event) bool { return ev.Kind == monitor.KindJobEnded }
+	ev := e.Wait(60*time.Second, isJob)
+	if n := e.Count(isJob); n != 1 {
+		t.Errorf("%d JOB_ENDED for one job of two workers:\n%s", n, e.Dump())
+	}
+	if ev.Job == nil || len(ev.Job.PIDs) != 2 || ev.Job.PeakGPUMemoryBytes == nil || *ev.Job.PeakGPUMemoryBytes != 3<<30 ||
+		!strings.Contains(ev.Message, "2 processes (workers) as one job") {
+		t.Errorf("the job: %+v\n%s", ev.Job, ev.Message)
+	}
+}
