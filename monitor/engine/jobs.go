@@ -173,6 +173,11 @@ func (jw *jobWatch) jobOf(r *monitor.Process, byPID map[int]*monitor.Process) *j
 
 // add makes held a member of j.
 func (jw *jobWatch) add(j *job, held *jobend.Held) {
+	if len(jw.members) == 0 {
+		// the count an end is compared with, from the first poll that
+		// holds a process on
+		jw.oom, jw.oomOK = jobend.OOMKills("")
+	}
 	jw.members[held.PID] = &member{held: held, job: j}
 	j.live++
 	if !slices.Contains(j.pids, held.PID) {
@@ -214,8 +219,7 @@ func (m *Monitor) WatchEnd(pid int, start time.Time) error {
 func (m *Monitor) pollJobEnds(now time.Time) {
 	jw := &m.jobs
 	if len(jw.members) == 0 {
-		jw.oom, jw.oomOK = jobend.OOMKills("")
-		return
+		return // nothing held: not even the OOM count is read
 	}
 	oom, oomOK := jobend.OOMKills("")
 	var ended []*job
