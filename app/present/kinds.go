@@ -21,7 +21,7 @@ var kindNames = []struct {
 	{monitor.KindFindingRaised, "A problem was found", true},
 	{monitor.KindFindingCleared, "A problem was resolved", true},
 	{monitor.KindGPUStateChanged, "The GPU or driver changed", true},
-	{monitor.KindJobEnded, "A GPU job ended (finished or crashed)", true},
+	{monitor.KindJobEnded, "A GPU job ended", true},
 	{monitor.KindTorchInstalled, "torch was installed", false},
 	{monitor.KindEnvAdded, "Environment added", false},
 	{monitor.KindEnvRemoved, "Environment removed", false},
