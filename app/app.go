@@ -37,6 +37,9 @@ type Engine interface {
 	// it) has stopped.
 	Add(path string) error
 	Forget(path string) error
+	// WatchEnd asks to be told (JOB_ENDED) when the process with this
+	// PID and start time ends, whatever its run time.
+	WatchEnd(pid int, start time.Time) error
 }
 
 // Deps is what the app needs. Desktop side effects that tests replace are

@@ -45,7 +45,11 @@ type procsWindow struct {
 	chosenPID   int
 	chosenStart time.Time
 	term        *widget.Button
-	why         *widget.Label // the selected process's verdict and reason
+	// end is "Tell me when it ends" (JOB_ENDED whatever the run time);
+	// asked are the processes it was pressed for, by PID and start.
+	end   *widget.Button
+	asked map[int]time.Time
+	why   *widget.Label // the selected process's verdict and reason
 	// memTotal is the largest GPU's memory: the top of the memory
 	// sparklines.
 	memTotal uint64
@@ -120,13 +124,16 @@ func newProcsWindow(w *windows) *procsWindow {
 	}
 	p.term = widget.NewButton("Terminate…", p.terminate)
 	p.term.Disable()
+	p.end = widget.NewButton(tellWhenEnds, p.watchEnd)
+	p.end.Disable()
+	p.asked = map[int]time.Time{}
 	// The selected process's story (verdict, why, the fix) is read
 	// first, above the table, not in a status line.
 	p.why = widget.NewLabel(chooseHint)
 	p.why.Wrapping = fyne.TextWrapWord
 	p.bars = container.NewVBox()
 	table := container.New(&fillLastColumn{table: p.table, widths: widths}, keyed)
-	top := container.NewVBox(p.bars, container.NewBorder(nil, nil, nil, p.term, p.why))
+	top := container.NewVBox(p.bars, container.NewBorder(nil, nil, nil, container.NewVBox(p.term, p.end), p.why))
 	p.win.SetContent(container.NewBorder(top, nil, nil, nil, table))
 	return p
 }
@@ -329,9 +336,22 @@ func (p *procsWindow) updateTerminate() {
 	if p.chosen < 0 || p.chosen >= len(p.rows) {
 		p.why.SetText(chooseHint)
 		p.term.Disable()
+		p.end.Disable()
+		p.end.SetText(tellWhenEnds)
 		return
 	}
 	r := p.rows[p.chosen]
+	switch {
+	case !r.Measured() || r.StartTime.IsZero():
+		p.end.Disable() // not a process of this machine, or one not named by its start
+		p.end.SetText(tellWhenEnds)
+	case p.asked[r.PID].Equal(r.StartTime):
+		p.end.Disable()
+		p.end.SetText(willTell)
+	default:
+		p.end.Enable()
+		p.end.SetText(tellWhenEnds)
+	}
 	story := processStory(r, time.Now())
 	if r.JobOnCPU && !r.OutsideContainer {
 		p.term.Enable()
@@ -364,6 +384,27 @@ func processStory(r monitor.Process, now time.Time) string {
 		}
 	}
 	return story
+}
+
+// The end button's words, before and after it was pressed.
+const (
+	tellWhenEnds = "Tell me when it ends"
+	willTell     = "Will tell when it ends"
+)
+
+// watchEnd asks the engine to tell of the selected process's end
+// (JOB_ENDED, a notification) whatever its run time.
+func (p *procsWindow) watchEnd() {
+	if p.chosen < 0 || p.chosen >= len(p.rows) {
+		return
+	}
+	r := p.rows[p.chosen]
+	if err := p.w.u.d.Engine.WatchEnd(r.PID, r.StartTime); err != nil {
+		dialog.ShowError(fmt.Errorf("watching PID %d: %w", r.PID, err), p.win)
+		return
+	}
+	p.asked[r.PID] = r.StartTime
+	p.updateTerminate()
 }
 
 func (p *procsWindow) terminate() {

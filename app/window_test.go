@@ -484,3 +484,40 @@ func TestProcessesArrowKeys(t *testing.T) {
 		t.Errorf("after Up: row %d", p.chosen)
 	}
 }
+
+// endWatcher records the processes the windows asked to be told the
+// end of.
+type endWatcher struct {
+	fixedEngine
+	asked []int
+}
+
+func (e *endWatcher) WatchEnd(pid int, _ time.Time) error {
+	e.asked = append(e.asked, pid)
+	return nil
+}
+
+// TestTellMeWhenItEnds: "Tell me when it ends" asks the engine about the
+// selected process (by PID and start time), then says it will, and is
+// not offered again for that process; nothing chosen, nothing offered.
+func TestTellMeWhenItEnds(t *testing.T) {
+	a := test.NewTempApp(t)
+	eng := &endWatcher{}
+	d := goldenDeps()
+	d.Engine = eng
+	u := newUI(a, d)
+	p := newProcsWindow(u.wins)
+	p.refresh(goldenState())
+	if !p.end.Disabled() {
+		t.Error("offered with no process chosen")
+	}
+	row := slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 4242 })
+	p.table.Select(widget.TableCellID{Row: row, Col: 0})
+	if p.end.Disabled() {
+		t.Fatal("not offered for a process of this machine")
+	}
+	test.Tap(p.end)
+	if !slices.Equal(eng.asked, []int{4242}) || !p.end.Disabled() || p.end.Text != willTell {
+		t.Errorf("asked %v; the button says %q, disabled %v", eng.asked, p.end.Text, p.end.Disabled())
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -38,6 +39,10 @@ const (
 	// removed or edited by hand, so installers may replace torch again.
 	// Shown in history only: the user did it.
 	KindGuardChanged Kind = "GUARD_CHANGED"
+	// KindJobEnded: a GPU job that ran at least job_min_runtime ended
+	// (or any process one asked to be told of: Monitor.WatchEnd),
+	// finished or crashed with its reason (Event.Job).
+	KindJobEnded Kind = "JOB_ENDED"
 )
 
 // Kinds converts kind names (from the settings file) to Kinds.
@@ -75,6 +80,31 @@ type Event struct {
 	Offline bool `json:"offline,omitempty"`
 	// Repair is the repair a REPAIR_* event is about.
 	Repair *Repair `json:"repair,omitempty"`
+	// Job is the job a JOB_ENDED event is about.
+	Job *JobEnd `json:"job,omitempty"`
+}
+
+// JobEnd is a job that ended: who it was, what it did with the GPU, and
+// how it ended (jobend.End: finished, crashed or unknown, and why).
+type JobEnd struct {
+	jobend.End
+	// PID is the job's first process (the launcher's first worker, the
+	// parent of DataLoader workers); PIDs are all its processes seen.
+	PID  int   `json:"pid"`
+	PIDs []int `json:"pids,omitempty"`
+	// Command is its command line, redacted of secrets.
+	Command []string `json:"command,omitempty"`
+	Env     string   `json:"env,omitempty"`
+	// Started is when it started; RunSeconds how long it ran.
+	Started    time.Time `json:"started,omitzero"`
+	RunSeconds float64   `json:"run_seconds"`
+	// PeakGPUMemoryBytes and MeanGPUPercent are what was seen of it at
+	// the polls while it ran; null when the driver never said.
+	PeakGPUMemoryBytes *uint64  `json:"peak_gpu_memory_bytes"`
+	MeanGPUPercent     *float64 `json:"mean_gpu_percent"`
+	// Asked is true when someone asked to be told of its end (which
+	// then is told whatever its run time).
+	Asked bool `json:"asked,omitempty"`
 }
 
 // Repair is one run of a repair, as its journal recorded it.

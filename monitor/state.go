@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
 )
 
 // State is everything the engine currently knows.
@@ -35,6 +36,11 @@ type State struct {
 	// SearchStopped says what cut the last environment search short
 	// (its time or entry budget); "" when it looked everywhere.
 	SearchStopped string `json:"search_stopped,omitempty"`
+	// JobsEnded counts the JOB_ENDED events since the engine started, by
+	// how the job ended (finished, crashed, unknown); nil before the
+	// engine's first read. Replaced, never changed in place: copies of
+	// the state share it.
+	JobsEnded map[jobend.How]uint64 `json:"jobs_ended,omitempty"`
 }
 
 // Check is the state in `check`'s shape, for views that show both.

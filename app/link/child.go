@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
@@ -190,6 +191,12 @@ func (t *Tray) Add(path string) error { return t.send(FromWindows{Add: path}) }
 
 // Forget asks the engine to stop watching the environment at path.
 func (t *Tray) Forget(path string) error { return t.send(FromWindows{Forget: path}) }
+
+// WatchEnd asks the engine to tell of the process's end whatever its run
+// time (engine.Monitor.WatchEnd); the tray process logs a refusal.
+func (t *Tray) WatchEnd(pid int, start time.Time) error {
+	return t.send(FromWindows{WatchEnd: &WatchEnd{PID: pid, Start: start}})
+}
 
 // Recorded tells the tray process that a repair's journal has recorded
 // a start or an end, so its engine reads it now (fix.Service.Recorded).

@@ -12,6 +12,8 @@
 package link
 
 import (
+	"time"
+
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 )
@@ -80,6 +82,17 @@ type FromWindows struct {
 	// Idle says the last window closed after Seen requests arrived; the
 	// tray ends the process unless it has sent more since.
 	Idle *Idle `json:"idle,omitempty"`
+	// WatchEnd is the Processes window's "Tell me when it ends": the
+	// engine tells of that process's end (JOB_ENDED) whatever its run
+	// time.
+	WatchEnd *WatchEnd `json:"watch_end,omitempty"`
+}
+
+// WatchEnd names one process by its PID and start time, so that the
+// request cannot fall on a process that took the PID since.
+type WatchEnd struct {
+	PID   int       `json:"pid"`
+	Start time.Time `json:"start"`
 }
 
 // Idle is the windows process's "nothing is open".

@@ -30,6 +30,7 @@ var kindNames = []struct {
 	{finding.CodeGPUXid, "A GPU reported an Xid error", true},
 	{finding.CodePCIeDegraded, "A GPU's PCIe link is degraded", true},
 	{finding.CodeGPUMemoryErrors, "A GPU's memory needs a reset", true},
+	{monitor.KindJobEnded, "A GPU job ended", true},
 	{monitor.KindTorchInstalled, "torch was installed", false},
 	{monitor.KindEnvAdded, "Environment added", false},
 	{monitor.KindEnvRemoved, "Environment removed", false},

@@ -7,6 +7,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
 	"github.com/gpucanary/gpucanary/output/words"
 )
 
@@ -101,6 +102,8 @@ func Notification(e monitor.Event, reinstall bool) Note {
 		}
 	case monitor.KindGPUStateChanged:
 		n = Note{Title: "GPU state changed", Level: LevelInfo}
+	case monitor.KindJobEnded:
+		n = jobEndedNote(e)
 	default:
 		n = Note{Title: "GPU Canary", Level: LevelInfo}
 	}
@@ -209,4 +212,23 @@ func TildeHome(s string) string { return words.TildeIn(HomeDir(), s) }
 func HomeDir() string {
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// jobEndedNote is a JOB_ENDED notification's title and level: finished
+// is good news, crashed bad, and an end nothing tells is only news.
+func jobEndedNote(e monitor.Event) Note {
+	n := Note{Title: "A GPU job ended", Level: LevelInfo}
+	if e.Job == nil {
+		return n
+	}
+	switch e.Job.How {
+	case jobend.Finished:
+		n = Note{Title: "A GPU job finished", Level: LevelSuccess}
+	case jobend.Crashed:
+		n = Note{Title: "A GPU job crashed", Level: LevelError}
+	}
+	if where := titlePath(e.Env); where != "" {
+		n.Title += " (" + where + ")"
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
@@ -213,7 +214,7 @@ func TestKindNames(t *testing.T) {
 			t.Errorf("%s: policy allows %v, Settings offers %v", k, p.Allows(k), slices.Contains(NotifyKinds(), k))
 		}
 	}
-	if len(NotifyKinds()) != 13 {
+	if len(NotifyKinds()) != len(config.NotifyKinds) {
 		t.Errorf("Settings offers %d kinds: %v", len(NotifyKinds()), NotifyKinds())
 	}
 }

@@ -19,6 +19,7 @@ type Engine interface {
 	Add(path string) error
 	Forget(path string) error
 	ReadJournals() error
+	WatchEnd(pid int, start time.Time) error
 	Snooze(env string, until time.Time)
 	Snoozed(env string, now time.Time) time.Time
 	Pause(until time.Time)

@@ -1,10 +1,12 @@
 package tray
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/engine"
@@ -29,6 +31,7 @@ type fakeEngine struct {
 	events  chan monitor.Event
 	paused  time.Time
 	snoozed map[string]time.Time
+	watched []int // the PIDs WatchEnd was asked about
 }
 
 func newFakeEngine(s monitor.State) *fakeEngine {
@@ -43,6 +46,12 @@ func (f *fakeEngine) Subscribe() (<-chan monitor.Event, func()) {
 func (f *fakeEngine) Add(string) error    { return nil }
 func (f *fakeEngine) Forget(string) error { return nil }
 func (f *fakeEngine) ReadJournals() error { return nil }
+func (f *fakeEngine) WatchEnd(pid int, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watched = append(f.watched, pid)
+	return nil
+}
 func (f *fakeEngine) Snooze(env string, until time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -92,5 +101,14 @@ func TestTrayOverAFakeEngine(t *testing.T) {
 	h.sync()
 	if f.Paused(time.Now()) != (time.Time{}) || h.item(LabelPause).Label != LabelPause {
 		t.Error("Resume in the menu did not end the fake engine's pause")
+	}
+	// The Processes window's "Tell me when it ends" reaches the engine.
+	h.tr.FromWindows(link.FromWindows{WatchEnd: &link.WatchEnd{PID: 4242, Start: time.Now()}})
+	h.sync()
+	f.mu.Lock()
+	watched := slices.Clone(f.watched)
+	f.mu.Unlock()
+	if !slices.Equal(watched, []int{4242}) {
+		t.Errorf("the engine was asked to watch %v, want [4242]", watched)
 	}
 }

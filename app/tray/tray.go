@@ -399,6 +399,8 @@ func (t *tray) FromWindows(m link.FromWindows) {
 			t.copy(m.Copy)
 		case m.Journal != "":
 			err = t.d.Monitor.ReadJournals()
+		case m.WatchEnd != nil:
+			err = t.d.Monitor.WatchEnd(m.WatchEnd.PID, m.WatchEnd.Start)
 		}
 		if err != nil {
 			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "journal", m.Journal, "err", err)

@@ -22,6 +22,8 @@ func commands() []command {
 			summary: "per-process GPU use and verdicts"},
 		{name: "watch", operands: anyPaths, setup: watchFlags, help: watchHelp,
 			summary: "run the engine headless and print each event"},
+		{name: "wait", operands: operands{min: 1, max: -1, what: "PID"}, setup: waitFlags, help: waitHelp,
+			summary: "wait until processes end and say how each did: finished or crashed, and why"},
 		{name: "fix", operands: operands{min: 1, max: 1, what: "environment path"},
 			setup: fixFlags, help: fixHelp,
 			summary: "reinstall a CUDA torch in the environment at PATH, or pin its CUDA index"},

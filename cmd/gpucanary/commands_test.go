@@ -23,6 +23,7 @@ Commands:
   ps [--json] [--watch] [-w]   per-process GPU use and verdicts
   watch [--json] [--all] [PATH...]
                                run the engine headless and print each event
+  wait [--json] PID...         wait until processes end and say how each did: finished or crashed, and why
   fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--llama-index-base URL] [--force] [--timeout D]
   fix --pin-index PATH [--variant cuNNN] [--index-base URL]
                                reinstall a CUDA torch in the environment at PATH, or pin its CUDA index
@@ -77,11 +78,15 @@ func TestUsageNamesEveryFlag(t *testing.T) {
 				t.Errorf("%s: the usage does not name %s: %q", c.name, name, listed)
 			}
 		})
+		word := "PATH"
+		if c.operands.what == "PID" {
+			word = "PID"
+		}
 		switch {
-		case c.operands.max < 0 && !strings.Contains(listed, "PATH..."):
-			t.Errorf("%s takes any number of paths; the usage says %q", c.name, listed)
-		case c.operands.min > 0 && !strings.Contains(listed, "PATH"):
-			t.Errorf("%s needs a path; the usage says %q", c.name, listed)
+		case c.operands.max < 0 && !strings.Contains(listed, word+"..."):
+			t.Errorf("%s takes any number of %ss; the usage says %q", c.name, word, listed)
+		case c.operands.min > 0 && !strings.Contains(listed, word):
+			t.Errorf("%s needs a %s; the usage says %q", c.name, word, listed)
 		}
 	}
 }

@@ -92,6 +92,36 @@ Exit status: runs until interrupted (0); 1 when a PATH names no environment
 (its finding is printed first, and the others are watched); 2 on usage.
 `
 
+const waitHelp = `Usage: gpucanary wait [--json] PID...
+
+Waits until every process PID... has ended, and says how each ended as it
+does: finished or crashed, with what that rests on. Any process will do,
+one GPU Canary did not start included. On Linux the exit status of another
+program's process is not visible, so the reason comes, in order, from: the
+status of a process its parent has not reaped yet, the kernel's OOM killer,
+the end of the file its output went to (a CUDA out-of-memory error, a CUDA
+error, a Python traceback: the line is quoted; a log that ends without one
+is finished), and how full its GPU's memory was just before (said as
+"probably"). With nothing to go on it says so. On Windows the exit code is
+read. Start a long job with its output in a file (python train.py
+>train.log 2>&1) so that how it ended can be told.
+
+Flags:
+  --json               print one JSON object a line, one per PID as it
+                       ends: how (finished, crashed or unknown), reason,
+                       quote, log, exit_code or signal, command, run time
+` + simFlagHelp + `
+
+Examples:
+  gpucanary wait 4242 && python eval.py
+  gpucanary wait --json $(pgrep -f train.py)
+
+Exit status: 0 when every process is known to have finished, 1 when any
+crashed or ended in a way nothing tells, 2 when an argument is not the PID
+of a running process (nothing is waited for), 130 when interrupted (Ctrl-C)
+first.
+`
+
 const fixHelp = `Usage: gpucanary fix PATH [--dry-run] [--yes] [--variant cuNNN] [--index-base URL] [--llama-index-base URL] [--force] [--timeout D]
        gpucanary fix --pin-index PATH [--variant cuNNN] [--index-base URL]
 

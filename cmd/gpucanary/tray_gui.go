@@ -75,7 +75,7 @@ func (g *globals) engineSettings(cfg config.Config) engine.Settings {
 	next := *g
 	next.cfg = cfg
 	return engine.Settings{Discover: next.discoverOptions(nil), Busy: next.busyRule(), Health: next.healthOptions(),
-		Interval: cfg.Refresh.Duration, Kinds: monitor.Kinds(cfg.Notify)}
+		Interval: cfg.Refresh.Duration, Kinds: monitor.Kinds(cfg.Notify), JobMinRuntime: cfg.JobMinRuntime.Duration}
 }
 
 // reconfigure applies changed settings to the running engine.

@@ -188,6 +188,7 @@ func (g *globals) newMonitor(paths []string, st *store.Store, given ...managers.
 		Logger:    g.log.With("component", "monitor"),
 
 		RefreshKnowledge: g.knowledgeRefresher(),
+		JobMinRuntime:    g.cfg.JobMinRuntime.Duration,
 	})
 	return m, func() { b.Close() }
 }

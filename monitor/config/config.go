@@ -58,6 +58,10 @@ type Config struct {
 	ThrottleWindow Duration `toml:"throttle_window"`
 	PCIeWindow     Duration `toml:"pcie_window"`
 	XidHold        Duration `toml:"xid_hold"`
+	// JobMinRuntime is how long a GPU job must have run for its end to
+	// be told (JOB_ENDED); a job one asked to be told of is told
+	// whatever its run time.
+	JobMinRuntime Duration `toml:"job_min_runtime"`
 }
 
 // Duration is a time.Duration written as "2s" in TOML.
@@ -88,6 +92,7 @@ func Default() Config {
 		ThrottleWindow:     Duration{60 * time.Second},
 		PCIeWindow:         Duration{30 * time.Second},
 		XidHold:            Duration{10 * time.Minute},
+		JobMinRuntime:      Duration{5 * time.Minute},
 	}
 }
 
@@ -153,6 +158,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("pcie_window %s is negative", c.PCIeWindow)
 	case c.XidHold.Duration < 100*time.Millisecond:
 		return fmt.Errorf("xid_hold %s is shorter than 100ms", c.XidHold)
+	case c.JobMinRuntime.Duration <= 0:
+		return fmt.Errorf("job_min_runtime %s must be above 0", c.JobMinRuntime)
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
 	case c.LlamaIndexBase == "":

@@ -26,6 +26,7 @@ var NotifyKinds = []string{
 	"GPU_XID",
 	"PCIE_DEGRADED",
 	"GPU_MEMORY_ERRORS",
+	"JOB_ENDED",
 }
 
 // NotifyNone, as `notify = ["NONE"]`, turns every notification off: an

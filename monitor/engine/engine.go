@@ -67,8 +67,11 @@ type Options struct {
 	// memory.
 	Alive func(pid int) bool
 	// Busy decides when a busy process off the GPU is JOB_ON_CPU.
-	Busy   procs.BusyRule
-	Health health.Options
+	Busy procs.BusyRule
+	// JobMinRuntime is how long a GPU job must have run for its end to
+	// be JOB_ENDED (default DefaultJobMinRuntime).
+	JobMinRuntime time.Duration
+	Health        health.Options
 	// GPUHealth are the windows of the GPU health rules (GPU_THROTTLED,
 	// PCIE_DEGRADED, GPU_XID); zero values are their defaults.
 	GPUHealth health.GPUWatchOptions
@@ -127,6 +130,7 @@ type Monitor struct {
 	envs    envSet       // the environments and their findings
 	machine machineState // the GPU and the findings about the machine
 	procs   processPoll  // the process side between polls
+	jobs    jobWatch     // the GPU jobs held for their end (JOB_ENDED)
 	memory  memory       // what is remembered across restarts
 	repairs repairLog    // the repair journals published
 	drops   pendingDrops // environments a settings change no longer covers
@@ -160,6 +164,9 @@ func New(o Options) *Monitor {
 	if o.Rediscover == 0 {
 		o.Rediscover = 10 * time.Minute
 	}
+	if o.JobMinRuntime <= 0 {
+		o.JobMinRuntime = DefaultJobMinRuntime
+	}
 	if o.Busy == (procs.BusyRule{}) {
 		o.Busy = procs.DefaultBusyRule
 	}
@@ -180,7 +187,7 @@ func New(o Options) *Monitor {
 	return &Monitor{o: o, log: o.Logger, clock: o.Clock, policy: o.Policy,
 		hub: newHub(o.Logger), culprits: newCulprits(), requests: make(chan func(context.Context), 16),
 		started: make(chan struct{}), stopped: make(chan struct{}),
-		envs: newEnvSet(), machine: newMachineState(o.GPUHealth), procs: processPoll{jobs: findingSet{}},
+		envs: newEnvSet(), machine: newMachineState(o.GPUHealth), procs: processPoll{jobs: findingSet{}}, jobs: newJobWatch(),
 		memory: newMemory(o.Store, o.Logger), repairs: repairLog{dir: o.Journals}}
 }
 
@@ -263,6 +270,7 @@ func (m *Monitor) Forget(path string) error {
 // on cancellation; subscriptions are closed when it returns.
 func (m *Monitor) Run(ctx context.Context) error {
 	defer m.stop()
+	defer m.closeJobs()
 	w, watchErr := m.openWatcher()
 	m.w = w
 	w.onBurst = func(env string) { m.culprits.catch(ctx, m.o.Processes, env) }
@@ -318,6 +326,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			m.pollGPU(ctx, false)
 			m.pollGPUMemory(m.clock.Now())
 			m.pollProcesses(ctx)
+			m.pollJobEnds(m.clock.Now())
 			m.pollUnwatched(ctx)
 			m.pollRepairs(false)
 			m.polled()

@@ -53,6 +53,7 @@ var notifies = map[monitor.Kind]bool{
 	finding.CodeGPUXid:          true,
 	finding.CodePCIeDegraded:    true,
 	finding.CodeGPUMemoryErrors: true,
+	monitor.KindJobEnded:        true,
 }
 
 // healthCode is the GPU health code e's finding has, "" when it has none:
@@ -187,7 +188,7 @@ func (p *Policy) Decide(e *monitor.Event, batchTold bool) {
 		return
 	}
 	cool := e.Env + "|" + string(e.Kind)
-	if e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindJobOnCPU {
+	if e.Kind == monitor.KindFindingRaised || e.Kind == monitor.KindJobOnCPU || e.Kind == monitor.KindJobEnded {
 		cool = key
 	}
 	if t, ok := p.last[cool]; ok && now.Sub(t) < p.cooldown && e.Kind != monitor.KindFindingCleared && e.Kind != monitor.KindJobOnCPUCleared {

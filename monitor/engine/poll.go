@@ -110,6 +110,7 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	rows := inspect.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Reader.Kernels, m.o.Busy, pp.tracker, now, m.o.Alive)
 	pp.idle = len(rows) == 0
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
+	m.observeJobs(rows, m.machine.gpu)
 	var fs []finding.Finding
 	for _, r := range rows {
 		fs = append(fs, r.Findings...)

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 	"github.com/gpucanary/gpucanary/monitor/store"
@@ -76,8 +77,15 @@ func (m *Monitor) start(ctx context.Context) {
 	m.flushFacts()
 	m.watchRoots()
 	m.readDone(began)
+	// The processes too, before the first read is published: a job
+	// running now is held for its end (JOB_ENDED) from the start, and the
+	// first state lists it.
+	m.pollProcesses(ctx)
 	m.publish(events)
-	m.view.update(func(s *monitor.State) { s.Started = true })
+	m.view.update(func(s *monitor.State) {
+		s.Started = true
+		s.JobsEnded = map[jobend.How]uint64{jobend.Finished: 0, jobend.Crashed: 0, jobend.Unknown: 0}
+	})
 	close(m.started)
 }
 

@@ -24,6 +24,9 @@ type Settings struct {
 	Interval time.Duration
 	// Kinds are the event kinds that may notify; empty means the default.
 	Kinds []monitor.Kind
+	// JobMinRuntime is how long a GPU job must have run for its end to
+	// be told; zero keeps the current one.
+	JobMinRuntime time.Duration
 }
 
 // Reconfigure applies s on the engine's goroutine: every environment is
@@ -70,6 +73,9 @@ func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
 		}
 	}
 	m.policy.SetKinds(s.Kinds)
+	if s.JobMinRuntime > 0 {
+		m.o.JobMinRuntime = s.JobMinRuntime
+	}
 	m.log.Info("settings applied", "roots", s.Discover.Roots, "interval", m.o.Interval, "busy", m.o.Busy)
 	if rootsChanged && len(m.o.Paths) == 0 {
 		m.drops.pending = true

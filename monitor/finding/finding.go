@@ -120,6 +120,10 @@ const (
 	// retired, or a row remap pending or failed: the GPU needs a reset
 	// or a reboot. Professional and data-center cards only.
 	CodeGPUMemoryErrors = "GPU_MEMORY_ERRORS"
+	// CodeJobEnded: a GPU job ended, finished (info), crashed (error) or
+	// in a way nothing visible tells (warning); the JOB_ENDED event
+	// carries it and how it ended.
+	CodeJobEnded = "JOB_ENDED"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

@@ -114,11 +114,16 @@ var (
 	descJobOnCPU = desc("job_on_cpu_busy_seconds", "A process flagged JOB_ON_CPU (busy on the CPU beside a GPU for the whole window): how long it has been busy; severity is error for a CPU-only build, warning for a CUDA build holding no GPU memory.", "env", "pid", "name", "verdict", "severity")
 )
 
+// descJobsEnded counts JOB_ENDED by how the job ended; a counter from
+// the engine's start, one series per way of ending from the first read.
+var descJobsEnded = newDesc(Namespace+"_jobs_ended_total", "GPU jobs that ended (JOB_ENDED) since the engine started, by how: finished, crashed, or unknown (its exit status not visible and nothing else telling).", counterKind, "how")
+
 var allDescs = []*Desc{
 	descBuildInfo, descReady, descDegraded, descIncomplete, descReadTime, descReadDur, descPollTime, descHostFind,
 	descGPUs, descDriverInfo, descDriverMin, descGPUInfo, descGPUAsleep, descGPURead, descGPUFind,
 	descEnvInfo, descTorchInfo, descEnvFind, descChanged, descReplaced,
 	descProcs, descProcMem, descProcCPU, descJobOnCPU,
+	descJobsEnded,
 }
 
 // descs are the families c may give, for the tests that check the
@@ -163,6 +168,9 @@ func collectEngine(b *batch, s monitor.State) {
 		degraded = degraded || k.code == finding.CodeWatchDegraded
 	}
 	b.add(descDegraded, boolValue(degraded))
+	for _, how := range slices.Sorted(maps.Keys(s.JobsEnded)) {
+		b.add(descJobsEnded, float64(s.JobsEnded[how]), string(how))
+	}
 }
 
 type findingKey struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
@@ -281,5 +282,29 @@ func TestGPUFindings(t *testing.T) {
 	}
 	if strings.Contains(out, `gpucanary_gpu_findings{code="NO_GPU_DRIVER"`) {
 		t.Errorf("a finding about no GPU is a GPU's:\n%s", out)
+	}
+}
+
+// TestJobsEndedCounter: the engine's count of JOB_ENDED by how is a
+// counter, one series per way of ending (zero included, so that rate()
+// sees the first), absent in a state the engine never started.
+func TestJobsEndedCounter(t *testing.T) {
+	s := monitor.State{GPU: a100(), JobsEnded: map[jobend.How]uint64{jobend.Crashed: 2, jobend.Finished: 1, jobend.Unknown: 0}}
+	out := string(exposition(t, collector(s)))
+	for _, want := range []string{
+		"# TYPE gpucanary_jobs_ended_total counter\n",
+		`gpucanary_jobs_ended_total{how="crashed"} 2` + "\n",
+		`gpucanary_jobs_ended_total{how="finished"} 1` + "\n",
+		`gpucanary_jobs_ended_total{how="unknown"} 0` + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if problems, err := promlint.New(strings.NewReader(out)).Lint(); err != nil || len(problems) > 0 {
+		t.Errorf("promlint: %v %+v", err, problems)
+	}
+	if out := string(exposition(t, collector(monitor.State{GPU: a100()}))); strings.Contains(out, "gpucanary_jobs_ended_total{") {
+		t.Errorf("a state without the engine's count has series:\n%s", out)
 	}
 }

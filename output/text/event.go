@@ -21,6 +21,10 @@ func (p Printer) Event(e monitor.Event) {
 		c = red
 	case e.Kind == monitor.KindFindingCleared || e.Kind == monitor.KindJobOnCPUCleared:
 		c = green
+	case e.Kind == monitor.KindJobEnded && e.Job != nil && e.Job.How == "crashed":
+		c = red
+	case e.Kind == monitor.KindJobEnded && e.Job != nil && e.Job.How == "finished":
+		c = green
 	case e.Notify:
 		c = yellow
 	}

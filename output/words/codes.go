@@ -36,6 +36,7 @@ var codeTitles = map[string]string{
 	finding.CodeGPUXid:                "the driver reported a GPU error (Xid)",
 	finding.CodePCIeDegraded:          "the GPU's PCIe link runs below its best",
 	finding.CodeGPUMemoryErrors:       "the GPU's memory has errors",
+	finding.CodeJobEnded:              "a GPU job ended",
 }
 
 // CodeTitle is the finding with code as a person says it; a code with

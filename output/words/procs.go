@@ -95,53 +95,12 @@ func Cell(r monitor.Process, c Col, now time.Time, home string) string {
 	return ""
 }
 
-// argPathMax is the longest a path among a command's arguments is shown
-// before it is shortened from the left.
-const argPathMax = 32
-
-// Command is a process's command line as a person scans it: the program
-// by its name ("python", not "~/work/proj/.venv/bin/python": the
-// environment has a column of its own), then its arguments, a long path
-// among them shortened from the left to its last folders
-// ("…/vision/scripts/train.py"), so that the script and its arguments
-// are what a narrow column shows. A process with no command line is its
-// name.
+// Command is a process's command line as a person scans it
+// (human.CommandLine): the program by its name ("python", not
+// "~/work/proj/.venv/bin/python": the environment has a column of its
+// own), then its arguments, a long path among them shortened from the
+// left ("…/vision/scripts/train.py"). A process with no command line is
+// its name.
 func Command(r monitor.Process, home string) string {
-	if len(r.Cmdline) == 0 {
-		return r.Name
-	}
-	var args []string
-	for _, a := range r.Cmdline {
-		if a = strings.Join(strings.Fields(a), " "); a != "" {
-			args = append(args, a)
-		}
-	}
-	if len(args) == 0 {
-		return r.Name
-	}
-	out := make([]string, len(args))
-	out[0] = args[0][strings.LastIndexAny(args[0], `/\`)+1:] // a Windows path's too, on any system
-	if out[0] == "" {
-		out[0] = args[0]
-	}
-	for i, a := range args[1:] {
-		out[i+1] = shortArg(TildeIn(home, a))
-	}
-	return strings.Join(out, " ")
-}
-
-// shortArg shortens a path argument longer than argPathMax from the left
-// at a separator: "…/vision/scripts/train.py". Other arguments, and an
-// option's value (--data=/very/long/path), are left as they are.
-func shortArg(a string) string {
-	if len(a) <= argPathMax || strings.HasPrefix(a, "-") || !strings.ContainsAny(a, `/\`) {
-		return a
-	}
-	cut := len(a) - argPathMax
-	for i := cut; i < len(a); i++ {
-		if a[i] == '/' || a[i] == '\\' {
-			return "…" + a[i:]
-		}
-	}
-	return "…" + a[cut:]
+	return human.CommandLine(r.Cmdline, r.Name, home)
 }

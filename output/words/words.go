@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/gpucanary/gpucanary/monitor/human"
 )
 
 // Short writes path under home as ~/… (home itself as ~); "" home, or a
@@ -32,12 +34,7 @@ func Short(home, path string) string {
 
 // TildeIn writes every mention of the folder home (followed by a
 // separator) in s, a command line or a message, as ~.
-func TildeIn(home, s string) string {
-	if home == "" || home == "/" {
-		return s
-	}
-	return strings.ReplaceAll(s, home+string(filepath.Separator), "~"+string(filepath.Separator))
-}
+func TildeIn(home, s string) string { return human.TildeIn(home, s) }
 
 // Count is n things, singular or plural: "1 env", "3 envs".
 func Count(n int, one, many string) string {

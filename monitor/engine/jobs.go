@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
+	"github.com/gpucanary/gpucanary/monitor/human"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
+)
+
+// JOB_ENDED: the GPU jobs seen at the process polls are held
+// (jobend.Open) while they run, and every poll asks each held process
+// whether it has ended; when every process of a job has, the job's end
+// is explained (jobend.Explain) and published, if the job ran at least
+// the minimum run time or someone asked for it (WatchEnd).
+
+// DefaultJobMinRuntime is how long a GPU job must have run for its end
+// to be told: shorter ones are tests, notebooks' cells, a script's
+// import check.
+const DefaultJobMinRuntime = 5 * time.Minute
+
+// jobWatch is the jobs held between polls.
+type jobWatch struct {
+	members map[int]*member // by PID
+	// siblings finds the job of a process whose parent is not a GPU
+	// process by that parent and its command: the workers a launcher
+	// (torchrun) started are one job.
+	siblings map[string]*job
+	// oom is the kernel's OOM kill count at the last poll (oomOK: read).
+	oom   uint64
+	oomOK bool
+}
+
+// member is one process of a job, held.
+type member struct {
+	held *jobend.Held
+	job  *job
+}
+
+// job is one job: a process on the GPU with its DataLoader workers, or a
+// launcher's workers.
+type job struct {
+	pid     int
+	cmdline []string
+	env     string
+	start   time.Time
+	pids    []int
+	live    int
+	sibling string // its key in siblings, "" when none
+	// gpu: a process of it held GPU memory at some poll; asked: someone
+	// asked to be told of its end.
+	gpu, asked bool
+	// What the polls saw of it: the most GPU memory it held, the sum and
+	// count of its utilisation, and how full its fullest GPU was at the
+	// last poll.
+	peak    *uint64
+	utilSum float64
+	utilN   int
+	memFrac float64
+	best    *jobend.End // the end that tells most among its processes'
+	bestPID int
+}
+
+func newJobWatch() jobWatch {
+	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}}
+}
+
+// observeJobs holds the GPU jobs among rows (a process scan) and notes
+// what each used of the GPU.
+func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
+	jw := &m.jobs
+	byPID := make(map[int]*monitor.Process, len(rows))
+	for i := range rows {
+		byPID[rows[i].PID] = &rows[i]
+	}
+	polled := map[*job]bool{}
+	var mem = map[*job]uint64{}
+	var util = map[*job][]float64{}
+	for i := range rows {
+		r := &rows[i]
+		if !r.Job() {
+			continue
+		}
+		j := jw.jobOf(r, byPID)
+		if j == nil {
+			continue
+		}
+		j.gpu = true
+		if !polled[j] {
+			polled[j] = true
+			j.memFrac = 0
+		}
+		if r.GPUMemoryBytes != nil {
+			mem[j] += *r.GPUMemoryBytes
+		}
+		if r.SMPercent != nil {
+			util[j] = append(util[j], float64(*r.SMPercent))
+		}
+		for _, d := range g.Devices {
+			if !slices.Contains(r.GPUs, d.Index) {
+				continue
+			}
+			if d.MemoryTotalBytes > 0 {
+				j.memFrac = max(j.memFrac, float64(d.MemoryUsedBytes)/float64(d.MemoryTotalBytes))
+			}
+			if r.SMPercent == nil && d.UtilizationGPU != nil {
+				util[j] = append(util[j], float64(*d.UtilizationGPU))
+			}
+		}
+	}
+	for j := range polled {
+		if b, ok := mem[j]; ok && (j.peak == nil || b > *j.peak) {
+			j.peak = &b
+		}
+		if u := util[j]; len(u) > 0 {
+			j.utilSum += slices.Max(u)
+			j.utilN++
+		}
+	}
+}
+
+// jobOf is the job of a GPU process, holding it first when it is new: the
+// job of its topmost ancestor that is a GPU process too or runs the same
+// command (DataLoader workers), or of a sibling of that ancestor with the
+// same command under the same parent (a launcher's workers). nil when it
+// cannot be held (it ended meanwhile).
+func (jw *jobWatch) jobOf(r *monitor.Process, byPID map[int]*monitor.Process) *job {
+	if mb, ok := jw.members[r.PID]; ok {
+		return mb.job
+	}
+	held, err := jobend.Open("", r.PID, r.StartTime)
+	if err != nil {
+		return nil
+	}
+	root := r
+	for seen := 0; seen < 64; seen++ { // a PPID loop cannot hold it
+		p := byPID[root.PPID]
+		if p == nil || p.PID == root.PID || !(p.Job() || slices.Equal(p.Cmdline, root.Cmdline)) {
+			break
+		}
+		root = p
+	}
+	var j *job
+	if mb, ok := jw.members[root.PID]; ok && root != r {
+		j = mb.job
+	}
+	sib := ""
+	if root.PPID > 1 {
+		sib = fmt.Sprintf("%d|%s", root.PPID, strings.Join(root.Cmdline, "\x00"))
+	}
+	if j == nil && sib != "" {
+		j = jw.siblings[sib]
+	}
+	if j == nil {
+		j = &job{pid: root.PID, cmdline: root.Cmdline, env: root.EnvPath, start: root.StartTime, sibling: sib}
+		if sib != "" {
+			jw.siblings[sib] = j
+		}
+	}
+	jw.add(j, held)
+	if j.env == "" {
+		j.env = r.EnvPath
+	}
+	return j
+}
+
+// add makes held a member of j.
+func (jw *jobWatch) add(j *job, held *jobend.Held) {
+	if len(jw.members) == 0 {
+		// the count an end is compared with, from the first poll that
+		// holds a process on
+		jw.oom, jw.oomOK = jobend.OOMKills("")
+	}
+	jw.members[held.PID] = &member{held: held, job: j}
+	j.live++
+	if !slices.Contains(j.pids, held.PID) {
+		j.pids = append(j.pids, held.PID)
+	}
+	if j.start.IsZero() || (!held.Start.IsZero() && held.Start.Before(j.start)) {
+		j.start = held.Start
+	}
+}
+
+// WatchEnd asks to be told when the process pid (started at start; zero
+// when not known) ends, whatever its run time and whether or not it uses
+// a GPU: a JOB_ENDED event then says how. The Processes window's "Tell
+// me when it ends" calls it. An error when no such process runs.
+func (m *Monitor) WatchEnd(pid int, start time.Time) error {
+	held, err := jobend.Open("", pid, start)
+	if err != nil {
+		return err
+	}
+	err = m.request(func(context.Context) {
+		jw := &m.jobs
+		if mb, ok := jw.members[pid]; ok {
+			mb.job.asked = true
+			held.Close()
+			return
+		}
+		j := &job{pid: pid, cmdline: held.Cmdline, start: held.Start, asked: true}
+		jw.add(j, held)
+	})
+	if err != nil {
+		held.Close()
+	}
+	return err
+}
+
+// pollJobEnds asks every held process whether it has ended; a job whose
+// processes all have is published as JOB_ENDED when it ran at least the
+// minimum run time on a GPU, or was asked for.
+func (m *Monitor) pollJobEnds(now time.Time) {
+	jw := &m.jobs
+	if len(jw.members) == 0 {
+		return // nothing held: not even the OOM count is read
+	}
+	oom, oomOK := jobend.OOMKills("")
+	var ended []*job
+	for _, pid := range slices.Sorted(maps.Keys(jw.members)) {
+		mb := jw.members[pid]
+		done, st := mb.held.Poll()
+		if !done {
+			continue
+		}
+		j := mb.job
+		end := jobend.Explain(jobend.Evidence{Status: st, OOMKilled: oomOK && jw.oomOK && oom > jw.oom,
+			Logs: mb.held.Logs, MemFraction: j.memFrac})
+		if j.best == nil || end.Rank() > j.best.Rank() || pid == j.pid && end.Rank() == j.best.Rank() {
+			j.best, j.bestPID = &end, pid
+		}
+		mb.held.Close()
+		delete(jw.members, pid)
+		j.live--
+		if j.live == 0 {
+			ended = append(ended, j)
+		}
+	}
+	jw.oom, jw.oomOK = oom, oomOK
+	var events []monitor.Event
+	for _, j := range ended {
+		if j.sibling != "" && jw.siblings[j.sibling] == j {
+			delete(jw.siblings, j.sibling)
+		}
+		ran := jobend.RunTime(j.start, now)
+		if !j.asked && (!j.gpu || ran < m.o.JobMinRuntime) {
+			continue
+		}
+		events = append(events, jobEndedEvent(j, ran, now))
+	}
+	if len(events) == 0 {
+		return
+	}
+	m.view.update(func(s *monitor.State) {
+		n := maps.Clone(s.JobsEnded) // copy on write: earlier copies of the state share the map
+		if n == nil {
+			n = map[jobend.How]uint64{}
+		}
+		for _, e := range events {
+			n[e.Job.How]++
+		}
+		s.JobsEnded = n
+	})
+	m.publish(events)
+}
+
+// jobEndedEvent is the JOB_ENDED event of a job that ended.
+func jobEndedEvent(j *job, ran time.Duration, now time.Time) monitor.Event {
+	je := &monitor.JobEnd{End: *j.best, PID: j.pid, Command: j.cmdline, Env: j.env, Started: j.start,
+		RunSeconds: ran.Seconds(), PeakGPUMemoryBytes: j.peak, Asked: j.asked}
+	slices.Sort(j.pids)
+	if len(j.pids) > 1 {
+		je.PIDs = j.pids
+	}
+	if j.utilN > 0 {
+		mean := j.utilSum / float64(j.utilN)
+		je.MeanGPUPercent = &mean
+	}
+	msg := jobend.Say(human.CommandLine(j.cmdline, "", ""), j.pid, ran, je.End)
+	if j.env != "" {
+		msg += " Environment: " + j.env + "."
+	}
+	var seen []string
+	if je.PeakGPUMemoryBytes != nil {
+		seen = append(seen, "peak GPU memory "+human.Bytes(*je.PeakGPUMemoryBytes))
+	}
+	if je.MeanGPUPercent != nil {
+		seen = append(seen, fmt.Sprintf("mean GPU utilisation %.0f%%", *je.MeanGPUPercent))
+	}
+	if len(j.pids) > 1 {
+		seen = append(seen, fmt.Sprintf("%d processes (workers) as one job", len(j.pids)))
+	}
+	if len(seen) > 0 {
+		msg += " Seen: " + strings.Join(seen, ", ") + "."
+	}
+	sev := finding.SeverityInfo
+	switch je.How {
+	case jobend.Crashed:
+		sev = finding.SeverityError
+	case jobend.Unknown:
+		sev = finding.SeverityWarning
+	}
+	f := finding.Finding{Code: finding.CodeJobEnded, Severity: sev, Message: msg, Env: j.env, PID: j.pid}
+	return monitor.Event{Time: now, Kind: monitor.KindJobEnded, Env: j.env, PID: j.pid, Finding: &f, Message: msg, Job: je}
+}
+
+// closeJobs lets every held process go (Run's end).
+func (m *Monitor) closeJobs() {
+	for _, mb := range m.jobs.members {
+		mb.held.Close()
+	}
+}

@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucanary/gpucanary/monitor"
+	"github.com/gpucanary/gpucanary/monitor/engine"
+	"github.com/gpucanary/gpucanary/monitor/jobend"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
+	"github.com/gpucanary/gpucanary/monitor/procs"
+)
+
+// held is a real process the test started; done is closed once it was
+// reaped (at once, as a shell reaps its child).
+type held struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	done chan struct{}
+}
+
+func startHeld(t *testing.T, args ...string) *held {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &held{cmd: cmd, in: in, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(h.done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-h.done })
+	return h
+}
+
+func jobEnded(pid int) func(monitor.Event) bool {
+	return func(e monitor.Event) bool { return e.Kind == monitor.KindJobEnded && e.PID == pid }
+}
+
+// TestJobEndedOnlyPastTheMinimumOrAsked: a GPU job shorter than the
+// minimum run time ends and nothing is said; a process one asked about
+// (WatchEnd), on the GPU or not, is told whatever its run time. A PID no
+// process has cannot be asked about.
+func TestJobEndedOnlyPastTheMinimumOrAsked(t *testing.T) {
+	short := startHeld(t, "sh", "-c", "read x; exit 0")
+	asked := startHeld(t, "sh", "-c", "read y; exit 0") // another command: the same under one parent would be one job (a launcher's workers)
+	other := startHeld(t, "sleep", "300")
+	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 1073741824}, {"pid": %d, "used_memory_bytes": 1073741824}]}]}`,
+		short.cmd.Process.Pid, asked.cmd.Process.Pid))
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), "proj", ".venv"))
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: gpu, Processes: procs.NewSource(procs.Options{}), JobMinRuntime: time.Hour})
+
+	if err := e.M.WatchEnd(1<<22+7, time.Time{}); !errors.Is(err, jobend.ErrNoProcess) {
+		t.Errorf("WatchEnd of no process: %v", err)
+	}
+	start, err := procs.StartTimeOf(other.cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.M.WatchEnd(other.cmd.Process.Pid, start.Add(-time.Hour)); !errors.Is(err, jobend.ErrNoProcess) {
+		t.Errorf("WatchEnd with another start time: %v", err)
+	}
+	for _, h := range []*held{asked, other} {
+		st, _ := procs.StartTimeOf(h.cmd.Process.Pid)
+		if err := e.M.WatchEnd(h.cmd.Process.Pid, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The short job ends first, then the asked GPU job, then the other
+	// process: when the last is told, the polls have seen the others end.
+	short.in.Close()
+	<-short.done
+	asked.in.Close()
+	<-asked.done
+	a := e.Wait(60*time.Second, jobEnded(asked.cmd.Process.Pid))
+	other.cmd.Process.Kill()
+	<-other.done
+	o := e.Wait(60*time.Second, jobEnded(other.cmd.Process.Pid))
+	if n := e.Count(jobEnded(short.cmd.Process.Pid)); n != 0 {
+		t.Errorf("a job shorter than the minimum run time was told %d times:\n%s", n, e.Dump())
+	}
+	for _, ev := range []monitor.Event{a, o} {
+		if ev.Job == nil || !ev.Job.Asked || ev.Job.How != jobend.Unknown || !ev.Notify {
+			t.Errorf("asked-for end = %+v (job %+v)", ev, ev.Job)
+		}
+	}
+	if !strings.Contains(o.Message, "sleep 300") || !strings.Contains(o.Message, "not visible to other processes on Linux") {
+		t.Errorf("message = %q", o.Message)
+	}
+	if a.Job.PeakGPUMemoryBytes == nil || *a.Job.PeakGPUMemoryBytes != 1<<30 || o.Job.PeakGPUMemoryBytes != nil {
+		t.Errorf("peaks: asked %v, other %v", a.Job.PeakGPUMemoryBytes, o.Job.PeakGPUMemoryBytes)
+	}
+}
+
+// TestWorkersAreOneJob: two GPU processes one parent started with the
+// same command (a launcher's DDP workers) are one job, told once when
+// the last of them ends, with both PIDs and their memory summed.
+func TestWorkersAreOneJob(t *testing.T) {
+	a := startHeld(t, "sh", "-c", "read x; exit 0")
+	b := startHeld(t, "sh", "-c", "read x; exit 0")
+	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 1073741824}]},
+             {"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 2147483648}]}]}`,
+		a.cmd.Process.Pid, b.cmd.Process.Pid))
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), "proj", ".venv"))
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: gpu, Processes: procs.NewSource(procs.Options{}), JobMinRuntime: time.Millisecond})
+	a.in.Close()
+	<-a.done
+	b.in.Close()
+	<-b.done
+	isJob := func(ev monitor.Event) bool { return ev.Kind == monitor.KindJobEnded }
+	ev := e.Wait(60*time.Second, isJob)
+	if n := e.Count(isJob); n != 1 {
+		t.Errorf("%d JOB_ENDED for one job of two workers:\n%s", n, e.Dump())
+	}
+	if ev.Job == nil || len(ev.Job.PIDs) != 2 || ev.Job.PeakGPUMemoryBytes == nil || *ev.Job.PeakGPUMemoryBytes != 3<<30 ||
+		!strings.Contains(ev.Message, "2 processes (workers) as one job") {
+		t.Errorf("the job: %+v\n%s", ev.Job, ev.Message)
+	}
+}
