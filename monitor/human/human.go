@@ -90,10 +90,16 @@ func Shorten(s string, n int) string {
 	return Truncate(strings.Join(fields, " "), n)
 }
 
-// dropFolder is path without its first folder, written "…/rest"; false
+// dropFolder is path without its first folder, written "…/rest" (an
+// option's value keeps its option: "--prefix=…/rest"); false
 // when that would leave fewer than two parts (a folder and a name), or
 // for a URL.
 func dropFolder(path string) (string, bool) {
+	if k, v, ok := strings.Cut(path, "="); ok && strings.HasPrefix(k, "-") {
+		// An option's value (--prefix=/opt/env): the option stays named.
+		c, ok := dropFolder(v)
+		return k + "=" + c, ok
+	}
 	if strings.Contains(path, "://") {
 		return path, false
 	}

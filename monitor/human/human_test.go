@@ -42,6 +42,8 @@ func TestShorten(t *testing.T) {
 		{"/home/ada/.venv/bin/python -c import mmap, sys; x = 0; while True: x += 1", 40, "/home/ada/.venv/bin/python -c import mm…"},
 		// A URL is no folder path.
 		{"pip --index-url https://download.pytorch.org/whl/cu124 torch", 30, "pip --index-url https://downl…"},
+		// An option's path keeps the option's name.
+		{`pip install --prefix=Z:\tmp\gpucanary-wine.9pKs1g\procs-e2e\serve\.venv torch==2.5.1+cpu`, 60, `pip install --prefix=…\procs-e2e\serve\.venv torch==2.5.1+c…`},
 	} {
 		got := Shorten(tc.s, tc.n)
 		if got != tc.want {
