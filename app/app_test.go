@@ -24,6 +24,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/fix"
 	"github.com/gpucanary/gpucanary/monitor/fixjournal"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
@@ -59,7 +60,7 @@ func newTestUI(t *testing.T, scenario string) testUI {
 // closes them: the process says it is idle only when the last one closes,
 // counting the requests it handled.
 func TestWindowsOpenAndHide(t *testing.T) {
-	uvOnPath(t)
+	monitortest.UVOnPath(t)
 	u := newTestUI(t, a100)
 	for _, show := range []string{link.ShowEnvs, link.ShowProcesses, link.ShowGPUs, link.ShowHistory, link.ShowSettings} {
 		u.handle(link.Request{Show: show})

@@ -22,6 +22,7 @@ import (
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
 )
 
 // fakeHost records what the tray shows (evebuddy's fake desktop, for a
@@ -192,7 +193,7 @@ func (h *harness) notifications() []string {
 }
 
 func TestTrayShowsVerdicts(t *testing.T) {
-	uvOnPath(t)
+	monitortest.UVOnPath(t)
 	h := start(t, presenttest.A100, nil)
 	icon, tip, items := h.host.snapshot()
 	if !bytes.Equal(icon, assets.TrayError) {
@@ -431,7 +432,7 @@ func TestNoTrayHostOpensAWindow(t *testing.T) {
 // TestClipboardFailureShowsTheText: with no clipboard the command is
 // shown in a notification, so it can still be read.
 func TestClipboardFailureShowsTheText(t *testing.T) {
-	uvOnPath(t)
+	monitortest.UVOnPath(t)
 	h := start(t, presenttest.A100, func(d *Deps) {
 		d.Clipboard = func(string) error { return errors.New("no clipboard: no display") }
 	})

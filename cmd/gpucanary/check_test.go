@@ -7,10 +7,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
@@ -66,22 +66,6 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-// stubUV puts a program named uv in a folder of its own at the head of
-// PATH, so that a plan finds uv on any machine, and returns the folder.
-func stubUV(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	name, body := "uv", "#!/bin/sh\nexit 1\n"
-	if runtime.GOOS == "windows" {
-		name, body = "uv.bat", "@exit /b 1\r\n"
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return dir
-}
-
 // noUVOnPath leaves PATH without uv (nor anything else).
 func noUVOnPath(t *testing.T) { t.Setenv("PATH", t.TempDir()) }
 
@@ -97,7 +81,7 @@ func simFile(t *testing.T, scenario string) string {
 func TestCheckGolden(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	bin := stubUV(t) // uv's command, whatever this machine has
+	bin := monitortest.UVOnPath(t) // uv's command, whatever this machine has
 	root := t.TempDir()
 	paths := incidents(t, root)
 	sim := simFile(t, simA100)
@@ -127,7 +111,7 @@ func TestCheckGolden(t *testing.T) {
 
 func TestCheckJSONContract(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	bin := stubUV(t)
+	bin := monitortest.UVOnPath(t)
 	paths := incidents(t, t.TempDir())
 	out, _, code := runCLI(t, append([]string{"--gpu-sim", simFile(t, simA100), "check", "--json"}, paths...)...)
 	if code != 1 {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
 )
 
 // TestDemoCLIGolden runs `gpucanary demo --cli` as a user does, on a
@@ -14,7 +16,7 @@ import (
 func TestDemoCLIGolden(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	cmd := programCommand(t, "demo", "--cli", "--dir", dir)
-	bin := stubUV(t) // uv's command, whatever this machine has
+	bin := monitortest.UVOnPath(t) // uv's command, whatever this machine has
 	cmd.Env = append(cmd.Env, "NO_COLOR=1", "VIRTUAL_ENV="+t.TempDir(), "PATH="+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 	"github.com/gpucanary/gpucanary/monitor/wheeltest"
@@ -255,7 +256,7 @@ func TestEveryViewShowsOneFixCommand(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.uv {
-				stubUV(t)
+				monitortest.UVOnPath(t)
 			} else {
 				noUVOnPath(t)
 			}

@@ -1,4 +1,4 @@
-package app
+package monitortest
 
 import (
 	"os"
@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// uvOnPath puts a program named uv at the head of PATH, so the fix
-// commands the rules write (which name uv only where it is found, as
-// `gpucanary fix` does) are uv's on any machine.
-func uvOnPath(t *testing.T) {
+// UVOnPath puts a program named uv (which fails if run) in a folder of
+// its own at the head of PATH for the test, and returns the folder: the
+// fix commands, which name uv only where it is found (as `gpucanary fix`
+// does), are then uv's on any machine.
+func UVOnPath(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	name, body := "uv", "#!/bin/sh\nexit 1\n"
@@ -21,4 +22,5 @@ func uvOnPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
 }
