@@ -48,39 +48,7 @@ func TestKeepThisCUDABuild(t *testing.T) {
 	cmd := exec.Command(bin, "--gpu-sim", sim)
 	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("gpucanary's log:\n%s", b)
-		}
-	})
-	item := waitFor(t, 20*time.Second, "the tray item to register", func() (string, bool) {
-		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
-			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
-		if err != nil {
-			return "", false
-		}
-		// The item of this test's process: the last registered.
-		items, _ := v.Value().([]string)
-		if len(items) == 0 {
-			return "", false
-		}
-		name, _, _ := strings.Cut(items[len(items)-1], "/")
-		return name, true
-	})
+	item := startTray(t, conn, cmd)
 	entry := func(label string) (id int32, ok bool) {
 		for _, n := range tree(t, conn, item) {
 			if strings.Contains(n.Label, "sd/.venv") {

@@ -69,38 +69,7 @@ func TestNotificationRepair(t *testing.T) {
 	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
 		"PIP_NO_CACHE_DIR=1", "PIP_CONFIG_FILE=/dev/null", "PIP_DISABLE_PIP_VERSION_CHECK=1")
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("gpucanary's log:\n%s", b)
-		}
-	})
-	item := waitFor(t, 20*time.Second, "the tray item to register", func() (string, bool) {
-		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
-			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
-		if err != nil {
-			return "", false
-		}
-		items, _ := v.Value().([]string)
-		if len(items) == 0 {
-			return "", false
-		}
-		name, _, _ := strings.Cut(items[len(items)-1], "/")
-		return name, true
-	})
+	item := startTray(t, conn, cmd)
 	waitFor(t, 30*time.Second, "the menu to list the venv's CUDA build", func() (string, bool) {
 		for label := range layout(t, conn, item) {
 			if strings.Contains(label, "vision/.venv") && strings.Contains(label, "CUDA 12.4") {
