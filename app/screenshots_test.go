@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+
+	"github.com/gpucanary/gpucanary/monitor"
 )
 
 // screenshotsDir is where the README's screenshots live, from this
@@ -28,7 +30,8 @@ var screenshotNames = map[string]string{"envs": "environments", "procs": "proces
 var screenshotScales = []float32{1, 2}
 
 // TestScreenshots renders the GPU, processes, environments and history
-// windows from the golden state at the size they open with, at scale 1
+// windows from the demo's data (demoState: what `gpucanary demo` shows,
+// read by a real engine) at the size they open with, at scale 1
 // and 2, and keeps them in docs/screenshots/ for the README. A missing
 // screenshot is made; one that no longer matches is written to
 // testdata/failed/screenshots/ and the test fails: look at it, and if it
@@ -36,8 +39,10 @@ var screenshotScales = []float32{1, 2}
 // content must fit its size: a clipped label fails here.
 func TestScreenshots(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	st := demoState(t)
 	for _, gw := range goldenWindows {
-		if gw.name == "settings" {
+		open := demoWindows[gw.name]
+		if open == nil {
 			continue
 		}
 		for _, scale := range screenshotScales {
@@ -47,10 +52,10 @@ func TestScreenshots(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				a := test.NewTempApp(t)
-				u := newUI(a, goldenDeps())
+				u := newUI(a, demoDeps(st))
 				u.now = func() time.Time { return goldenNow }
-				goldenSamples(u.wins)
-				win := gw.open(u.wins)
+				samplesOf(u.wins, func() monitor.State { return cloneState(st) })
+				win := open(u.wins)
 				win.Canvas().(interface{ SetScale(float32) }).SetScale(scale)
 				size := u.wins.sizes[win]
 				if need := contentMinSize(win); need.Width > size.Width || need.Height > size.Height {
