@@ -1,10 +1,14 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +23,9 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/demo"
 	eng "github.com/gpucanary/gpucanary/monitor/engine"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/fix"
+	"github.com/gpucanary/gpucanary/monitor/fixjournal"
+	"github.com/gpucanary/gpucanary/monitor/fixplan"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/procs"
@@ -132,10 +139,52 @@ type demoEngine struct {
 
 func (e *demoEngine) History(int) []monitor.Event { return e.events }
 
-// demoDeps are the screenshots' dependencies: the demo's state, and a
-// repair on offer (never run), as the tray has it.
+// demoDeps are the screenshots' dependencies: the demo's state, and its
+// repair, planned but never run.
 func demoDeps(st monitor.State) Deps {
-	return Deps{Engine: &demoEngine{stateEngine: stateEngine{state: st}, events: demoEvents(st)}, Config: config.Default(), Repair: &fakeRepairer{}}
+	return Deps{Engine: &demoEngine{stateEngine: stateEngine{state: st}, events: demoEvents(st)}, Config: config.Default(), Repair: demoRepairer{st}}
+}
+
+// demoRepairer plans a repair of a demo environment as `gpucanary fix`
+// does (monitor/fixplan over the environment read and the GPUs), with
+// the host's pip (python3 -m pip --python) and no uv; the chat server
+// runs from the environment `uv run` broke. It never runs anything.
+type demoRepairer struct{ st monitor.State }
+
+func (r demoRepairer) Plan(_ context.Context, path string) (fixplan.Plan, error) {
+	for _, e := range r.st.Envs {
+		if e.Path == path {
+			return fixplan.NewPlan(fixplan.Request{Env: e.Env, GPU: r.st.GPU, HostPython: "/usr/bin/python3",
+				LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+		}
+	}
+	return fixplan.Plan{}, fmt.Errorf("%s is not a demo environment", path)
+}
+
+func (r demoRepairer) InUse(_ context.Context, path string) error {
+	e := &fix.InUseError{Env: path}
+	for _, p := range r.st.Processes {
+		if p.EnvPath == path {
+			proc := p.Proc
+			if me, err := user.Current(); err == nil {
+				proc.User = me.Username // so that the dialog offers to stop it
+			}
+			e.Processes = append(e.Processes, fmt.Sprintf("PID %d (%s)", p.PID, p.Command()))
+			e.Procs = append(e.Procs, proc)
+		}
+	}
+	if len(e.Procs) == 0 {
+		return nil
+	}
+	return e
+}
+
+func (demoRepairer) Run(context.Context, fixplan.Plan, func(string)) (fixjournal.Result, error) {
+	return fixjournal.Result{}, errors.New("the screenshots' repair never runs")
+}
+
+func (r demoRepairer) RunAnyway(ctx context.Context, p fixplan.Plan, line func(string)) (fixjournal.Result, error) {
+	return r.Run(ctx, p, line)
 }
 
 // demoWindows open the screenshots' windows on what each shows best: the
@@ -154,6 +203,15 @@ var demoWindows = map[string]func(w *windows) fyne.Window{
 			}
 		}
 		return w.procs.win
+	},
+	// The confirm dialog of the Repair… beside the broken environment's
+	// finding, naming the chat server that runs from it.
+	"repair": func(w *windows) fyne.Window {
+		path := demoHome + "/work/chatbot/.venv"
+		w.showEnvs()
+		w.envs.selectEnv(path)
+		w.u.reinstall(path)
+		return w.envs.win
 	},
 	"gpus":    func(w *windows) fyne.Window { w.showGPUs(); return w.gpus.win },
 	"history": func(w *windows) fyne.Window { w.showHistory(); return w.history.win },
