@@ -17,6 +17,11 @@
 #      built for sm_90a and the like are not in torch's list).
 #   4. `watch --json`, the engine the tray runs, running alongside must
 #      raise a JOB_ON_CPU event for the CPU job and none for the GPU job.
+#   5. Training runs (scripts/gpu-jobs.py): torch loops on the GPU that
+#      finish, are killed, and die of torch.OutOfMemoryError with the
+#      Traceback in their log must each be told once by `watch --json` as
+#      JOB_ENDED finished / crashed / crashed out of GPU memory; the GPU's
+#      clocks-event reasons, PCIe link and memory errors as read are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=${GPUCANARY_CLI:-bin/gpucanary-cli}
@@ -138,4 +143,6 @@ ok = any(e.get("pid") == cpu_pid and e.get("notify") for e in on_cpu) and not an
 print("WATCH", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 PY
+echo "== training runs, watched (scripts/gpu-jobs.py)"
+"$py" scripts/gpu-jobs.py "$cli"
 echo "test-gpu: PASS"

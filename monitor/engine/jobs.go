@@ -36,6 +36,12 @@ type jobWatch struct {
 	// oom is the kernel's OOM kill count at the last poll (oomOK: read).
 	oom   uint64
 	oomOK bool
+	// ended are the processes seen to end, by PID, with their start
+	// times: one not reaped yet (a zombie) is still listed, by the
+	// process scan and by a driver tearing its context down, and must
+	// not be held, and its end told, again at every poll. An entry goes
+	// when a scan no longer lists its PID.
+	ended map[int]time.Time
 }
 
 // member is one process of a job, held.
@@ -69,7 +75,7 @@ type job struct {
 }
 
 func newJobWatch() jobWatch {
-	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}}
+	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}, ended: map[int]time.Time{}}
 }
 
 // observeJobs holds the GPU jobs among rows (a process scan) and notes
@@ -79,6 +85,11 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
 	byPID := make(map[int]*monitor.Process, len(rows))
 	for i := range rows {
 		byPID[rows[i].PID] = &rows[i]
+	}
+	for pid := range jw.ended {
+		if byPID[pid] == nil {
+			delete(jw.ended, pid)
+		}
 	}
 	polled := map[*job]bool{}
 	var mem = map[*job]uint64{}
@@ -135,6 +146,9 @@ func (jw *jobWatch) jobOf(r *monitor.Process, byPID map[int]*monitor.Process) *j
 	if mb, ok := jw.members[r.PID]; ok {
 		return mb.job
 	}
+	if start, ok := jw.ended[r.PID]; ok && sameStart(start, r.StartTime) {
+		return nil // ended, not reaped yet
+	}
 	held, err := jobend.Open("", r.PID, r.StartTime)
 	if err != nil {
 		return nil
@@ -188,6 +202,16 @@ func (jw *jobWatch) add(j *job, held *jobend.Held) {
 	}
 }
 
+// sameStart tells whether two readings of a process's start time are of
+// one process: equal within the clock tick's rounding, or one unknown.
+func sameStart(a, b time.Time) bool {
+	if a.IsZero() || b.IsZero() {
+		return true
+	}
+	d := a.Sub(b)
+	return d < time.Second && d > -time.Second
+}
+
 // WatchEnd asks to be told when the process pid (started at start; zero
 // when not known) ends, whatever its run time and whether or not it uses
 // a GPU: a JOB_ENDED event then says how. The Processes window's "Tell
@@ -235,6 +259,7 @@ func (m *Monitor) pollJobEnds(now time.Time) {
 		if j.best == nil || end.Rank() > j.best.Rank() || pid == j.pid && end.Rank() == j.best.Rank() {
 			j.best, j.bestPID = &end, pid
 		}
+		jw.ended[pid] = mb.held.Start
 		mb.held.Close()
 		delete(jw.members, pid)
 		j.live--

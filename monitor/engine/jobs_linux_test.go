@@ -132,3 +132,52 @@ func TestWorkersAreOneJob(t *testing.T) {
 		t.Errorf("the job: %+v\n%s", ev.Job, ev.Message)
 	}
 }
+
+// TestAnEndIsToldOnce: a GPU job that ended but was not reaped yet (a
+// zombie, whose parent has not waited for it) is still listed, by the
+// scenario here as by a driver tearing its context down: its end is told
+// once, not again at every poll that lists it.
+func TestAnEndIsToldOnce(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "read x; exit 3")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 1073741824}]}]}`, pid))
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), "proj", ".venv"))
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: gpu, Processes: procs.NewSource(procs.Options{}), JobMinRuntime: time.Millisecond})
+	// Held once a poll saw it on the GPU.
+	deadline := time.Now().Add(60 * time.Second)
+	for polled := e.M.State().Polled; !e.M.State().Polled.After(polled); {
+		if time.Now().After(deadline) {
+			t.Fatal("the engine did not poll")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	in.Close() // it exits, a zombie until the cleanup reaps it
+	ev := e.Wait(60*time.Second, jobEnded(pid))
+	if ev.Job == nil || ev.Job.How != jobend.Crashed || !strings.Contains(ev.Message, "exited with status 3") {
+		t.Errorf("JOB_ENDED = %q (job %+v)", ev.Message, ev.Job)
+	}
+	// Five more polls, each listing the zombie.
+	for range 5 {
+		polled := e.M.State().Polled
+		for !e.M.State().Polled.After(polled) {
+			if time.Now().After(deadline.Add(time.Minute)) {
+				t.Fatal("the engine stopped polling")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if n := e.Count(jobEnded(pid)); n != 1 {
+		t.Errorf("the end was told %d times:\n%s", n, e.Dump())
+	}
+}
