@@ -36,6 +36,8 @@ type jobWatch struct {
 	// oom is the kernel's OOM kill count at the last poll (oomOK: read).
 	oom   uint64
 	oomOK bool
+	// stalls are the JOB_STALLED and JOB_SPINNING findings raised.
+	stalls findingSet
 }
 
 // member is one process of a job, held.
@@ -66,21 +68,26 @@ type job struct {
 	memFrac float64
 	best    *jobend.End // the end that tells most among its processes'
 	bestPID int
+	// stall is what JOB_STALLED and JOB_SPINNING remember of it
+	// (stall.go).
+	stall stallWatch
 }
 
 func newJobWatch() jobWatch {
-	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}}
+	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}, stalls: findingSet{}}
 }
 
 // observeJobs holds the GPU jobs among rows (a process scan) and notes
-// what each used of the GPU.
-func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
+// what each used of the GPU; it returns what this scan saw of each job,
+// for the stall rules.
+func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) map[*job]*jobSample {
 	jw := &m.jobs
 	byPID := make(map[int]*monitor.Process, len(rows))
 	for i := range rows {
 		byPID[rows[i].PID] = &rows[i]
 	}
 	polled := map[*job]bool{}
+	sampled := map[*job]*jobSample{}
 	var mem = map[*job]uint64{}
 	var util = map[*job][]float64{}
 	for i := range rows {
@@ -96,7 +103,9 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
 		if !polled[j] {
 			polled[j] = true
 			j.memFrac = 0
+			sampled[j] = &jobSample{}
 		}
+		sampled[j].add(r, g)
 		if r.GPUMemoryBytes != nil {
 			mem[j] += *r.GPUMemoryBytes
 		}
@@ -124,6 +133,7 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
 			j.utilN++
 		}
 	}
+	return sampled
 }
 
 // jobOf is the job of a GPU process, holding it first when it is new: the
@@ -248,6 +258,7 @@ func (m *Monitor) pollJobEnds(now time.Time) {
 		if j.sibling != "" && jw.siblings[j.sibling] == j {
 			delete(jw.siblings, j.sibling)
 		}
+		m.policy.Unsnooze(JobSubject(j.pid))
 		ran := jobend.RunTime(j.start, now)
 		if !j.asked && (!j.gpu || ran < m.o.JobMinRuntime) {
 			continue
