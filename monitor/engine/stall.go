@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -248,3 +250,36 @@ func stallEvents(at time.Time, c findingChange, live func(pid int) bool) []monit
 	}
 	return events
 }
+
+// QuietJob silences the notifications about the job of the process pid
+// (started at start; zero when not known) until that job ends: the
+// Processes window's "Not this job", for a run whose stalls are expected
+// (a job waiting on a queue, a debugger). It is the policy's snooze
+// (Snooze, JobSubject), of the job's own PID, so a worker's PID quiets
+// the whole job. An error when GPU Canary holds no GPU job with that
+// process.
+func (m *Monitor) QuietJob(pid int, start time.Time) error {
+	answer := make(chan error, 1)
+	err := m.request(func(context.Context) {
+		mb, ok := m.jobs.members[pid]
+		if !ok || !start.IsZero() && !mb.held.Start.IsZero() && !mb.held.Start.Equal(start) {
+			answer <- fmt.Errorf("quieting PID %d: %w", pid, ErrNoJob)
+			return
+		}
+		// Until the job ends (pollJobEnds lifts it), whatever that takes.
+		m.policy.Snooze(JobSubject(mb.job.pid), m.clock.Now().AddDate(100, 0, 0))
+		answer <- nil
+	})
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-answer:
+		return err
+	case <-m.stopped:
+		return ErrStopped
+	}
+}
+
+// ErrNoJob: the process is no GPU job the engine holds (QuietJob).
+var ErrNoJob = errors.New("no GPU job GPU Canary watches has this process")

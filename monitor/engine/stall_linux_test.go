@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,11 +110,29 @@ func TestStalledAndSpinningJobs(t *testing.T) {
 		t.Errorf("spin cleared: %+v", ev)
 	}
 
-	// Not this job: the next stall is raised, as a state, but not told.
-	e.M.Snooze(engine.JobSubject(pid), clock.Now().Add(time.Hour))
+	// Not this job: the next stall is raised, as a state, but not told;
+	// the quiet ends with the job. A process that is no job cannot be
+	// quieted.
+	if err := e.M.QuietJob(idle.cmd.Process.Pid+1<<22, time.Time{}); !errors.Is(err, engine.ErrNoJob) {
+		t.Errorf("QuietJob of no job: %v", err)
+	}
+	if err := e.M.QuietJob(pid, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
 	sim.set(stallScenario(pid, idle.cmd.Process.Pid, 0, 30))
 	poll(5)
 	e.Wait(20*time.Second, func(ev monitor.Event) bool { return stalled(ev) && !ev.Notify })
+	if e.M.Snoozed(engine.JobSubject(pid), clock.Now()).IsZero() {
+		t.Error("the quieted job is not snoozed")
+	}
+	job.cmd.Process.Kill()
+	<-job.done
+	for deadline := time.Now().Add(30 * time.Second); !e.M.Snoozed(engine.JobSubject(pid), clock.Now()).IsZero(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the job's quiet outlived it")
+		}
+		poll(1)
+	}
 
 	for _, ev := range e.Events() {
 		if ev.PID == idle.cmd.Process.Pid && ev.Finding != nil {
