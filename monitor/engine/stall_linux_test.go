@@ -35,6 +35,7 @@ func stallScenario(job, idle, util int, watts float64) string {
 // power limit for the window (JOB_SPINNING) and draws power again
 // (cleared). Snoozed as a job, its next stall is raised but not told.
 // A process that held memory on an idle GPU throughout is never told.
+// The times are set on the running engine, as Settings… sets them.
 func TestStalledAndSpinningJobs(t *testing.T) {
 	job := startHeld(t, "sleep", "300")
 	idle := startHeld(t, "sleep", "301")
@@ -42,11 +43,18 @@ func TestStalledAndSpinningJobs(t *testing.T) {
 	clock := monitortest.NewClock(time.Now())
 	const every = time.Second
 	sim := newSimGPU(t, stallScenario(pid, idle.cmd.Process.Pid, 90, 280))
+	discover := envsearch.Options{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }}
 	e := monitortest.Start(t, engine.Options{
-		Discover: envsearch.Options{Paths: []string{}, Home: t.TempDir(), System: []string{}, Getenv: func(string) string { return "" }},
-		GPU:      sim, Processes: procs.NewSource(procs.Options{}), Clock: clock, Interval: every,
-		StallWindow: 3 * time.Second, StallArmAfter: 2 * time.Second,
+		Discover: discover, GPU: sim, Processes: procs.NewSource(procs.Options{}), Clock: clock, Interval: every,
+		StallWindow: time.Hour, StallArmAfter: time.Hour,
 	})
+	// The settings' times reach a running engine (the tray's Settings…).
+	if err := e.M.Reconfigure(engine.Settings{Discover: discover, StallWindow: 3 * time.Second, StallArmAfter: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.Sync(e.M); err != nil {
+		t.Fatal(err)
+	}
 	poll := func(n int) {
 		t.Helper()
 		for range n {
