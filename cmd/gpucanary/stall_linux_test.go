@@ -63,7 +63,7 @@ func TestStallWatchJSON(t *testing.T) {
 	sim.set(t, 90, 280)
 	job.release(t, 0) // the shell now sleeps in sleep 300, its child
 	idle.release(t, 0)
-	settings := "refresh = \"100ms\"\nstall_window = \"1s\"\nstall_arm_after = \"200ms\"\n"
+	settings := "refresh = \"100ms\"\nstall_window = \"1s\"\nstall_arm_after = \"1ms\"\n"
 	events := watchEvents(t, settings, sim.path)
 	nextOf(t, events, monitor.KindEnvAdded) // the first read, processes included, is done
 
@@ -88,7 +88,7 @@ func TestStallWatchJSON(t *testing.T) {
 			}
 		}
 	}
-	// Computing for 3 s: many polls at 100ms, the arm time 200ms.
+	// Computing for 3 s: many polls at 100ms; two armed it (1ms).
 	time.Sleep(3 * time.Second)
 	sim.set(t, 0, 30)
 	ev := next(monitor.KindFindingRaised, finding.CodeJobStalled)
