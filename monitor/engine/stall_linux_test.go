@@ -119,7 +119,7 @@ func TestStalledAndSpinningJobs(t *testing.T) {
 	}
 
 	// Not this job: the next stall is raised, as a state, but not told;
-	// the quiet ends with the job. A process that is no job cannot be
+	// the quiet ends with the job, and so does the stall. A process that is no job cannot be
 	// quieted.
 	if err := e.M.QuietJob(idle.cmd.Process.Pid+1<<22, time.Time{}); !errors.Is(err, engine.ErrNoJob) {
 		t.Errorf("QuietJob of no job: %v", err)
@@ -140,6 +140,13 @@ func TestStalledAndSpinningJobs(t *testing.T) {
 			t.Fatal("the job's quiet outlived it")
 		}
 		poll(1)
+	}
+	stallCleared := about(monitor.KindFindingCleared, finding.CodeJobStalled)
+	e.Wait(20*time.Second, func(ev monitor.Event) bool {
+		return stallCleared(ev) && strings.Contains(ev.Message, "no longer runs on its GPU (it ended or let go of it)")
+	})
+	if n := e.Count(stallCleared); n != 2 {
+		t.Errorf("JOB_STALLED cleared %d times, want once when it computed again and once at its end:\n%s", n, e.Dump())
 	}
 
 	for _, ev := range e.Events() {
