@@ -89,10 +89,15 @@ var goldenStart = goldenNow.Add(-75 * time.Minute)
 // at goldenNow with goldenState's: the GPU idles, train.py starts 8
 // minutes ago, its memory fills, utilization, power and temperature
 // climb and settle; serve.py is busy on the CPU throughout.
-func goldenSamples(w *windows) {
+func goldenSamples(w *windows) { samplesOf(w, goldenState) }
+
+// samplesOf feeds w ten minutes of readings ending at goldenNow with
+// state's own, whose first process is the training run on its first GPU
+// and whose second is busy on the CPU (see goldenSamples).
+func samplesOf(w *windows, state func() monitor.State) {
 	const ticks = 300
 	for k := 0; k <= ticks; k++ {
-		st := goldenState()
+		st := state()
 		d := &st.GPU.Devices[0]
 		train, serve := &st.Processes[0], &st.Processes[1]
 		wave := math.Sin(float64(k)/5) + 0.5*math.Sin(float64(k)/2.3)

@@ -41,12 +41,13 @@ type Repairer interface {
 
 // Button labels of the repair's dialogs (the tests press them).
 const (
-	labelRepair        = "Repair"
-	labelRepairAnyway  = "Repair anyway"
-	labelStopAndRepair = "Stop them and repair"
-	labelUndo          = "Undo"
-	labelShowLog       = "Show log"
-	labelDetails       = "Details"
+	labelRepair          = "Repair"
+	labelRepairAnyway    = "Repair anyway"
+	labelStopAndRepair   = "Stop them and repair"
+	labelStopItAndRepair = "Stop it and repair" // one process
+	labelUndo            = "Undo"
+	labelShowLog         = "Show log"
+	labelDetails         = "Details"
 )
 
 // dialogWidth is the width the repair's dialogs open at: their text wraps
@@ -113,7 +114,7 @@ func (u *ui) ask(p fixplan.Plan, win fyne.Window) {
 		anyway := widget.NewButton(labelRepairAnyway, func() { d.Hide(); u.runRepair(p, win, true) })
 		buttons = append(buttons, anyway)
 		if mine := ownProcs(inUse.Procs); len(mine) == len(inUse.Procs) {
-			stop := widget.NewButton(labelStopAndRepair, func() { d.Hide(); u.confirmStop(p, mine, win) })
+			stop := widget.NewButton(stopLabel(len(mine)), func() { d.Hide(); u.confirmStop(p, mine, win) })
 			stop.Importance = widget.HighImportance
 			buttons = append(buttons, stop)
 		}
@@ -124,16 +125,23 @@ func (u *ui) ask(p fixplan.Plan, win fyne.Window) {
 	d.Show()
 }
 
+// stopLabel is the button that stops n processes, then repairs.
+func stopLabel(n int) string {
+	if n == 1 {
+		return labelStopItAndRepair
+	}
+	return labelStopAndRepair
+}
+
 // inUseText says which processes run from the environment, and why that
 // matters, before the person chooses.
 func inUseText(e *fix.InUseError) string {
 	n := len(e.Procs)
-	verb := "runs"
-	if n != 1 {
-		verb = "run"
+	if n == 1 {
+		return "1 process runs from this environment and holds torch open. Replacing torch under it can make it fail in ways that look like bugs of its own:"
 	}
-	return fmt.Sprintf("%s %s from this environment and hold torch open. Replacing torch under them can make them fail in ways that look like bugs of their own:",
-		capital(words.Count(n, "process", "processes")), verb)
+	return fmt.Sprintf("%s run from this environment and hold torch open. Replacing torch under them can make them fail in ways that look like bugs of their own:",
+		capital(words.Count(n, "process", "processes")))
 }
 
 // procList is one line a process: its name, PID and command.

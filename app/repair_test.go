@@ -131,7 +131,7 @@ func TestRepairButtonBesideTheFinding(t *testing.T) {
 			t.Error("the sentence is not left-aligned and wrapped at words")
 		}
 	}
-	if buttonIn(top, labelRepairAnyway) != nil || buttonIn(top, labelStopAndRepair) != nil {
+	if buttonIn(top, labelRepairAnyway) != nil || buttonIn(top, labelStopAndRepair) != nil || buttonIn(top, labelStopItAndRepair) != nil {
 		t.Error("offers to repair anyway with no process in the way")
 	}
 	test.Tap(buttonIn(top, labelRepair))
@@ -194,10 +194,10 @@ func TestProcessesAreNamedBeforeYes(t *testing.T) {
 	if !has(top, "1 process runs from this environment") || !has(top, "python (PID 4242)") {
 		t.Errorf("the dialog does not name the process: %q", texts(top))
 	}
-	if buttonIn(top, labelRepair) != nil || buttonIn(top, labelRepairAnyway) == nil || buttonIn(top, labelStopAndRepair) == nil {
-		t.Fatal("the dialog does not offer Stop them and repair and Repair anyway (and only those)")
+	if buttonIn(top, labelRepair) != nil || buttonIn(top, labelRepairAnyway) == nil || buttonIn(top, labelStopItAndRepair) == nil {
+		t.Fatal("the dialog does not offer Stop it and repair and Repair anyway (and only those)")
 	}
-	test.Tap(buttonIn(top, labelStopAndRepair))
+	test.Tap(buttonIn(top, labelStopItAndRepair))
 	if len(stopped) != 0 {
 		t.Fatal("stopped before the second question")
 	}
@@ -221,7 +221,7 @@ func TestProcessesAreNamedBeforeYes(t *testing.T) {
 	stopped = nil
 	u.handle(link.Request{Repair: u.paths[1]})
 	top = waitDialog(t, win, "2 processes run from this environment", 5*time.Second)
-	if buttonIn(top, labelStopAndRepair) != nil {
+	if buttonIn(top, labelStopAndRepair) != nil || buttonIn(top, labelStopItAndRepair) != nil {
 		t.Error("offers to stop another user's process")
 	}
 	test.Tap(buttonIn(top, labelRepairAnyway))

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+
+	"github.com/gpucanary/gpucanary/monitor"
 )
 
 // screenshotsDir is where the README's screenshots live, from this
@@ -21,14 +23,15 @@ const screenshotsDir = "../docs/screenshots"
 // screenshotNames are the views' names in docs/screenshots, where the
 // desktop end-to-end test's shots of the live windows are
 // environments.png, processes.png…; these are NAME-detail.png.
-var screenshotNames = map[string]string{"envs": "environments", "procs": "processes", "gpus": "gpus", "history": "history"}
+var screenshotNames = map[string]string{"envs": "environments", "procs": "processes", "gpus": "gpus", "history": "history", "repair": "repair"}
 
 // screenshotScales are the display scales the screenshots are made at:
 // an ordinary display, and a HiDPI one (names ending @2x.png).
 var screenshotScales = []float32{1, 2}
 
 // TestScreenshots renders the GPU, processes, environments and history
-// windows from the golden state at the size they open with, at scale 1
+// windows, and the repair's confirm dialog, from the demo's data (demoState: what `gpucanary demo` shows,
+// read by a real engine) at the size they open with, at scale 1
 // and 2, and keeps them in docs/screenshots/ for the README. A missing
 // screenshot is made; one that no longer matches is written to
 // testdata/failed/screenshots/ and the test fails: look at it, and if it
@@ -36,21 +39,20 @@ var screenshotScales = []float32{1, 2}
 // content must fit its size: a clipped label fails here.
 func TestScreenshots(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	for _, gw := range goldenWindows {
-		if gw.name == "settings" {
-			continue
-		}
+	st := demoState(t)
+	for _, view := range []string{"envs", "procs", "gpus", "history", "repair"} {
+		open := demoWindows[view]
 		for _, scale := range screenshotScales {
-			name := screenshotNames[gw.name] + "-detail.png"
+			name := screenshotNames[view] + "-detail.png"
 			if scale != 1 {
-				name = fmt.Sprintf("%s-detail@%.0fx.png", screenshotNames[gw.name], scale)
+				name = fmt.Sprintf("%s-detail@%.0fx.png", screenshotNames[view], scale)
 			}
 			t.Run(name, func(t *testing.T) {
 				a := test.NewTempApp(t)
-				u := newUI(a, goldenDeps())
+				u := newUI(a, demoDeps(st))
 				u.now = func() time.Time { return goldenNow }
-				goldenSamples(u.wins)
-				win := gw.open(u.wins)
+				samplesOf(u.wins, func() monitor.State { return cloneState(st) })
+				win := open(u.wins)
 				win.Canvas().(interface{ SetScale(float32) }).SetScale(scale)
 				size := u.wins.sizes[win]
 				if need := contentMinSize(win); need.Width > size.Width || need.Height > size.Height {

@@ -110,8 +110,9 @@ func newProcsWindow(w *windows) *procsWindow {
 	for i, name := range procColumns {
 		widths[i] = max(widths[i], widget.NewButton(name+sortMark[true], nil).MinSize().Width)
 		if name == "PID" {
-			// The largest PID Linux gives (pid_max 4194304) is never cut.
-			widths[i] = max(widths[i], widget.NewLabel("4194304").MinSize().Width)
+			// The largest PID Linux gives (pid_max 4194304) is never cut:
+			// the table's divider takes a padding's width from the cell.
+			widths[i] = max(widths[i], widget.NewLabel("4194304").MinSize().Width+theme.Padding())
 		}
 		p.table.SetColumnWidth(i, widths[i])
 	}

@@ -3,11 +3,16 @@
 package e2e
 
 import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +30,8 @@ import (
 // hears dunst's ActionInvoked, and the windows process asks on the
 // Environments window; its Repair (pressed from the keyboard) reinstalls
 // the CUDA torch from the test's local index with the venv's own pip.
+// Then, torch overwritten again, the window's own Repair… button, clicked
+// with the mouse, asks the same question and repairs it again.
 func TestNotificationRepair(t *testing.T) {
 	bin := os.Getenv("GPUCANARY_BIN")
 	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
@@ -140,6 +147,126 @@ func TestNotificationRepair(t *testing.T) {
 	})
 	time.Sleep(time.Second)
 	shoot(t, "GPU Canary — Environments", "repaired.png")
+
+	// The window's own Repair… button, clicked with the mouse: real pip
+	// overwrites torch once more, the open window's detail shows the
+	// finding with its Repair… button, and a click on it asks the same
+	// question, whose Repair reinstalls the CUDA build again.
+	id := strings.Fields(win)[0]
+	// The result is shown once the repair's journal says it finished (the
+	// progress dialog before it has a Cancel the keys below must miss).
+	waitFor(t, 30*time.Second, "the repair's journal to say it finished", func() (int, bool) {
+		n := finishedJournals(home)
+		return n, n == 1
+	})
+	time.Sleep(time.Second) // the result drawn
+	// Close the result (Undo, Show log, Keep this CUDA build…, Close).
+	if out, err := exec.Command("xdotool", "windowfocus", "--sync", id, "key", "--delay", "200", "Tab", "Tab", "Tab", "Tab", "space").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v\n%s", err, out)
+	}
+	wheeltest.Pip(t, py, venv, "install", "--index-url", srv.URL+"/cpu", "--no-deps", "--force-reinstall", "torch==2.5.1+cpu")
+	at := waitFor(t, 30*time.Second, "the window's Repair… button", func() (image.Point, bool) {
+		return primaryButton(t, id)
+	})
+	if out, err := exec.Command("xdotool", "mousemove", "--window", id, strconv.Itoa(at.X), strconv.Itoa(at.Y), "click", "1").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool click: %v\n%s", err, out)
+	}
+	waitFor(t, 20*time.Second, "the click to ask before it repairs", func() (image.Point, bool) {
+		// The dialog's own Repair is then the one button of the primary
+		// colour: the window's behind it is dimmed.
+		p, ok := primaryButton(t, id)
+		return p, ok && p != at
+	})
+	time.Sleep(time.Second) // the plan made
+	if out, err := exec.Command("xdotool", "windowfocus", "--sync", id, "key", "--delay", "200", "Tab", "Tab", "Tab", "space").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v\n%s", err, out)
+	}
+	waitFor(t, 3*time.Minute, "the window's Repair… to reinstall the CUDA build", func() ([]string, bool) {
+		got, _ := filepath.Glob(filepath.Join(venv, "lib", "python*", "site-packages", "torch-*.dist-info"))
+		return got, len(got) == 1 && strings.Contains(got[0], "torch-2.5.1+cu124.dist-info")
+	})
+}
+
+// finishedJournals counts the repairs whose journal (under the state
+// folder in home) says they finished.
+func finishedJournals(home string) int {
+	files, _ := filepath.Glob(filepath.Join(home, ".local", "state", "gpucanary", "journal", "*.jsonl"))
+	n := 0
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(`"event":"finished"`)) {
+			n++
+		}
+	}
+	return n
+}
+
+// primary is the theme's primary colour, which fills a high-importance
+// button (Repair…) and nothing else as large in the Environments window.
+var primary = color.RGBA{R: 41, G: 111, B: 246, A: 255}
+
+// primaryButton finds the one button filled with the primary colour in
+// window id as drawn now, and where its centre is in the window.
+func primaryButton(t *testing.T, id string) (image.Point, bool) {
+	t.Helper()
+	b := primaryButtons(t, id)
+	if len(b) != 1 {
+		return image.Point{}, false
+	}
+	return image.Pt((b[0].Min.X+b[0].Max.X)/2, (b[0].Min.Y+b[0].Max.Y)/2), true
+}
+
+// primaryButtons shoots window id and returns the bounds of each
+// button-sized area of the primary colour in it: a person finds the
+// button by sight; the test by its colour, as no accessibility tree
+// tells where Fyne drew it.
+func primaryButtons(t *testing.T, id string) []image.Rectangle {
+	t.Helper()
+	out, err := exec.Command("import", "-window", id, "png:-").Output()
+	if err != nil {
+		t.Logf("shooting window %s: %v", id, err)
+		return nil
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Logf("reading the shot of window %s: %v", id, err)
+		return nil
+	}
+	r := img.Bounds()
+	near := func(p image.Point) bool {
+		c := color.RGBAModel.Convert(img.At(p.X, p.Y)).(color.RGBA)
+		d := func(a, b uint8) int { return max(int(a), int(b)) - min(int(a), int(b)) }
+		return d(c.R, primary.R) <= 8 && d(c.G, primary.G) <= 8 && d(c.B, primary.B) <= 8
+	}
+	seen := make(map[image.Point]bool)
+	var found []image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p := image.Pt(x, y)
+			if seen[p] || !near(p) {
+				continue
+			}
+			// Flood the area of that colour from p.
+			box, n := image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))}, 0
+			stack := []image.Point{p}
+			seen[p] = true
+			for len(stack) > 0 {
+				q := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				n++
+				box = box.Union(image.Rectangle{Min: q, Max: q.Add(image.Pt(1, 1))})
+				for _, s := range []image.Point{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+					if o := q.Add(s); o.In(r) && !seen[o] && near(o) {
+						seen[o] = true
+						stack = append(stack, o)
+					}
+				}
+			}
+			if n >= 600 && box.Dx() >= 40 && box.Dy() >= 20 {
+				found = append(found, box)
+			}
+		}
+	}
+	return found
 }
 
 // notifyCall is one Notify call as the bus carried it.

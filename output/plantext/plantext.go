@@ -8,6 +8,7 @@ package plantext
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
@@ -109,13 +110,13 @@ func AskFor(p fixplan.Plan, env string, short func(string) string) Ask {
 		what += " (CUDA " + p.CUDA + ")"
 	}
 	a := Ask{Title: title, Why: sentences(p.Reasons), Changes: p.Consequences, Command: p.Command(),
-		Sentence: fmt.Sprintf("%s %s in %s from %s with %s.", verb, what, short(env), indexName(p), installerName(p.Installer))}
+		Sentence: fmt.Sprintf("%s %s in %s from %s with %s.", verb, what, short(env), indexName(p), installerName(p))}
 	if len(p.Removes) > 0 {
 		// A copy ahead of the environment's own is taken away, not
 		// reinstalled (fix's removalPlan).
 		a.Title = "Remove the torch that hides this environment's"
 		a.Sentence = fmt.Sprintf("Remove %s from %s with %s, so that this environment's own torch is the one Python loads.",
-			Pins(p.Removes), short(p.RemoveFrom), installerName(p.Installer))
+			Pins(p.Removes), short(p.RemoveFrom), installerName(p))
 	}
 	return a
 }
@@ -133,15 +134,31 @@ func indexName(p fixplan.Plan) string {
 }
 
 // installerName is the installer as a person knows it: pip run with the
-// environment's own Python is "this environment's pip".
-func installerName(installer string) string {
-	switch installer {
+// environment's own Python is "this environment's pip"; an environment
+// without a pip of its own gets another Python's, pointed at it with
+// --python, and is told so.
+func installerName(p fixplan.Plan) string {
+	switch p.Installer {
 	case "pip":
+		if host, ok := pipFor(p.Argv); ok {
+			return host + "'s pip (this environment has none of its own)"
+		}
 		return "this environment's pip"
 	case "":
 		return "its installer"
 	}
-	return installer
+	return p.Installer
+}
+
+// pipFor tells whether argv runs pip with --python (pip installing into
+// another Python's environment), and which interpreter runs it ("python3",
+// as its file is named).
+func pipFor(argv []string) (string, bool) {
+	if len(argv) < 4 || argv[1] != "-m" || argv[2] != "pip" || !slices.Contains(argv[3:], "--python") {
+		return "", false
+	}
+	base := argv[0][strings.LastIndexAny(argv[0], `/\`)+1:]
+	return strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".EXE"), true
 }
 
 // sentences joins reasons into a paragraph, each starting with a capital

@@ -35,6 +35,10 @@ func TestPlanSaidOnce(t *testing.T) {
 		{"a mirror, an undo", fixplan.Plan{Env: "/home/ada/llm/.venv", Installer: "pip", Packages: []fixplan.Pin{{Name: "torch", Version: "2.5.1+cpu"}}, Index: "https://mirror.example/whl/cpu", Undoes: "/state/j.jsonl"},
 			"Undo the repair", "Put back torch 2.5.1+cpu in ~/llm/.venv from the index at https://mirror.example/whl/cpu with this environment's pip.",
 			"  packages:  torch 2.5.1+cpu\n", "NOTE"},
+		{"another Python's pip", fixplan.Plan{Env: "/home/ada/chatbot/.venv", Installer: "pip", Packages: pins[:1], CUDA: "12.4", Index: "https://download.pytorch.org/whl/cu124",
+			Argv: []string{"/usr/bin/python3", "-m", "pip", "--python", "/home/ada/chatbot/.venv/bin/python", "install", "torch==2.5.1+cu124"}},
+			"Reinstall CUDA torch", "Install torch 2.5.1+cu124 (CUDA 12.4) in ~/chatbot/.venv from the PyTorch index with python3's pip (this environment has none of its own).",
+			"  packages:  torch 2.5.1+cu124\n", "NOTE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := AskFor(tc.plan, tc.plan.Env, short)
