@@ -51,6 +51,9 @@ const (
 	// cpuBusyCores is the CPU, in cores, a stalled job's processes must
 	// use between two polls to be busy on the CPU rather than waiting.
 	cpuBusyCores = 0.5
+	// maxPollGap is the longest time between two samples of a job that
+	// the rules take as seen throughout.
+	maxPollGap = time.Minute
 )
 
 // JobSubject is what Snooze takes to silence one job's notifications
@@ -151,6 +154,13 @@ func (w *stallWatch) judge(now time.Time, j *job, s *jobSample, window, armAfter
 		cpuRate = (s.cpu - w.cpu) / dt.Seconds()
 	}
 	w.lastAt, w.cpu = now, s.cpu
+	if dt > maxPollGap {
+		// Nothing was seen between (a suspended machine, polls held up):
+		// no run of polls goes on through the gap, and it is no time
+		// spent computing.
+		w.idleSince, w.spinSince = time.Time{}, time.Time{}
+		dt = 0
+	}
 	if s.util == nil {
 		// The driver does not say: nothing to judge by, and no run of
 		// polls goes on through it.

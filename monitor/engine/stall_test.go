@@ -79,4 +79,9 @@ func TestStallNeedsMemoryAndArm(t *testing.T) {
 	if f.Code != finding.CodeJobStalled || !strings.Contains(f.Message, "python train.py (PID 7) has held 2.0 GiB") {
 		t.Errorf("finding = %+v", f)
 	}
+	// A gap in the polls (a suspended machine) is not seen as idle: the
+	// run starts again after it.
+	if judge(17+3600, big(u(0))) {
+		t.Error("stalled across an hour nothing was seen in")
+	}
 }
