@@ -52,7 +52,8 @@ const (
 	// use between two polls to be busy on the CPU rather than waiting.
 	cpuBusyCores = 0.5
 	// maxPollGap is the longest time between two samples of a job that
-	// the rules take as seen throughout.
+	// the rules take as seen throughout (three poll intervals, when
+	// longer).
 	maxPollGap = time.Minute
 )
 
@@ -135,7 +136,7 @@ func spinning(d *gpu.Device) bool {
 func (m *Monitor) judgeStalls(now time.Time, sampled map[*job]*jobSample) []finding.Finding {
 	var out []finding.Finding
 	for _, j := range slices.SortedFunc(maps.Keys(sampled), func(a, b *job) int { return a.pid - b.pid }) {
-		if f, ok := j.stall.judge(now, j, sampled[j], m.o.StallWindow, m.o.StallArmAfter); ok {
+		if f, ok := j.stall.judge(now, j, sampled[j], m.o.StallWindow, m.o.StallArmAfter, max(maxPollGap, 3*m.o.Interval)); ok {
 			out = append(out, f)
 		}
 	}
@@ -143,8 +144,9 @@ func (m *Monitor) judgeStalls(now time.Time, sampled map[*job]*jobSample) []find
 }
 
 // judge takes one poll's sample of j and says whether j is stalled or
-// spinning now.
-func (w *stallWatch) judge(now time.Time, j *job, s *jobSample, window, armAfter time.Duration) (finding.Finding, bool) {
+// spinning now. A gap longer than gap since the last sample breaks the
+// runs of polls.
+func (w *stallWatch) judge(now time.Time, j *job, s *jobSample, window, armAfter, gap time.Duration) (finding.Finding, bool) {
 	dt := time.Duration(0)
 	if !w.lastAt.IsZero() && now.After(w.lastAt) {
 		dt = now.Sub(w.lastAt)
@@ -154,7 +156,7 @@ func (w *stallWatch) judge(now time.Time, j *job, s *jobSample, window, armAfter
 		cpuRate = (s.cpu - w.cpu) / dt.Seconds()
 	}
 	w.lastAt, w.cpu = now, s.cpu
-	if dt > maxPollGap {
+	if dt > gap {
 		// Nothing was seen between (a suspended machine, polls held up):
 		// no run of polls goes on through the gap, and it is no time
 		// spent computing.

@@ -44,9 +44,11 @@ func TestStallNeedsMemoryAndArm(t *testing.T) {
 	var w stallWatch
 	t0 := time.Unix(1e9, 0)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	big := func(util *uint32) *jobSample { return &jobSample{held: 2 << 30, heldKnown: true, gpus: []int{0}, util: util} }
+	big := func(util *uint32) *jobSample {
+		return &jobSample{held: 2 << 30, heldKnown: true, gpus: []int{0}, util: util}
+	}
 	judge := func(s int, smp *jobSample) bool {
-		_, ok := w.judge(at(s), j, smp, 3*time.Second, 3*time.Second)
+		_, ok := w.judge(at(s), j, smp, 3*time.Second, 3*time.Second, maxPollGap)
 		return ok
 	}
 	// 2 s at load, a dip, 1 s more: armed at 3 s of computing
@@ -75,7 +77,7 @@ func TestStallNeedsMemoryAndArm(t *testing.T) {
 			t.Errorf("at %d s: stalled %v, want %v", s, got, want)
 		}
 	}
-	f, _ := w.judge(at(17), j, big(u(0)), 3*time.Second, 3*time.Second)
+	f, _ := w.judge(at(17), j, big(u(0)), 3*time.Second, 3*time.Second, maxPollGap)
 	if f.Code != finding.CodeJobStalled || !strings.Contains(f.Message, "python train.py (PID 7) has held 2.0 GiB") {
 		t.Errorf("finding = %+v", f)
 	}
