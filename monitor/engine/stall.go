@@ -73,8 +73,9 @@ type stallWatch struct {
 	// idleSince and spinSince start the run of polls its GPU has been
 	// idle holding memory, or spinning; zero when it is not.
 	idleSince, spinSince time.Time
-	// cpu is its processes' CPU time at the last poll, in seconds.
-	cpu float64
+	// cpu is each of its processes' CPU time at the last poll, in
+	// seconds, by PID: a worker that joins or leaves is no CPU used.
+	cpu map[int]float64
 }
 
 // jobSample is what one process poll saw of a job.
@@ -85,8 +86,8 @@ type jobSample struct {
 	gpus      []int
 	util      *uint32 // the busiest of its GPUs
 	spin      *gpu.Device
-	states    []string // its processes' scheduling states
-	cpu       float64  // its processes' CPU time, in seconds
+	states    []string        // its processes' scheduling states
+	cpu       map[int]float64 // its processes' CPU time, in seconds, by PID
 }
 
 // sample adds a row of a job and the devices it holds to s.
@@ -98,7 +99,12 @@ func (s *jobSample) add(r *monitor.Process, g gpu.State) {
 	if r.State != "" {
 		s.states = append(s.states, r.State)
 	}
-	s.cpu += r.CPUTimeSeconds
+	if r.Measured() {
+		if s.cpu == nil {
+			s.cpu = map[int]float64{}
+		}
+		s.cpu[r.PID] = r.CPUTimeSeconds
+	}
 	for i := range g.Devices {
 		d := &g.Devices[i]
 		if !slices.Contains(r.GPUs, d.Index) || slices.Contains(s.gpus, d.Index) {
@@ -153,7 +159,11 @@ func (w *stallWatch) judge(now time.Time, j *job, s *jobSample, window, armAfter
 	}
 	cpuRate := 0.0
 	if dt > 0 {
-		cpuRate = (s.cpu - w.cpu) / dt.Seconds()
+		for pid, t := range s.cpu {
+			if was, ok := w.cpu[pid]; ok && t > was {
+				cpuRate += (t - was) / dt.Seconds()
+			}
+		}
 	}
 	w.lastAt, w.cpu = now, s.cpu
 	if dt > gap {

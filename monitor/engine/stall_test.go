@@ -87,3 +87,35 @@ func TestStallNeedsMemoryAndArm(t *testing.T) {
 		t.Error("stalled across an hour nothing was seen in")
 	}
 }
+
+// TestStallCPURate: a stalled job is busy on the CPU when its processes'
+// CPU time rises between two polls; a worker that joins the job with
+// the CPU time it already had is not CPU used.
+func TestStallCPURate(t *testing.T) {
+	u := func(v uint32) *uint32 { return &v }
+	j := &job{pid: 7, cmdline: []string{"python", "train.py"}}
+	t0 := time.Unix(1e9, 0)
+	sample := func(util uint32, cpu map[int]float64) *jobSample {
+		return &jobSample{held: 2 << 30, heldKnown: true, gpus: []int{0}, util: u(util), states: []string{"S"}, cpu: cpu}
+	}
+	for _, tc := range []struct {
+		name      string
+		last, now map[int]float64
+		want      string
+	}{
+		{"its CPU time rises by two cores", map[int]float64{7: 100}, map[int]float64{7: 104}, "busy on the CPU (2.0 cores)"},
+		{"a worker joins with its CPU time", map[int]float64{7: 100}, map[int]float64{7: 100, 8: 500}, "is sleeping"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w stallWatch
+			for s := 0; s <= 4; s++ {
+				w.judge(t0.Add(time.Duration(s)*time.Second), j, sample(90, tc.last), time.Second, time.Second, maxPollGap)
+			}
+			w.judge(t0.Add(5*time.Second), j, sample(0, tc.last), time.Second, time.Second, maxPollGap)
+			f, ok := w.judge(t0.Add(7*time.Second), j, sample(0, tc.now), time.Second, time.Second, maxPollGap)
+			if !ok || !strings.Contains(f.Message, tc.want) {
+				t.Errorf("stalled %v: %q, want %q in it", ok, f.Message, tc.want)
+			}
+		})
+	}
+}
