@@ -40,6 +40,9 @@ type Engine interface {
 	// WatchEnd asks to be told (JOB_ENDED) when the process with this
 	// PID and start time ends, whatever its run time.
 	WatchEnd(pid int, start time.Time) error
+	// QuietJob asks that nothing more be told of the job of the process
+	// with this PID and start time until it ends ("Not this job").
+	QuietJob(pid int, start time.Time) error
 }
 
 // Deps is what the app needs. Desktop side effects that tests replace are

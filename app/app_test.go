@@ -135,6 +135,21 @@ func TestParseSettings(t *testing.T) {
 	}
 }
 
+// TestParseJobTimes: the Settings window's job run time and stall
+// window reach the config, and what the settings file would refuse is
+// refused.
+func TestParseJobTimes(t *testing.T) {
+	c, err := parseJobTimes(config.Default(), " 90s", "2m")
+	if err != nil || c.JobMinRuntime.Duration != 90*time.Second || c.StallWindow.Duration != 2*time.Minute {
+		t.Errorf("config = %v %v, %v", c.JobMinRuntime, c.StallWindow, err)
+	}
+	for _, bad := range [][2]string{{"0s", "10m"}, {"x", "10m"}, {"5m", "10ms"}, {"5m", ""}} {
+		if _, err := parseJobTimes(config.Default(), bad[0], bad[1]); err == nil {
+			t.Errorf("accepted %v", bad)
+		}
+	}
+}
+
 // fakeRepairer records the plan it is asked to run.
 type fakeRepairer struct {
 	ran     chan fixplan.Plan

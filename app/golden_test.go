@@ -149,6 +149,7 @@ func (fixedEngine) Subscribe() (<-chan monitor.Event, func()) { return nil, func
 func (fixedEngine) Add(string) error                          { return nil }
 func (fixedEngine) Forget(string) error                       { return nil }
 func (fixedEngine) WatchEnd(int, time.Time) error             { return nil }
+func (fixedEngine) QuietJob(int, time.Time) error             { return nil }
 
 // goldenWindow is one window the golden test renders: its file name and
 // how to open it on a fresh ui.

@@ -39,7 +39,9 @@ var settingsSize = fyne.NewSize(760, 640)
 type settingsForm struct {
 	base                                         config.Config
 	roots, envs, refresh, percent, window, index *widget.Entry
-	home, login, learn                           *widget.Check
+	// jobMin and stall are job_min_runtime and stall_window.
+	jobMin, stall      *widget.Entry
+	home, login, learn *widget.Check
 	// kinds are the notification kinds' checks, by code, in notifyKinds' order.
 	kinds        map[string]*widget.Check
 	form         *widget.Form
@@ -51,6 +53,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	f := &settingsForm{base: cfg,
 		roots: widget.NewMultiLineEntry(), envs: widget.NewMultiLineEntry(),
 		refresh: widget.NewEntry(), percent: widget.NewEntry(), window: widget.NewEntry(), index: widget.NewEntry(),
+		jobMin: widget.NewEntry(), stall: widget.NewEntry(),
 		home:  widget.NewCheck("Also search my home folder", nil),
 		login: widget.NewCheck("Start GPU Canary when I log in", nil),
 		learn: widget.NewCheck("Learn of new torch releases from the PyTorch index (once a day)", nil),
@@ -63,6 +66,8 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	f.percent.SetText(strconv.FormatFloat(cfg.CPUFallbackPercent, 'f', -1, 64))
 	f.window.SetText(cfg.CPUFallbackWindow.String())
 	f.index.SetText(cfg.IndexBase)
+	f.jobMin.SetText(cfg.JobMinRuntime.String())
+	f.stall.SetText(cfg.StallWindow.String())
 	f.home.SetChecked(cfg.DiscoverHome)
 	f.learn.SetChecked(cfg.KBRefresh)
 	checks := make([]fyne.CanvasObject, 0, len(notifyKinds))
@@ -80,6 +85,8 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 		widget.NewFormItem("Refresh every", f.refresh),
 		widget.NewFormItem("Job on the CPU: busy above", container.NewBorder(nil, nil, nil, widget.NewLabel("% of one core"), f.percent)),
 		widget.NewFormItem("for at least", f.window),
+		widget.NewFormItem("Job ended: tell if it ran", container.NewBorder(nil, nil, widget.NewLabel("at least"), nil, f.jobMin)),
+		widget.NewFormItem("Job stalled: its GPU idle", container.NewBorder(nil, nil, widget.NewLabel("for"), nil, f.stall)),
 		widget.NewFormItem("PyTorch index (mirror)", f.index),
 		widget.NewFormItem("", f.learn),
 		widget.NewFormItem("Starting", f.login),
@@ -109,9 +116,30 @@ func (f *settingsForm) selectedKinds() []string {
 // config is the form's content as a config, every field validated.
 func (f *settingsForm) config() (config.Config, error) {
 	c, err := parseSettings(f.base, f.roots.Text, f.envs.Text, f.refresh.Text, f.percent.Text, f.window.Text, f.index.Text, f.selectedKinds())
+	if err != nil {
+		return c, err
+	}
+	if c, err = parseJobTimes(c, f.jobMin.Text, f.stall.Text); err != nil {
+		return f.base, err
+	}
 	c.DiscoverHome = f.home.Checked
 	c.KBRefresh = f.learn.Checked
-	return c, err
+	return c, nil
+}
+
+// parseJobTimes reads job_min_runtime and stall_window from the form
+// into c, refusing what the settings file would refuse.
+func parseJobTimes(c config.Config, jobMin, stall string) (config.Config, error) {
+	m, err := time.ParseDuration(strings.TrimSpace(jobMin))
+	if err != nil || m <= 0 {
+		return c, fmt.Errorf("job run time %q: give a duration above 0, like 5m", jobMin)
+	}
+	s, err := time.ParseDuration(strings.TrimSpace(stall))
+	if err != nil || s < 100*time.Millisecond {
+		return c, fmt.Errorf("stall window %q: give a duration of at least 100ms, like 10m", stall)
+	}
+	c.JobMinRuntime, c.StallWindow = config.Duration{Duration: m}, config.Duration{Duration: s}
+	return c, nil
 }
 
 // showSettings edits the settings file shared with the command line; the

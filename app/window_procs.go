@@ -49,7 +49,11 @@ type procsWindow struct {
 	// asked are the processes it was pressed for, by PID and start.
 	end   *widget.Button
 	asked map[int]time.Time
-	why   *widget.Label // the selected process's verdict and reason
+	// quiet is "Not this job" (nothing more told of a GPU job until it
+	// ends); quieted are the processes it was pressed for.
+	quiet   *widget.Button
+	quieted map[int]time.Time
+	why     *widget.Label // the selected process's verdict and reason
 	// memTotal is the largest GPU's memory: the top of the memory
 	// sparklines.
 	memTotal uint64
@@ -128,13 +132,16 @@ func newProcsWindow(w *windows) *procsWindow {
 	p.end = widget.NewButton(tellWhenEnds, p.watchEnd)
 	p.end.Disable()
 	p.asked = map[int]time.Time{}
+	p.quiet = widget.NewButton(notThisJob, p.quietJob)
+	p.quiet.Disable()
+	p.quieted = map[int]time.Time{}
 	// The selected process's story (verdict, why, the fix) is read
 	// first, above the table, not in a status line.
 	p.why = widget.NewLabel(chooseHint)
 	p.why.Wrapping = fyne.TextWrapWord
 	p.bars = container.NewVBox()
 	table := container.New(&fillLastColumn{table: p.table, widths: widths}, keyed)
-	top := container.NewVBox(p.bars, container.NewBorder(nil, nil, nil, container.NewVBox(p.term, p.end), p.why))
+	top := container.NewVBox(p.bars, container.NewBorder(nil, nil, nil, container.NewVBox(p.term, p.end, p.quiet), p.why))
 	p.win.SetContent(container.NewBorder(top, nil, nil, nil, table))
 	return p
 }
@@ -339,9 +346,22 @@ func (p *procsWindow) updateTerminate() {
 		p.term.Disable()
 		p.end.Disable()
 		p.end.SetText(tellWhenEnds)
+		p.quiet.Disable()
+		p.quiet.SetText(notThisJob)
 		return
 	}
 	r := p.rows[p.chosen]
+	switch {
+	case !r.Job() || !r.Measured() || r.StartTime.IsZero():
+		p.quiet.Disable() // no GPU job of this machine
+		p.quiet.SetText(notThisJob)
+	case p.quieted[r.PID].Equal(r.StartTime):
+		p.quiet.Disable()
+		p.quiet.SetText(quietedJob)
+	default:
+		p.quiet.Enable()
+		p.quiet.SetText(notThisJob)
+	}
 	switch {
 	case !r.Measured() || r.StartTime.IsZero():
 		p.end.Disable() // not a process of this machine, or one not named by its start
@@ -405,6 +425,28 @@ func (p *procsWindow) watchEnd() {
 		return
 	}
 	p.asked[r.PID] = r.StartTime
+	p.updateTerminate()
+}
+
+// The quiet button's words, before and after it was pressed.
+const (
+	notThisJob = "Not this job"
+	quietedJob = "Quiet until it ends"
+)
+
+// quietJob asks the engine to tell nothing more of the selected GPU
+// job (a stall expected: it waits on a queue, a debugger holds it)
+// until it ends.
+func (p *procsWindow) quietJob() {
+	if p.chosen < 0 || p.chosen >= len(p.rows) {
+		return
+	}
+	r := p.rows[p.chosen]
+	if err := p.w.u.d.Engine.QuietJob(r.PID, r.StartTime); err != nil {
+		dialog.ShowError(fmt.Errorf("quieting PID %d: %w", r.PID, err), p.win)
+		return
+	}
+	p.quieted[r.PID] = r.StartTime
 	p.updateTerminate()
 }
 

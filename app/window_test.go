@@ -489,11 +489,16 @@ func TestProcessesArrowKeys(t *testing.T) {
 // end of.
 type endWatcher struct {
 	fixedEngine
-	asked []int
+	asked, quieted []int
 }
 
 func (e *endWatcher) WatchEnd(pid int, _ time.Time) error {
 	e.asked = append(e.asked, pid)
+	return nil
+}
+
+func (e *endWatcher) QuietJob(pid int, _ time.Time) error {
+	e.quieted = append(e.quieted, pid)
 	return nil
 }
 
@@ -519,5 +524,33 @@ func TestTellMeWhenItEnds(t *testing.T) {
 	test.Tap(p.end)
 	if !slices.Equal(eng.asked, []int{4242}) || !p.end.Disabled() || p.end.Text != willTell {
 		t.Errorf("asked %v; the button says %q, disabled %v", eng.asked, p.end.Text, p.end.Disabled())
+	}
+}
+
+// TestNotThisJob: "Not this job" is offered for a GPU job only; pressed,
+// it asks the engine to quiet the job (by PID and start time) and says
+// so, and is not offered again for it.
+func TestNotThisJob(t *testing.T) {
+	a := test.NewTempApp(t)
+	eng := &endWatcher{}
+	d := goldenDeps()
+	d.Engine = eng
+	u := newUI(a, d)
+	p := newProcsWindow(u.wins)
+	p.refresh(goldenState())
+	if !p.quiet.Disabled() {
+		t.Error("offered with no process chosen")
+	}
+	for i, r := range p.rows {
+		p.table.Select(widget.TableCellID{Row: i, Col: 0})
+		if offered := !p.quiet.Disabled(); offered != (r.Job() && r.Measured()) {
+			t.Errorf("PID %d (verdict %s): offered %v", r.PID, r.Verdict, offered)
+		}
+	}
+	row := slices.IndexFunc(p.rows, func(r monitor.Process) bool { return r.PID == 4242 })
+	p.table.Select(widget.TableCellID{Row: row, Col: 0})
+	test.Tap(p.quiet)
+	if !slices.Equal(eng.quieted, []int{4242}) || !p.quiet.Disabled() || p.quiet.Text != quietedJob {
+		t.Errorf("quieted %v; the button says %q, disabled %v", eng.quieted, p.quiet.Text, p.quiet.Disabled())
 	}
 }

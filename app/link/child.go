@@ -198,6 +198,13 @@ func (t *Tray) WatchEnd(pid int, start time.Time) error {
 	return t.send(FromWindows{WatchEnd: &WatchEnd{PID: pid, Start: start}})
 }
 
+// QuietJob asks the engine to tell nothing more of the process's job
+// until it ends (engine.Monitor.QuietJob); the tray process logs a
+// refusal.
+func (t *Tray) QuietJob(pid int, start time.Time) error {
+	return t.send(FromWindows{QuietJob: &WatchEnd{PID: pid, Start: start}})
+}
+
 // Recorded tells the tray process that a repair's journal has recorded
 // a start or an end, so its engine reads it now (fix.Service.Recorded).
 func (t *Tray) Recorded(journal string) { _ = t.send(FromWindows{Journal: journal}) }

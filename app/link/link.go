@@ -86,10 +86,15 @@ type FromWindows struct {
 	// engine tells of that process's end (JOB_ENDED) whatever its run
 	// time.
 	WatchEnd *WatchEnd `json:"watch_end,omitempty"`
+	// QuietJob is the Processes window's "Not this job": the engine
+	// tells nothing more of that process's job until it ends
+	// (engine.Monitor.QuietJob).
+	QuietJob *WatchEnd `json:"quiet_job,omitempty"`
 }
 
 // WatchEnd names one process by its PID and start time, so that the
-// request cannot fall on a process that took the PID since.
+// request cannot fall on a process that took the PID since (WatchEnd and
+// QuietJob both name one so).
 type WatchEnd struct {
 	PID   int       `json:"pid"`
 	Start time.Time `json:"start"`

@@ -31,6 +31,8 @@ var kindNames = []struct {
 	{finding.CodePCIeDegraded, "A GPU's PCIe link is degraded", true},
 	{finding.CodeGPUMemoryErrors, "A GPU's memory needs a reset", true},
 	{monitor.KindJobEnded, "A GPU job ended", true},
+	{finding.CodeJobStalled, "A GPU job stalled", true},
+	{finding.CodeJobSpinning, "A GPU job spins without progress", true},
 	{monitor.KindTorchInstalled, "torch was installed", false},
 	{monitor.KindEnvAdded, "Environment added", false},
 	{monitor.KindEnvRemoved, "Environment removed", false},

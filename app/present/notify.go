@@ -79,6 +79,14 @@ func Notification(e monitor.Event, reinstall bool) Note {
 	case monitor.KindJobOnCPUCleared:
 		n = Note{Title: "The job is no longer stuck on the CPU", Level: LevelSuccess}
 	case monitor.KindFindingRaised:
+		if jobStall(e.Finding) {
+			// About a job, not its environment: titled as JOB_ON_CPU is.
+			n = Note{Title: jobStallTitles[e.Finding.Code], Level: LevelWarning}
+			if where != "" {
+				n.Title += " (" + where + ")"
+			}
+			break
+		}
 		n = Note{Title: "Problem in " + where, Level: LevelWarning}
 		if e.Env == "" {
 			n.Title = "GPU Canary"
@@ -110,7 +118,8 @@ func Notification(e monitor.Event, reinstall bool) Note {
 	n.Env = e.Env
 	n.Body = words.Unmark(TildeHome(e.Message))
 	switch {
-	case e.Kind == monitor.KindJobOnCPUCleared || e.Kind == monitor.KindFindingCleared:
+	case e.Kind == monitor.KindJobOnCPUCleared || e.Kind == monitor.KindFindingCleared || jobStall(e.Finding):
+		// A stalled job's environment is not what is wrong: no repair.
 	case reinstall && e.Env != "" && e.Kind == monitor.KindJobOnCPU:
 		n.Repair = true
 		n.Body += " Repair the environment, then restart the job."
@@ -123,6 +132,21 @@ func Notification(e monitor.Event, reinstall bool) Note {
 	// bidi character in one shows as an escape, as in the terminal.
 	n.Body = human.Visible(n.Body)
 	return n
+}
+
+// jobStallTitles are the notification titles of a job's stall.
+var jobStallTitles = map[string]string{
+	finding.CodeJobStalled:  "A GPU job stalled",
+	finding.CodeJobSpinning: "A GPU job spins without progress",
+}
+
+// jobStall is true for a finding about a stalled or spinning job.
+func jobStall(f *finding.Finding) bool {
+	if f == nil {
+		return false
+	}
+	_, ok := jobStallTitles[f.Code]
+	return ok
 }
 
 // gpuOf is "GPU 0" for a finding about one GPU (its Env "gpu:0": the GPU

@@ -102,12 +102,19 @@ func TestNotificationText(t *testing.T) {
 		{"a GPU's health cleared", monitor.Event{Kind: monitor.KindFindingCleared, Notify: true, Message: "GPU 1 runs at full speed again under load.",
 			Finding: &finding.Finding{Code: finding.CodeGPUThrottled, Severity: finding.SeverityWarning, Env: "gpu:1"}},
 			false, "Resolved: GPU 1", LevelSuccess, []string{"full speed again"}, nil},
+		{"a stalled job is about the job, with no repair of its environment", monitor.Event{Kind: monitor.KindFindingRaised, Env: env, PID: 4242, Notify: true,
+			Message: "python train.py (PID 4242) has held 9.0 GiB of GPU memory on GPU 0 with the GPU idle (0% utilisation) for 10m0s, after computing for 1h2m.",
+			Finding: &finding.Finding{Code: finding.CodeJobStalled, Severity: finding.SeverityWarning, Env: env, PID: 4242}},
+			true, "A GPU job stalled (~/work/llm/.venv)", LevelWarning, []string{"GPU idle (0% utilisation)"}, []string{"Fix:", "tray menu"}},
+		{"a spinning job", monitor.Event{Kind: monitor.KindFindingRaised, Notify: true, PID: 5151, Message: "spins",
+			Finding: &finding.Finding{Code: finding.CodeJobSpinning, Severity: finding.SeverityWarning, PID: 5151}},
+			false, "A GPU job spins without progress", LevelWarning, []string{"spins"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := Notification(tc.e, tc.reinstall)
 			title, body := n.Title, n.Body
 			// The repair rides on the notification as its action.
-			if want := tc.reinstall && tc.e.Kind != monitor.KindFindingCleared; n.Repair != want {
+			if want := tc.reinstall && tc.e.Kind != monitor.KindFindingCleared && !jobStall(tc.e.Finding); n.Repair != want {
 				t.Errorf("Repair = %v, want %v", n.Repair, want)
 			}
 			if n.Env != tc.e.Env {

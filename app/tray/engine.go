@@ -20,6 +20,7 @@ type Engine interface {
 	Forget(path string) error
 	ReadJournals() error
 	WatchEnd(pid int, start time.Time) error
+	QuietJob(pid int, start time.Time) error
 	Snooze(env string, until time.Time)
 	Snoozed(env string, now time.Time) time.Time
 	Pause(until time.Time)

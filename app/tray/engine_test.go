@@ -32,6 +32,7 @@ type fakeEngine struct {
 	paused  time.Time
 	snoozed map[string]time.Time
 	watched []int // the PIDs WatchEnd was asked about
+	quieted []int // the PIDs QuietJob was asked about
 }
 
 func newFakeEngine(s monitor.State) *fakeEngine {
@@ -50,6 +51,12 @@ func (f *fakeEngine) WatchEnd(pid int, _ time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.watched = append(f.watched, pid)
+	return nil
+}
+func (f *fakeEngine) QuietJob(pid int, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.quieted = append(f.quieted, pid)
 	return nil
 }
 func (f *fakeEngine) Snooze(env string, until time.Time) {
@@ -110,5 +117,14 @@ func TestTrayOverAFakeEngine(t *testing.T) {
 	f.mu.Unlock()
 	if !slices.Equal(watched, []int{4242}) {
 		t.Errorf("the engine was asked to watch %v, want [4242]", watched)
+	}
+	// And its "Not this job".
+	h.tr.FromWindows(link.FromWindows{QuietJob: &link.WatchEnd{PID: 5151, Start: time.Now()}})
+	h.sync()
+	f.mu.Lock()
+	quieted := slices.Clone(f.quieted)
+	f.mu.Unlock()
+	if !slices.Equal(quieted, []int{5151}) {
+		t.Errorf("the engine was asked to quiet %v, want [5151]", quieted)
 	}
 }

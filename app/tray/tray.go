@@ -401,6 +401,8 @@ func (t *tray) FromWindows(m link.FromWindows) {
 			err = t.d.Monitor.ReadJournals()
 		case m.WatchEnd != nil:
 			err = t.d.Monitor.WatchEnd(m.WatchEnd.PID, m.WatchEnd.Start)
+		case m.QuietJob != nil:
+			err = t.d.Monitor.QuietJob(m.QuietJob.PID, m.QuietJob.Start)
 		}
 		if err != nil {
 			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "journal", m.Journal, "err", err)

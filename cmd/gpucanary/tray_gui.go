@@ -75,7 +75,8 @@ func (g *globals) engineSettings(cfg config.Config) engine.Settings {
 	next := *g
 	next.cfg = cfg
 	return engine.Settings{Discover: next.discoverOptions(nil), Busy: next.busyRule(), Health: next.healthOptions(),
-		Interval: cfg.Refresh.Duration, Kinds: monitor.Kinds(cfg.Notify), JobMinRuntime: cfg.JobMinRuntime.Duration}
+		Interval: cfg.Refresh.Duration, Kinds: monitor.Kinds(cfg.Notify), JobMinRuntime: cfg.JobMinRuntime.Duration,
+		StallWindow: cfg.StallWindow.Duration, StallArmAfter: cfg.StallArmAfter.Duration}
 }
 
 // reconfigure applies changed settings to the running engine.

@@ -189,6 +189,8 @@ func (g *globals) newMonitor(paths []string, st *store.Store, given ...managers.
 
 		RefreshKnowledge: g.knowledgeRefresher(),
 		JobMinRuntime:    g.cfg.JobMinRuntime.Duration,
+		StallWindow:      g.cfg.StallWindow.Duration,
+		StallArmAfter:    g.cfg.StallArmAfter.Duration,
 	})
 	return m, func() { b.Close() }
 }

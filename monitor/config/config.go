@@ -62,6 +62,13 @@ type Config struct {
 	// be told (JOB_ENDED); a job one asked to be told of is told
 	// whatever its run time.
 	JobMinRuntime Duration `toml:"job_min_runtime"`
+	// StallWindow is how long a job's GPU must stay idle while the job
+	// holds its memory, or spin at a fraction of its power limit, to be
+	// told (JOB_STALLED, JOB_SPINNING); StallArmAfter is how long the
+	// job must have computed first, so that a notebook or a server idle
+	// by design is never told.
+	StallWindow   Duration `toml:"stall_window"`
+	StallArmAfter Duration `toml:"stall_arm_after"`
 }
 
 // Duration is a time.Duration written as "2s" in TOML.
@@ -93,6 +100,8 @@ func Default() Config {
 		PCIeWindow:         Duration{30 * time.Second},
 		XidHold:            Duration{10 * time.Minute},
 		JobMinRuntime:      Duration{5 * time.Minute},
+		StallWindow:        Duration{10 * time.Minute},
+		StallArmAfter:      Duration{5 * time.Minute},
 	}
 }
 
@@ -160,6 +169,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("xid_hold %s is shorter than 100ms", c.XidHold)
 	case c.JobMinRuntime.Duration <= 0:
 		return fmt.Errorf("job_min_runtime %s must be above 0", c.JobMinRuntime)
+	case c.StallWindow.Duration < 100*time.Millisecond:
+		return fmt.Errorf("stall_window %s is shorter than 100ms", c.StallWindow)
+	case c.StallArmAfter.Duration <= 0:
+		return fmt.Errorf("stall_arm_after %s must be above 0", c.StallArmAfter)
 	case c.IndexBase == "":
 		return errors.New("index_base is empty")
 	case c.LlamaIndexBase == "":

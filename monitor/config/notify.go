@@ -27,6 +27,10 @@ var NotifyKinds = []string{
 	"PCIE_DEGRADED",
 	"GPU_MEMORY_ERRORS",
 	"JOB_ENDED",
+	// A job stalled or spinning on its GPU (issue 44): as the GPU
+	// health codes, its finding's raise and clear.
+	"JOB_STALLED",
+	"JOB_SPINNING",
 }
 
 // NotifyNone, as `notify = ["NONE"]`, turns every notification off: an

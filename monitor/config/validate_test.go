@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
 )
@@ -30,6 +31,8 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{"notify = [\"JOB_ON_CPU\", \"CUDA_WHEEL_REPLACE\"]\n", `notify "CUDA_WHEEL_REPLACE"`},
 		{"notify = [\"ENV_ADDED\"]\n", `notify "ENV_ADDED"`}, // a kind that is shown in the history only
 		{"notify = [\"none\"]\n", `(kinds are written in capitals: NONE)`},
+		{"stall_window = \"10ms\"\n", "stall_window 10ms is shorter than 100ms"},
+		{"stall_arm_after = \"0s\"\n", "stall_arm_after 0s must be above 0"},
 	} {
 		path := filepath.Join(t.TempDir(), "config.toml")
 		if err := os.WriteFile(path, []byte(c.toml), 0o600); err != nil {
@@ -44,10 +47,10 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		}
 	}
 	good := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(good, []byte("cpu_fallback_percent = 30.0\nindex_base = \"https://mirror.example/whl\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(good, []byte("cpu_fallback_percent = 30.0\nindex_base = \"https://mirror.example/whl\"\nstall_window = \"2s\"\nstall_arm_after = \"500ms\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := config.Load(good); err != nil || c.CPUFallbackPercent != 30 {
+	if c, err := config.Load(good); err != nil || c.CPUFallbackPercent != 30 || c.StallWindow.Duration != 2*time.Second || c.StallArmAfter.Duration != 500*time.Millisecond {
 		t.Errorf("a good file: %+v, %v", c, err)
 	}
 }

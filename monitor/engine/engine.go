@@ -71,6 +71,13 @@ type Options struct {
 	// JobMinRuntime is how long a GPU job must have run for its end to
 	// be JOB_ENDED (default DefaultJobMinRuntime).
 	JobMinRuntime time.Duration
+	// StallWindow is how long a job's GPU must stay idle holding its
+	// memory, or spin at low power, to be JOB_STALLED or JOB_SPINNING
+	// (default DefaultStallWindow); StallArmAfter is how long the job
+	// must have computed before a stall of it is told (default
+	// DefaultStallArmAfter). Tests give short ones.
+	StallWindow   time.Duration
+	StallArmAfter time.Duration
 	Health        health.Options
 	// GPUHealth are the windows of the GPU health rules (GPU_THROTTLED,
 	// PCIE_DEGRADED, GPU_XID); zero values are their defaults.
@@ -166,6 +173,12 @@ func New(o Options) *Monitor {
 	}
 	if o.JobMinRuntime <= 0 {
 		o.JobMinRuntime = DefaultJobMinRuntime
+	}
+	if o.StallWindow <= 0 {
+		o.StallWindow = DefaultStallWindow
+	}
+	if o.StallArmAfter <= 0 {
+		o.StallArmAfter = DefaultStallArmAfter
 	}
 	if o.Busy == (procs.BusyRule{}) {
 		o.Busy = procs.DefaultBusyRule

@@ -42,6 +42,8 @@ type jobWatch struct {
 	// not be held, and its end told, again at every poll. An entry goes
 	// when a scan no longer lists its PID.
 	ended map[int]time.Time
+	// stalls are the JOB_STALLED and JOB_SPINNING findings raised.
+	stalls findingSet
 }
 
 // member is one process of a job, held.
@@ -72,15 +74,19 @@ type job struct {
 	memFrac float64
 	best    *jobend.End // the end that tells most among its processes'
 	bestPID int
+	// stall is what JOB_STALLED and JOB_SPINNING remember of it
+	// (stall.go).
+	stall stallWatch
 }
 
 func newJobWatch() jobWatch {
-	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}, ended: map[int]time.Time{}}
+	return jobWatch{members: map[int]*member{}, siblings: map[string]*job{}, ended: map[int]time.Time{}, stalls: findingSet{}}
 }
 
 // observeJobs holds the GPU jobs among rows (a process scan) and notes
-// what each used of the GPU.
-func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
+// what each used of the GPU; it returns what this scan saw of each job,
+// for the stall rules.
+func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) map[*job]*jobSample {
 	jw := &m.jobs
 	byPID := make(map[int]*monitor.Process, len(rows))
 	for i := range rows {
@@ -92,6 +98,7 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
 		}
 	}
 	polled := map[*job]bool{}
+	sampled := map[*job]*jobSample{}
 	var mem = map[*job]uint64{}
 	var util = map[*job][]float64{}
 	for i := range rows {
@@ -107,7 +114,9 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
 		if !polled[j] {
 			polled[j] = true
 			j.memFrac = 0
+			sampled[j] = &jobSample{}
 		}
+		sampled[j].add(r, g)
 		if r.GPUMemoryBytes != nil {
 			mem[j] += *r.GPUMemoryBytes
 		}
@@ -135,6 +144,7 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) {
 			j.utilN++
 		}
 	}
+	return sampled
 }
 
 // jobOf is the job of a GPU process, holding it first when it is new: the
@@ -273,6 +283,7 @@ func (m *Monitor) pollJobEnds(now time.Time) {
 		if j.sibling != "" && jw.siblings[j.sibling] == j {
 			delete(jw.siblings, j.sibling)
 		}
+		m.policy.Unsnooze(JobSubject(j.pid))
 		ran := jobend.RunTime(j.start, now)
 		if !j.asked && (!j.gpu || ran < m.o.JobMinRuntime) {
 			continue

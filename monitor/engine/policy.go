@@ -54,6 +54,8 @@ var notifies = map[monitor.Kind]bool{
 	finding.CodePCIeDegraded:    true,
 	finding.CodeGPUMemoryErrors: true,
 	monitor.KindJobEnded:        true,
+	finding.CodeJobStalled:      true,
+	finding.CodeJobSpinning:     true,
 }
 
 // healthCode is the GPU health code e's finding has, "" when it has none:
@@ -71,14 +73,24 @@ func healthCode(e *monitor.Event) monitor.Kind {
 var gpuHealthCodes = map[monitor.Kind]bool{
 	finding.CodeGPUThrottled: true, finding.CodeGPULost: true, finding.CodeGPUXid: true,
 	finding.CodePCIeDegraded: true, finding.CodeGPUMemoryErrors: true,
+	// A stalled or spinning job (stall.go) is allowed by its code too.
+	finding.CodeJobStalled: true, finding.CodeJobSpinning: true,
 }
 
 // Snooze silences notifications about env until the given time (zero
-// unsnoozes).
+// unsnoozes). env may be a job's subject (JobSubject): then the
+// notifications about that job are silenced, whatever its environment.
 func (p *Policy) Snooze(env string, until time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.snoozed[env] = until
+}
+
+// Unsnooze lifts a snooze (a job's, when the job ends) and forgets it.
+func (p *Policy) Unsnooze(env string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.snoozed, env)
 }
 
 // Snoozed reports until when env is snoozed (zero when it is not).
@@ -184,7 +196,7 @@ func (p *Policy) Decide(e *monitor.Event, batchTold bool) {
 		return
 	}
 	now := e.Time
-	if now.Before(p.paused) || now.Before(p.snoozed[e.Env]) {
+	if now.Before(p.paused) || now.Before(p.snoozed[e.Env]) || e.PID != 0 && now.Before(p.snoozed[JobSubject(e.PID)]) {
 		return
 	}
 	cool := e.Env + "|" + string(e.Kind)

@@ -193,3 +193,39 @@ func TestPolicyGPUHealth(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyJobSnooze: a job's snooze (JobSubject) silences the events
+// about that job's PID whatever their environment, and no other job's;
+// Unsnooze lifts it. JOB_STALLED is allowed by its own code.
+func TestPolicyJobSnooze(t *testing.T) {
+	at := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	stall := func(pid int) monitor.Event {
+		return monitor.Event{Time: at, Kind: monitor.KindFindingRaised, Env: "/srv/llm/.venv", PID: pid,
+			Finding: &finding.Finding{Code: finding.CodeJobStalled, Severity: finding.SeverityWarning, Env: "/srv/llm/.venv", PID: pid}}
+	}
+	p := NewPolicy()
+	p.Snooze(JobSubject(4242), at.Add(time.Hour))
+	for _, tc := range []struct {
+		pid  int
+		want bool
+	}{{4242, false}, {5151, true}} {
+		e := stall(tc.pid)
+		p.Decide(&e, false)
+		if e.Notify != tc.want {
+			t.Errorf("PID %d with job 4242 snoozed: notify %v, want %v", tc.pid, e.Notify, tc.want)
+		}
+	}
+	p.Unsnooze(JobSubject(4242))
+	e := stall(4242)
+	p.Decide(&e, false)
+	if !e.Notify {
+		t.Error("still silenced once the job's snooze was lifted")
+	}
+	p = NewPolicy()
+	p.SetKinds([]monitor.Kind{monitor.KindFindingRaised, finding.CodeJobSpinning})
+	e = stall(4242)
+	p.Decide(&e, false)
+	if e.Notify {
+		t.Error("JOB_STALLED told with a notify list that leaves it out")
+	}
+}

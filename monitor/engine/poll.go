@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -109,13 +110,37 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	now := m.clock.Now()
 	rows := inspect.Processes(ps, m.machine.gpu, m.envs.envs(), m.o.Reader.Kernels, m.o.Busy, pp.tracker, now, m.o.Alive)
 	pp.idle = len(rows) == 0
-	m.view.update(func(s *monitor.State) { s.Processes = rows })
-	m.observeJobs(rows, m.machine.gpu)
 	var fs []finding.Finding
 	for _, r := range rows {
 		fs = append(fs, r.Findings...)
 	}
+	sampled := m.observeJobs(rows, m.machine.gpu)
+	stalls := m.judgeStalls(now, sampled)
+	attachStalls(rows, stalls)
+	m.view.update(func(s *monitor.State) { s.Processes = rows })
 	m.publish(jobEvents(now, pp.jobs.update(fs)))
+	m.publish(stallEvents(now, m.jobs.stalls.update(stalls), func(pid int) bool {
+		for j := range sampled {
+			if j.pid == pid {
+				return true
+			}
+		}
+		return false
+	}))
+}
+
+// attachStalls adds each JOB_STALLED and JOB_SPINNING finding to the row
+// of its job's process, so the Processes window and `watch`'s state show
+// it where the job is.
+func attachStalls(rows []monitor.Process, stalls []finding.Finding) {
+	for _, f := range stalls {
+		for i := range rows {
+			if rows[i].PID == f.PID {
+				rows[i].Findings = append(slices.Clip(rows[i].Findings), f)
+				break
+			}
+		}
+	}
 }
 
 // gpuBusy is true when NVML lists any process: then processes are scanned

@@ -27,6 +27,9 @@ type Settings struct {
 	// JobMinRuntime is how long a GPU job must have run for its end to
 	// be told; zero keeps the current one.
 	JobMinRuntime time.Duration
+	// StallWindow and StallArmAfter are the stall rules' times (Options);
+	// zero keeps the current one.
+	StallWindow, StallArmAfter time.Duration
 }
 
 // Reconfigure applies s on the engine's goroutine: every environment is
@@ -75,6 +78,12 @@ func (m *Monitor) reconfigure(ctx context.Context, s Settings) {
 	m.policy.SetKinds(s.Kinds)
 	if s.JobMinRuntime > 0 {
 		m.o.JobMinRuntime = s.JobMinRuntime
+	}
+	if s.StallWindow > 0 {
+		m.o.StallWindow = s.StallWindow
+	}
+	if s.StallArmAfter > 0 {
+		m.o.StallArmAfter = s.StallArmAfter
 	}
 	m.log.Info("settings applied", "roots", s.Discover.Roots, "interval", m.o.Interval, "busy", m.o.Busy)
 	if rootsChanged && len(m.o.Paths) == 0 {

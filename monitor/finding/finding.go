@@ -124,6 +124,16 @@ const (
 	// in a way nothing visible tells (warning); the JOB_ENDED event
 	// carries it and how it ended.
 	CodeJobEnded = "JOB_ENDED"
+	// CodeJobStalled: a job that computed on its GPU still holds its
+	// memory while the GPU has been idle for the stall window (a hung
+	// data loader, a deadlock, a job waiting on a disk); the message
+	// says what the process does meanwhile. Never for a job that never
+	// computed (a notebook, a server idle by design).
+	CodeJobStalled = "JOB_STALLED"
+	// CodeJobSpinning: a job's GPU reads as fully busy at a fraction of
+	// its power limit for the stall window: a collective (NCCL) that
+	// waits forever spins at 100 % utilisation doing nothing.
+	CodeJobSpinning = "JOB_SPINNING"
 )
 
 // Finding is one thing wrong (or worth knowing) about an environment, a

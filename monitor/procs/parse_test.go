@@ -265,7 +265,7 @@ func TestTargetValues(t *testing.T) {
 
 func TestParseStat(t *testing.T) {
 	st, err := parseStat([]byte("4242 (python3 (x) y) S 1 4242 4242 0 -1 4194560 1 0 0 0 1000 500 0 0 20 0 1 0 12345 1000 100 18446744073709551615\n"))
-	if err != nil || st.comm != "python3 (x) y" || st.ppid != 1 || st.ticks != 1500 || st.start != 12345 || st.vsize != 1000 || st.rss != 100 {
+	if err != nil || st.comm != "python3 (x) y" || st.state != 'S' || st.ppid != 1 || st.ticks != 1500 || st.start != 12345 || st.vsize != 1000 || st.rss != 100 {
 		t.Errorf("parseStat = %+v, %v", st, err)
 	}
 	for _, bad := range []string{"", "4242 python3 S 1", "4242 (python3) S 1 2 3"} {

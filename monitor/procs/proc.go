@@ -43,7 +43,12 @@ type Proc struct {
 	// CPUTimeSeconds is always known: /proc/PID/stat on Linux, the system
 	// snapshot on Windows, whatever access the process allows.
 	CPUTimeSeconds float64 `json:"cpu_time_seconds"`
-	RSSBytes       uint64  `json:"rss_bytes"`
+	// State is the kernel's scheduling state at the scan, as
+	// /proc/PID/stat gives it: "R" running, "S" sleeping, "D" waiting
+	// on I/O (uninterruptible). "" where it is not read (Windows): a
+	// job whose GPU went quiet is told by it (JOB_STALLED).
+	State    string `json:"state,omitempty"`
+	RSSBytes uint64 `json:"rss_bytes"`
 	// GPULibs are the ML runtime libraries mapped, by base name, sorted.
 	GPULibs []string `json:"gpu_libs"`
 	// LibPaths are the full paths of GPULibs.

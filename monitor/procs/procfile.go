@@ -12,6 +12,7 @@ import (
 // stat is what /proc/PID/stat says that a scan needs.
 type stat struct {
 	comm  string
+	state byte // R, S, D, Z, ... (proc(5))
 	ppid  int
 	ticks uint64 // utime + stime
 	start uint64
@@ -48,6 +49,10 @@ func parseStat(b []byte) (stat, error) {
 		fields = fields[end:]
 		n++
 		switch n {
+		case 3:
+			if len(f) > 0 {
+				st.state = f[0]
+			}
 		case 4:
 			st.ppid = atoi(f)
 		case 14, 15:

@@ -140,6 +140,10 @@ func (s *scanner) scanOne(pid int32, now time.Time) (Proc, bool) {
 	p := &e.proc
 	p.PPID = st.ppid
 	p.CPUTimeSeconds = float64(st.ticks) / s.ticks
+	p.State = ""
+	if st.state != 0 {
+		p.State = string(st.state)
+	}
 	if dt := now.Sub(e.lastAt).Seconds(); dt > 0 {
 		p.CPUPercent = 100 * float64(st.ticks-e.lastTicks) / s.ticks / dt
 		e.lastTicks, e.lastAt = st.ticks, now

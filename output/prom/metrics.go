@@ -11,7 +11,7 @@
 // Label cardinality is bounded by what the machine has: environments by
 // path, GPUs by index, processes aggregated by environment and verdict.
 // Command lines never become labels, and a PID is a label only on a
-// process flagged JOB_ON_CPU, unless per-process series are asked for
+// process flagged JOB_ON_CPU, JOB_STALLED or JOB_SPINNING, unless per-process series are asked for
 // (ProcessSeries, processes.go): then each GPU process and each flagged
 // one has series of its own, a bounded number of them.
 //
@@ -112,6 +112,7 @@ var (
 	descProcMem  = desc("processes_gpu_memory_bytes", "GPU memory the processes hold, by environment and verdict (where the driver reports it).", "env", "verdict")
 	descProcCPU  = desc("processes_cpu_cores", "CPU the processes use over the last poll interval, in cores (1 = one core busy), by environment and verdict.", "env", "verdict")
 	descJobOnCPU = desc("job_on_cpu_busy_seconds", "A process flagged JOB_ON_CPU (busy on the CPU beside a GPU for the whole window): how long it has been busy; severity is error for a CPU-only build, warning for a CUDA build holding no GPU memory.", "env", "pid", "name", "verdict", "severity")
+	descJobStall = desc("job_stalled", "A GPU job flagged JOB_STALLED (it computed, then held its memory with its GPU idle for stall_window) or JOB_SPINNING (its GPU fully busy at a fraction of its power limit for stall_window), by code; always 1, absent while none is.", "env", "pid", "name", "code")
 )
 
 // descJobsEnded counts JOB_ENDED by how the job ended; a counter from
@@ -122,7 +123,7 @@ var allDescs = []*Desc{
 	descBuildInfo, descReady, descDegraded, descIncomplete, descReadTime, descReadDur, descPollTime, descHostFind,
 	descGPUs, descDriverInfo, descDriverMin, descGPUInfo, descGPUAsleep, descGPURead, descGPUFind,
 	descEnvInfo, descTorchInfo, descEnvFind, descChanged, descReplaced,
-	descProcs, descProcMem, descProcCPU, descJobOnCPU,
+	descProcs, descProcMem, descProcCPU, descJobOnCPU, descJobStall,
 	descJobsEnded,
 }
 
@@ -268,8 +269,11 @@ func collectProcesses(b *batch, s monitor.State) {
 		}
 		sum.cpuPercent += p.CPUPercent
 		for _, f := range p.Findings {
-			if f.Code == finding.CodeJobOnCPU {
+			switch f.Code {
+			case finding.CodeJobOnCPU:
 				b.add(descJobOnCPU, p.BusyFor.Seconds(), p.EnvPath, strconv.Itoa(p.PID), p.Name, string(p.Verdict), string(f.Severity))
+			case finding.CodeJobStalled, finding.CodeJobSpinning:
+				b.add(descJobStall, 1, p.EnvPath, strconv.Itoa(p.PID), p.Name, f.Code)
 			}
 		}
 	}

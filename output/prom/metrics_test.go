@@ -308,3 +308,29 @@ func TestJobsEndedCounter(t *testing.T) {
 		t.Errorf("a state without the engine's count has series:\n%s", out)
 	}
 }
+
+// TestJobStalledSeries: a GPU job whose row carries JOB_STALLED or
+// JOB_SPINNING is a series of its own, by PID and code; a job without
+// either has none.
+func TestJobStalledSeries(t *testing.T) {
+	stalled := proc(4242, "/home/ana/llm/.venv", procs.VerdictGPU, 0, bytesOf(2<<30), "python", "train.py")
+	stalled.Findings = []finding.Finding{{Code: finding.CodeJobStalled, Severity: finding.SeverityWarning, PID: 4242}}
+	spinning := proc(5151, "", procs.VerdictGPU, 0, bytesOf(8<<30), "torchrun", "ddp.py")
+	spinning.Findings = []finding.Finding{{Code: finding.CodeJobSpinning, Severity: finding.SeverityWarning, PID: 5151}}
+	fine := proc(6000, "", procs.VerdictGPU, 0, bytesOf(8<<30), "python", "serve.py")
+	out := string(exposition(t, collector(monitor.State{GPU: a100(), Processes: []monitor.Process{stalled, spinning, fine}})))
+	for _, want := range []string{
+		`gpucanary_job_stalled{code="JOB_STALLED",env="/home/ana/llm/.venv",name="python3",pid="4242"} 1`,
+		`gpucanary_job_stalled{code="JOB_SPINNING",env="",name="python3",pid="5151"} 1`,
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("no line %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `pid="6000"`) {
+		t.Errorf("a job that is neither has a series:\n%s", out)
+	}
+	if problems, err := promlint.New(strings.NewReader(out)).Lint(); err != nil || len(problems) > 0 {
+		t.Errorf("promlint: %v %+v", err, problems)
+	}
+}

@@ -37,6 +37,8 @@ var codeTitles = map[string]string{
 	finding.CodePCIeDegraded:          "the GPU's PCIe link runs below its best",
 	finding.CodeGPUMemoryErrors:       "the GPU's memory has errors",
 	finding.CodeJobEnded:              "a GPU job ended",
+	finding.CodeJobStalled:            "a GPU job stalled",
+	finding.CodeJobSpinning:           "a GPU job spins without progress",
 }
 
 // CodeTitle is the finding with code as a person says it; a code with
