@@ -10,6 +10,10 @@ checked against the JOB_ENDED event the engine raises:
           torch.OutOfMemoryError, its Traceback in its own log file
                                                -> crashed, out of GPU memory
 
+then a fourth trains, then idles holding its GPU memory (a stalled run):
+
+  stall   computes, then sleeps with 2 GiB held    -> JOB_STALLED, "sleeping"
+
 and the GPU's health as GPU Canary reads it (clocks-event reasons, PCIe
 link, temperature margin, ECC) is printed.
 
@@ -47,6 +51,10 @@ while time.time() < end or mode == "killed":
     step += 1
     if step % 200 == 0:
         print("step", step, "loss", float(loss), flush=True)
+if mode == "stall":
+    held = torch.empty(2 << 30, dtype=torch.uint8, device=dev)  # held while idle
+    print("idle", flush=True)
+    time.sleep(600)
 if mode == "oom":
     if dev == "cuda":
         total = torch.cuda.get_device_properties(0).total_memory
@@ -60,12 +68,12 @@ print("done", step, "steps", flush=True)
 GiB = 1 << 30
 
 
-def sim_scenario(pids):
+def sim_scenario(pids, util=90):
     procs = [{"pid": p, "used_memory_bytes": 2 * GiB, "type": "compute"} for p in pids]
     return {"driver": "550.54.15", "cuda_driver": "12.4", "devices": [{
         "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-sim-h100", "compute_capability": "9.0",
         "memory_total_bytes": 80 * GiB, "memory_used_bytes": (1 + 2 * len(pids)) * GiB,
-        "utilization_gpu_percent": 90 if pids else 0, "temperature_c": 60,
+        "utilization_gpu_percent": util if pids else 0, "temperature_c": 60,
         "power_watts": 500.0, "power_limit_watts": 700.0, "processes": procs}]}
 
 
@@ -102,7 +110,7 @@ def main():
     conf = os.path.join(work, "config", "gpucanary")
     os.makedirs(conf)
     with open(os.path.join(conf, "config.toml"), "w") as f:
-        f.write('refresh = "500ms"\njob_min_runtime = "5s"\ndiscover_home = false\n')
+        f.write('refresh = "500ms"\njob_min_runtime = "5s"\nstall_arm_after = "3s"\nstall_window = "5s"\ndiscover_home = false\n')
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "config"),
                XDG_STATE_HOME=os.path.join(work, "state"), XDG_CACHE_HOME=os.path.join(work, "cache"))
     args = [cli]
@@ -127,7 +135,7 @@ def main():
     watch_out = os.path.join(work, "watch.jsonl")
     with open(watch_out, "w") as wo, open(os.path.join(work, "watch.err"), "w") as we:
         watch = subprocess.Popen(args + ["watch", "--json", prefix], env=env, stdout=wo, stderr=we)
-    jobs = {}
+    jobs, stalled = {}, None
     try:
         time.sleep(2)  # watch's first read
         train = os.path.join(work, "train.py")
@@ -157,6 +165,28 @@ def main():
             time.sleep(0.5)
         if sim:
             write_json(scenario, sim_scenario([]))
+
+        # A run that computes, then idles holding its memory: stalled.
+        log = open(os.path.join(work, "stall.log"), "w")
+        jobs["stall"] = stall = subprocess.Popen([sys.executable, train, "stall", dev, "12"],
+                                                 stdout=log, stderr=log, cwd=work)
+        log.close()
+        if sim:
+            write_json(scenario, sim_scenario([stall.pid]))
+        deadline = time.time() + 120
+        idle = False
+        while time.time() < deadline and stalled is None:
+            if sim and not idle and "idle" in open(os.path.join(work, "stall.log")).read():
+                idle = True
+                write_json(scenario, sim_scenario([stall.pid], util=0))  # the GPU as NVML would show it
+            for e in events_of(watch_out):
+                f = e.get("finding") or {}
+                if e.get("kind") == "FINDING_RAISED" and f.get("code") == "JOB_STALLED" and e.get("pid") == stall.pid:
+                    stalled = e
+            time.sleep(0.5)
+        stall.kill()
+        if sim:
+            write_json(scenario, sim_scenario([]))
     finally:
         for p in jobs.values():
             if p.poll() is None:
@@ -178,6 +208,8 @@ def main():
         if n != 1:
             print("PID", pid, "was told", n, "times"); ok = False
     for mode, p in jobs.items():
+        if mode == "stall":
+            continue
         e = ended.get(p.pid)
         print(mode, "pid", p.pid, "exit", p.returncode, "->", e and e.get("message"))
         msg = (e or {}).get("message", "")
@@ -189,8 +221,14 @@ def main():
             print("  want crashed"); ok = False
         if mode == "oom" and e is not None and ("out of GPU memory" not in msg or "OutOfMemoryError" not in msg):
             print("  want 'out of GPU memory' and the log's OutOfMemoryError line"); ok = False
+    print("== JOB_STALLED as watch --json said it")
+    print("stall pid", jobs["stall"].pid, "->", stalled and stalled.get("message"))
+    if stalled is None:
+        print("  no JOB_STALLED event"); ok = False
+    elif "sleeping" not in stalled.get("message", ""):
+        print("  want it said sleeping"); ok = False
     if not ok:
-        for name in ("watch.err", "oom.log"):
+        for name in ("watch.err", "oom.log", "stall.log"):
             with open(os.path.join(work, name)) as f:
                 print("--", name, "--\n" + f.read()[-2000:])
     print("JOBS", "PASS" if ok else "FAIL")

@@ -20,7 +20,8 @@
 #   5. Training runs (scripts/gpu-jobs.py): torch loops on the GPU that
 #      finish, are killed, and die of torch.OutOfMemoryError with the
 #      Traceback in their log must each be told once by `watch --json` as
-#      JOB_ENDED finished / crashed / crashed out of GPU memory; the GPU's
+#      JOB_ENDED finished / crashed / crashed out of GPU memory, and one that
+#      idles holding its memory as JOB_STALLED ("sleeping"); the GPU's
 #      clocks-event reasons, PCIe link and memory errors as read are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

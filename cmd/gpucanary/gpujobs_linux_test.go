@@ -12,7 +12,8 @@ import (
 // with Debian's torch, listed as GPU processes by a --gpu-sim scenario,
 // watched by this program's `watch --json`. Their ends must be told as on
 // a GPU machine (finished, crashed by SIGKILL, crashed out of GPU memory
-// with the log's line), each once; so the harness a GPU session runs is
+// with the log's line), each once, and a run that idles holding its
+// memory must be JOB_STALLED; so the harness a GPU session runs is
 // known to work before a GPU is lent.
 func TestGPUJobsHarness(t *testing.T) {
 	t.Parallel()
