@@ -30,6 +30,8 @@ var kindNames = []struct {
 	{finding.CodeGPUXid, "A GPU reported an Xid error", true},
 	{finding.CodePCIeDegraded, "A GPU's PCIe link is degraded", true},
 	{finding.CodeGPUMemoryErrors, "A GPU's memory needs a reset", true},
+	{finding.CodeVRAMSpill, "Training spills into system memory (Windows)", true},
+	{finding.CodeDriverReset, "The display driver was reset (Windows)", true},
 	{monitor.KindJobEnded, "A GPU job ended", true},
 	{monitor.KindTorchInstalled, "torch was installed", false},
 	{monitor.KindEnvAdded, "Environment added", false},

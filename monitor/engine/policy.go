@@ -53,6 +53,8 @@ var notifies = map[monitor.Kind]bool{
 	finding.CodeGPUXid:          true,
 	finding.CodePCIeDegraded:    true,
 	finding.CodeGPUMemoryErrors: true,
+	finding.CodeVRAMSpill:       true,
+	finding.CodeDriverReset:     true,
 	monitor.KindJobEnded:        true,
 }
 
@@ -71,6 +73,7 @@ func healthCode(e *monitor.Event) monitor.Kind {
 var gpuHealthCodes = map[monitor.Kind]bool{
 	finding.CodeGPUThrottled: true, finding.CodeGPULost: true, finding.CodeGPUXid: true,
 	finding.CodePCIeDegraded: true, finding.CodeGPUMemoryErrors: true,
+	finding.CodeVRAMSpill: true, finding.CodeDriverReset: true,
 }
 
 // Snooze silences notifications about env until the given time (zero
