@@ -31,10 +31,10 @@ const (
 	// reset of another display driver (an integrated GPU's) stops no
 	// CUDA job.
 	resetDriver = "nvlddmkm"
-	// resetInterval is how often the log is asked at most: a reset is
-	// rare and told within seconds, and a poll every 2 s need not query
-	// the log each time.
-	resetInterval = 10 * time.Second
+	// resetEvery is how many snapshots the log is asked once in (every
+	// 10 s at the default 2 s refresh): a reset is rare and told within
+	// seconds, and a poll need not query the log each time.
+	resetEvery = 5
 )
 
 // resetReader gives the resets logged since it was made, each once.
@@ -46,8 +46,8 @@ type resetReader struct {
 	since time.Time
 	// last is the newest record ID reported (0: none yet).
 	last uint64
-	// next is when the log may be asked again.
-	next time.Time
+	// skip is how many snapshots are left before the log is asked again.
+	skip int
 	// failed is set once a query failed, so that is said once.
 	failed bool
 }
@@ -59,14 +59,15 @@ func newResetReader(q eventQuery, log *slog.Logger, now func() time.Time) *reset
 	return &resetReader{query: q, log: log, now: now, since: now()}
 }
 
-// read returns the resets logged since the last read; nothing when it is
-// too soon to ask again or the log cannot be read (said once in the log).
+// read returns the resets logged since the last read, asking the log at
+// the first snapshot and once in resetEvery after it; nothing between,
+// or when the log cannot be read (said once in the log).
 func (r *resetReader) read(ctx context.Context) []DriverReset {
-	now := r.now()
-	if now.Before(r.next) {
+	if r.skip > 0 {
+		r.skip--
 		return nil
 	}
-	r.next = now.Add(resetInterval)
+	r.skip = resetEvery - 1
 	events, err := r.query(ctx, resetXPath(r.since, r.last))
 	if err != nil {
 		if !r.failed {

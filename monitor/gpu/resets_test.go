@@ -44,7 +44,7 @@ func TestParseResetEvent(t *testing.T) {
 }
 
 // TestResetReader: the reader asks the log for event 4101 since it was
-// made and past the last record reported, at most every resetInterval;
+// made and past the last record reported, once in resetEvery snapshots;
 // it reports NVIDIA's driver's resets once each, holds a log that ignores
 // the filter to it, and says once that the log cannot be read.
 func TestResetReader(t *testing.T) {
@@ -68,11 +68,11 @@ func TestResetReader(t *testing.T) {
 		t.Errorf("query\n got %s\nwant %s", queries[0], want)
 	}
 	logged = append(logged, displayEvent(4101, 11, start.Add(time.Second), "nvlddmkm"))
-	now = start.Add(5 * time.Second)
-	if got := r.read(context.Background()); got != nil || len(queries) != 1 {
-		t.Errorf("asked again within resetInterval: %v, %d queries", got, len(queries))
+	for range resetEvery - 1 {
+		if got := r.read(context.Background()); got != nil || len(queries) != 1 {
+			t.Errorf("asked again before resetEvery snapshots: %v, %d queries", got, len(queries))
+		}
 	}
-	now = start.Add(resetInterval)
 	got := r.read(context.Background())
 	if want := []DriverReset{{Driver: "nvlddmkm", Time: start.Add(time.Second)}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("a new reset: %v, want %v", got, want)
@@ -83,7 +83,7 @@ func TestResetReader(t *testing.T) {
 		displayEvent(4101, 14, start.Add(14*time.Second), "nvlddmkm"),
 		"<Event>",
 	)
-	now = now.Add(resetInterval)
+	skip(r)
 	got = r.read(context.Background())
 	if want := []DriverReset{{Driver: "nvlddmkm", Time: start.Add(14 * time.Second)}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("the next read: %v, want only record 14", got)
@@ -93,13 +93,20 @@ func TestResetReader(t *testing.T) {
 	}
 	fail = errors.New("The specified channel could not be found.")
 	for range 3 {
-		now = now.Add(resetInterval)
+		skip(r)
 		if got := r.read(context.Background()); got != nil {
 			t.Errorf("a failing log: %v", got)
 		}
 	}
 	if n := strings.Count(logs.String(), "cannot be read"); n != 1 {
 		t.Errorf("said %d times that the log cannot be read:\n%s", n, logs.String())
+	}
+}
+
+// skip reads past the snapshots at which r does not ask the log.
+func skip(r *resetReader) {
+	for range resetEvery - 1 {
+		r.read(context.Background())
 	}
 }
 
