@@ -211,6 +211,12 @@ procs_start=$SECONDS
 . scripts/wine/procs_e2e.sh
 step "e2e: processes ($((SECONDS - procs_start)) s)"
 
+# End to end, the training companion: VRAM_SPILL, DRIVER_RESET and
+# JOB_ENDED from stand-in PDH, event log and jobs (scripts/wine/training_e2e.sh).
+training_start=$SECONDS
+. scripts/wine/training_e2e.sh
+step "e2e: training ($((SECONDS - training_start)) s)"
+
 # End to end, the one-click apps' environments (scripts/wine/apps_e2e.sh).
 . scripts/wine/apps_e2e.sh
 
