@@ -21,7 +21,9 @@
 # Matrix, AUTOMATIC1111, text-generation-webui, Pinokio at C:\pinokio),
 # name each app, and give the embedded Python's CPU torch its own pip's
 # repair command; `guard` on a CUDA venv must write its pip.ini, `check`
-# say guarded and `unguard` give the venv back (scripts/wine/guard_e2e.sh).
+# say guarded and `unguard` give the venv back (scripts/wine/guard_e2e.sh);
+# `watch --json` over stand-in PDH counters, event log and jobs must raise
+# VRAM_SPILL, DRIVER_RESET and JOB_ENDED (scripts/wine/training_e2e.sh).
 # Any failure fails the script.
 #
 # bench runs under wine BenchmarkSnapshotNVMLDLL (one NVML snapshot
@@ -210,6 +212,12 @@ guard_e2e
 procs_start=$SECONDS
 . scripts/wine/procs_e2e.sh
 step "e2e: processes ($((SECONDS - procs_start)) s)"
+
+# End to end, the training companion: VRAM_SPILL, DRIVER_RESET and
+# JOB_ENDED from stand-in PDH, event log and jobs (scripts/wine/training_e2e.sh).
+training_start=$SECONDS
+. scripts/wine/training_e2e.sh
+step "e2e: training ($((SECONDS - training_start)) s)"
 
 # End to end, the one-click apps' environments (scripts/wine/apps_e2e.sh).
 . scripts/wine/apps_e2e.sh

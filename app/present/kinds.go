@@ -30,6 +30,8 @@ var kindNames = []struct {
 	{finding.CodeGPUXid, "A GPU reported an Xid error", true},
 	{finding.CodePCIeDegraded, "A GPU's PCIe link is degraded", true},
 	{finding.CodeGPUMemoryErrors, "A GPU's memory needs a reset", true},
+	{finding.CodeVRAMSpill, "Training spills out of VRAM", true},
+	{finding.CodeDriverReset, "The display driver was reset", true},
 	{monitor.KindJobEnded, "A GPU job ended", true},
 	{finding.CodeJobStalled, "A GPU job stalled", true},
 	{finding.CodeJobSpinning, "A GPU job spins without progress", true},

@@ -58,6 +58,10 @@ type Config struct {
 	ThrottleWindow Duration `toml:"throttle_window"`
 	PCIeWindow     Duration `toml:"pcie_window"`
 	XidHold        Duration `toml:"xid_hold"`
+	// SpillWindow is how long a job must spill into system memory,
+	// growing, to be VRAM_SPILL (Windows); DRIVER_RESET stays raised
+	// XidHold after the last reset.
+	SpillWindow Duration `toml:"spill_window"`
 	// JobMinRuntime is how long a GPU job must have run for its end to
 	// be told (JOB_ENDED); a job one asked to be told of is told
 	// whatever its run time.
@@ -99,6 +103,7 @@ func Default() Config {
 		ThrottleWindow:     Duration{60 * time.Second},
 		PCIeWindow:         Duration{30 * time.Second},
 		XidHold:            Duration{10 * time.Minute},
+		SpillWindow:        Duration{60 * time.Second},
 		JobMinRuntime:      Duration{5 * time.Minute},
 		StallWindow:        Duration{10 * time.Minute},
 		StallArmAfter:      Duration{5 * time.Minute},
@@ -167,6 +172,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("pcie_window %s is negative", c.PCIeWindow)
 	case c.XidHold.Duration < 100*time.Millisecond:
 		return fmt.Errorf("xid_hold %s is shorter than 100ms", c.XidHold)
+	case c.SpillWindow.Duration < 100*time.Millisecond:
+		return fmt.Errorf("spill_window %s is shorter than 100ms", c.SpillWindow)
 	case c.JobMinRuntime.Duration <= 0:
 		return fmt.Errorf("job_min_runtime %s must be above 0", c.JobMinRuntime)
 	case c.StallWindow.Duration < 100*time.Millisecond:

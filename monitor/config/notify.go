@@ -26,6 +26,8 @@ var NotifyKinds = []string{
 	"GPU_XID",
 	"PCIE_DEGRADED",
 	"GPU_MEMORY_ERRORS",
+	"VRAM_SPILL",
+	"DRIVER_RESET",
 	"JOB_ENDED",
 	// A job stalled or spinning on its GPU (issue 44): as the GPU
 	// health codes, its finding's raise and clear.

@@ -55,6 +55,10 @@ func healthCleared(f finding.Finding) string {
 		return which + "'s PCIe link is back at its best."
 	case finding.CodeGPUMemoryErrors:
 		return which + " reports no memory error waiting for a reset."
+	case finding.CodeVRAMSpill:
+		return fmt.Sprintf("PID %d on %s no longer spills into system memory.", f.PID, which)
+	case finding.CodeDriverReset:
+		return "The display driver has not been reset again since."
 	}
 	return fmt.Sprintf("%s: %s no longer applies.", which, f.Code)
 }

@@ -53,6 +53,8 @@ var notifies = map[monitor.Kind]bool{
 	finding.CodeGPUXid:          true,
 	finding.CodePCIeDegraded:    true,
 	finding.CodeGPUMemoryErrors: true,
+	finding.CodeVRAMSpill:       true,
+	finding.CodeDriverReset:     true,
 	monitor.KindJobEnded:        true,
 	finding.CodeJobStalled:      true,
 	finding.CodeJobSpinning:     true,
@@ -75,6 +77,7 @@ var gpuHealthCodes = map[monitor.Kind]bool{
 	finding.CodePCIeDegraded: true, finding.CodeGPUMemoryErrors: true,
 	// A stalled or spinning job (stall.go) is allowed by its code too.
 	finding.CodeJobStalled: true, finding.CodeJobSpinning: true,
+	finding.CodeVRAMSpill: true, finding.CodeDriverReset: true,
 }
 
 // Snooze silences notifications about env until the given time (zero

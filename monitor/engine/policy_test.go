@@ -169,6 +169,8 @@ func TestPolicyGPUHealth(t *testing.T) {
 		{ev(monitor.KindFindingRaised, finding.CodePCIeDegraded, finding.SeverityInfo), false},
 		{ev(monitor.KindFindingRaised, finding.CodeWatchDegraded, finding.SeverityWarning), false},
 		{ev(monitor.KindFindingCleared, finding.CodeGPUThrottled, finding.SeverityWarning), true},
+		{ev(monitor.KindFindingRaised, finding.CodeVRAMSpill, finding.SeverityWarning), true},
+		{ev(monitor.KindFindingRaised, finding.CodeDriverReset, finding.SeverityError), true},
 	} {
 		e := tc.e
 		p.Decide(&e, false)
@@ -185,6 +187,8 @@ func TestPolicyGPUHealth(t *testing.T) {
 		{ev(monitor.KindFindingRaised, finding.CodeGPUThrottled, finding.SeverityWarning), false},
 		{ev(monitor.KindFindingCleared, finding.CodeGPUThrottled, finding.SeverityWarning), false},
 		{ev(monitor.KindFindingRaised, finding.CodeGPULost, finding.SeverityError), true},
+		{ev(monitor.KindFindingRaised, finding.CodeVRAMSpill, finding.SeverityWarning), false},
+		{ev(monitor.KindFindingRaised, finding.CodeDriverReset, finding.SeverityError), false},
 	} {
 		e := tc.e
 		p.Decide(&e, false)

@@ -120,6 +120,14 @@ const (
 	// retired, or a row remap pending or failed: the GPU needs a reset
 	// or a reboot. Professional and data-center cards only.
 	CodeGPUMemoryErrors = "GPU_MEMORY_ERRORS"
+	// CodeVRAMSpill (Windows): a process's GPU memory is full and the
+	// driver's system-memory fallback gives it more from the host's RAM,
+	// growing: training runs many times slower instead of failing.
+	CodeVRAMSpill = "VRAM_SPILL"
+	// CodeDriverReset (Windows): the display driver stopped responding
+	// and Windows reset it (TDR, Display event 4101): the CUDA jobs
+	// running then have most likely died.
+	CodeDriverReset = "DRIVER_RESET"
 	// CodeJobEnded: a GPU job ended, finished (info), crashed (error) or
 	// in a way nothing visible tells (warning); the JOB_ENDED event
 	// carries it and how it ended.

@@ -47,6 +47,10 @@ type State struct {
 	// WSL is true under WSL2, where NVML lists no processes (WSLNote).
 	WSL     bool     `json:"wsl,omitempty"`
 	Devices []Device `json:"devices"`
+	// DriverResets are the display driver's resets (Windows' TDR
+	// recovery) seen since the last snapshot: Windows does not say which
+	// GPU was reset, so they belong to the machine.
+	DriverResets []DriverReset `json:"driver_resets,omitempty"`
 	// Error says why the backend could not be read ("NVML not found: ...").
 	// Empty when everything was read.
 	Error string `json:"error"`
@@ -107,8 +111,14 @@ type Process struct {
 	// UsedMemoryBytes is nil when NVML cannot report it (WDDM, WSL2): "n/a",
 	// never 0.
 	UsedMemoryBytes *uint64 `json:"used_memory_bytes"`
-	SMPercent       *uint32 `json:"sm_percent,omitempty"`
-	MemPercent      *uint32 `json:"mem_percent,omitempty"`
+	// SharedMemoryBytes is the system memory the process uses through
+	// the GPU (Windows' "GPU Process Memory\Shared Usage"): under WDDM
+	// the driver falls back on it when the GPU's own memory is full, and
+	// a job that spills there runs many times slower (VRAM_SPILL). Nil
+	// where the platform does not account it (Linux, NVML).
+	SharedMemoryBytes *uint64 `json:"shared_memory_bytes,omitempty"`
+	SMPercent         *uint32 `json:"sm_percent,omitempty"`
+	MemPercent        *uint32 `json:"mem_percent,omitempty"`
 	// GPUInstanceID and ComputeInstanceID are set for a process in a MIG instance.
 	GPUInstanceID     *uint32 `json:"gpu_instance_id,omitempty"`
 	ComputeInstanceID *uint32 `json:"compute_instance_id,omitempty"`

@@ -1,9 +1,12 @@
 // This file holds what the driver says of a device's health while it
 // trains: why its clocks are held back, its temperature headroom, its PCIe
 // link, its memory errors, the Xid errors it raised, and whether it is
-// lost. monitor/health judges them over time; here they are only read.
+// lost, and the display driver's resets. monitor/health judges them over
+// time; here they are only read.
 
 package gpu
+
+import "time"
 
 // Clock-event (throttle) reasons as NVML names its bits
 // (nvmlClocksEventReason*), in the words Device.ClocksEventReasons and
@@ -91,4 +94,16 @@ type ECC struct {
 // snapshot.
 type Xid struct {
 	Xid uint64 `json:"xid"`
+}
+
+// DriverReset is one recovery of the display driver after it stopped
+// responding (Windows' timeout detection and recovery, TDR: the System
+// log's Display event 4101). CUDA work running at that moment is lost:
+// the jobs see "the launch timed out and was terminated".
+type DriverReset struct {
+	// Driver is the driver that was reset, as the event names it
+	// ("nvlddmkm", NVIDIA's kernel driver).
+	Driver string `json:"driver"`
+	// Time is when Windows logged it; zero when unknown (a scenario).
+	Time time.Time `json:"time,omitzero"`
 }

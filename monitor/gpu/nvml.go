@@ -159,6 +159,9 @@ type nvmlConfig struct {
 	library string
 	// wsl is set under WSL2: State.WSL.
 	wsl bool
+	// resets reads the display driver's resets (Windows' event log); nil
+	// where there is no such log (Linux): no DRIVER_RESET there.
+	resets *resetReader
 }
 
 // nvmlBackend reads the GPUs through an initialised nvmlLibrary.
@@ -252,6 +255,9 @@ func (b *nvmlBackend) Snapshot(ctx context.Context) State {
 		}
 	}
 	b.fillFromCounters(ctx, st.Devices)
+	if b.cfg.resets != nil {
+		st.DriverResets = b.cfg.resets.read(ctx)
+	}
 	st.Error = strings.Join(errs, "; ")
 	return st
 }

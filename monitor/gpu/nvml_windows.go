@@ -131,7 +131,7 @@ func openNVMLDLL(o Options, newCounters func(*slog.Logger) processCounters) Back
 		log.Info("no NVIDIA driver", "reason", reason)
 		return nullBackend{reason: reason}
 	}
-	cfg := nvmlConfig{log: log, library: lib.dll.Name}
+	cfg := nvmlConfig{log: log, library: lib.dll.Name, resets: newResetReader(queryEventLog, log, nil)}
 	if newCounters != nil {
 		cfg.counters = newCounters(log)
 	}

@@ -35,6 +35,7 @@ var (
 // on every display language), every instance.
 const (
 	counterDedicated   = `\GPU Process Memory(*)\Dedicated Usage`
+	counterShared      = `\GPU Process Memory(*)\Shared Usage`
 	counterUtilization = `\GPU Engine(*)\Utilization Percentage`
 )
 
@@ -61,14 +62,15 @@ type pdhFmtCounterValueItem struct {
 
 var _ [24]byte = [unsafe.Sizeof(pdhFmtCounterValueItem{})]byte{}
 
-// pdhCounters is one PDH query with the two counters, opened on the first
-// read.
+// pdhCounters is one PDH query with the three counters, opened on the
+// first read: one collection per poll reads them all.
 type pdhCounters struct {
 	log     *slog.Logger
 	opened  bool
 	openErr error
 	query   uintptr
 	memory  uintptr
+	shared  uintptr
 	engine  uintptr
 	// collected is set after the first collection: utilization is a rate
 	// over two.
@@ -102,7 +104,7 @@ func (c *pdhCounters) open() error {
 	for _, add := range []struct {
 		path    string
 		counter *uintptr
-	}{{counterDedicated, &c.memory}, {counterUtilization, &c.engine}} {
+	}{{counterDedicated, &c.memory}, {counterShared, &c.shared}, {counterUtilization, &c.engine}} {
 		path, _ := windows.UTF16PtrFromString(add.path)
 		if r, _, _ := procPdhAddEnglishCounterW.Call(c.query, uintptr(unsafe.Pointer(path)), 0, uintptr(unsafe.Pointer(add.counter))); r != 0 {
 			procPdhCloseQuery.Call(c.query)
@@ -132,6 +134,10 @@ func (c *pdhCounters) read(ctx context.Context) ([]processUse, error) {
 	if err != nil {
 		return nil, err
 	}
+	shared, err := pdhArray(c.shared, pdhFmtLarge)
+	if err != nil {
+		return nil, err
+	}
 	var engines []counterValue
 	if c.collected {
 		if engines, err = pdhArray(c.engine, pdhFmtDouble|pdhFmtNoCap100); err != nil {
@@ -139,7 +145,7 @@ func (c *pdhCounters) read(ctx context.Context) ([]processUse, error) {
 		}
 	}
 	c.collected = true
-	return collectUse(memory, engines, c.adapterOf), nil
+	return collectUse(memory, shared, engines, c.adapterOf), nil
 }
 
 // pdhArray reads every instance of a wildcard counter; instances without

@@ -27,6 +27,16 @@ type scenario struct {
 	// WSL simulates WSL2 (State.WSL): list no processes with it, as NVML
 	// there lists none.
 	WSL bool `json:"wsl"`
+	// DriverResets is every display driver reset the scenario has
+	// raised (Windows' Display event 4101): as with xid_events, an entry
+	// past those the backend has reported is a new one.
+	DriverResets []simDriverReset `json:"driver_resets"`
+}
+
+// simDriverReset is one entry of driver_resets; the driver defaults to
+// NVIDIA's ("nvlddmkm").
+type simDriverReset struct {
+	Driver string `json:"driver"`
 }
 
 type simDevice struct {
@@ -63,6 +73,9 @@ type simProcess struct {
 	SMPercent       *uint32 `json:"sm_percent"`
 	MemPercent      *uint32 `json:"mem_percent"`
 	Type            string  `json:"type"`
+	// SharedMemoryBytes is the system memory the process uses through
+	// the GPU, as Windows accounts it (Process.SharedMemoryBytes).
+	SharedMemoryBytes *uint64 `json:"shared_memory_bytes"`
 }
 
 // ParseScenario reads a scenario file's JSON into the state it simulates.
@@ -116,7 +129,8 @@ func ParseScenario(data []byte) (State, error) {
 			if p.UsedMemoryBytes != nil {
 				used += *p.UsedMemoryBytes
 			}
-			dev.Processes = append(dev.Processes, Process{PID: p.PID, Type: typ, UsedMemoryBytes: p.UsedMemoryBytes, SMPercent: p.SMPercent, MemPercent: p.MemPercent})
+			dev.Processes = append(dev.Processes, Process{PID: p.PID, Type: typ, UsedMemoryBytes: p.UsedMemoryBytes,
+				SharedMemoryBytes: p.SharedMemoryBytes, SMPercent: p.SMPercent, MemPercent: p.MemPercent})
 		}
 		dev.MemoryUsedBytes = used
 		if d.MemoryUsedBytes != nil {
@@ -131,6 +145,12 @@ func ParseScenario(data []byte) (State, error) {
 				Lost: true, Error: errorString(retGPUIsLost)}
 		}
 		st.Devices = append(st.Devices, dev)
+	}
+	for _, r := range sc.DriverResets {
+		if r.Driver == "" {
+			r.Driver = "nvlddmkm"
+		}
+		st.DriverResets = append(st.DriverResets, DriverReset{Driver: r.Driver})
 	}
 	return st, nil
 }
@@ -170,6 +190,8 @@ type simBackend struct {
 	// xidsTold is how many of each device's xid_events (by xidKey) have
 	// been reported: only those past it are new.
 	xidsTold map[string]int
+	// resetsTold is how many of driver_resets have been reported.
+	resetsTold int
 }
 
 func newSim(path string) *simBackend { return &simBackend{path: path} }
@@ -215,8 +237,9 @@ func (s *simBackend) Snapshot(context.Context) State {
 	return s.newXids(st.clone())
 }
 
-// newXids keeps in st only the Xids not reported before, as a driver's
-// event queue gives each once. A list that got shorter (the file was
+// newXids keeps in st only the Xids and driver resets not reported
+// before, as a driver's event queue (or Windows' event log) gives each
+// once. A list that got shorter (the file was
 // rewritten with fewer) starts again from its end.
 func (s *simBackend) newXids(st State) State {
 	if s.xidsTold == nil {
@@ -238,6 +261,12 @@ func (s *simBackend) newXids(st State) State {
 			d.Xids = nil
 		}
 	}
+	told := min(s.resetsTold, len(st.DriverResets))
+	s.resetsTold = len(st.DriverResets)
+	st.DriverResets = st.DriverResets[told:]
+	if len(st.DriverResets) == 0 {
+		st.DriverResets = nil
+	}
 	return st
 }
 
@@ -255,6 +284,7 @@ func (s *simBackend) Close() error { return nil }
 // clone copies the slices so callers may change what they get.
 func (s State) clone() State {
 	out := s
+	out.DriverResets = append([]DriverReset(nil), s.DriverResets...)
 	out.Devices = make([]Device, len(s.Devices))
 	for i, d := range s.Devices {
 		d.Processes = append([]Process{}, d.Processes...)

@@ -102,3 +102,38 @@ func TestSimXidsOnce(t *testing.T) {
 		t.Errorf("a shorter list: %v", got)
 	}
 }
+
+// TestSimSpillAndDriverResets: a process's shared_memory_bytes is its
+// SharedMemoryBytes, and a driver_resets entry is reported once, at the
+// first snapshot after it appears, with NVIDIA's driver by default.
+func TestSimSpillAndDriverResets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpu.json")
+	at := time.Now()
+	write := func(resets string) {
+		at = at.Add(time.Second)
+		writeScenario(t, path, `{"driver": "566.36", "driver_resets": [`+resets+`], "devices": [{"name": "NVIDIA GeForce RTX 4090",
+			"memory_total_bytes": 25757220864, "processes": [{"pid": 5120, "used_memory_bytes": null, "shared_memory_bytes": 1610612736}]}]}`, at)
+	}
+	b := newSim(path)
+	write(`{}`)
+	st := b.Snapshot(context.Background())
+	if p := st.Devices[0].Processes[0]; p.SharedMemoryBytes == nil || *p.SharedMemoryBytes != 1610612736 || p.UsedMemoryBytes != nil {
+		t.Errorf("process %s", dump(p))
+	}
+	if !reflect.DeepEqual(st.DriverResets, []DriverReset{{Driver: "nvlddmkm"}}) {
+		t.Errorf("first snapshot: resets %v", st.DriverResets)
+	}
+	if got := b.Snapshot(context.Background()).DriverResets; got != nil {
+		t.Errorf("unchanged file: %v again", got)
+	}
+	write(`{}, {"driver": "amdkmdag"}`)
+	if got := b.Snapshot(context.Background()).DriverResets; !reflect.DeepEqual(got, []DriverReset{{Driver: "amdkmdag"}}) {
+		t.Errorf("after a rewrite: %v, want only the new one", got)
+	}
+	if _, err := ParseScenario([]byte(`{"driver": "566.36", "driver_resets": [{"drivr": "x"}], "devices": []}`)); err == nil {
+		t.Error("a misspelt driver_resets key was accepted")
+	}
+	if _, err := ParseScenario([]byte(`{"driver": "566.36", "devices": [{"name": "x", "processes": [{"pid": 1, "shared_memory_bytes": -1}]}]}`)); err == nil {
+		t.Error("a negative shared_memory_bytes was accepted")
+	}
+}

@@ -167,7 +167,7 @@ func (sc scenario) check() error {
 				return fmt.Errorf("%s: pid %d is not a process ID", pw, p.PID)
 			}
 			if err := firstOver(pw, []bound{{"used_memory_bytes", u64(p.UsedMemoryBytes), maxMemoryBytes},
-				{"sm_percent", u32(p.SMPercent), maxPercent}, {"mem_percent", u32(p.MemPercent), maxPercent}}); err != nil {
+				{"shared_memory_bytes", u64(p.SharedMemoryBytes), maxMemoryBytes}, {"sm_percent", u32(p.SMPercent), maxPercent}, {"mem_percent", u32(p.MemPercent), maxPercent}}); err != nil {
 				return err
 			}
 		}

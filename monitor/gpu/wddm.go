@@ -43,6 +43,8 @@ type processUse struct {
 	adapter string
 	// dedicatedBytes is the process's dedicated (on-board) GPU memory.
 	dedicatedBytes *uint64
+	// sharedBytes is the system memory it uses through the GPU.
+	sharedBytes *uint64
 	// computePercent is the busiest compute engine's (Compute_N or Cuda)
 	// utilization. It is a rate, so the first read has none: nil.
 	computePercent *float64
@@ -82,7 +84,8 @@ func lacksUse(devs []Device) bool {
 }
 
 // fillProcessUse sets the memory and SM percent of every process that NVML
-// left without them from the uses on that process's device. A use belongs
+// left without them from the uses on that process's device, and its
+// shared memory, which NVML never gives. A use belongs
 // to a device when its adapter's PCI address is the device's; when no
 // address could be found, only the unambiguous case counts: one NVML
 // device and one adapter in all the counters. NVML's own figures are kept.
@@ -110,6 +113,9 @@ func fillProcessUse(devs []Device, uses []processUse) {
 			if u.dedicatedBytes != nil {
 				m.dedicatedBytes = ptr(*u.dedicatedBytes + deref(m.dedicatedBytes))
 			}
+			if u.sharedBytes != nil {
+				m.sharedBytes = ptr(*u.sharedBytes + deref(m.sharedBytes))
+			}
 			if u.computePercent != nil && (m.computePercent == nil || *u.computePercent > *m.computePercent) {
 				m.computePercent = ptr(*u.computePercent)
 			}
@@ -122,6 +128,9 @@ func fillProcessUse(devs []Device, uses []processUse) {
 			}
 			if p.UsedMemoryBytes == nil && u.dedicatedBytes != nil {
 				p.UsedMemoryBytes = ptr(*u.dedicatedBytes)
+			}
+			if u.sharedBytes != nil {
+				p.SharedMemoryBytes = ptr(*u.sharedBytes)
 			}
 			if p.SMPercent == nil && u.computePercent != nil {
 				p.SMPercent = ptr(uint32(math.Round(min(100, max(0, *u.computePercent)))))
@@ -220,10 +229,10 @@ type counterValue struct {
 }
 
 // collectUse turns the raw counter arrays into uses: memory from "GPU
-// Process Memory\Dedicated Usage", compute from "GPU Engine\Utilization
-// Percentage" (nil engines: not read yet). adapterOf gives a luid's PCI
+// Process Memory\Dedicated Usage" and "...\Shared Usage", compute from
+// "GPU Engine\Utilization Percentage" (nil engines: not read yet). adapterOf gives a luid's PCI
 // address ("" when unknown). Instances of other shapes are skipped.
-func collectUse(memory, engines []counterValue, adapterOf func(luid string) string) []processUse {
+func collectUse(memory, shared, engines []counterValue, adapterOf func(luid string) string) []processUse {
 	type key struct {
 		pid  int
 		luid string
@@ -247,6 +256,14 @@ func collectUse(memory, engines []counterValue, adapterOf func(luid string) stri
 		}
 		u := get(in)
 		u.dedicatedBytes = ptr(uint64(v.value) + deref(u.dedicatedBytes))
+	}
+	for _, v := range shared {
+		in, ok := parseGPUCounterInstance(v.instance)
+		if !ok || in.engType != "" || v.value < 0 {
+			continue
+		}
+		u := get(in)
+		u.sharedBytes = ptr(uint64(v.value) + deref(u.sharedBytes))
 	}
 	for _, v := range engines {
 		in, ok := parseGPUCounterInstance(v.instance)

@@ -91,6 +91,12 @@ func TestCollectUse(t *testing.T) {
 		{"_Total", 99},
 		{"pid_12_luid_" + nv + "_phys_0", -1}, // nonsense is skipped
 	}
+	shared := []counterValue{
+		{"pid_10_luid_" + nv + "_phys_0", 1536 << 20},
+		{"pid_10_luid_" + nv + "_phys_1", 512 << 20},
+		{"pid_14_luid_" + nv + "_phys_0", 7},                  // only shared memory
+		{"pid_15_luid_" + nv + "_phys_0_eng_0_engtype_3D", 5}, // an engine's name is not a memory instance
+	}
 	engines := []counterValue{
 		{"pid_10_luid_" + nv + "_phys_0_eng_0_engtype_3D", 99}, // not compute
 		{"pid_10_luid_" + nv + "_phys_0_eng_3_engtype_Compute_0", 40},
@@ -98,17 +104,18 @@ func TestCollectUse(t *testing.T) {
 		{"pid_10_luid_" + nv + "_phys_0_eng_5_engtype_Cuda", 12},
 		{"pid_13_luid_" + nv + "_phys_0_eng_5_engtype_Cuda", 3}, // only an engine
 	}
-	got := collectUse(memory, engines, func(l string) string { return adapters[l] })
+	got := collectUse(memory, shared, engines, func(l string) string { return adapters[l] })
 	want := []processUse{
-		{pid: 10, luid: nv, adapter: "01:00.0", dedicatedBytes: ptr(uint64(5 << 30)), computePercent: ptr(72.5)},
+		{pid: 10, luid: nv, adapter: "01:00.0", dedicatedBytes: ptr(uint64(5 << 30)), sharedBytes: ptr(uint64(2 << 30)), computePercent: ptr(72.5)},
 		{pid: 10, luid: igpu, dedicatedBytes: ptr(uint64(64 << 20))},
 		{pid: 11, luid: nv, adapter: "01:00.0", dedicatedBytes: ptr(uint64(0))},
+		{pid: 14, luid: nv, adapter: "01:00.0", sharedBytes: ptr(uint64(7))},
 		{pid: 13, luid: nv, adapter: "01:00.0", computePercent: ptr(3.0)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("uses\n got %s\nwant %s", dumpUses(got), dumpUses(want))
 	}
-	if got := collectUse(memory[:1], nil, func(string) string { return "" }); got[0].computePercent != nil {
+	if got := collectUse(memory[:1], nil, nil, func(string) string { return "" }); got[0].computePercent != nil {
 		t.Errorf("no engine reading yet (a rate needs two) gave %v %%", *got[0].computePercent)
 	}
 }
@@ -116,7 +123,7 @@ func TestCollectUse(t *testing.T) {
 func dumpUses(us []processUse) string {
 	var b strings.Builder
 	for _, u := range us {
-		fmt.Fprintf(&b, "{pid %d luid %s adapter %q mem %s cpu %s} ", u.pid, u.luid, u.adapter, dump(u.dedicatedBytes), dump(u.computePercent))
+		fmt.Fprintf(&b, "{pid %d luid %s adapter %q mem %s shared %s cpu %s} ", u.pid, u.luid, u.adapter, dump(u.dedicatedBytes), dump(u.sharedBytes), dump(u.computePercent))
 	}
 	return b.String()
 }
@@ -137,6 +144,11 @@ func TestFillProcessUse(t *testing.T) {
 			[]Device{dev("0000:01:00.0", proc(10, nil, nil))},
 			[]processUse{{pid: 10, luid: nv, adapter: "01:00.0", dedicatedBytes: ptr(uint64(5 << 30)), computePercent: ptr(49.5)}},
 			[]Device{dev("0000:01:00.0", proc(10, ptr(uint64(5<<30)), ptr(uint32(50))))}},
+		{"shared memory from the counters, summed over a linked adapter's GPUs",
+			[]Device{dev("0000:01:00.0", proc(10, nil, nil))},
+			[]processUse{{pid: 10, luid: nv, adapter: "01:00.0", dedicatedBytes: ptr(uint64(1)), sharedBytes: ptr(uint64(600 << 20))},
+				{pid: 10, luid: nv2, adapter: "01:00.0", sharedBytes: ptr(uint64(100 << 20))}},
+			[]Device{dev("0000:01:00.0", Process{PID: 10, Type: "compute", UsedMemoryBytes: ptr(uint64(1)), SharedMemoryBytes: ptr(uint64(700 << 20))})}},
 		{"keeps what NVML said",
 			[]Device{dev("0000:01:00.0", proc(10, ptr(uint64(7)), ptr(uint32(3))))},
 			[]processUse{{pid: 10, luid: nv, adapter: "01:00.0", dedicatedBytes: ptr(uint64(5 << 30)), computePercent: ptr(49.5)}},

@@ -14,7 +14,8 @@ import (
 )
 
 // This file holds the GPU health rules for a training run (issue 44):
-// GPU_THROTTLED, GPU_LOST, GPU_XID, PCIE_DEGRADED and GPU_MEMORY_ERRORS.
+// GPU_THROTTLED, GPU_LOST, GPU_XID, PCIE_DEGRADED and GPU_MEMORY_ERRORS;
+// spill.go adds VRAM_SPILL and DRIVER_RESET.
 // Those that need time (a counter's growth over a window, a link low for
 // a while, a device that was listed before) are judged by a GPUWatch the
 // engine feeds every snapshot; those a single snapshot shows are
@@ -31,8 +32,11 @@ type GPUWatchOptions struct {
 	PCIeWindow time.Duration
 	// XidHold is how long GPU_XID stays raised after the last Xid
 	// (default 10m): an Xid is an event, and the finding is its echo in
-	// the state.
+	// the state. DRIVER_RESET is held as long after the last reset.
 	XidHold time.Duration
+	// SpillWindow is how long a process must spill into system memory,
+	// growing, to be VRAM_SPILL (default 60s).
+	SpillWindow time.Duration
 }
 
 // Thresholds of the rules (docs/codes.md; TRAINING-FACTS.md §2, §3).
@@ -58,6 +62,9 @@ func (o GPUWatchOptions) withDefaults() GPUWatchOptions {
 	if o.XidHold <= 0 {
 		o.XidHold = 10 * time.Minute
 	}
+	if o.SpillWindow <= 0 {
+		o.SpillWindow = 60 * time.Second
+	}
 	return o
 }
 
@@ -71,6 +78,10 @@ type GPUWatch struct {
 	listed map[string]gpu.Device
 	// xids are the GPU_XID findings held, by key, until their time.
 	xids map[string]heldXid
+	// spill is each process's run of polls spilling (spill.go).
+	spill map[spillKey]*spillWatch
+	// reset is DRIVER_RESET while held; nil when it is not.
+	reset *heldReset
 }
 
 type heldXid struct {
@@ -98,7 +109,8 @@ type sample struct {
 
 // NewGPUWatch returns a watch with o's windows.
 func NewGPUWatch(o GPUWatchOptions) *GPUWatch {
-	return &GPUWatch{o: o.withDefaults(), devs: map[string]*deviceWatch{}, listed: map[string]gpu.Device{}, xids: map[string]heldXid{}}
+	return &GPUWatch{o: o.withDefaults(), devs: map[string]*deviceWatch{}, listed: map[string]gpu.Device{}, xids: map[string]heldXid{},
+		spill: map[spillKey]*spillWatch{}}
 }
 
 // Observe takes the snapshot g read at now and returns the GPU health
@@ -141,6 +153,13 @@ func (w *GPUWatch) Observe(now time.Time, g gpu.State) (all, fresh []finding.Fin
 	}
 	if g.HasDriver() {
 		all = append(all, w.missing(g)...)
+	}
+	all = append(all, w.spills(now, g)...)
+	if f, held, isNew := w.driverReset(now, g); held {
+		all = append(all, f)
+		if isNew {
+			fresh = append(fresh, f)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(w.xids)) {
 		h := w.xids[k]

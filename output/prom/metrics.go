@@ -92,7 +92,7 @@ var (
 	descReadTime   = desc("last_read_timestamp_seconds", "When the last full read of every environment (at start and each rediscovery) ended, in seconds since the epoch.")
 	descReadDur    = desc("last_read_duration_seconds", "How long the last full read of every environment took.")
 	descPollTime   = desc("last_poll_timestamp_seconds", "When the engine last polled the GPU and the processes; a value that stops moving means the engine is stuck.")
-	descHostFind   = desc("host_findings", "Findings about the host rather than one environment (NO_GPU_DRIVER, WATCH_DEGRADED), by code and severity.", "code", "severity")
+	descHostFind   = desc("host_findings", "Findings about the host rather than one environment (NO_GPU_DRIVER, WATCH_DEGRADED, DRIVER_RESET), by code and severity.", "code", "severity")
 
 	descGPUs       = desc("gpus", "How many NVIDIA GPUs the driver lists (0 without a driver).")
 	descDriverInfo = desc("gpu_driver_info", "The NVIDIA driver and the newest CUDA version it supports; backend is nvml, sim (a simulated GPU) or none; absent without a driver.", "driver", "cuda_driver", "backend")
@@ -100,7 +100,7 @@ var (
 	descGPUInfo    = desc("gpu_info", "One NVIDIA GPU: its name, UUID, compute capability and architecture; always 1.", "gpu", "name", "uuid", "compute_capability", "architecture")
 	descGPUAsleep  = desc("gpu_asleep", "1 when the GPU is in PCI runtime suspend (and so was not queried, to leave it asleep), else 0.", "gpu")
 	descGPURead    = desc("gpu_readable", "1 when everything about the GPU could be read from the driver, else 0.", "gpu")
-	descGPUFind    = desc("gpu_findings", "Findings about one GPU's health (GPU_THROTTLED, GPU_LOST, GPU_XID, PCIE_DEGRADED, GPU_MEMORY_ERRORS, GPU_MEMORY_ORPHANED), by GPU index, code and severity; absent while there are none.", "gpu", "code", "severity")
+	descGPUFind    = desc("gpu_findings", "Findings about one GPU's health (GPU_THROTTLED, GPU_LOST, GPU_XID, PCIE_DEGRADED, GPU_MEMORY_ERRORS, GPU_MEMORY_ORPHANED, VRAM_SPILL), by GPU index, code and severity; absent while there are none.", "gpu", "code", "severity")
 
 	descEnvInfo   = desc("env_info", "One watched Python environment: its manager (uv, pip, conda, unknown), kind (venv, conda) and Python version; always 1.", "env", "installer", "kind", "python")
 	descTorchInfo = desc("env_torch_info", "The torch installed in an environment: build (cuda, cpu, rocm, xpu, unknown), version and CUDA version; always 1, absent without torch.", "env", "build", "torch_version", "cuda")

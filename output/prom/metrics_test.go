@@ -269,9 +269,13 @@ func TestGPUFindings(t *testing.T) {
 		{Code: finding.CodeGPUThrottled, Severity: finding.SeverityWarning, Env: "gpu:0"},
 		{Code: finding.CodePCIeDegraded, Severity: finding.SeverityInfo, Env: "gpu:0"},
 		{Code: finding.CodeNoGPUDriver, Severity: finding.SeverityWarning},
+		{Code: finding.CodeVRAMSpill, Severity: finding.SeverityWarning, Env: "gpu:0", PID: 5120},
+		{Code: finding.CodeDriverReset, Severity: finding.SeverityError},
 	}
 	out := string(exposition(t, collector(s)))
 	for _, want := range []string{
+		`gpucanary_gpu_findings{code="VRAM_SPILL",gpu="0",severity="warning"} 1`,
+		`gpucanary_host_findings{code="DRIVER_RESET",severity="error"} 1`,
 		`gpucanary_gpu_findings{code="GPU_THROTTLED",gpu="0",severity="warning"} 1`,
 		`gpucanary_gpu_findings{code="PCIE_DEGRADED",gpu="0",severity="info"} 1`,
 		`gpucanary_host_findings{code="GPU_THROTTLED",severity="warning"} 1`,
@@ -280,7 +284,7 @@ func TestGPUFindings(t *testing.T) {
 			t.Errorf("no line %q in:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, `gpucanary_gpu_findings{code="NO_GPU_DRIVER"`) {
+	if strings.Contains(out, `gpucanary_gpu_findings{code="NO_GPU_DRIVER"`) || strings.Contains(out, `gpucanary_gpu_findings{code="DRIVER_RESET"`) {
 		t.Errorf("a finding about no GPU is a GPU's:\n%s", out)
 	}
 }

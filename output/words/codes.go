@@ -36,6 +36,8 @@ var codeTitles = map[string]string{
 	finding.CodeGPUXid:                "the driver reported a GPU error (Xid)",
 	finding.CodePCIeDegraded:          "the GPU's PCIe link runs below its best",
 	finding.CodeGPUMemoryErrors:       "the GPU's memory has errors",
+	finding.CodeVRAMSpill:             "training spills into system memory",
+	finding.CodeDriverReset:           "the display driver was reset",
 	finding.CodeJobEnded:              "a GPU job ended",
 	finding.CodeJobStalled:            "a GPU job stalled",
 	finding.CodeJobSpinning:           "a GPU job spins without progress",

@@ -13,11 +13,18 @@
  *   rtx4090-wddm  an RTX 4090 on a 566.x Game Ready driver: WDDM, so every
  *                 process's memory is NVML_VALUE_NOT_AVAILABLE, and no MIG,
  *                 MPS or per-process utilization
+ *   rtx4090-full  the same RTX 4090 training with its memory full (all but
+ *                 128 MiB in use) and one compute process: where a job
+ *                 spills into system memory (VRAM_SPILL)
  *   fail          nvmlInit fails (driver not loaded); so does every other call
  *
  * Built with -DNVMLSTUB_OLD it is an old driver's nvml.dll: no _v3 symbols,
  * no _v2 process lists (only the v1 calls with the short struct), no MPS
  * list, no MIG mode, no nvmlSystemGetCudaDriverVersion_v2.
+ *
+ * NVMLSTUB_PID, when set, is the PIDs of the scenario's compute processes
+ * (comma-separated, memory not available), so an end-to-end test lists
+ * processes that run.
  *
  * With NVMLSTUB_LOG set to a file, each call appends its symbol's name, so
  * a test can see which versions were called and that nothing was called
@@ -28,6 +35,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _WIN32
@@ -40,7 +48,6 @@ static int env(const char *name, char *buf, unsigned size) {
     return n > 0 && n < size;
 }
 #else
-#include <stdlib.h>
 #define EXPORT __attribute__((visibility("default")))
 static int env(const char *name, char *buf, unsigned size) {
     const char *v = getenv(name);
@@ -112,10 +119,17 @@ static const struct scenario scenarios[] = {
         {{5120, VALUE_NOT_AVAILABLE}}, 1,
         {{5120, VALUE_NOT_AVAILABLE}, {812, VALUE_NOT_AVAILABLE}}, 2,
         {{0, 0, 0, 0, 0, 0}}, 0}}},
+    {"rtx4090-full", SUCCESS, "566.36", 12070, 0, 1, {{
+        "NVIDIA GeForce RTX 4090", "GPU-0e6f3b2a-91c4-4d7e-8b15-3a9c7d2e4f60", "00000000:01:00.0", "0000:01:00.0", 1,
+        8, 9, 25757220864ULL, 25757220864ULL - 128ULL * 1024 * 1024, 97, 60, 71, 430000, 450000, 0, 0, 0,
+        {{5120, VALUE_NOT_AVAILABLE}}, 1,
+        {{0, 0}}, 0,
+        {{0, 0, 0, 0, 0, 0}}, 0}}},
     {"fail", DRIVER_NOT_LOADED, "", 0, 0, 0, {{0}}},
 };
 
 static const struct scenario *cur; /* set by a successful nvmlInit */
+static struct scenario live;       /* the scenario cur points at, NVMLSTUB_PID applied */
 static int growth;                 /* compute list calls so far (a100-growing) */
 
 static void trace(const char *symbol) {
@@ -134,7 +148,20 @@ static nvml_ret init(const char *symbol) {
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, name) == 0) {
             if (scenarios[i].init != SUCCESS) return scenarios[i].init;
-            cur = &scenarios[i];
+            live = scenarios[i];
+            char pids[128];
+            if (env("NVMLSTUB_PID", pids, sizeof pids)) {
+                struct gpu *g0 = &live.gpus[0];
+                char *p = pids;
+                g0->ncompute = 0;
+                while (*p && g0->ncompute < MAXPROCS) {
+                    g0->compute[g0->ncompute].pid = (unsigned)strtoul(p, &p, 10);
+                    g0->compute[g0->ncompute++].used = VALUE_NOT_AVAILABLE;
+                    if (*p == ',') p++;
+                    else break;
+                }
+            }
+            cur = &live;
             growth = 0;
             return SUCCESS;
         }

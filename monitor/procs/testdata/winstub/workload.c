@@ -6,9 +6,11 @@
  *   python.exe [--sleep] train.py DLL...
  *
  * Loads each DLL, as Python loads torch's from
- * Lib\site-packages\torch\lib, prints "ready", then keeps one core busy
- * (or, with --sleep, sleeps) until the file named by WORKLOAD_STOP exists,
- * or for 5 minutes at most. Arguments that do not end in .dll (train.py)
+ * Lib\site-packages\torch\lib, prints "ready pid=N" (its Windows PID),
+ * then keeps one core busy (or, with --sleep, sleeps) until the file named
+ * by WORKLOAD_STOP exists, or for 5 minutes at most, and exits with the
+ * code WORKLOAD_EXIT gives (decimal or 0x hex, as 0xC0000409, a
+ * fail-fast crash; 0 without it). Arguments that do not end in .dll (train.py)
  * are only there to look like a training command line.
  */
 #include <stdio.h>
@@ -35,7 +37,10 @@ int wmain(int argc, wchar_t **argv) {
     wchar_t stop[MAX_PATH];
     DWORD n = GetEnvironmentVariableW(L"WORKLOAD_STOP", stop, MAX_PATH);
     const wchar_t *stopFile = (n > 0 && n < MAX_PATH) ? stop : NULL;
-    printf("ready\n");
+    wchar_t code[32];
+    DWORD m = GetEnvironmentVariableW(L"WORKLOAD_EXIT", code, 32);
+    UINT exitCode = (m > 0 && m < 32) ? (UINT)wcstoul(code, NULL, 0) : 0;
+    printf("ready pid=%lu\n", GetCurrentProcessId());
     fflush(stdout);
     ULONGLONG deadline = GetTickCount64() + 5 * 60 * 1000;
     volatile unsigned long long x = 0;
@@ -48,5 +53,6 @@ int wmain(int argc, wchar_t **argv) {
             x += i;
         }
     }
-    return 0;
+    fflush(stdout);
+    ExitProcess(exitCode);
 }
