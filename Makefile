@@ -183,7 +183,8 @@ uninstall:
 	@scripts/install.sh uninstall
 
 ## dist: dist/gpucanary-VERSION-linux-amd64.tar.gz, the two .debs, .rpms and Arch packages, the Windows zip
-## (when a dist-windows target exists), SHA256SUMS
+## (when a dist-windows target exists) with its winget and Scoop manifests (URLs under
+## RELEASE_URL=…, default the GitHub release of vVERSION), SHA256SUMS
 dist: deps
 	rm -rf $(DIST)
 	scripts/dist.sh $(DIST)

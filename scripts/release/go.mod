@@ -2,7 +2,11 @@ module github.com/gpucanary/gpucanary/scripts/release
 
 go 1.25
 
-require github.com/goreleaser/nfpm/v2 v2.45.2
+require (
+	github.com/goreleaser/nfpm/v2 v2.45.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+	go.yaml.in/yaml/v3 v3.0.4
+)
 
 require (
 	dario.cat/mergo v1.0.2 // indirect
@@ -58,7 +62,6 @@ require (
 	github.com/xrash/smetrics v0.0.0-20201216005158-039620a65673 // indirect
 	gitlab.com/digitalxero/go-conventional-commit v1.0.7 // indirect
 	go.opencensus.io v0.23.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/crypto v0.45.0 // indirect
 	golang.org/x/image v0.12.0 // indirect
 	golang.org/x/mod v0.29.0 // indirect
