@@ -190,7 +190,7 @@ dist: deps
 	scripts/dist.sh $(DIST)
 	@if grep -q '^dist-windows:' Makefile; then $(MAKE) dist-windows DIST=$(DIST); fi
 	@if command -v lintian >/dev/null; then lintian --fail-on error,warning --suppress-tags no-manual-page,initial-upload-closes-no-bugs $(DIST)/*.deb; fi
-	cd $(DIST) && sha256sum $$(ls *.tar.gz *.deb *.rpm *.pkg.tar.zst *.zip 2>/dev/null) >SHA256SUMS
+	cd $(DIST) && sha256sum $$(ls *.tar.gz *.deb *.rpm *.pkg.tar.zst *.zip *.msi 2>/dev/null) >SHA256SUMS
 	@cat $(DIST)/SHA256SUMS
 
 .PHONY: dist-windows

@@ -24,6 +24,10 @@ test+=(lintian desktop-file-utils python3-gi gir1.2-glib-2.0)
 # make windows and dist-windows: the cross compiler and the zip.
 windows=(gcc-mingw-w64-x86-64 zip)
 test+=(zip)
+# The MSI: wixl builds it, msibuild (msitools) sets its package code,
+# faketime gives wixl the build date; msiinfo (msitools) reads it back.
+windows+=(wixl msitools faketime)
+test+=(wixl msitools faketime)
 
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")

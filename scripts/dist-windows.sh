@@ -9,6 +9,7 @@
 #                                         third_party_licenses/ (of the
 #                                         Windows build: go-licenses with
 #                                         GOOS=windows)
+#   gpucanary-VERSION-x64.msi             the installer (scripts/dist-msi.sh)
 #   winget/manifests/g/GPUCanary/GPUCanary/VERSION/*.yaml, scoop/gpucanary.json
 #                                         the package managers' manifests for
 #                                         the files just built (their SHA256),
@@ -70,11 +71,15 @@ find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 rm -f "$out/$name.zip"
 (cd "$work" && find "$name" | LC_ALL=C sort | TZ=UTC zip -X -9 -q "$out/$name.zip" -@)
 
+# The installer, of the same (signed) exes.
+EXES=$stage LICENCES=$work/licenses-windows VERSION=$VERSION BUILD_DATE=$BUILD_DATE scripts/dist-msi.sh "$out"
+msi=$out/gpucanary-$VERSION-x64.msi
+
 echo "dist-windows: winget and Scoop manifests"
 RELEASE_URL=${RELEASE_URL:-https://github.com/gpucanary/gpucanary/releases/download/v${VERSION//\~/-}}
 rm -rf "$out/winget" "$out/scoop"
 $GO -C scripts/release build -o "$work/" ./manifests
-"$work/manifests" -version "$VERSION" -release-url "$RELEASE_URL" -zip "$out/$name.zip" -o "$out" >/dev/null
+"$work/manifests" -version "$VERSION" -release-url "$RELEASE_URL" -zip "$out/$name.zip" -msi "$msi" -o "$out" >/dev/null
 
 [ "${KEEP_WORK:-}" = 1 ] || rm -rf "$work"
 echo "dist-windows: done in $out"

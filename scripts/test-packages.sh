@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8
 GO=${GO:-go}
-for tool in dpkg dpkg-deb dpkg-shlibdeps lintian desktop-file-validate gcc rpm bsdtar; do
+for tool in dpkg dpkg-deb dpkg-shlibdeps lintian desktop-file-validate gcc rpm bsdtar wixl msiinfo faketime; do
   command -v "$tool" >/dev/null || { echo "test-packages: $tool is missing (make deps-test installs it)"; exit 1; }
 done
 fail() { echo "test-packages: $*" >&2; exit 1; }
@@ -36,7 +36,8 @@ export BUILD_DATE=${BUILD_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
 export LDFLAGS=${LDFLAGS:-"-s -w -X main.version=$VERSION -X main.commit=$COMMIT -X main.buildDate=$BUILD_DATE"}
 export BUILDFLAGS=
 
-# 0. The packaging programs' own tests (scripts/release is a module of its own).
+# 0. The packaging programs' own tests (scripts/release is a module of its own;
+# its msi package builds the MSI with wixl and reads its tables back).
 $GO -C scripts/release vet ./...
 $GO -C scripts/release test -race -count=1 ./...
 
