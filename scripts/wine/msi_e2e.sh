@@ -6,7 +6,10 @@
 # uninstall entry; a second MSI with a higher version and AUTOSTART=1
 # replaces it in place (one entry, the new version, the Run-key value);
 # msiexec /x removes every installed file, the shortcut, the entry and
-# the Run-key value, and leaves %AppData%\gpucanary\config.toml.
+# the Run-key value, and leaves %AppData%\gpucanary\config.toml. Between
+# the install and the upgrade, app/shortcut's Windows test stamps the
+# installed shortcut with the AppUserModelID, as the tray's first start
+# does, and reads the .lnk back.
 #
 # Wine 8's msi writes every product's uninstall entry under HKLM, per-user
 # ones too, where Windows writes a per-user product's under HKCU: the
@@ -55,6 +58,21 @@ msi_e2e() {
   entries=$(msi_entries)
   [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q " $v1$" <<<"$entries" || msi_fail "uninstall entries after /i: '$entries', want one of $v1"
   step "msi: msiexec /i installs per user, shortcut, one uninstall entry"
+
+  # The tray gives that shortcut the toasts' AppUserModelID at its first
+  # start (app/shortcut, as app/tray calls it); read back from the .lnk.
+  if ! wingo test -c "${overlay[@]}" -o "$work/bin/shortcut.test.exe" ./app/shortcut >"$out" 2>&1; then
+    msi_fail "building app/shortcut's tests for Windows failed" "$out"
+  elif ! (cd app/shortcut && GPUCANARY_MSI_INSTALLED=1 "$wine" "$work/bin/shortcut.test.exe" -test.run '^TestStampInstalledShortcut$' -test.v >"$out" 2>&1) ||
+    ! grep -q -- '--- PASS: TestStampInstalledShortcut' "$out"; then
+    msi_fail "stamping the installed shortcut's AppUserModelID" "$out"
+  elif ! $mingw -O2 -Wall -municode -o "$work/bin/lnktarget.exe" scripts/wine/lnktarget.c -lole32 -luuid >"$out" 2>&1 ||
+    ! "$wine" "$work/bin/lnktarget.exe" "$(winpath "$lnk")" >"$out" 2>&1 ||
+    ! tr -d '\r' <"$out" | grep -qx 'C:\\users\\'"$(id -un)"'\\AppData\\Local\\Programs\\GPU Canary\\gpucanaryw.exe'; then
+    msi_fail "the shell no longer reads the stamped shortcut's target" "$out"
+  else
+    step "msi: the shortcut carries io.github.gpucanary once stamped (read back)"
+  fi
 
   # Settings the app would have written; the installer must never touch them.
   mkdir -p "$(dirname "$config")"
