@@ -74,12 +74,13 @@ rm -f "$out/$name.zip"
 # The installer, of the same (signed) exes.
 EXES=$stage LICENCES=$work/licenses-windows VERSION=$VERSION BUILD_DATE=$BUILD_DATE scripts/dist-msi.sh "$out"
 msi=$out/gpucanary-$VERSION-x64.msi
+product=$(msiinfo export "$msi" Property | tr -d '\r' | awk -F'\t' '$1 == "ProductCode" {print $2}')
 
 echo "dist-windows: winget and Scoop manifests"
 RELEASE_URL=${RELEASE_URL:-https://github.com/gpucanary/gpucanary/releases/download/v${VERSION//\~/-}}
 rm -rf "$out/winget" "$out/scoop"
 $GO -C scripts/release build -o "$work/" ./manifests
-"$work/manifests" -version "$VERSION" -release-url "$RELEASE_URL" -zip "$out/$name.zip" -msi "$msi" -o "$out" >/dev/null
+"$work/manifests" -version "$VERSION" -release-url "$RELEASE_URL" -zip "$out/$name.zip" -msi "$msi" -msi-product-code "$product" -o "$out" >/dev/null
 
 [ "${KEEP_WORK:-}" = 1 ] || rm -rf "$work"
 echo "dist-windows: done in $out"

@@ -48,6 +48,7 @@ const (
 
 type options struct {
 	version, releaseURL, zip, msi, out string
+	productCode                        string // the MSI's, which winget matches to the installed app
 }
 
 func main() {
@@ -56,6 +57,7 @@ func main() {
 	flag.StringVar(&o.releaseURL, "release-url", "", "where the release's files are downloaded from: URL/NAME for each")
 	flag.StringVar(&o.zip, "zip", "", "the Windows zip (scripts/dist-windows.sh)")
 	flag.StringVar(&o.msi, "msi", "", "the MSI, when one was built")
+	flag.StringVar(&o.productCode, "msi-product-code", "", "the MSI's ProductCode ({GUID}; scripts/dist-windows.sh reads it with msiinfo)")
 	flag.StringVar(&o.out, "o", "dist", "output folder")
 	flag.Parse()
 	if o.version == "" || o.releaseURL == "" || o.zip == "" {
@@ -100,7 +102,7 @@ func write(o options) ([]string, error) {
 		m          any
 	}{
 		{packageID + ".yaml", "version", versionManifest(version)},
-		{packageID + ".installer.yaml", "installer", installerManifest(version, zipURL, zipSum, folder, base, o.msi, msiSum)},
+		{packageID + ".installer.yaml", "installer", installerManifest(version, zipURL, zipSum, folder, base, o.msi, msiSum, o.productCode)},
 		{packageID + ".locale.en-US.yaml", "defaultLocale", localeManifest(version)},
 	}
 	var paths []string
@@ -181,6 +183,7 @@ type installer struct {
 	InstallerURL         string       `yaml:"InstallerUrl"`
 	InstallerSha256      string       `yaml:"InstallerSha256"`
 	UpgradeBehavior      string       `yaml:"UpgradeBehavior,omitempty"`
+	ProductCode          string       `yaml:"ProductCode,omitempty"`
 }
 
 type installerM struct {
@@ -192,7 +195,7 @@ type installerM struct {
 	ManifestVersion   string      `yaml:"ManifestVersion"`
 }
 
-func installerManifest(version, zipURL, zipSum, folder, base, msi, msiSum string) installerM {
+func installerManifest(version, zipURL, zipSum, folder, base, msi, msiSum, productCode string) installerM {
 	m := installerM{
 		PackageIdentifier: packageID,
 		PackageVersion:    version,
@@ -210,6 +213,7 @@ func installerManifest(version, zipURL, zipSum, folder, base, msi, msiSum string
 			InstallerURL:    base + "/" + filepath.Base(msi),
 			InstallerSha256: strings.ToUpper(msiSum),
 			UpgradeBehavior: "install",
+			ProductCode:     productCode,
 		})
 	}
 	m.Installers = append(m.Installers, installer{

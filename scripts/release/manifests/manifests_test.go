@@ -85,6 +85,7 @@ func release(t *testing.T, version string, withMSI bool) (options, []string) {
 		t.Fatal(err)
 	}
 	if withMSI {
+		o.productCode = "{3856188C-1BDA-472E-8143-2421307BA69B}"
 		o.msi = filepath.Join(out, "gpucanary-"+version+"-x64.msi")
 		if err := os.WriteFile(o.msi, []byte("MSI bytes"), 0o644); err != nil {
 			t.Fatal(err)
@@ -165,7 +166,7 @@ func TestManifestsNameTheFiles(t *testing.T) {
 	}
 	msi, zip := inst.Installers[0], inst.Installers[1]
 	if msi.InstallerURL != "https://example.com/releases/download/v1.2.3/gpucanary-1.2.3-x64.msi" ||
-		!strings.EqualFold(msi.InstallerSha256, sum(t, o.msi)) || msi.Scope != "user" {
+		!strings.EqualFold(msi.InstallerSha256, sum(t, o.msi)) || msi.Scope != "user" || msi.ProductCode != o.productCode {
 		t.Errorf("the MSI installer: %+v; its file's SHA256 is %s", msi, sum(t, o.msi))
 	}
 	if zip.InstallerURL != "https://example.com/releases/download/v1.2.3/gpucanary-1.2.3-windows-amd64.zip" ||
