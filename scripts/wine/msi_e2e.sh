@@ -30,7 +30,10 @@ msi_entries() {
 msi_e2e() {
   local out=$work/msi.out
   local msi1=$work/dist/gpucanary-$desktop_version-x64.msi
-  local user=$WINEPREFIX/drive_c/users/$(id -un)
+  # The prefix's one profile (wine names it after $USER).
+  local user
+  user=$(ls -d "$WINEPREFIX"/drive_c/users/*/ | grep -v '/Public/$' | head -1)
+  user=${user%/}
   local dir="$user/AppData/Local/Programs/GPU Canary"
   local lnk="$user/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/GPU Canary.lnk"
   local config=$user/AppData/Roaming/gpucanary/config.toml
@@ -68,7 +71,7 @@ msi_e2e() {
     msi_fail "stamping the installed shortcut's AppUserModelID" "$out"
   elif ! $mingw -O2 -Wall -municode -o "$work/bin/lnktarget.exe" scripts/wine/lnktarget.c -lole32 -luuid >"$out" 2>&1 ||
     ! "$wine" "$work/bin/lnktarget.exe" "$(winpath "$lnk")" >"$out" 2>&1 ||
-    ! tr -d '\r' <"$out" | grep -qx 'C:\\users\\'"$(id -un)"'\\AppData\\Local\\Programs\\GPU Canary\\gpucanaryw.exe'; then
+    ! tr -d '\r' <"$out" | grep -qx 'C:\\users\\'"${user##*/}"'\\AppData\\Local\\Programs\\GPU Canary\\gpucanaryw.exe'; then
     msi_fail "the shell no longer reads the stamped shortcut's target" "$out"
   else
     step "msi: the shortcut carries io.github.gpucanary once stamped (read back)"
@@ -84,7 +87,7 @@ msi_e2e() {
   [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q " $v2$" <<<"$entries" || msi_fail "uninstall entries after the upgrade: '$entries', want one of $v2"
   [ -f "$dir/gpucanaryw.exe" ] && [ -f "$lnk" ] || msi_fail "the upgrade left no tray exe or shortcut"
   run=$("$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' 2>/dev/null | tr -d '\r' | sed -n 's/.*REG_SZ *//p')
-  [ "$run" = '"C:\users\'"$(id -un)"'\AppData\Local\Programs\GPU Canary\gpucanaryw.exe"' ] || msi_fail "AUTOSTART=1 wrote the Run key as '$run'"
+  [ "$run" = '"C:\users\'"${user##*/}"'\AppData\Local\Programs\GPU Canary\gpucanaryw.exe"' ] || msi_fail "AUTOSTART=1 wrote the Run key as '$run'"
   step "msi: version $v2 upgrades in place (one entry), AUTOSTART=1 sets the Run key"
 
   if ! "$wine" msiexec /x "$(winpath "$work/msi2/$(basename "$msi1")")" /qn >"$out" 2>&1; then
