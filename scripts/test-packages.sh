@@ -177,4 +177,4 @@ HOME=$home PREFIX=$tmp/from-archive "$top/scripts/install.sh" uninstall >/dev/nu
 # 4. Minimal roots: what the CLI needs, and why a static one is not shipped.
 scripts/test-minimal-root.sh "$work/bin/gpucanary-cli"
 
-echo "test-packages: dist, lintian, dpkg install/run/-L/purge, menu launch, archive and minimal roots passed"
+echo "test-packages: dist, lintian, RPM and Arch packages, dpkg install/run/-L/purge, menu launch, archive and minimal roots passed"
