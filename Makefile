@@ -182,14 +182,15 @@ install: $(INSTALL_NEEDS)
 uninstall:
 	@scripts/install.sh uninstall
 
-## dist: dist/gpucanary-VERSION-linux-amd64.tar.gz, the two .debs, the Windows zip
-## (when a dist-windows target exists), SHA256SUMS
+## dist: dist/gpucanary-VERSION-linux-amd64.tar.gz, the two .debs, .rpms and Arch packages, the Windows zip
+## (when a dist-windows target exists) with its winget and Scoop manifests (URLs under
+## RELEASE_URL=…, default the GitHub release of vVERSION), SHA256SUMS
 dist: deps
 	rm -rf $(DIST)
 	scripts/dist.sh $(DIST)
 	@if grep -q '^dist-windows:' Makefile; then $(MAKE) dist-windows DIST=$(DIST); fi
 	@if command -v lintian >/dev/null; then lintian --fail-on error,warning --suppress-tags no-manual-page,initial-upload-closes-no-bugs $(DIST)/*.deb; fi
-	cd $(DIST) && sha256sum $$(ls *.tar.gz *.deb *.zip 2>/dev/null) >SHA256SUMS
+	cd $(DIST) && sha256sum $$(ls *.tar.gz *.deb *.rpm *.pkg.tar.zst *.zip *.msi 2>/dev/null) >SHA256SUMS
 	@cat $(DIST)/SHA256SUMS
 
 .PHONY: dist-windows

@@ -12,12 +12,22 @@ test=(xvfb x11-utils dbus-x11 dunst adwaita-icon-theme haskell-status-notifier-i
 test+=(prometheus prometheus-node-exporter curl)
 # make dist: dpkg-shlibdeps (dpkg-dev) derives the Debian packages' Depends.
 build+=(dpkg-dev)
+# make dist: rpm's ELF dependency generator (/usr/lib/rpm/elfdeps) derives
+# the RPMs' Requires; test-packages installs the RPMs with rpm and the
+# Arch packages with pacman (pacman-package-manager), orders versions with
+# vercmp (makepkg) and reads .PKGINFO with bsdtar (libarchive-tools).
+build+=(rpm)
+test+=(libarchive-tools pacman-package-manager makepkg)
 # make test-install, test-packages: lintian and desktop-file-validate check
 # the packages and the menu entry; GLib (python3-gi) finds and launches it.
 test+=(lintian desktop-file-utils python3-gi gir1.2-glib-2.0)
 # make windows and dist-windows: the cross compiler and the zip.
 windows=(gcc-mingw-w64-x86-64 zip)
 test+=(zip)
+# The MSI: wixl builds it, msibuild (msitools) sets its package code,
+# faketime gives wixl the build date; msiinfo (msitools) reads it back.
+windows+=(wixl msitools faketime)
+test+=(wixl msitools faketime)
 
 want=("${build[@]}")
 [ "${1:-build}" = test ] && want+=("${test[@]}")

@@ -9,11 +9,18 @@
 #                                         third_party_licenses/ (of the
 #                                         Windows build: go-licenses with
 #                                         GOOS=windows)
+#   gpucanary-VERSION-x64.msi             the installer (scripts/dist-msi.sh)
+#   winget/manifests/g/GPUCanary/GPUCanary/VERSION/*.yaml, scoop/gpucanary.json
+#                                         the package managers' manifests for
+#                                         the files just built (their SHA256),
+#                                         downloaded from RELEASE_URL/NAME
 # Usage: scripts/dist-windows.sh OUT
 # Environment: GO, VERSION (scripts/version.sh), BUILD_DATE (RFC 3339, every
 # file's time in the archive; default now), EXES (the folder holding the two
 # exes; default bin, where make windows puts them, with their resources
-# from scripts/winres.sh). KEEP_WORK=1 keeps OUT/.work-windows.
+# from scripts/winres.sh), RELEASE_URL (where the release's files will be
+# downloaded from; default the GitHub release of tag vVERSION, a
+# pre-release's ~ as -). KEEP_WORK=1 keeps OUT/.work-windows.
 # Signing (docs/windows.md): SIGN_PKCS12=FILE.pfx with its password in
 # SIGN_PASSWORD_FILE signs both exes with osslsigncode (SHA-256
 # Authenticode) before they are zipped, time-stamped by SIGN_TIMESTAMP_URL
@@ -63,6 +70,17 @@ cp -r "$work/licenses-windows" "$stage/third_party_licenses"
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 rm -f "$out/$name.zip"
 (cd "$work" && find "$name" | LC_ALL=C sort | TZ=UTC zip -X -9 -q "$out/$name.zip" -@)
+
+# The installer, of the same (signed) exes.
+EXES=$stage LICENCES=$work/licenses-windows VERSION=$VERSION BUILD_DATE=$BUILD_DATE scripts/dist-msi.sh "$out"
+msi=$out/gpucanary-$VERSION-x64.msi
+product=$(msiinfo export "$msi" Property | tr -d '\r' | awk -F'\t' '$1 == "ProductCode" {print $2}')
+
+echo "dist-windows: winget and Scoop manifests"
+RELEASE_URL=${RELEASE_URL:-https://github.com/gpucanary/gpucanary/releases/download/v${VERSION//\~/-}}
+rm -rf "$out/winget" "$out/scoop"
+$GO -C scripts/release build -o "$work/" ./manifests
+"$work/manifests" -version "$VERSION" -release-url "$RELEASE_URL" -zip "$out/$name.zip" -msi "$msi" -msi-product-code "$product" -o "$out" >/dev/null
 
 [ "${KEEP_WORK:-}" = 1 ] || rm -rf "$work"
 echo "dist-windows: done in $out"

@@ -5,6 +5,11 @@
 #                                          README, docs/, LICENSE, licences
 #   gpucanary_VERSION-1_amd64.deb          the tray app, menu entry and icons
 #   gpucanary-cli_VERSION-1_amd64.deb      the command line and the user unit
+#   gpucanary-VERSION-1.x86_64.rpm,        the same two packages for Fedora and
+#   gpucanary-cli-VERSION-1.x86_64.rpm     openSUSE (dnf, zypper)
+#   gpucanary-AVERSION-1-x86_64.pkg.tar.zst,   and for Arch Linux (pacman -U);
+#   gpucanary-cli-AVERSION-1-x86_64.pkg.tar.zst AVERSION is VERSION without
+#                                          ~ and + (pacman has neither)
 # Usage: scripts/dist.sh OUT
 # Environment (the Makefile sets each): GO, VERSION (scripts/version.sh),
 # COMMIT, BUILD_DATE (RFC 3339, also every file's time in the archives),
@@ -46,8 +51,8 @@ echo "dist: third-party licences (go-licenses)"
 "$work/licenses" -go-licenses "$work/go-licenses" -o "$work/licenses-gui" ./cmd/gpucanary
 "$work/licenses" -go-licenses "$work/go-licenses" -tags nogui -o "$work/licenses-cli" ./cmd/gpucanary
 
-echo "dist: Debian packages (nfpm)"
-"$work/debs" -version "$VERSION" -commit "$COMMIT" -date "$BUILD_DATE" -maintainer "$MAINTAINER" \
+echo "dist: Debian, RPM and Arch packages (nfpm)"
+"$work/debs" -formats deb,rpm,archlinux -version "$VERSION" -commit "$COMMIT" -date "$BUILD_DATE" -maintainer "$MAINTAINER" \
   -gui "$work/bin/gpucanary" -cli "$work/bin/gpucanary-cli" \
   -gui-licenses "$work/licenses-gui" -cli-licenses "$work/licenses-cli" -o "$out"
 

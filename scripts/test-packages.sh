@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests the release pipeline for real (make test-packages):
-#  1. scripts/dist.sh, as make dist runs it, builds the archive and both
-#     .debs; lintian checks the .debs.
+#  1. scripts/dist.sh, as make dist runs it, builds the archive, both
+#     .debs, both RPMs and both Arch packages; lintian checks the .debs,
+#     scripts/test-rpm-arch.sh the others.
 #  2. The .debs are installed with dpkg into a throwaway root (dpkg --root):
 #     its status file holds this machine's entries for the packages they
 #     depend on, so dpkg checks the Depends that dpkg-shlibdeps derived
@@ -22,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export LANG=C.UTF-8
 GO=${GO:-go}
-for tool in dpkg dpkg-deb dpkg-shlibdeps lintian desktop-file-validate gcc; do
+for tool in dpkg dpkg-deb dpkg-shlibdeps lintian desktop-file-validate gcc rpm bsdtar wixl msiinfo faketime; do
   command -v "$tool" >/dev/null || { echo "test-packages: $tool is missing (make deps-test installs it)"; exit 1; }
 done
 fail() { echo "test-packages: $*" >&2; exit 1; }
@@ -35,7 +36,8 @@ export BUILD_DATE=${BUILD_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
 export LDFLAGS=${LDFLAGS:-"-s -w -X main.version=$VERSION -X main.commit=$COMMIT -X main.buildDate=$BUILD_DATE"}
 export BUILDFLAGS=
 
-# 0. The packaging programs' own tests (scripts/release is a module of its own).
+# 0. The packaging programs' own tests (scripts/release is a module of its own;
+# its msi package builds the MSI with wixl and reads its tables back).
 $GO -C scripts/release vet ./...
 $GO -C scripts/release test -race -count=1 ./...
 
@@ -94,6 +96,9 @@ grep -qE '^libc6 \(>= [0-9.]+\)$' <<<"$cli_depends" || fail "gpucanary-cli depen
 #  hardening-no-pie this test's build only (see the top); make dist builds PIE
 lintian --fail-on error,warning --suppress-tags no-manual-page,initial-upload-closes-no-bugs,hardening-no-pie "$gui_deb" "$cli_deb" >"$tmp/lintian.log" 2>&1 ||
   { cat "$tmp/lintian.log"; fail "lintian"; }
+
+# The RPM and Arch packages from the same description.
+scripts/test-rpm-arch.sh "$tmp/dist" "$work"
 
 # 2. dpkg into a throwaway root.
 root=$tmp/root
@@ -172,4 +177,4 @@ HOME=$home PREFIX=$tmp/from-archive "$top/scripts/install.sh" uninstall >/dev/nu
 # 4. Minimal roots: what the CLI needs, and why a static one is not shipped.
 scripts/test-minimal-root.sh "$work/bin/gpucanary-cli"
 
-echo "test-packages: dist, lintian, dpkg install/run/-L/purge, menu launch, archive and minimal roots passed"
+echo "test-packages: dist, lintian, RPM and Arch packages, dpkg install/run/-L/purge, menu launch, archive and minimal roots passed"

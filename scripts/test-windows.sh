@@ -225,6 +225,10 @@ step "e2e: training ($((SECONDS - training_start)) s)"
 # The desktop side: toasts, one instance, resources (scripts/wine/desktop.sh).
 desktop_checks
 
+# End to end, the MSI that desktop_checks' dist-windows.sh built (scripts/wine/msi_e2e.sh).
+. scripts/wine/msi_e2e.sh
+msi_e2e
+
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test-windows: FAILED: ${failed[*]}" >&2
   exit 1

@@ -24,6 +24,7 @@ import (
 	"github.com/gpucanary/gpucanary/app/autostart"
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present"
+	"github.com/gpucanary/gpucanary/app/shortcut"
 	"github.com/gpucanary/gpucanary/assets"
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
@@ -93,6 +94,9 @@ type Deps struct {
 	// RepointAutostart points an enabled start at login at this program
 	// where it is now (autostart.Repoint).
 	RepointAutostart func() (bool, error)
+	// StampShortcut gives the MSI's Start-menu shortcut the toasts'
+	// AppUserModelID (shortcut.StampStartMenu; nothing off Windows).
+	StampShortcut func() (bool, error)
 }
 
 // What the tray tells the terminal that started it.
@@ -230,6 +234,9 @@ func newTray(d Deps) *tray {
 	if d.RepointAutostart == nil {
 		d.RepointAutostart = autostart.Repoint
 	}
+	if d.StampShortcut == nil {
+		d.StampShortcut = func() (bool, error) { return shortcut.StampStartMenu(toastAppID) }
+	}
 	t := &tray{d: d, now: time.Now, actions: make(chan func(), 16), copies: make(sideQueue[string], 8), notes: make(sideQueue[present.Note], 16), quit: make(chan struct{}),
 		settingsErr: d.SettingsError}
 	if listen {
@@ -271,6 +278,14 @@ func (t *tray) loop(ctx context.Context) {
 		d.Log.Warn("start at login could not be pointed at this program", "err", err)
 	} else if moved {
 		d.Log.Info("start at login now starts this program, where it is now")
+	}
+	// Toasts belong to the installed app when its shortcut carries their
+	// AppUserModelID; the MSI cannot write it (wixl has no shortcut
+	// properties), so the first start does.
+	if stamped, err := d.StampShortcut(); err != nil {
+		d.Log.Warn("the Start-menu shortcut could not be given GPU Canary's AppUserModelID", "err", err)
+	} else if stamped {
+		d.Log.Info("the Start-menu shortcut now carries GPU Canary's AppUserModelID", "id", toastAppID)
 	}
 	if d.HostMissing() {
 		// No tray host on this desktop (a StatusNotifierWatcher is needed):

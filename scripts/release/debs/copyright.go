@@ -19,6 +19,24 @@ type library struct{ name, version, licence string }
 // linked into binary with its licence, then each licence text gathered for
 // it (the files under licences, as ../licenses wrote them).
 func copyrightFile(pkg, binary, licences string) (string, error) {
+	return notices(pkg, binary, licences, "GPU Canary is copyright the GPU Canary authors and licensed under the\n"+
+		"Apache License, Version 2.0. On Debian systems its full text is in\n"+
+		"/usr/share/common-licenses/Apache-2.0.\n\n", foldApache2)
+}
+
+// thirdPartyFile is the same notice for the RPM and Arch packages, which
+// ship GPU Canary's LICENSE beside it in /usr/share/licenses/PKG: those
+// systems have no common-licenses folder to point at, so every text is
+// kept whole.
+func thirdPartyFile(pkg, binary, licences string) (string, error) {
+	return notices(pkg, binary, licences, "GPU Canary is copyright the GPU Canary authors and licensed under the\n"+
+		"Apache License, Version 2.0, whose text is in LICENSE beside this file.\n\n",
+		func(s string) string { return s })
+}
+
+// notices writes the header, own (the sentence about GPU Canary's own
+// licence), the library table and each text passed through fold.
+func notices(pkg, binary, licences, own string, fold func(string) string) (string, error) {
 	libs, err := readIndex(filepath.Join(licences, "licenses.tsv"))
 	if err != nil {
 		return "", err
@@ -29,9 +47,7 @@ func copyrightFile(pkg, binary, licences string) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: GPU Canary\nSource: %s\n\n", pkg, homepage)
-	b.WriteString("GPU Canary is copyright the GPU Canary authors and licensed under the\n" +
-		"Apache License, Version 2.0. On Debian systems its full text is in\n" +
-		"/usr/share/common-licenses/Apache-2.0.\n\n")
+	b.WriteString(own)
 	fmt.Fprintf(&b, "%s also contains these libraries, each under its own licence\n", binary)
 	b.WriteString("(gathered from the build by go-licenses; their texts follow):\n\n")
 	width := 0
@@ -43,7 +59,7 @@ func copyrightFile(pkg, binary, licences string) (string, error) {
 	}
 	for _, t := range texts {
 		fmt.Fprintf(&b, "\n%s\n%s\n%s\n\n", strings.Repeat("-", 72), t.path, strings.Repeat("-", 72))
-		b.WriteString(strings.TrimRight(foldApache2(t.text), "\n") + "\n")
+		b.WriteString(strings.TrimRight(fold(t.text), "\n") + "\n")
 	}
 	return b.String(), nil
 }

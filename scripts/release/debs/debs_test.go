@@ -93,3 +93,45 @@ func TestCopyrightFile(t *testing.T) {
 		t.Error("an empty index gave no error")
 	}
 }
+
+func TestParseRequires(t *testing.T) {
+	out := "libc.so.6(GLIBC_2.34)(64bit)\nlibGL.so.1()(64bit)\nlibc.so.6()(64bit)\nlibc.so.6(GLIBC_2.34)(64bit)\nrtld(GNU_HASH)\n"
+	got, err := parseRequires(out)
+	want := []string{"libGL.so.1()(64bit)", "libc.so.6()(64bit)", "libc.so.6(GLIBC_2.34)(64bit)", "rtld(GNU_HASH)"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseRequires = %q, %v; want %q", got, err, want)
+	}
+	if _, err := parseRequires("\n"); err == nil {
+		t.Error("parseRequires of nothing: no error")
+	}
+}
+
+func TestArchPackages(t *testing.T) {
+	got, err := archPackages([]string{"libGL.so.1", "libX11.so.6", "libm.so.6", "libc.so.6"})
+	want := []string{"glibc", "libglvnd", "libx11"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("archPackages(tray) = %q, %v; want %q", got, err, want)
+	}
+	if got, err := archPackages([]string{"libc.so.6"}); err != nil || !reflect.DeepEqual(got, []string{"glibc"}) {
+		t.Errorf("archPackages(cli) = %q, %v", got, err)
+	}
+	if _, err := archPackages([]string{"libc.so.6", "libwayland-client.so.0"}); err == nil || !strings.Contains(err.Error(), "libwayland-client.so.0") {
+		t.Errorf("an unknown library: %v, want an error naming it", err)
+	}
+	if _, err := archPackages(nil); err == nil {
+		t.Error("a static binary: no error")
+	}
+}
+
+func TestArchVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"1.0.0":                     "1.0.0",
+		"1.0.0~rc1":                 "1.0.0rc1",
+		"0.0.0~git20251121.abc1234": "0.0.0git20251121.abc1234",
+		"1.0.0+1.gabc1234.dirty":    "1.0.0.1.gabc1234.dirty",
+	} {
+		if got := archVersion(in); got != want {
+			t.Errorf("archVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,5 +1,6 @@
-// Command debs builds GPU Canary's two Debian packages with nfpm
-// (github.com/goreleaser/nfpm/v2, used as a library):
+// Command debs builds GPU Canary's two Linux packages with nfpm
+// (github.com/goreleaser/nfpm/v2, used as a library), as .deb and, with
+// -formats, as RPM and Arch Linux packages from the same description:
 //
 //   - gpucanary-cli: the command line without GUI code, for servers and
 //     containers, with the systemd user unit for `watch`;
@@ -7,11 +8,17 @@
 //     gpucanary-cli of the same version, so installing it gives the whole
 //     set (tray, command line, unit) without a file shipped twice.
 //
-// Each package's Depends are derived from its binary by dpkg-shlibdeps
-// (dpkg-dev), which reads the libraries the ELF file names and asks dpkg
-// which packages provide them and from which version; nothing is guessed.
-// Each package's copyright file holds GPU Canary's licence and the texts
-// gathered by ../licenses for its binary.
+// Each package's dependencies are derived from its binary, never guessed:
+// the .deb's Depends by dpkg-shlibdeps (dpkg-dev), which reads the
+// libraries the ELF file names and asks dpkg which packages provide them
+// and from which version; the RPM's Requires by rpm's own ELF dependency
+// generator (/usr/lib/rpm/elfdeps, as rpmbuild runs it), in the sonames
+// and symbol versions that dnf and zypper resolve; the Arch package's
+// depends by mapping each library the binary names to the Arch package
+// that ships it (archLibraries), failing on a library the map lacks.
+// The .deb's copyright file holds GPU Canary's licence and the texts
+// gathered by ../licenses for its binary; the RPM and Arch packages carry
+// LICENSE and the same texts whole in /usr/share/licenses/PKG.
 //
 //	debs -version 0.1.0 -gui bin/gpucanary -cli bin/gpucanary-cli \
 //	     -gui-licenses L1 -cli-licenses L2 -o dist
@@ -28,8 +35,10 @@ import (
 	"time"
 
 	"github.com/goreleaser/nfpm/v2"
-	_ "github.com/goreleaser/nfpm/v2/deb" // registers the deb packager
+	_ "github.com/goreleaser/nfpm/v2/arch" // registers the archlinux packager
+	_ "github.com/goreleaser/nfpm/v2/deb"  // registers the deb packager
 	"github.com/goreleaser/nfpm/v2/files"
+	_ "github.com/goreleaser/nfpm/v2/rpm" // registers the rpm packager
 )
 
 const (
@@ -45,6 +54,7 @@ type options struct {
 	root                                    string // the repository
 	out                                     string
 	compression, release                    string
+	formats                                 string
 }
 
 func main() {
@@ -66,7 +76,8 @@ func main() {
 	// packaging is not the upstream release (and lintian then expects the
 	// changelog.Debian.gz that nfpm writes).
 	flag.StringVar(&o.release, "release", "1", "Debian revision")
-	flag.StringVar(&o.compression, "compression", "gzip", "gzip, xz or zstd")
+	flag.StringVar(&o.compression, "compression", "gzip", "gzip, xz or zstd (the .deb's and the RPM's)")
+	flag.StringVar(&o.formats, "formats", "deb", "the package formats, comma-separated: deb, rpm, archlinux")
 	flag.Parse()
 	if o.version == "" || o.guiLicences == "" || o.cliLicences == "" {
 		fmt.Fprintln(os.Stderr, "usage: debs -version V -gui-licenses DIR -cli-licenses DIR [-gui BIN] [-cli BIN] [-o DIR]")
@@ -96,7 +107,8 @@ func build(o options) ([]string, error) {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return nil, err
 	}
-	own, err := os.ReadFile(filepath.Join(o.root, "LICENSE"))
+	licence := filepath.Join(o.root, "LICENSE")
+	own, err := os.ReadFile(licence)
 	if err != nil {
 		return nil, fmt.Errorf("reading GPU Canary's licence: %w", err)
 	}
@@ -105,26 +117,113 @@ func build(o options) ([]string, error) {
 	}
 
 	var built []string
-	for _, p := range []pkgSpec{cliPackage(o), guiPackage(o)} {
-		deps, err := shlibDepends(filepath.Join(tmp, "shlibs-"+p.name), p.name, p.binary)
-		if err != nil {
-			return nil, err
+	for _, format := range strings.Split(o.formats, ",") {
+		for _, p := range []pkgSpec{cliPackage(o), guiPackage(o)} {
+			info, err := p.formatInfo(format, o, tmp, when, licence)
+			if err != nil {
+				return nil, fmt.Errorf("describing the %s package %s: %w", format, p.name, err)
+			}
+			path, err := writePackage(format, info, o.out)
+			if err != nil {
+				return nil, fmt.Errorf("building the %s package %s: %w", format, p.name, err)
+			}
+			built = append(built, path)
 		}
-		copyright, err := copyrightFile(p.name, "/usr/bin/"+filepath.Base(p.binary), p.licences)
-		if err != nil {
-			return nil, err
-		}
-		info, err := p.info(o, tmp, when, append(deps, p.depends...), copyright)
-		if err != nil {
-			return nil, err
-		}
-		path, err := writeDeb(info, o.out)
-		if err != nil {
-			return nil, fmt.Errorf("building %s: %w", p.name, err)
-		}
-		built = append(built, path)
 	}
 	return built, nil
+}
+
+// formatInfo is p's description for one format: its dependencies, its
+// licence files and, for Arch, a version pacman orders right.
+func (p pkgSpec) formatInfo(format string, o options, tmp string, when time.Time, licence string) (*nfpm.Info, error) {
+	bin := "/usr/bin/" + filepath.Base(p.binary)
+	dir := filepath.Join(tmp, format, p.name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var depends []string
+	var licences files.Contents
+	switch format {
+	case "deb":
+		deps, err := shlibDepends(filepath.Join(dir, "shlibs"), p.name, p.binary)
+		if err != nil {
+			return nil, err
+		}
+		depends = deps
+		if p.gui {
+			depends = append(depends, "gpucanary-cli (= "+o.version+"-"+o.release+")")
+		}
+		copyright, err := copyrightFile(p.name, bin, p.licences)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, "copyright")
+		if err := os.WriteFile(path, []byte(copyright), 0o644); err != nil {
+			return nil, err
+		}
+		licences = files.Contents{{Source: path, Destination: "/usr/share/doc/" + p.name + "/copyright", FileInfo: &files.ContentFileInfo{Mode: 0o644}}}
+	case "rpm", "archlinux":
+		if format == "rpm" {
+			deps, err := rpmRequires(p.binary)
+			if err != nil {
+				return nil, err
+			}
+			depends = deps
+			if p.gui {
+				depends = append(depends, "gpucanary-cli = "+o.version+"-"+o.release)
+			}
+		} else {
+			deps, err := archDepends(p.binary)
+			if err != nil {
+				return nil, err
+			}
+			depends = deps
+			if p.gui {
+				depends = append(depends, "gpucanary-cli="+archVersion(o.version)+"-"+o.release)
+			}
+		}
+		text, err := thirdPartyFile(p.name, bin, p.licences)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, "THIRD_PARTY_LICENSES")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		// Type licence marks them %license in the RPM (rpm -qL lists
+		// them); nfpm leaves files of that type out of other formats.
+		kind := ""
+		if format == "rpm" {
+			kind = files.TypeRPMLicence
+		}
+		licences = files.Contents{
+			{Source: licence, Destination: "/usr/share/licenses/" + p.name + "/LICENSE", Type: kind, FileInfo: &files.ContentFileInfo{Mode: 0o644}},
+			{Source: path, Destination: "/usr/share/licenses/" + p.name + "/THIRD_PARTY_LICENSES", Type: kind, FileInfo: &files.ContentFileInfo{Mode: 0o644}},
+		}
+	default:
+		return nil, fmt.Errorf("unknown package format %q (deb, rpm or archlinux)", format)
+	}
+	info, err := p.info(o, dir, when, depends, licences)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case "rpm":
+		// rpm orders 1.0.0~rc1 before 1.0.0 as dpkg does, so the
+		// version is the .deb's. The build host is fixed: rpm records
+		// it, and the same commit and date must give the same bytes on
+		// any machine.
+		// Summary and description are separate fields there, and a
+		// paragraph break is an empty line rather than Debian's dot.
+		info.RPM = nfpm.RPM{Compression: o.compression, BuildHost: "gpucanary-release", Group: "Applications/System", Summary: p.summary}
+		info.Description = strings.ReplaceAll(p.long, "\n.\n", "\n\n")
+	case "archlinux":
+		// pacman shows pkgdesc on one line: the summary.
+		info.Description = "GPU Canary " + p.summary
+		info.Version = archVersion(o.version)
+		info.ArchLinux = nfpm.ArchLinux{Packager: o.maintainer}
+	}
+	return info, nil
 }
 
 func buildTime(date string) (time.Time, error) {
@@ -149,7 +248,8 @@ func buildTime(date string) (time.Time, error) {
 type pkgSpec struct {
 	name, summary, long string
 	binary, licences    string
-	depends, recommends []string
+	gui                 bool // depends on gpucanary-cli of the same version
+	recommends          []string
 	section             string
 	extra               []*files.Content
 }
@@ -195,7 +295,7 @@ gpucanary-cli for the command line and the systemd user unit.`,
 		binary:     o.gui,
 		licences:   o.guiLicences,
 		section:    "utils",
-		depends:    []string{"gpucanary-cli (= " + o.version + "-" + o.release + ")"},
+		gui:        true,
 		recommends: []string{"xdg-utils"}, // "Open folder" runs xdg-open
 		extra: []*files.Content{{
 			Source:      filepath.Join(o.root, "packaging/linux", appID+".desktop"),
@@ -217,23 +317,15 @@ gpucanary-cli for the command line and the systemd user unit.`,
 }
 
 // info is the nfpm description of package p.
-func (p pkgSpec) info(o options, tmp string, when time.Time, depends []string, copyright string) (*nfpm.Info, error) {
-	dir := filepath.Join(tmp, p.name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	copyrightPath := filepath.Join(dir, "copyright")
-	if err := os.WriteFile(copyrightPath, []byte(copyright), 0o644); err != nil {
-		return nil, err
-	}
+func (p pkgSpec) info(o options, dir string, when time.Time, depends []string, licences files.Contents) (*nfpm.Info, error) {
 	changelog := filepath.Join(dir, "changelog.yml")
 	if err := os.WriteFile(changelog, []byte(changelogYAML(o, when)), 0o644); err != nil {
 		return nil, err
 	}
 	contents := files.Contents{
 		{Source: p.binary, Destination: "/usr/bin/" + filepath.Base(p.binary), FileInfo: &files.ContentFileInfo{Mode: 0o755}},
-		{Source: copyrightPath, Destination: "/usr/share/doc/" + p.name + "/copyright", FileInfo: &files.ContentFileInfo{Mode: 0o644}},
 	}
+	contents = append(contents, licences...)
 	contents = append(contents, p.extra...)
 	info := &nfpm.Info{
 		Name:          p.name,
@@ -284,8 +376,8 @@ func changelogYAML(o options, when time.Time) string {
 `, version, when.Format(time.RFC3339), o.maintainer, commit, note)
 }
 
-func writeDeb(info *nfpm.Info, out string) (string, error) {
-	packager, err := nfpm.Get("deb")
+func writePackage(format string, info *nfpm.Info, out string) (string, error) {
+	packager, err := nfpm.Get(format)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,103 @@
+# End to end under wine, the MSI (sourced by scripts/test-windows.sh, after
+# desktop_checks, whose run of scripts/dist-windows.sh built the MSI of the
+# exes with resources into $work/dist): msiexec /i installs per user in
+# %LOCALAPPDATA%\Programs\GPU Canary with the Start-menu shortcut, the
+# product registered under HKCU\Software\Microsoft\Installer and one
+# uninstall entry; a second MSI with a higher version and AUTOSTART=1
+# replaces it in place (one entry, the new version, the Run-key value);
+# msiexec /x removes every installed file, the shortcut, the entry and
+# the Run-key value, and leaves %AppData%\gpucanary\config.toml. Between
+# the install and the upgrade, app/shortcut's Windows test stamps the
+# installed shortcut with the AppUserModelID, as the tray's first start
+# does, and reads the .lnk back.
+#
+# Wine 8's msi writes every product's uninstall entry under HKLM, per-user
+# ones too, where Windows writes a per-user product's under HKCU: the
+# entry is looked for in both.
+
+msi_fail() { echo "test-windows: msi: $1" >&2; [ -f "${2:-/dev/null}" ] && cat "$2"; failed+=("msi: $1"); }
+
+# msi_entries: the uninstall entries named GPU Canary, one "KEY VERSION" a line.
+msi_entries() {
+  local root key
+  for root in HKCU HKLM; do
+    { "$wine" reg query "$root\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall" /s 2>/dev/null || true; } | tr -d '\r' |
+      awk -v root="$root" '/^HKEY_/ {key=$0} /DisplayName +REG_SZ +GPU Canary$/ {hit[key]=1} /DisplayVersion +REG_SZ/ {ver[key]=$3}
+        END {for (k in hit) print k, ver[k]}'
+  done
+}
+
+msi_e2e() {
+  local out=$work/msi.out
+  local msi1=$work/dist/gpucanary-$desktop_version-x64.msi
+  # The prefix's one profile (wine names it after $USER).
+  local user
+  user=$(ls -d "$WINEPREFIX"/drive_c/users/*/ | grep -v '/Public/$' | head -1)
+  user=${user%/}
+  local dir="$user/AppData/Local/Programs/GPU Canary"
+  local lnk="$user/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/GPU Canary.lnk"
+  local config=$user/AppData/Roaming/gpucanary/config.toml
+  local v1 v2 f entries run
+  [ -f "$msi1" ] || { msi_fail "scripts/dist-windows.sh built no $msi1"; return; }
+  v1=$(sed -E 's/[~+].*//' <<<"$desktop_version")
+  # The next version: the same exes, the last number one higher.
+  v2=${v1%.*}.$((${v1##*.} + 1))
+  mkdir -p "$work/msi2/licences"
+  printf '# library\tversion\tlicence\ngo\tgo\tBSD-3-Clause\n' >"$work/msi2/licences/licenses.tsv"
+  if ! EXES=$work/exes LICENCES=$work/msi2/licences VERSION=$desktop_version MSI_VERSION=$v2 \
+    BUILD_DATE=2026-01-01T00:00:00Z scripts/dist-msi.sh "$work/msi2" >"$out" 2>&1; then
+    msi_fail "scripts/dist-msi.sh (version $v2) failed" "$out"; return
+  fi
+
+  if ! "$wine" msiexec /i "$(winpath "$msi1")" /qn >"$out" 2>&1; then
+    msi_fail "msiexec /i failed" "$out"; return
+  fi
+  for f in gpucanaryw.exe gpucanary.exe LICENSE.txt THIRD_PARTY_LICENSES.txt README.md; do
+    [ -f "$dir/$f" ] || msi_fail "msiexec /i installed no $dir/$f"
+  done
+  [ -f "$lnk" ] || msi_fail "msiexec /i made no Start-menu shortcut $lnk"
+  "$wine" reg query 'HKCU\Software\Microsoft\Installer\Products' /s 2>/dev/null | tr -d '\r' | grep -q 'ProductName *REG_SZ *GPU Canary$' ||
+    msi_fail "the product is not registered for this user (HKCU\\Software\\Microsoft\\Installer\\Products)"
+  entries=$(msi_entries)
+  [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q " $v1$" <<<"$entries" || msi_fail "uninstall entries after /i: '$entries', want one of $v1"
+  step "msi: msiexec /i installs per user, shortcut, one uninstall entry"
+
+  # The tray gives that shortcut the toasts' AppUserModelID at its first
+  # start (app/shortcut, as app/tray calls it); read back from the .lnk.
+  if ! wingo test -c "${overlay[@]}" -o "$work/bin/shortcut.test.exe" ./app/shortcut >"$out" 2>&1; then
+    msi_fail "building app/shortcut's tests for Windows failed" "$out"
+  elif ! (cd app/shortcut && GPUCANARY_MSI_INSTALLED=1 "$wine" "$work/bin/shortcut.test.exe" -test.run '^TestStampInstalledShortcut$' -test.v >"$out" 2>&1) ||
+    ! grep -q -- '--- PASS: TestStampInstalledShortcut' "$out"; then
+    msi_fail "stamping the installed shortcut's AppUserModelID" "$out"
+  elif ! $mingw -O2 -Wall -municode -o "$work/bin/lnktarget.exe" scripts/wine/lnktarget.c -lole32 -luuid >"$out" 2>&1 ||
+    ! "$wine" "$work/bin/lnktarget.exe" "$(winpath "$lnk")" >"$out" 2>&1 ||
+    ! tr -d '\r' <"$out" | grep -qx 'C:\\users\\'"${user##*/}"'\\AppData\\Local\\Programs\\GPU Canary\\gpucanaryw.exe'; then
+    msi_fail "the shell no longer reads the stamped shortcut's target" "$out"
+  else
+    step "msi: the shortcut carries io.github.gpucanary once stamped (read back)"
+  fi
+
+  # Settings the app would have written; the installer must never touch them.
+  mkdir -p "$(dirname "$config")"
+  printf '# the user'"'"'s settings\n' >"$config"
+  if ! "$wine" msiexec /i "$(winpath "$work/msi2/$(basename "$msi1")")" /qn AUTOSTART=1 >"$out" 2>&1; then
+    msi_fail "msiexec /i of version $v2 failed" "$out"; return
+  fi
+  entries=$(msi_entries)
+  [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q " $v2$" <<<"$entries" || msi_fail "uninstall entries after the upgrade: '$entries', want one of $v2"
+  [ -f "$dir/gpucanaryw.exe" ] && [ -f "$lnk" ] || msi_fail "the upgrade left no tray exe or shortcut"
+  run=$("$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' 2>/dev/null | tr -d '\r' | sed -n 's/.*REG_SZ *//p')
+  [ "$run" = '"C:\users\'"${user##*/}"'\AppData\Local\Programs\GPU Canary\gpucanaryw.exe"' ] || msi_fail "AUTOSTART=1 wrote the Run key as '$run'"
+  step "msi: version $v2 upgrades in place (one entry), AUTOSTART=1 sets the Run key"
+
+  if ! "$wine" msiexec /x "$(winpath "$work/msi2/$(basename "$msi1")")" /qn >"$out" 2>&1; then
+    msi_fail "msiexec /x failed" "$out"; return
+  fi
+  [ ! -e "$dir" ] || msi_fail "msiexec /x left $(find "$dir" | tr '\n' ' ')"
+  [ ! -e "$lnk" ] || msi_fail "msiexec /x left the shortcut"
+  [ -z "$(msi_entries)" ] || msi_fail "msiexec /x left the uninstall entry: $(msi_entries)"
+  "$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left the Run-key value"
+  grep -qx "# the user's settings" "$config" || msi_fail "msiexec /x did not keep $config"
+  rm -rf "$(dirname "$config")"
+  step "msi: msiexec /x removes every file, keeps config.toml"
+}
