@@ -114,7 +114,7 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	for _, r := range rows {
 		fs = append(fs, r.Findings...)
 	}
-	sampled := m.observeJobs(rows, m.machine.gpu)
+	sampled := m.observeJobs(rows, m.machine.gpu, now)
 	stalls := m.judgeStalls(now, sampled)
 	attachStalls(rows, stalls)
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
