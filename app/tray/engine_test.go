@@ -2,6 +2,7 @@ package tray
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,5 +127,35 @@ func TestTrayOverAFakeEngine(t *testing.T) {
 	f.mu.Unlock()
 	if !slices.Equal(quieted, []int{5151}) {
 		t.Errorf("the engine was asked to quiet %v, want [5151]", quieted)
+	}
+}
+
+// TestTooltipListsRunningJobs: the tooltip lists the engine's running
+// jobs under the status line; as their run times move on, the tooltip
+// follows and the menu is not rebuilt (which would close an open one).
+func TestTooltipListsRunningJobs(t *testing.T) {
+	base := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	s := presenttest.State()
+	busy := 87.0
+	s.Jobs = []monitor.JobRun{{PID: 4242, Command: []string{"python", "/home/ada/train.py"}, Started: base.Add(-75 * time.Minute), GPUs: []int{0}, GPUPercent: &busy}}
+	f := newFakeEngine(s)
+	h := start(t, presenttest.A100, func(d *Deps) { d.Monitor = f })
+	at := func(now time.Time) (string, int) {
+		h.tr.do(func() { h.tr.now = func() time.Time { return now }; h.tr.render() })
+		h.sync()
+		h.host.mu.Lock()
+		defer h.host.mu.Unlock()
+		return h.host.tooltip, h.host.menus
+	}
+	tip, menus := at(base)
+	if !strings.HasPrefix(tip, "GPU Canary: ") || !strings.HasSuffix(tip, "\ntrain.py · 1h15m · GPU 0 87 %") {
+		t.Fatalf("tooltip = %q", tip)
+	}
+	tip, after := at(base.Add(time.Minute))
+	if !strings.HasSuffix(tip, "\ntrain.py · 1h16m · GPU 0 87 %") {
+		t.Errorf("a minute later the tooltip = %q", tip)
+	}
+	if after != menus {
+		t.Errorf("the menu was rebuilt %d times for a tooltip's change", after-menus)
 	}
 }

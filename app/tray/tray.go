@@ -333,7 +333,7 @@ func (t *tray) render() {
 	t.samplesMu.Lock()
 	t.samples.Add(s, now, refreshEvery/2)
 	t.samplesMu.Unlock()
-	m := present.Model(s, t.paused(now), func(env string) bool {
+	m := present.Model(s, now, t.paused(now), func(env string) bool {
 		return !t.d.Monitor.Snoozed(env, now).IsZero()
 	})
 	m.SettingsError = t.settingsErr
@@ -346,7 +346,9 @@ func (t *tray) render() {
 		t.shownTip = m.Tooltip
 	}
 	// Rebuild the menu only when it changed: a rebuild gives every item a
-	// new id, which would break a menu the user has open.
+	// new id, which would break a menu the user has open. The tooltip is
+	// no part of the menu (its jobs' run times change by the minute).
+	m.Tooltip = ""
 	if t.shownMenu == nil || !reflect.DeepEqual(*t.shownMenu, m) {
 		t.d.Host.SetMenu(t.menu(m))
 		t.shownMenu = &m
