@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/health"
 )
@@ -71,4 +73,33 @@ func PCIeLink(d gpu.Device) string {
 		return fmt.Sprintf("PCIe %s (%s): below its maximum", now, most)
 	}
 	return fmt.Sprintf("PCIe %s (%s)", now, most)
+}
+
+// MarkWords are a GPU's job marks from from to to in words, the newest
+// most of them, oldest first, for the list under its charts:
+// "Jobs: train.py started 14:02 · train.py ended 15:17 (crashed)"; ""
+// when none is in the span. The stall rule's marks read "stalled".
+func MarkWords(marks []monitor.JobMark, from, to time.Time, most int) string {
+	var parts []string
+	for _, m := range marks {
+		if m.Time.Before(from) || m.Time.After(to) {
+			continue
+		}
+		name := m.Label
+		if name == "" {
+			name = fmt.Sprintf("PID %d", m.PID)
+		}
+		s := fmt.Sprintf("%s %s %s", name, m.Kind, m.Time.Local().Format("15:04"))
+		if m.Detail != "" {
+			s += " (" + m.Detail + ")"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) > most {
+		parts = parts[len(parts)-most:]
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Jobs: " + strings.Join(parts, " · ")
 }

@@ -2,7 +2,9 @@ package present
 
 import (
 	"testing"
+	"time"
 
+	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/gpu"
 )
 
@@ -41,5 +43,26 @@ func TestLimitedByAndPCIeLink(t *testing.T) {
 				t.Errorf("PCIeLink = %q, want %q", got, tc.bus)
 			}
 		})
+	}
+}
+
+// TestMarkWords: the marks in the span, in words, the newest few.
+func TestMarkWords(t *testing.T) {
+	at := time.Date(2026, 11, 29, 14, 2, 0, 0, time.Local)
+	marks := []monitor.JobMark{
+		{Time: at.Add(-2 * time.Hour), Kind: monitor.MarkStarted, Label: "old.py"},
+		{Time: at, Kind: monitor.MarkStarted, Label: "train.py"},
+		{Time: at.Add(30 * time.Minute), Kind: monitor.MarkStalled, PID: 42},
+		{Time: at.Add(75 * time.Minute), Kind: monitor.MarkEnded, Label: "train.py", Detail: "crashed"},
+	}
+	from, to := at.Add(-time.Hour), at.Add(2*time.Hour)
+	if got, want := MarkWords(marks, from, to, 6), "Jobs: train.py started 14:02 · PID 42 stalled 14:32 · train.py ended 15:17 (crashed)"; got != want {
+		t.Errorf("MarkWords = %q, want %q", got, want)
+	}
+	if got, want := MarkWords(marks, from, to, 1), "Jobs: train.py ended 15:17 (crashed)"; got != want {
+		t.Errorf("the newest one: %q, want %q", got, want)
+	}
+	if got := MarkWords(marks, to, to.Add(time.Hour), 6); got != "" {
+		t.Errorf("none in the span: %q", got)
 	}
 }
