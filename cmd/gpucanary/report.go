@@ -44,16 +44,33 @@ func cmdReportJob(ctx context.Context, g *globals, dir, arg string, paths []stri
 		fmt.Fprintf(std.err, "gpucanary report: --job takes no environment paths (the job's own environment is reported)\n")
 		return exitUsage
 	}
+	b, err := writeJobReport(ctx, g, dir, pid)
+	if err != nil {
+		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
+		return exitUsage
+	}
+	if b.Running != nil {
+		fmt.Fprintf(std.out, "Report written to %s (job %d is still running: its samples are recorded by the tray or `gpucanary watch` and written when it ends).\n", dir, pid)
+		return exitOK
+	}
+	fmt.Fprintf(std.out, "Report written to %s (job %d, %s; %d samples).\n", dir, pid, b.Record.Ended.Job.How, len(b.Record.Samples))
+	return exitOK
+}
+
+// writeJobReport writes what happened to the job pid into dir and
+// returns what it wrote; the tray's "Report" on a JOB_ENDED notification
+// and History row uses it too. The error says why there is nothing to
+// write (a PID that is no job's) or why it could not be written.
+func writeJobReport(ctx context.Context, g *globals, dir string, pid int) (report.JobBundle, error) {
 	b := report.JobBundle{Time: time.Now(), Version: version, Host: report.ReadHost(), PID: pid}
 	stateDir, err := store.Dir()
 	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary report: finding the state folder: %v\n", err)
-		return exitUsage
+		return b, fmt.Errorf("finding the state folder: %w", err)
 	}
 	st := store.Open(stateDir)
 	rec, ok, err := store.Job[monitor.JobRecord](st, pid)
 	if err != nil {
-		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
+		g.log.Warn("reading the job records", "err", err)
 	}
 	switch {
 	case ok && rec.Ended.Job != nil:
@@ -66,26 +83,19 @@ func cmdReportJob(ctx context.Context, g *globals, dir, arg string, paths []stri
 	default:
 		p, runs := runningProcess(ctx, g, pid)
 		if runs && p == nil {
-			fmt.Fprintf(std.err, "gpucanary report: process %d runs but is not a job GPU Canary follows (on a GPU, or a Python or ML process): there is nothing to report\n", pid)
-			return exitUsage
+			return b, fmt.Errorf("process %d runs but is not a job GPU Canary follows (on a GPU, or a Python or ML process): there is nothing to report", pid)
 		}
 		if p == nil {
-			fmt.Fprintf(std.err, "gpucanary report: no job with PID %d: no process runs with it, and the state folder %s holds no record of a job with it that ended "+
-				"(the tray, `gpucanary watch` or `gpucanary agent` keeps the last %d jobs' records while it runs)\n", pid, stateDir, store.JobsKept)
-			return exitUsage
+			why := ""
+			if err != nil {
+				why = fmt.Sprintf(" (%v)", err)
+			}
+			return b, fmt.Errorf("no job with PID %d: no process runs with it, and the state folder %s holds no record of a job with it that ended%s "+
+				"(the tray, `gpucanary watch` or `gpucanary agent` keeps the last %d jobs' records while it runs)", pid, stateDir, why, store.JobsKept)
 		}
 		b.Running = p
 	}
-	if err := report.WriteJob(dir, b); err != nil {
-		fmt.Fprintf(std.err, "gpucanary report: %v\n", err)
-		return exitUsage
-	}
-	if b.Running != nil {
-		fmt.Fprintf(std.out, "Report written to %s (job %d is still running: its samples are recorded by the tray or `gpucanary watch` and written when it ends).\n", dir, pid)
-		return exitOK
-	}
-	fmt.Fprintf(std.out, "Report written to %s (job %d, %s; %d samples).\n", dir, pid, rec.Ended.Job.How, len(rec.Samples))
-	return exitOK
+	return b, report.WriteJob(dir, b)
 }
 
 // runningProcess is the process pid as ps sees it now (its command
