@@ -131,6 +131,10 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 			_, err := writeReport(ctx, g, dir, nil)
 			return err
 		},
+		ExportJob: func(ctx context.Context, dir string, pid int) error {
+			_, err := writeJobReport(ctx, g, dir, pid)
+			return err
+		},
 		ConfigPath:    g.configPath(),
 		Reconfigure:   func(c config.Config) { g.reconfigure(m, c) },
 		SettingsError: errText(g.configErr),
