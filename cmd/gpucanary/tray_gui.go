@@ -220,7 +220,7 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 		// The tray's snapshot is read while Fyne starts; a link that
 		// fails ends the run with no window, and says why below.
 		t := link.Start(os.Stdin, out)
-		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples, t.Requests(), t.Idle, t.Copy
+		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard, d.ReportJob = t, t.Samples, t.Requests(), t.Idle, t.Copy, t.ReportJob
 		// The tray's engine records the repair from its journal, at once.
 		repair.Recorded = t.Recorded
 		d.Repair = repair
