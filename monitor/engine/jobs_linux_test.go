@@ -195,7 +195,7 @@ func TestRunningJobSamplesAndRecord(t *testing.T) {
 	if err := os.WriteFile(script, []byte("read x\nexit 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job := startHeld(t, "sh", script, "--epochs", "3")
+	job := startHeld(t, "sh", script, "--epochs", "3", "--hf-token=hf_abcdefghijklmnopqrstuv")
 	pid := job.cmd.Process.Pid
 	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
  "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
@@ -239,6 +239,14 @@ func TestRunningJobSamplesAndRecord(t *testing.T) {
 	}
 	if len(rec.Samples) == 0 {
 		t.Fatal("no samples in the record")
+	}
+	// What is kept, and what a report writes from it, is redacted as
+	// the process scan redacts.
+	if cmd := strings.Join(rec.Ended.Job.Command, " "); strings.Contains(cmd, "hf_abcdefghijklmnopqrstuv") || !strings.Contains(cmd, "--epochs 3") {
+		t.Errorf("the record's command line: %q", cmd)
+	}
+	if cmd := strings.Join(run.Command, " "); strings.Contains(cmd, "hf_abcdefghijklmnopqrstuv") {
+		t.Errorf("the running job's command line: %q", cmd)
 	}
 	for _, s := range rec.Samples {
 		if s.GPU != 0 || s.UtilPercent == nil || *s.UtilPercent != 87 || s.MemoryUsedBytes != 1<<30 || s.TemperatureC == nil ||
