@@ -78,8 +78,8 @@ type JobRecord struct {
 	Driver        string      `json:"driver,omitempty"`
 	CUDADriver    string      `json:"cuda_driver,omitempty"`
 	// GPUNames are the names of the GPUs it used, by index.
-	GPUNames map[int]string `json:"gpu_names,omitempty"`
-	Simulated bool          `json:"simulated,omitempty"`
+	GPUNames  map[int]string `json:"gpu_names,omitempty"`
+	Simulated bool           `json:"simulated,omitempty"`
 	// EnvVerdict and EnvFindings are its environment's verdict and
 	// findings when it ended; empty when it had none GPU Canary watched.
 	EnvVerdict  Verdict           `json:"env_verdict,omitempty"`

@@ -44,6 +44,9 @@ type jobWatch struct {
 	ended map[int]time.Time
 	// stalls are the JOB_STALLED and JOB_SPINNING findings raised.
 	stalls findingSet
+	// shown is set while the state lists running jobs: an idle machine's
+	// polls leave the state alone.
+	shown bool
 }
 
 // member is one process of a job, held.
@@ -228,6 +231,10 @@ func (m *Monitor) showJobs() {
 		runs = append(runs, monitor.JobRun{PID: j.pid, Command: j.cmdline, Env: j.env, Started: j.start,
 			GPUs: slices.Clone(j.gpus), GPUPercent: j.util})
 	}
+	if len(runs) == 0 && !m.jobs.shown {
+		return
+	}
+	m.jobs.shown = len(runs) > 0
 	slices.SortFunc(runs, func(a, b monitor.JobRun) int {
 		if c := a.Started.Compare(b.Started); c != 0 {
 			return c
