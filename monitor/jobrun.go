@@ -29,8 +29,9 @@ const (
 	MarkStarted = "started"
 	MarkEnded   = "ended"
 	// MarkStalled is for a job that stopped computing while holding its
-	// GPU (JOB_STALLED): the engine's stall rule emits it with
-	// Monitor.markJob, and the GPUs window draws it like the others.
+	// GPU (JOB_STALLED), or spins without working (JOB_SPINNING, Detail
+	// "spinning"), at the poll that began; the GPUs window draws it like
+	// the others.
 	MarkStalled = "stalled"
 )
 

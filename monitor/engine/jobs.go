@@ -199,8 +199,8 @@ func (m *Monitor) sampleJob(j *job, gpus []int, g gpu.State, now time.Time) {
 
 // markJob notes a moment of j's life (monitor.MarkStarted, MarkEnded,
 // MarkStalled) on each GPU it was seen on, for the GPUs window's charts;
-// the newest monitor.JobMarksKept are kept. The stall rule (JOB_STALLED)
-// calls it with MarkStalled when a job stops computing.
+// the newest monitor.JobMarksKept are kept. The stall rules call it with
+// MarkStalled (markStalls).
 func (m *Monitor) markJob(j *job, kind string, at time.Time, detail string) {
 	if len(j.gpusEver) == 0 {
 		return

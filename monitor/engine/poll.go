@@ -119,7 +119,9 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	attachStalls(rows, stalls)
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
 	m.publish(jobEvents(now, pp.jobs.update(fs)))
-	m.publish(stallEvents(now, m.jobs.stalls.update(stalls), func(pid int) bool {
+	change := m.jobs.stalls.update(stalls)
+	m.markStalls(change.raised, sampled)
+	m.publish(stallEvents(now, change, func(pid int) bool {
 		for j := range sampled {
 			if j.pid == pid {
 				return true
