@@ -67,6 +67,10 @@ type Deps struct {
 	OnIdle func(handled int)
 	// OpenFolder shows a folder in the file manager.
 	OpenFolder func(path string) error
+	// ReportJob asks for the report on a job that ended, by its PID (the
+	// tray writes it and opens its folder): the History window's
+	// "Report" on a JOB_ENDED row. nil hides that button.
+	ReportJob func(pid int) error
 	// Clipboard copies text for the user; nil uses Fyne's clipboard.
 	Clipboard func(text string)
 	// Terminate asks the process with this PID and start time to stop

@@ -69,6 +69,25 @@ func TestGPUWindowSpans(t *testing.T) {
 	if got := badges(); !slices.Equal(got, []string{"SIMULATED"}) {
 		t.Errorf("badges %v", got)
 	}
+	// What limits it and its link; its jobs' marks on every chart, and
+	// in words under them.
+	if got, want := p.health.Text, "Limited by: power cap · PCIe Gen4 x16 (max Gen4 x16)"; got != want || p.health.Hidden {
+		t.Errorf("health line %q (hidden %v), want %q", got, p.health.Hidden, want)
+	}
+	for _, c := range []*chart.Chart{p.util, p.mem, p.temp, p.power} {
+		if len(c.Marks) != 4 {
+			t.Errorf("%s: %d marks, want 4", c.Title, len(c.Marks))
+		}
+	}
+	if !strings.Contains(p.jobs.Text, "finetune.py ended") || !strings.Contains(p.jobs.Text, "(crashed)") || !p.jobs.Visible() {
+		t.Errorf("jobs line %q", p.jobs.Text)
+	}
+	noJobs := goldenState()
+	noJobs.JobMarks = nil
+	g.refresh(noJobs)
+	if p.jobs.Visible() || len(p.util.Marks) != 0 {
+		t.Errorf("with no marks: jobs line shown %v, %d marks", p.jobs.Visible(), len(p.util.Marks))
+	}
 	// An asleep GPU is marked, and its charts say why they stop.
 	st := goldenState()
 	d := &st.GPU.Devices[0]

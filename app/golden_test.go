@@ -16,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/config"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/gpu"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 )
 
@@ -30,6 +31,17 @@ func goldenState() monitor.State {
 	}
 	s.Processes[1].BusyFor = 3*time.Minute + 25*time.Second
 	s.Envs = append(s.Envs, comfyEnv())
+	// The A100 at its power cap under load, its link at its best, and a
+	// job that ran on it (started, stalled, ended) and one running.
+	d := &s.GPU.Devices[0]
+	d.ClocksEventReasons = []string{gpu.ReasonSWPowerCap}
+	d.PCIe = &gpu.PCIe{Gen: 4, Width: 16, MaxGen: 4, MaxWidth: 16}
+	s.JobMarks = []monitor.JobMark{
+		{Time: goldenNow.Add(-9 * time.Minute), Kind: monitor.MarkStarted, PID: 4100, Label: "finetune.py"},
+		{Time: goldenNow.Add(-7 * time.Minute), Kind: monitor.MarkStalled, PID: 4100, Label: "finetune.py"},
+		{Time: goldenNow.Add(-5 * time.Minute), Kind: monitor.MarkEnded, PID: 4100, Label: "finetune.py", Detail: "crashed"},
+		{Time: goldenNow.Add(-3 * time.Minute), Kind: monitor.MarkStarted, PID: 4242, Label: "train.py"},
+	}
 	return s
 }
 

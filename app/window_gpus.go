@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -33,8 +34,9 @@ type gpusWindow struct {
 	shown monitor.State
 }
 
-// gpusSize is the size the window opens at: one GPU's four charts.
-var gpusSize = fyne.NewSize(960, 520)
+// gpusSize is the size the window opens at: one GPU's four charts, its
+// health line and its jobs' marks.
+var gpusSize = fyne.NewSize(960, 560)
 
 // minSampleGap keeps the graphs at one point per refresh tick, however
 // often events make the windows re-render.
@@ -117,7 +119,7 @@ func (g *gpusWindow) refresh(s monitor.State) {
 			p = newGPUPanel()
 			g.panels[key] = p
 		}
-		p.update(d, st.Simulated, g.w.samples.GPUs[key], from, now)
+		p.update(d, st.Simulated, g.w.samples.GPUs[key], marksOn(s.JobMarks, d.Index), from, now)
 		objs = append(objs, p.card)
 	}
 	for k := range g.panels {
@@ -129,18 +131,34 @@ func (g *gpusWindow) refresh(s monitor.State) {
 	g.box.Refresh()
 }
 
+// marksOn are the job marks on the GPU with index i.
+func marksOn(marks []monitor.JobMark, i int) []monitor.JobMark {
+	var out []monitor.JobMark
+	for _, m := range marks {
+		if m.GPU == i {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // gpuPanel is one GPU: a card whose subtitle says what it is, its state
-// as badges (asleep, simulated, MIG), and four charts.
+// as badges (asleep, simulated, MIG), what limits it now and its PCIe
+// link, four charts with its jobs' marks, and those marks in words.
 type gpuPanel struct {
 	card                   *widget.Card
 	about                  *widget.Label
+	health                 *widget.Label
 	badges                 *fyne.Container
 	util, mem, temp, power *chart.Chart
+	jobs                   *widget.Label
 }
 
 func newGPUPanel() *gpuPanel {
 	p := &gpuPanel{
 		about:  widget.NewLabel(""),
+		health: widget.NewLabel(""),
+		jobs:   widget.NewLabel(""),
 		badges: container.NewHBox(),
 		util:   chart.NewChart("Utilization", chart.Percent, colorUtil),
 		mem:    chart.NewChart("Memory", chart.GiB, colorMem),
@@ -148,6 +166,9 @@ func newGPUPanel() *gpuPanel {
 		power:  chart.NewChart("Power", chart.Watts, colorPower),
 	}
 	p.about.Wrapping = fyne.TextWrapWord
+	p.health.Wrapping, p.jobs.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	p.jobs.SizeName = theme.SizeNameCaptionText
+	p.jobs.Hide()
 	p.util.Limit = 100
 	p.mem.LimitName, p.power.LimitName = "total", "limit"
 	// Room between the charts side by side, so one's value does not
@@ -156,12 +177,12 @@ func newGPUPanel() *gpuPanel {
 		return container.New(layout.NewCustomPaddedLayout(0, theme.Padding(), theme.Padding(), 2*theme.Padding()), c)
 	}
 	charts := container.New(layout.NewGridLayoutWithColumns(2), gap(p.util), gap(p.mem), gap(p.temp), gap(p.power))
-	p.card = widget.NewCard("", "", container.NewVBox(container.NewBorder(nil, nil, nil, p.badges, p.about), charts))
+	p.card = widget.NewCard("", "", container.NewVBox(container.NewBorder(nil, nil, nil, p.badges, container.NewVBox(p.about, p.health)), charts, p.jobs))
 	return p
 }
 
-// update shows d, and its samples from from to now.
-func (p *gpuPanel) update(d gpu.Device, simulated bool, ds *present.DeviceSamples, from, now time.Time) {
+// update shows d, and its samples and its jobs' marks from from to now.
+func (p *gpuPanel) update(d gpu.Device, simulated bool, ds *present.DeviceSamples, marks []monitor.JobMark, from, now time.Time) {
 	p.card.SetTitle(fmt.Sprintf("GPU %d: %s", d.Index, d.Name))
 	arch := d.Architecture
 	if arch == "" {
@@ -175,6 +196,15 @@ func (p *gpuPanel) update(d gpu.Device, simulated bool, ds *present.DeviceSample
 		about += "\nNot read: " + d.Error
 	}
 	p.about.SetText(about)
+	var health []string
+	if l := present.LimitedBy(d); l != "" {
+		health = append(health, "Limited by: "+l)
+	}
+	if l := present.PCIeLink(d); l != "" {
+		health = append(health, l)
+	}
+	p.health.SetText(strings.Join(health, " · "))
+	p.health.Hidden = len(health) == 0
 	var badges []fyne.CanvasObject
 	if d.Asleep {
 		badges = append(badges, newBadge("ASLEEP", widget.HighImportance, "The GPU is in PCI runtime suspend: GPU Canary does not query it, so as not to wake it."))
@@ -224,6 +254,39 @@ func (p *gpuPanel) update(d gpu.Device, simulated bool, ds *present.DeviceSample
 		{p.power, func(s present.GPUSample) float32 { return s.Power }, d.PowerWatts != nil},
 	} {
 		c.c.From, c.c.To, c.c.Points, c.c.Note = from, now, series(c.f), note(c.known)
+		c.c.Marks = chartMarks(marks)
 		c.c.Refresh()
 	}
+	words := present.MarkWords(marks, from, now, maxMarkWords)
+	p.jobs.SetText(words)
+	if words == "" {
+		p.jobs.Hide()
+	} else {
+		p.jobs.Show()
+	}
+}
+
+// maxMarkWords bounds the list of marks under the charts: the newest.
+const maxMarkWords = 6
+
+// markColor is a job mark's colour on the charts: started green, ended
+// as it ended (crashed red, otherwise the text's colour), stalled amber.
+func markColor(m monitor.JobMark) color.Color {
+	switch {
+	case m.Kind == monitor.MarkStarted:
+		return theme.Color(theme.ColorNameSuccess)
+	case m.Kind == monitor.MarkStalled:
+		return theme.Color(theme.ColorNameWarning)
+	case m.Detail == "crashed":
+		return theme.Color(theme.ColorNameError)
+	}
+	return theme.Color(theme.ColorNameForeground)
+}
+
+func chartMarks(marks []monitor.JobMark) []chart.Mark {
+	out := make([]chart.Mark, len(marks))
+	for i, m := range marks {
+		out[i] = chart.Mark{T: m.Time, Color: markColor(m)}
+	}
+	return out
 }

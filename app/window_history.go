@@ -56,10 +56,22 @@ func newHistoryWindow(w *windows) *historyWindow {
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Wrapping = fyne.TextWrapWord
-			return l
+			b := widget.NewButton(present.ActionReport, nil)
+			b.Hide()
+			return container.NewBorder(nil, nil, nil, container.NewCenter(b), l)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(historyText(h.shown[i]))
+			row := o.(*fyne.Container)
+			e := h.shown[i]
+			row.Objects[0].(*widget.Label).SetText(historyText(e))
+			b := row.Objects[1].(*fyne.Container).Objects[0].(*widget.Button)
+			if pid := reportable(e); pid != 0 && h.w.u.d.ReportJob != nil {
+				b.OnTapped = func() { h.reportJob(pid) }
+				b.Show()
+			} else {
+				b.OnTapped = nil
+				b.Hide()
+			}
 			h.list.SetItemHeight(i, o.MinSize().Height)
 		})
 	filters := container.NewBorder(nil, nil, widget.NewLabel("Show:"), h.kinds, h.filter)
@@ -80,6 +92,23 @@ func historyText(e monitor.Event) string {
 		head += " · " + present.ShortPath(e.Env)
 	}
 	return human.Visible(head) + "\n" + human.Visible(words.Unmark(present.TildeHome(e.Message)))
+}
+
+// reportable is the PID of the job a JOB_ENDED event is about, whose
+// report its row offers; 0 for any other event.
+func reportable(e monitor.Event) int {
+	if e.Kind != monitor.KindJobEnded || e.Job == nil {
+		return 0
+	}
+	return e.Job.PID
+}
+
+// reportJob asks for the job's report (the tray writes it and opens its
+// folder, or says why it could not).
+func (h *historyWindow) reportJob(pid int) {
+	if err := h.w.u.d.ReportJob(pid); err != nil {
+		h.w.u.d.Log.Error("asking for a job's report", "pid", pid, "err", err)
+	}
 }
 
 // reload reads the engine's newest remembered events (newest first, as

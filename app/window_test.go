@@ -554,3 +554,41 @@ func TestNotThisJob(t *testing.T) {
 		t.Errorf("quieted %v; the button says %q, disabled %v", eng.quieted, p.quiet.Text, p.quiet.Disabled())
 	}
 }
+
+// TestHistoryReportJob: a JOB_ENDED row offers "Report", which asks
+// for that job's report; another row offers nothing.
+func TestHistoryReportJob(t *testing.T) {
+	tu := newTestUI(t, a100)
+	u := tu.ui
+	var asked []int
+	u.d.ReportJob = func(pid int) error { asked = append(asked, pid); return nil }
+	u.wins.showHistory()
+	h := u.wins.history
+	t0 := time.Now()
+	u.wins.event(monitor.Event{Time: t0, Kind: monitor.KindGPUStateChanged, Message: "GPU changed"})
+	u.wins.event(monitor.Event{Time: t0.Add(time.Second), Kind: monitor.KindJobEnded, PID: 4242, Message: "train.py crashed",
+		Job: &monitor.JobEnd{PID: 4242}})
+	button := func(i int) *widget.Button {
+		o := h.list.CreateItem()
+		h.list.UpdateItem(i, o)
+		return o.(*fyne.Container).Objects[1].(*fyne.Container).Objects[0].(*widget.Button)
+	}
+	if h.shown[0].Kind != monitor.KindJobEnded {
+		t.Fatalf("shown %+v", h.shown)
+	}
+	b := button(0)
+	if !b.Visible() || b.Text != "Report" {
+		t.Fatalf("the JOB_ENDED row's button: visible %v, %q", b.Visible(), b.Text)
+	}
+	test.Tap(b)
+	if !slices.Equal(asked, []int{4242}) {
+		t.Errorf("asked for %v, want [4242]", asked)
+	}
+	if button(1).Visible() {
+		t.Error("a GPU change offers a report")
+	}
+	u.d.ReportJob = nil
+	if button(0).Visible() {
+		t.Error("Report is offered with no one to write it")
+	}
+}

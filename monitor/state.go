@@ -41,6 +41,12 @@ type State struct {
 	// engine's first read. Replaced, never changed in place: copies of
 	// the state share it.
 	JobsEnded map[jobend.How]uint64 `json:"jobs_ended,omitempty"`
+	// Jobs are the GPU jobs running now, oldest first; JobMarks the
+	// newest moments of jobs' lives (started, ended, stalled), oldest
+	// first, at most JobMarksKept. Both are replaced, never changed in
+	// place.
+	Jobs     []JobRun  `json:"jobs,omitempty"`
+	JobMarks []JobMark `json:"job_marks,omitempty"`
 }
 
 // Check is the state in `check`'s shape, for views that show both.

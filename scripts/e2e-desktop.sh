@@ -17,13 +17,14 @@ export GPUCANARY_BIN=$PWD/bin/gpucanary LANG=C.UTF-8
 # dunst as Debian configures it, but finding its icons in the Adwaita theme
 # installed here (its recursive lookup finds none of the dialog-* icons), so
 # the screenshots show each notification's icon; and with a context menu
-# (`dunstctl context`) that picks the first Repair action, as a person
-# would in dmenu, so that dunst itself invokes it.
+# (`dunstctl context`) that picks the first Repair (or, on a job's end,
+# Report) action, as a person would in dmenu, so that dunst itself
+# invokes it.
 dunstrc=$(mktemp)
 trap 'rm -f "$dunstrc"' EXIT
 sed -e 's/^\(\s*enable_recursive_icon_lookup\s*=\).*/\1 false/' \
     -e 's|^\(\s*icon_path\s*=\).*|\1 /usr/share/icons/Adwaita/48x48/legacy/|' \
-    -e 's|^\(\s*dmenu\s*=\).*|\1 /usr/bin/grep -m1 Repair|' /etc/xdg/dunst/dunstrc >"$dunstrc"
+    -e 's|^\(\s*dmenu\s*=\).*|\1 /usr/bin/grep -m1 -e Repair -e Report|' /etc/xdg/dunst/dunstrc >"$dunstrc"
 export GPUCANARY_DUNSTRC=$dunstrc
 shots=${GPUCANARY_SCREENSHOTS:-}
 [ -n "$shots" ] && mkdir -p "$shots" && export GPUCANARY_SCREENSHOTS=$(cd "$shots" && pwd)

@@ -31,6 +31,10 @@ type Chart struct {
 	// Note replaces the current value when there is none to tell
 	// ("asleep", "not reported").
 	Note string
+	// Marks are moments drawn as vertical lines across the plot in their
+	// colour (a job started, ended, stalled); those outside the span are
+	// not drawn.
+	Marks []Mark
 }
 
 // NewChart is a chart of one quantity in unit, drawn in c.
@@ -151,6 +155,7 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 		t := text(TimeLabel(at, step), cs, dim, false)
 		t.Move(fyne.NewPos(min(max(x(at)-t.Size().Width/2, x0), x0+w-t.Size().Width), y0+h))
 	}
+	var markLines []fyne.CanvasObject
 	if c.Limit > 0 && c.Limit <= top {
 		objs = dashed(objs, x0, x0+w, y(c.Limit)+1, theme.Color(theme.ColorNameError))
 		if c.LimitName != "" {
@@ -158,10 +163,20 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 			t.Move(fyne.NewPos(x0+pad, y(c.Limit)+1))
 		}
 	}
+	for _, m := range c.Marks {
+		if m.T.Before(c.From) || m.T.After(c.To) {
+			continue
+		}
+		l := canvas.NewLine(m.Color)
+		l.StrokeWidth = 2
+		l.Position1, l.Position2 = fyne.NewPos(x(m.T), y0), fyne.NewPos(x(m.T), y0+h)
+		markLines = append(markLines, l)
+	}
 	r.plot.raster.Move(fyne.NewPos(x0, y0))
 	r.plot.raster.Resize(fyne.NewSize(w, h))
 	r.plot.set(Downsample(c.Points, c.From, c.To, int(w)), c.From, c.To, top, w, c.Color, 1.5)
-	r.objs = append(objs, r.plot.raster)
+	// The marks over the plot, so that the area does not hide them.
+	r.objs = append(append(objs, r.plot.raster), markLines...)
 }
 
 // maxGap is the longest time between two points that a line joins: a

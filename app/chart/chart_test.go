@@ -296,3 +296,44 @@ func TestArea(t *testing.T) {
 		t.Errorf("not filled under a value of 20")
 	}
 }
+
+// TestChartMarks: a mark in the span is a line across the plot in its
+// colour, at its time, over the plot; one outside the span is not drawn.
+func TestChartMarks(t *testing.T) {
+	test.NewTempApp(t)
+	end := time.Date(2026, 3, 14, 15, 10, 0, 0, time.Local)
+	c := NewChart("Utilization", Percent, color.NRGBA{B: 200, A: 255})
+	c.From, c.To = end.Add(-10*time.Minute), end
+	c.Points = pts(c.From, 2*time.Second, slices.Repeat([]float64{50}, 301)...)
+	started, ended := color.NRGBA{G: 200, A: 255}, color.NRGBA{R: 200, A: 255}
+	c.Marks = []Mark{{T: end.Add(-5 * time.Minute), Color: started}, {T: end.Add(-time.Hour), Color: ended}}
+	c.Resize(fyne.NewSize(400, 160))
+	r := test.WidgetRenderer(c)
+	r.Refresh()
+	objs := r.Objects()
+	var lines []*canvas.Line
+	raster := -1
+	for i, o := range objs {
+		switch o := o.(type) {
+		case *canvas.Line:
+			if o.StrokeColor == started || o.StrokeColor == ended {
+				lines = append(lines, o)
+				if raster < 0 {
+					t.Error("a mark is drawn under the plot")
+				}
+			}
+		case *canvas.Raster:
+			raster = i
+		}
+	}
+	if len(lines) != 1 || lines[0].StrokeColor != started {
+		t.Fatalf("mark lines: %v", lines)
+	}
+	l := lines[0]
+	var plot fyne.CanvasObject = objs[raster]
+	mid := plot.Position().X + plot.Size().Width/2
+	if l.Position1.X != l.Position2.X || math.Abs(float64(l.Position1.X-mid)) > 1 ||
+		l.Position1.Y != plot.Position().Y || l.Position2.Y != plot.Position().Y+plot.Size().Height {
+		t.Errorf("the mark at the span's middle is drawn from %v to %v; the plot is at %v, %v", l.Position1, l.Position2, plot.Position(), plot.Size())
+	}
+}

@@ -205,6 +205,10 @@ func (t *Tray) QuietJob(pid int, start time.Time) error {
 	return t.send(FromWindows{QuietJob: &WatchEnd{PID: pid, Start: start}})
 }
 
+// ReportJob asks the tray process to write what happened to the job
+// pid (`gpucanary report --job`) into a new folder and open it.
+func (t *Tray) ReportJob(pid int) error { return t.send(FromWindows{ReportJob: pid}) }
+
 // Recorded tells the tray process that a repair's journal has recorded
 // a start or an end, so its engine reads it now (fix.Service.Recorded).
 func (t *Tray) Recorded(journal string) { _ = t.send(FromWindows{Journal: journal}) }

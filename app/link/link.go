@@ -42,6 +42,10 @@ type Request struct {
 	// replaced (`gpucanary guard`): the windows process says what the
 	// guard writes, asks, and sets it.
 	Keep string `json:"keep,omitempty"`
+	// ReportJob is a job that ended, by its PID: the tray writes what
+	// happened to it (`gpucanary report --job`) into a new folder and
+	// opens it (a JOB_ENDED notification's "Report"). No window opens.
+	ReportJob int `json:"report_job,omitempty"`
 }
 
 // Hello is the first message: what a new windows process starts from.
@@ -90,6 +94,9 @@ type FromWindows struct {
 	// tells nothing more of that process's job until it ends
 	// (engine.Monitor.QuietJob).
 	QuietJob *WatchEnd `json:"quiet_job,omitempty"`
+	// ReportJob is the History window's "Report" on a JOB_ENDED row:
+	// the tray writes what happened to that job, as for Request's.
+	ReportJob int `json:"report_job,omitempty"`
 }
 
 // WatchEnd names one process by its PID and start time, so that the

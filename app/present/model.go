@@ -12,9 +12,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
 	"github.com/gpucanary/gpucanary/monitor/finding"
+	"github.com/gpucanary/gpucanary/monitor/human"
 	"github.com/gpucanary/gpucanary/monitor/pyenv"
 	"github.com/gpucanary/gpucanary/monitor/shell"
 	"github.com/gpucanary/gpucanary/output/words"
@@ -59,8 +63,8 @@ type TrayModel struct {
 	SettingsError string
 }
 
-// Model computes the tray for a state.
-func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
+// Model computes the tray for a state at now (the jobs' run times).
+func Model(s monitor.State, now time.Time, paused bool, snoozed func(string) bool) TrayModel {
 	m := TrayModel{Paused: paused}
 	if !s.Started {
 		m.Icon, m.Status, m.Tooltip = monitor.OverallHealthy, "GPU Canary is starting…", "GPU Canary: starting…"
@@ -70,7 +74,7 @@ func Model(s monitor.State, paused bool, snoozed func(string) bool) TrayModel {
 	r := s.Check()
 	m.Icon = r.Overall()
 	m.Status = words.Summarize(s).String()
-	m.Tooltip = "GPU Canary: " + m.Status
+	m.Tooltip = "GPU Canary: " + m.Status + JobLines(s.Jobs, now)
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{
 			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, os.Getenv("SHELL")),
@@ -206,4 +210,61 @@ func ActivateCommand(env *pyenv.Env, login string) string {
 		return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate.csh"))
 	}
 	return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate"))
+}
+
+// TooltipJobs is how many running jobs the tooltip lists, one a line;
+// the rest are counted ("and 2 more"), so the tooltip stays a glance
+// (and within what a Windows tray tooltip holds: 127 characters are
+// shown there, so a busy machine's list is cut there, the status first).
+const TooltipJobs = 3
+
+// JobLines are the tooltip's lines for the GPU jobs running now, each
+// after a newline: "train.py · 1h15m · GPU 0 87 %", oldest first; ""
+// when none runs. Run times are in whole minutes, so the tooltip does
+// not change at every refresh.
+func JobLines(jobs []monitor.JobRun, now time.Time) string {
+	var b strings.Builder
+	for i, j := range jobs {
+		if i == TooltipJobs {
+			fmt.Fprintf(&b, "\nand %d more", len(jobs)-TooltipJobs)
+			break
+		}
+		name := human.JobName(j.Command)
+		if name == "" {
+			name = fmt.Sprintf("PID %d", j.PID)
+		}
+		b.WriteString("\n" + human.Truncate(name, 32))
+		if !j.Started.IsZero() {
+			b.WriteString(" · " + RunFor(now.Sub(j.Started)))
+		}
+		if len(j.GPUs) > 0 {
+			gpus := make([]string, len(j.GPUs))
+			for k, g := range slices.Sorted(slices.Values(j.GPUs)) {
+				gpus[k] = fmt.Sprint(g)
+			}
+			word := "GPU "
+			if len(gpus) > 1 {
+				word = "GPUs "
+			}
+			b.WriteString(" · " + word + strings.Join(gpus, ","))
+			if j.GPUPercent != nil {
+				fmt.Fprintf(&b, " %.0f %%", *j.GPUPercent)
+			}
+		}
+	}
+	return b.String()
+}
+
+// RunFor is a running job's run time to the minute: "<1m", "42m",
+// "1h15m", "3d4h".
+func RunFor(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }

@@ -2,6 +2,7 @@ package present
 
 import (
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -34,12 +35,17 @@ type Note struct {
 	// Repair says the notification carries the one-click repair of Env,
 	// its "Repair" action: the windows ask, then reinstall a CUDA torch.
 	Repair bool
+	// Job is the PID of the job a JOB_ENDED notification is about: its
+	// "Report" action writes what happened to it (`gpucanary report
+	// --job PID`) and opens the folder.
+	Job int
 }
 
 // The notifications' action buttons (freedesktop actions, toast buttons).
 const (
 	ActionShow   = "Show"
 	ActionRepair = "Repair"
+	ActionReport = "Report"
 )
 
 // repairInMenu is what a notification with a repair says on a desktop
@@ -52,7 +58,16 @@ func (n Note) NoActions() Note {
 	if n.Repair {
 		n.Body += " " + repairInMenu
 	}
+	if n.Job != 0 {
+		n.Body += " " + reportOnCommandLine(n.Job)
+	}
 	return n
+}
+
+// reportOnCommandLine is what a notification about a job that ended says
+// on a desktop whose notifications have no buttons.
+func reportOnCommandLine(pid int) string {
+	return "To see what happened to it, run: gpucanary report --job " + strconv.Itoa(pid)
 }
 
 // Notification is the desktop notification for e: the environment (or
@@ -116,6 +131,9 @@ func Notification(e monitor.Event, reinstall bool) Note {
 		n = Note{Title: "GPU Canary", Level: LevelInfo}
 	}
 	n.Env = e.Env
+	if e.Kind == monitor.KindJobEnded && e.Job != nil {
+		n.Job = e.Job.PID
+	}
 	n.Body = words.Unmark(TildeHome(e.Message))
 	switch {
 	case e.Kind == monitor.KindJobOnCPUCleared || e.Kind == monitor.KindFindingCleared || jobStall(e.Finding):

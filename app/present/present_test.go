@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
 	"github.com/gpucanary/gpucanary/monitor"
@@ -38,7 +39,7 @@ func TestModel(t *testing.T) {
 		{"no driver, no environment", noDriver, false, "", monitor.OverallNoDriver, "GPU Canary: no NVIDIA driver · 0 envs", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := Model(tc.s, tc.paused, func(env string) bool { return env == tc.snoozed })
+			m := Model(tc.s, time.Now(), tc.paused, func(env string) bool { return env == tc.snoozed })
 			if m.Icon != tc.icon || (tc.tooltip != "" && m.Tooltip != tc.tooltip) {
 				t.Errorf("icon %q tooltip %q, want %q %q", m.Icon, m.Tooltip, tc.icon, tc.tooltip)
 			}
@@ -351,6 +352,40 @@ func TestRepairLabel(t *testing.T) {
 		e := monitor.EnvReport{Findings: tc.fs}
 		if got := RepairLabel(e); got != tc.want || !NeedsReinstall(e) {
 			t.Errorf("%v: %q (offered %v), want %q", tc.fs, got, NeedsReinstall(e), tc.want)
+		}
+	}
+}
+
+// TestJobLines: the tooltip lists the running jobs, one a line, by
+// their script, run time to the minute, GPUs and the busiest one's
+// utilisation, the oldest TooltipJobs of them, and counts the rest.
+func TestJobLines(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	pct := func(v float64) *float64 { return &v }
+	jobs := []monitor.JobRun{
+		{PID: 10, Command: []string{"/home/ada/.venv/bin/python", "/home/ada/work/train.py", "--lr", "3e-4"}, Started: now.Add(-75 * time.Minute), GPUs: []int{0}, GPUPercent: pct(87.4)},
+		{PID: 11, Command: []string{"python", "-m", "torch.distributed.run", "ddp.py"}, Started: now.Add(-26*time.Hour - 5*time.Minute), GPUs: []int{3, 1}, GPUPercent: pct(99)},
+		{PID: 12, Started: now.Add(-30 * time.Second), GPUs: []int{2}},
+	}
+	want := "\ntrain.py · 1h15m · GPU 0 87 %\ntorch.distributed.run · 1d2h · GPUs 1,3 99 %\nPID 12 · <1m · GPU 2"
+	if got := JobLines(jobs, now); got != want {
+		t.Errorf("JobLines = %q, want %q", got, want)
+	}
+	if got := JobLines(nil, now); got != "" {
+		t.Errorf("no jobs: %q", got)
+	}
+	many := append(slices.Clone(jobs), monitor.JobRun{PID: 13}, monitor.JobRun{PID: 14})
+	got := JobLines(many, now)
+	if lines := strings.Split(strings.TrimPrefix(got, "\n"), "\n"); len(lines) != TooltipJobs+1 || lines[TooltipJobs] != "and 2 more" {
+		t.Errorf("five jobs: %q", got)
+	}
+	s := monitor.State{Started: true, Jobs: jobs[:1]}
+	if m := Model(s, now, false, nil); !strings.HasSuffix(m.Tooltip, "\ntrain.py · 1h15m · GPU 0 87 %") || !strings.HasPrefix(m.Tooltip, "GPU Canary: ") {
+		t.Errorf("the model's tooltip = %q", m.Tooltip)
+	}
+	for d, want := range map[time.Duration]string{59 * time.Second: "<1m", 42*time.Minute + 59*time.Second: "42m", 2*time.Hour + 5*time.Minute: "2h05m", 72 * time.Hour: "3d0h"} {
+		if got := RunFor(d); got != want {
+			t.Errorf("RunFor(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -56,6 +56,7 @@ func notificationClicks(log *slog.Logger) <-chan link.Request {
 const (
 	actionDefault = "default"
 	actionRepair  = "repair"
+	actionReport  = "report"
 )
 
 // sentNotes are the notifications of this process that carry actions, by
@@ -151,21 +152,27 @@ func listenActions(conn *dbus.Conn, sent *noteIDs, log *slog.Logger) (<-chan lin
 
 // noteActions are the Notify call's actions for n: key, label, ….
 func noteActions(n present.Note) []string {
-	if n.Env == "" {
-		return []string{}
+	a := []string{}
+	if n.Env != "" {
+		a = append(a, actionDefault, present.ActionShow)
+		if n.Repair {
+			a = append(a, actionRepair, present.ActionRepair)
+		}
 	}
-	a := []string{actionDefault, present.ActionShow}
-	if n.Repair {
-		a = append(a, actionRepair, present.ActionRepair)
+	if n.Job != 0 {
+		a = append(a, actionReport, present.ActionReport)
 	}
 	return a
 }
 
 // actionRequest is what action key on n asks of the windows: the
-// Environments window on n's environment, and, for "repair", its repair.
+// Environments window on n's environment, and, for "repair", its repair;
+// for "report", the report on n's job.
 func actionRequest(n present.Note, key string) (link.Request, bool) {
 	r := link.Request{Show: link.ShowEnvs, Env: n.Env}
 	switch {
+	case key == actionReport && n.Job != 0:
+		return link.Request{ReportJob: n.Job}, true
 	case n.Env == "":
 		return link.Request{}, false
 	case key == actionDefault:

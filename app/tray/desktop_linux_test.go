@@ -187,6 +187,16 @@ func TestNotificationActions(t *testing.T) {
 	if got := <-rec.actions; len(got) != 0 {
 		t.Errorf("a notification about no environment has actions %q", got)
 	}
+	ended := monitor.Event{Kind: monitor.KindJobEnded, PID: 4242, Message: "train.py (PID 4242) crashed after 1h15m.",
+		Job: &monitor.JobEnd{PID: 4242}}
+	if err := notifyOn(client, present.Notification(ended, false)); err != nil {
+		t.Fatal(err)
+	}
+	<-rec.got
+	if got, want := <-rec.actions, []string{"report", "Report"}; !slices.Equal(got, want) {
+		t.Fatalf("a job that ended: actions %q, want %q", got, want)
+	}
+	reportID := rec.lastID.Load()
 
 	invoke := func(from *dbus.Conn, id uint32, key string) {
 		t.Helper()
@@ -219,6 +229,10 @@ func TestNotificationActions(t *testing.T) {
 	want("a click", link.Request{Show: link.ShowEnvs, Env: env})
 	invoke(server, showID, "repair")
 	none("Repair on a notification without it")
+	invoke(server, reportID, "report")
+	want("Report", link.Request{ReportJob: 4242})
+	invoke(server, showID, "report")
+	none("Report on a notification about no job")
 	invoke(server, 7, "default")
 	none("another program's notification")
 	invoke(connect(t, addr), repairID, "repair")
@@ -239,6 +253,12 @@ func TestNotificationActions(t *testing.T) {
 	}
 	if got := <-plain.got; !strings.Contains(got[1], "Reinstall… entry under the environment in the tray menu") {
 		t.Errorf("without buttons the body is %q", got[1])
+	}
+	if err := notifyOn(connect(t, plainAddr), present.Notification(ended, false)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-plain.got; !strings.Contains(got[1], "run: gpucanary report --job 4242") {
+		t.Errorf("a job's end without buttons: the body is %q", got[1])
 	}
 }
 

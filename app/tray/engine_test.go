@@ -1,7 +1,11 @@
 package tray
 
 import (
+	"context"
+	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,5 +130,85 @@ func TestTrayOverAFakeEngine(t *testing.T) {
 	f.mu.Unlock()
 	if !slices.Equal(quieted, []int{5151}) {
 		t.Errorf("the engine was asked to quiet %v, want [5151]", quieted)
+	}
+}
+
+// TestTooltipListsRunningJobs: the tooltip lists the engine's running
+// jobs under the status line; as their run times move on, the tooltip
+// follows and the menu is not rebuilt (which would close an open one).
+func TestTooltipListsRunningJobs(t *testing.T) {
+	base := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	s := presenttest.State()
+	busy := 87.0
+	s.Jobs = []monitor.JobRun{{PID: 4242, Command: []string{"python", "/home/ada/train.py"}, Started: base.Add(-75 * time.Minute), GPUs: []int{0}, GPUPercent: &busy}}
+	f := newFakeEngine(s)
+	h := start(t, presenttest.A100, func(d *Deps) { d.Monitor = f })
+	at := func(now time.Time) (string, int) {
+		h.tr.do(func() { h.tr.now = func() time.Time { return now }; h.tr.render() })
+		h.sync()
+		h.host.mu.Lock()
+		defer h.host.mu.Unlock()
+		return h.host.tooltip, h.host.menus
+	}
+	tip, menus := at(base)
+	if !strings.HasPrefix(tip, "GPU Canary: ") || !strings.HasSuffix(tip, "\ntrain.py · 1h15m · GPU 0 87 %") {
+		t.Fatalf("tooltip = %q", tip)
+	}
+	tip, after := at(base.Add(time.Minute))
+	if !strings.HasSuffix(tip, "\ntrain.py · 1h16m · GPU 0 87 %") {
+		t.Errorf("a minute later the tooltip = %q", tip)
+	}
+	if after != menus {
+		t.Errorf("the menu was rebuilt %d times for a tooltip's change", after-menus)
+	}
+}
+
+// TestReportJobAsked: a notification's "Report" and the History
+// window's ask the tray to write the job's report into a new folder
+// under home, say where, and open it; a failure is said instead.
+func TestReportJobAsked(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	var mu sync.Mutex
+	var asked []int
+	var dirs, opened []string
+	fail := false
+	h := start(t, presenttest.A100, func(d *Deps) {
+		d.Monitor = newFakeEngine(presenttest.State())
+		d.ExportJob = func(_ context.Context, dir string, pid int) error {
+			mu.Lock()
+			defer mu.Unlock()
+			asked, dirs = append(asked, pid), append(dirs, dir)
+			if fail {
+				return errors.New("no job with PID 7")
+			}
+			return nil
+		}
+		d.OpenFolder = func(p string) error { mu.Lock(); opened = append(opened, p); mu.Unlock(); return nil }
+	})
+	h.tr.do(func() { h.tr.open(link.Request{ReportJob: 4242}) })
+	h.waitFor("the report written and told", func() bool {
+		return slices.ContainsFunc(h.notifications(), func(n string) bool { return strings.Contains(n, "gpucanary-job-4242-") })
+	})
+	mu.Lock()
+	if len(dirs) != 1 || filepath.Dir(dirs[0]) != home || !strings.HasPrefix(filepath.Base(dirs[0]), "gpucanary-job-4242-") {
+		t.Errorf("written into %q", dirs)
+	}
+	fail = true
+	mu.Unlock()
+	h.waitFor("the folder opened", func() bool { mu.Lock(); defer mu.Unlock(); return len(opened) == 1 && opened[0] == dirs[0] })
+	h.tr.FromWindows(link.FromWindows{ReportJob: 7})
+	h.waitFor("the failure told", func() bool {
+		return slices.ContainsFunc(h.notifications(), func(n string) bool { return strings.Contains(n, "no job with PID 7") })
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(asked, []int{4242, 7}) || len(opened) != 1 {
+		t.Errorf("asked %v, opened %v", asked, opened)
+	}
+	h.wins.mu.Lock()
+	defer h.wins.mu.Unlock()
+	if n := len(h.wins.requests); n != 0 {
+		t.Errorf("a report opened %d windows", n)
 	}
 }

@@ -33,7 +33,7 @@ type shownItem struct {
 func newSystrayHost() *systrayHost { return &systrayHost{gen: make(chan struct{})} }
 
 func (h *systrayHost) SetIcon(png []byte)     { systray.SetIcon(platformIcon(png)) }
-func (h *systrayHost) SetTooltip(text string) { systray.SetTooltip(text) }
+func (h *systrayHost) SetTooltip(text string) { systray.SetTooltip(platformTooltip(text)) }
 
 // SetTitle sets the StatusNotifierItem's Title on Linux (Windows has no
 // title: its notification area shows the tooltip).

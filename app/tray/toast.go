@@ -3,6 +3,7 @@ package tray
 import (
 	"encoding/xml"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gpucanary/gpucanary/app/link"
@@ -66,6 +67,12 @@ func toastRepair(env string) string {
 	return toastScheme + url.Values{"show": {link.ShowEnvs}, "env": {env}, "repair": {"1"}}.Encode()
 }
 
+// toastReport is the argument of a toast's "Report" button: the report
+// on the job pid.
+func toastReport(pid int) string {
+	return toastScheme + url.Values{"report_job": {strconv.Itoa(pid)}}.Encode()
+}
+
 // toastRequest reads a launch or button argument back into the request
 // for the windows; ok is false for one that is not GPU Canary's.
 func toastRequest(launch string) (link.Request, bool) {
@@ -74,6 +81,13 @@ func toastRequest(launch string) (link.Request, bool) {
 		return link.Request{}, false
 	}
 	q, err := url.ParseQuery(rest)
+	if err == nil && q.Has("report_job") {
+		pid, err := strconv.Atoi(q.Get("report_job"))
+		if err != nil || pid <= 0 || len(q) != 1 {
+			return link.Request{}, false
+		}
+		return link.Request{ReportJob: pid}, true
+	}
 	if err != nil || q.Get("show") != link.ShowEnvs {
 		return link.Request{}, false
 	}
@@ -124,13 +138,20 @@ func toastXML(n present.Note) string {
 	t := toast{Launch: toastLaunch(n.Env), ActivationType: "foreground"}
 	t.Binding.Template = "ToastGeneric"
 	t.Binding.Texts = []text{{MaxLines: "2", Text: n.Title}, {Text: n.Body}}
+	var actions []action
 	if n.Env != "" {
+		actions = append(actions, action{Content: present.ActionShow, Arguments: toastLaunch(n.Env), ActivationType: "foreground"})
+		if n.Repair {
+			actions = append(actions, action{Content: present.ActionRepair, Arguments: toastRepair(n.Env), ActivationType: "foreground"})
+		}
+	}
+	if n.Job != 0 {
+		actions = append(actions, action{Content: present.ActionReport, Arguments: toastReport(n.Job), ActivationType: "foreground"})
+	}
+	if len(actions) > 0 {
 		t.Actions = &struct {
 			Action []action `xml:"action"`
-		}{[]action{{Content: present.ActionShow, Arguments: toastLaunch(n.Env), ActivationType: "foreground"}}}
-		if n.Repair {
-			t.Actions.Action = append(t.Actions.Action, action{Content: present.ActionRepair, Arguments: toastRepair(n.Env), ActivationType: "foreground"})
-		}
+		}{actions}
 	}
 	// Marshal cannot fail on these types; a character XML cannot carry
 	// (a control character in a folder's name) is written as U+FFFD.

@@ -81,6 +81,11 @@ func TestToastActions(t *testing.T) {
 	if got := toastXML(present.ReportExported(`C:\r`)); strings.Contains(got, "<actions>") {
 		t.Errorf("a toast about no environment has buttons: %s", got)
 	}
+	// A job that ended: its "Report" button asks for the job's report.
+	got = toastXML(present.Note{Title: "train.py crashed", Body: "b", Job: 4242})
+	if !strings.Contains(got, `<actions><action content="Report" arguments="gpucanary:report_job=4242" activationType="foreground"></action></actions>`) {
+		t.Errorf("a job's toast: %s", got)
+	}
 }
 
 // TestToastRequest: only GPU Canary's launch arguments open a window.
@@ -98,6 +103,10 @@ func TestToastRequest(t *testing.T) {
 		{"gpucanary:show=settings", link.Request{}, false},
 		{"https://example.org", link.Request{}, false},
 		{"gpucanary:%zz", link.Request{}, false},
+		{toastReport(4242), link.Request{ReportJob: 4242}, true},
+		{"gpucanary:report_job=x", link.Request{}, false},
+		{"gpucanary:report_job=-1", link.Request{}, false},
+		{"gpucanary:report_job=1&show=envs", link.Request{}, false},
 	} {
 		if got, ok := toastRequest(tc.in); ok != tc.ok || got != tc.want {
 			t.Errorf("toastRequest(%q) = %+v, %v; want %+v, %v", tc.in, got, ok, tc.want, tc.ok)

@@ -9,6 +9,7 @@ package tray
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"log/slog"
 	"os"
@@ -60,6 +61,10 @@ type Deps struct {
 	CanRepair      bool
 	// Export writes the evidence bundle into dir; nil hides "Export report…".
 	Export func(ctx context.Context, dir string) error
+	// ExportJob writes what happened to the job pid into dir (`gpucanary
+	// report --job`), for a JOB_ENDED notification's or History row's
+	// "Report"; nil leaves those asks unanswered but logged.
+	ExportJob func(ctx context.Context, dir string, pid int) error
 	// ConfigPath is the settings file, watched: a change made in
 	// Settings… or by hand applies at once through Reconfigure.
 	ConfigPath  string
@@ -348,7 +353,7 @@ func (t *tray) render() {
 	t.samplesMu.Lock()
 	t.samples.Add(s, now, refreshEvery/2)
 	t.samplesMu.Unlock()
-	m := present.Model(s, t.paused(now), func(env string) bool {
+	m := present.Model(s, now, t.paused(now), func(env string) bool {
 		return !t.d.Monitor.Snoozed(env, now).IsZero()
 	})
 	m.SettingsError = t.settingsErr
@@ -361,7 +366,9 @@ func (t *tray) render() {
 		t.shownTip = m.Tooltip
 	}
 	// Rebuild the menu only when it changed: a rebuild gives every item a
-	// new id, which would break a menu the user has open.
+	// new id, which would break a menu the user has open. The tooltip is
+	// no part of the menu (its jobs' run times change by the minute).
+	m.Tooltip = ""
 	if t.shownMenu == nil || !reflect.DeepEqual(*t.shownMenu, m) {
 		t.d.Host.SetMenu(t.menu(m))
 		t.shownMenu = &m
@@ -418,6 +425,8 @@ func (t *tray) FromWindows(m link.FromWindows) {
 			err = t.d.Monitor.WatchEnd(m.WatchEnd.PID, m.WatchEnd.Start)
 		case m.QuietJob != nil:
 			err = t.d.Monitor.QuietJob(m.QuietJob.PID, m.QuietJob.Start)
+		case m.ReportJob != 0:
+			t.exportJobReport(m.ReportJob)
 		}
 		if err != nil {
 			t.d.Log.Error("a request from the windows process", "add", m.Add, "forget", m.Forget, "journal", m.Journal, "err", err)
@@ -484,6 +493,10 @@ func (t *tray) canReinstall(env string) bool {
 // open asks the windows process for a window; failing to start it is
 // told, since the user clicked for something.
 func (t *tray) open(r link.Request) {
+	if r.ReportJob != 0 {
+		t.exportJobReport(r.ReportJob)
+		return
+	}
 	if t.d.Windows == nil {
 		return
 	}
@@ -524,6 +537,25 @@ func (t *tray) exportReport() {
 	dir := filepath.Join(home, "gpucanary-report-"+t.now().Format("20060102-150405"))
 	go func() {
 		if err := t.d.Export(context.Background(), dir); err != nil {
+			t.tell(present.ReportNotExported(err))
+			return
+		}
+		t.tell(present.ReportExported(dir))
+		t.openFolder(dir)
+	}()
+}
+
+// exportJobReport writes what happened to the job pid into a new folder
+// in the home directory, then says where and opens it.
+func (t *tray) exportJobReport(pid int) {
+	if t.d.ExportJob == nil {
+		t.d.Log.Warn("a job report was asked for, but this tray cannot write one", "pid", pid)
+		return
+	}
+	home, _ := os.UserHomeDir()
+	dir := filepath.Join(home, fmt.Sprintf("gpucanary-job-%d-%s", pid, t.now().Format("20060102-150405")))
+	go func() {
+		if err := t.d.ExportJob(context.Background(), dir, pid); err != nil {
 			t.tell(present.ReportNotExported(err))
 			return
 		}

@@ -29,7 +29,8 @@ Commands:
                                reinstall a CUDA torch in the environment at PATH, or pin its CUDA index
   guard PATH                   keep the environment's CUDA torch from being replaced by later installs
   unguard [--force] PATH       lift that guard, giving the environment back byte for byte
-  report [-o DIR] [PATH...]    write the evidence bundle
+  report [-o DIR] [PATH...]
+  report --job PID [-o DIR]    write the evidence bundle
   agent [--web.listen-address ADDR] [--web.config.file FILE] [--textfile PATH] [PATH...]
   agent --collector.processes [--collector.processes.max N] [PATH...]
                                run the engine headless and serve Prometheus metrics

@@ -181,6 +181,7 @@ repair remains), 2 usage (not exactly one PATH, a bad flag or value).
 `
 
 const reportHelp = `Usage: gpucanary report [-o DIR] [PATH...]
+       gpucanary report --job PID [-o DIR]
 
 Writes the evidence bundle into DIR, a folder to attach to a bug report or
 keep beside a training run: README.md, env_info.md (the machine, driver,
@@ -189,9 +190,18 @@ workloads), gpu.json, processes.json and check.json. Command lines are
 redacted and no environment variable is recorded. Covers PATH... or,
 without them, the environments it finds.
 
+With --job PID it writes what happened to that job instead: README.md
+(its command, environment and verdict, start, end and run time, how it
+ended, its last 30 minutes of GPU samples as a table, the driver, and
+the events within 5 minutes of its end) and job.json. The samples are
+recorded by the tray, ` + "`gpucanary watch`" + ` or ` + "`gpucanary agent`" + ` while the job
+runs and kept for the last 16 jobs that ended; for a job still running
+it says what is known now. A PID that is no job's is exit status 2.
+
 Flags:
   -o DIR               the folder to write, new or empty (default
                        gpucanary-report-YYYYMMDD-HHMMSS here)
+  --job PID            report on the job with this process ID
 ` + simFlagHelp + `
 
 Examples:

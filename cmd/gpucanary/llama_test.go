@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/app/present"
 	"github.com/gpucanary/gpucanary/monitor"
@@ -278,7 +279,7 @@ func TestEveryViewShowsOneFixCommand(t *testing.T) {
 			if got := planCommand(plan); got != cmd {
 				t.Errorf("fix --dry-run plans\n  %q\ncheck shows\n  %q\n%s", got, cmd, plan)
 			}
-			m := present.Model(monitor.State{Started: true, Envs: reportsOf(t, js)}, false, nil)
+			m := present.Model(monitor.State{Started: true, Envs: reportsOf(t, js)}, time.Now(), false, nil)
 			if len(m.Envs) != 1 || m.Envs[0].Fix != cmd {
 				t.Errorf("the tray offers %+v, want %q", m.Envs, cmd)
 			}

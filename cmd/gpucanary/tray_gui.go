@@ -131,6 +131,10 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 			_, err := writeReport(ctx, g, dir, nil)
 			return err
 		},
+		ExportJob: func(ctx context.Context, dir string, pid int) error {
+			_, err := writeJobReport(ctx, g, dir, pid)
+			return err
+		},
 		ConfigPath:    g.configPath(),
 		Reconfigure:   func(c config.Config) { g.reconfigure(m, c) },
 		SettingsError: errText(g.configErr),
@@ -216,7 +220,7 @@ func cmdUI(ctx context.Context, g *globals, linked bool, show string, std stdio)
 		// The tray's snapshot is read while Fyne starts; a link that
 		// fails ends the run with no window, and says why below.
 		t := link.Start(os.Stdin, out)
-		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard = t, t.Samples, t.Requests(), t.Idle, t.Copy
+		d.Engine, d.Samples, d.Requests, d.OnIdle, d.Clipboard, d.ReportJob = t, t.Samples, t.Requests(), t.Idle, t.Copy, t.ReportJob
 		// The tray's engine records the repair from its journal, at once.
 		repair.Recorded = t.Recorded
 		d.Repair = repair

@@ -44,6 +44,9 @@ type jobWatch struct {
 	ended map[int]time.Time
 	// stalls are the JOB_STALLED and JOB_SPINNING findings raised.
 	stalls findingSet
+	// shown is set while the state lists running jobs: an idle machine's
+	// polls leave the state alone.
+	shown bool
 }
 
 // member is one process of a job, held.
@@ -77,6 +80,14 @@ type job struct {
 	// stall is what JOB_STALLED and JOB_SPINNING remember of it
 	// (stall.go).
 	stall stallWatch
+	// ring is its last samples (jobsamples.go); gpus the GPUs it held
+	// memory on at the last poll, and ever; util the busiest one's
+	// utilisation then; marked is set once its start was marked.
+	ring     *sampleRing
+	gpus     []int
+	gpusEver []int
+	util     *float64
+	marked   bool
 }
 
 func newJobWatch() jobWatch {
@@ -86,7 +97,7 @@ func newJobWatch() jobWatch {
 // observeJobs holds the GPU jobs among rows (a process scan) and notes
 // what each used of the GPU; it returns what this scan saw of each job,
 // for the stall rules.
-func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) map[*job]*jobSample {
+func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State, now time.Time) map[*job]*jobSample {
 	jw := &m.jobs
 	byPID := make(map[int]*monitor.Process, len(rows))
 	for i := range rows {
@@ -101,6 +112,7 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) map[*job]*job
 	sampled := map[*job]*jobSample{}
 	var mem = map[*job]uint64{}
 	var util = map[*job][]float64{}
+	var procsOf = map[*job][]*monitor.Process{}
 	for i := range rows {
 		r := &rows[i]
 		if !r.Job() {
@@ -111,6 +123,7 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) map[*job]*job
 			continue
 		}
 		j.gpu = true
+		procsOf[j] = append(procsOf[j], r)
 		if !polled[j] {
 			polled[j] = true
 			j.memFrac = 0
@@ -139,12 +152,96 @@ func (m *Monitor) observeJobs(rows []monitor.Process, g gpu.State) map[*job]*job
 		if b, ok := mem[j]; ok && (j.peak == nil || b > *j.peak) {
 			j.peak = &b
 		}
+		j.util = nil
 		if u := util[j]; len(u) > 0 {
-			j.utilSum += slices.Max(u)
+			busiest := slices.Max(u)
+			j.utilSum += busiest
 			j.utilN++
+			j.util = &busiest
+		}
+		m.sampleJob(j, jobGPUs(procsOf[j]), g, now)
+	}
+	m.showJobs()
+	return sampled
+}
+
+// sampleJob keeps one row of samples of the GPUs j is on now, and marks
+// its start on them the first time it is seen on a GPU.
+func (m *Monitor) sampleJob(j *job, gpus []int, g gpu.State, now time.Time) {
+	j.gpus = gpus
+	for _, i := range gpus {
+		if !slices.Contains(j.gpusEver, i) {
+			j.gpusEver = append(j.gpusEver, i)
 		}
 	}
-	return sampled
+	if len(gpus) == 0 {
+		return
+	}
+	if j.ring == nil {
+		j.ring = newSampleRing(monitor.JobSampleWindow, m.o.Interval)
+	}
+	row := make([]monitor.JobSample, 0, len(gpus))
+	for _, d := range g.Devices {
+		if slices.Contains(gpus, d.Index) {
+			row = append(row, gpuSample(d, now))
+		}
+	}
+	j.ring.add(row)
+	if !j.marked {
+		j.marked = true
+		at := j.start
+		if at.IsZero() {
+			at = now
+		}
+		m.markJob(j, monitor.MarkStarted, at, "")
+	}
+}
+
+// markJob notes a moment of j's life (monitor.MarkStarted, MarkEnded,
+// MarkStalled) on each GPU it was seen on, for the GPUs window's charts;
+// the newest monitor.JobMarksKept are kept. The stall rules call it with
+// MarkStalled (markStalls).
+func (m *Monitor) markJob(j *job, kind string, at time.Time, detail string) {
+	if len(j.gpusEver) == 0 {
+		return
+	}
+	name := human.JobName(j.cmdline)
+	m.view.update(func(s *monitor.State) {
+		marks := slices.Clone(s.JobMarks) // copy on write: earlier copies of the state share it
+		for _, i := range j.gpusEver {
+			marks = append(marks, monitor.JobMark{Time: at, Kind: kind, PID: j.pid, GPU: i, Label: name, Detail: detail})
+		}
+		if n := len(marks) - monitor.JobMarksKept; n > 0 {
+			marks = slices.Delete(marks, 0, n)
+		}
+		s.JobMarks = marks
+	})
+}
+
+// showJobs puts the GPU jobs running now into the state, oldest first.
+func (m *Monitor) showJobs() {
+	var runs []monitor.JobRun
+	seen := map[*job]bool{}
+	for _, mb := range m.jobs.members {
+		j := mb.job
+		if seen[j] || !j.gpu {
+			continue
+		}
+		seen[j] = true
+		runs = append(runs, monitor.JobRun{PID: j.pid, Command: j.cmdline, Env: j.env, Started: j.start,
+			GPUs: slices.Clone(j.gpus), GPUPercent: j.util})
+	}
+	if len(runs) == 0 && !m.jobs.shown {
+		return
+	}
+	m.jobs.shown = len(runs) > 0
+	slices.SortFunc(runs, func(a, b monitor.JobRun) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
+			return c
+		}
+		return a.PID - b.PID
+	})
+	m.view.update(func(s *monitor.State) { s.Jobs = runs })
 }
 
 // jobOf is the job of a GPU process, holding it first when it is new: the
@@ -279,16 +376,24 @@ func (m *Monitor) pollJobEnds(now time.Time) {
 	}
 	jw.oom, jw.oomOK = oom, oomOK
 	var events []monitor.Event
+	var told []*job
 	for _, j := range ended {
 		if j.sibling != "" && jw.siblings[j.sibling] == j {
 			delete(jw.siblings, j.sibling)
 		}
 		m.policy.Unsnooze(JobSubject(j.pid))
 		ran := jobend.RunTime(j.start, now)
+		if j.marked {
+			m.markJob(j, monitor.MarkEnded, now, string(j.best.How))
+		}
 		if !j.asked && (!j.gpu || ran < m.o.JobMinRuntime) {
 			continue
 		}
 		events = append(events, jobEndedEvent(j, ran, now))
+		told = append(told, j)
+	}
+	if len(ended) > 0 {
+		m.showJobs()
 	}
 	if len(events) == 0 {
 		return
@@ -304,6 +409,32 @@ func (m *Monitor) pollJobEnds(now time.Time) {
 		s.JobsEnded = n
 	})
 	m.publish(events)
+	for i, j := range told {
+		m.memory.saveJob(m.jobRecord(j, events[i]))
+	}
+}
+
+// jobRecord is what is kept of j, which ended as ev says: its samples,
+// the driver and its GPUs' names, its environment's verdict.
+func (m *Monitor) jobRecord(j *job, ev monitor.Event) monitor.JobRecord {
+	g := m.machine.gpu
+	rec := monitor.JobRecord{Ended: ev, SampleSeconds: m.o.Interval.Seconds(), Driver: g.Driver, CUDADriver: g.CUDADriver,
+		Simulated: g.Simulated, Samples: []monitor.JobSample{}}
+	if j.ring != nil {
+		rec.Samples = j.ring.samples()
+	}
+	for _, d := range g.Devices {
+		if slices.Contains(j.gpusEver, d.Index) {
+			if rec.GPUNames == nil {
+				rec.GPUNames = map[int]string{}
+			}
+			rec.GPUNames[d.Index] = d.Name
+		}
+	}
+	if e := m.envs.get(j.env); j.env != "" && e != nil {
+		rec.EnvVerdict, rec.EnvFindings = e.report.Verdict, slices.Clone(e.report.Findings)
+	}
+	return rec
 }
 
 // jobEndedEvent is the JOB_ENDED event of a job that ended.

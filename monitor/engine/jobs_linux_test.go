@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/jobend"
 	"github.com/gpucanary/gpucanary/monitor/monitortest"
 	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/store"
 )
 
 // held is a real process the test started; done is closed once it was
@@ -179,5 +181,94 @@ func TestAnEndIsToldOnce(t *testing.T) {
 	}
 	if n := e.Count(jobEnded(pid)); n != 1 {
 		t.Errorf("the end was told %d times:\n%s", n, e.Dump())
+	}
+}
+
+// TestRunningJobSamplesAndRecord: a GPU job (a real process, listed in
+// the scenario) is in the state while it runs, with its busiest GPU's
+// utilisation and a start mark on its GPU; when it ends, its end is
+// marked, it leaves the state, and a record of it (its samples with the
+// throttle reasons, the driver, its GPU's name) is saved in the store,
+// readable by another process.
+func TestRunningJobSamplesAndRecord(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "train.py")
+	if err := os.WriteFile(script, []byte("read x\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := startHeld(t, "sh", script, "--epochs", "3", "--hf-token=hf_abcdefghijklmnopqrstuv")
+	pid := job.cmd.Process.Pid
+	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "memory_used_bytes": 1073741824, "utilization_gpu_percent": 87, "temperature_c": 81, "power_watts": 250,
+              "clocks_event_reasons": ["gpu_idle", "hw_thermal_slowdown"],
+              "processes": [{"pid": %d, "used_memory_bytes": 1073741824, "sm_percent": 87}]}]}`, pid))
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), "proj", ".venv"))
+	dir := t.TempDir()
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: gpu, Processes: procs.NewSource(procs.Options{}),
+		JobMinRuntime: time.Millisecond, Store: store.Open(dir)})
+
+	var run monitor.JobRun
+	waitUntil(t, "the job in the state with its utilisation and start mark", func() bool {
+		s := e.M.State()
+		if len(s.Jobs) != 1 || len(s.JobMarks) == 0 {
+			return false
+		}
+		run = s.Jobs[0]
+		m := s.JobMarks[0]
+		return m.Kind == monitor.MarkStarted && m.PID == pid && m.GPU == 0 && m.Label == "train.py"
+	})
+	if run.PID != pid || run.GPUPercent == nil || *run.GPUPercent != 87 || len(run.GPUs) != 1 || run.GPUs[0] != 0 || run.Started.IsZero() {
+		t.Errorf("running job = %+v", run)
+	}
+	job.in.Close()
+	<-job.done
+	ev := e.Wait(60*time.Second, jobEnded(pid))
+	var rec monitor.JobRecord
+	waitUntil(t, "the job's record in the store", func() bool {
+		r, ok, err := store.Job[monitor.JobRecord](store.Open(dir), pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec = r
+		return ok
+	})
+	if rec.Ended.Kind != monitor.KindJobEnded || rec.Ended.Message != ev.Message || rec.Driver != "550.54.15" ||
+		rec.GPUNames[0] != "NVIDIA A100-SXM4-40GB" || !rec.Simulated || rec.SampleSeconds <= 0 {
+		t.Errorf("record = %+v", rec)
+	}
+	if len(rec.Samples) == 0 {
+		t.Fatal("no samples in the record")
+	}
+	// What is kept, and what a report writes from it, is redacted as
+	// the process scan redacts.
+	if cmd := strings.Join(rec.Ended.Job.Command, " "); strings.Contains(cmd, "hf_abcdefghijklmnopqrstuv") || !strings.Contains(cmd, "--epochs 3") {
+		t.Errorf("the record's command line: %q", cmd)
+	}
+	if cmd := strings.Join(run.Command, " "); strings.Contains(cmd, "hf_abcdefghijklmnopqrstuv") {
+		t.Errorf("the running job's command line: %q", cmd)
+	}
+	for _, s := range rec.Samples {
+		if s.GPU != 0 || s.UtilPercent == nil || *s.UtilPercent != 87 || s.MemoryUsedBytes != 1<<30 || s.TemperatureC == nil ||
+			*s.TemperatureC != 81 || len(s.Reasons) != 1 || s.Reasons[0] != "hw_thermal_slowdown" || s.Time.After(ev.Time) {
+			t.Errorf("sample = %+v", s)
+		}
+	}
+	s := e.M.State()
+	last := s.JobMarks[len(s.JobMarks)-1]
+	if len(s.Jobs) != 0 || last.Kind != monitor.MarkEnded || last.PID != pid || last.Detail != string(jobend.Unknown) {
+		t.Errorf("after the end: jobs %+v, last mark %+v", s.Jobs, last)
+	}
+}
+
+// waitUntil polls cond until it holds, failing after a generous deadline.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

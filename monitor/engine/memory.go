@@ -169,3 +169,15 @@ func (mem *memory) repairs() (map[string]string, bool) {
 // setRepairs remembers the phase published of each repair journal; the
 // next save writes it.
 func (mem *memory) setRepairs(seen map[string]string) { mem.state.Repairs = maps.Clone(seen) }
+
+// saveJob keeps the record of a job that ended in the store, for a
+// report written later (`gpucanary report --job PID`); a store that
+// cannot take it is logged, not told: the event was told already.
+func (mem *memory) saveJob(rec monitor.JobRecord) {
+	if mem.store == nil || rec.Ended.Job == nil {
+		return
+	}
+	if err := mem.store.SaveJob(rec.Ended.Job.PID, rec.Ended.Job.Started, rec); err != nil {
+		mem.log.Warn("saving the record of a job that ended", "pid", rec.Ended.Job.PID, "err", err)
+	}
+}

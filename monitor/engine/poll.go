@@ -114,12 +114,14 @@ func (m *Monitor) pollProcesses(ctx context.Context) {
 	for _, r := range rows {
 		fs = append(fs, r.Findings...)
 	}
-	sampled := m.observeJobs(rows, m.machine.gpu)
+	sampled := m.observeJobs(rows, m.machine.gpu, now)
 	stalls := m.judgeStalls(now, sampled)
 	attachStalls(rows, stalls)
 	m.view.update(func(s *monitor.State) { s.Processes = rows })
 	m.publish(jobEvents(now, pp.jobs.update(fs)))
-	m.publish(stallEvents(now, m.jobs.stalls.update(stalls), func(pid int) bool {
+	change := m.jobs.stalls.update(stalls)
+	m.markStalls(change.raised, sampled)
+	m.publish(stallEvents(now, change, func(pid int) bool {
 		for j := range sampled {
 			if j.pid == pid {
 				return true

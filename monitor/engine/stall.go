@@ -250,6 +250,27 @@ func gpuList(idx []int) string {
 	return "GPUs " + strings.Join(s, ", ")
 }
 
+// markStalls marks on the GPUs' charts (monitor.MarkStalled) the jobs
+// whose JOB_STALLED or JOB_SPINNING was just raised, at the poll their
+// idling or spinning began.
+func (m *Monitor) markStalls(raised []finding.Finding, sampled map[*job]*jobSample) {
+	for _, f := range raised {
+		for j := range sampled {
+			if j.pid != f.PID {
+				continue
+			}
+			at, detail := j.stall.idleSince, ""
+			if f.Code == finding.CodeJobSpinning {
+				at, detail = j.stall.spinSince, "spinning"
+			}
+			if at.IsZero() {
+				at = m.clock.Now()
+			}
+			m.markJob(j, monitor.MarkStalled, at, detail)
+		}
+	}
+}
+
 // stallEvents are the events of JOB_STALLED and JOB_SPINNING changing;
 // each is about the job's environment and PID. A clear says whether the
 // job computes again or left its GPU (live: it was seen on it at this

@@ -97,6 +97,18 @@ func TestStalledAndSpinningJobs(t *testing.T) {
 	if row == nil || len(row.Findings) == 0 || row.Findings[len(row.Findings)-1].Code != finding.CodeJobStalled {
 		t.Errorf("the job's row does not carry JOB_STALLED: %+v", row)
 	}
+	// The stall is marked on the job's GPU, where its idling began.
+	stallMark := func(detail string) (monitor.JobMark, bool) {
+		for _, mk := range e.M.State().JobMarks {
+			if mk.Kind == monitor.MarkStalled && mk.PID == pid && mk.Detail == detail {
+				return mk, true
+			}
+		}
+		return monitor.JobMark{}, false
+	}
+	if mk, ok := stallMark(""); !ok || mk.GPU != 0 || mk.Label != "sleep" || !mk.Time.Before(ev.Time) {
+		t.Errorf("the stall's mark: %+v (%v); marks %+v", mk, ok, e.M.State().JobMarks)
+	}
 
 	sim.set(stallScenario(pid, idle.cmd.Process.Pid, 90, 280))
 	poll(1)
@@ -110,6 +122,9 @@ func TestStalledAndSpinningJobs(t *testing.T) {
 	ev = e.Wait(20*time.Second, about(monitor.KindFindingRaised, finding.CodeJobSpinning))
 	if !ev.Notify || !strings.Contains(ev.Message, "GPU 0 at 99% utilisation while it draws 30 W of its 300 W limit (10%)") {
 		t.Errorf("spinning: %+v\n%s", ev, ev.Message)
+	}
+	if _, ok := stallMark("spinning"); !ok {
+		t.Errorf("no spinning mark: %+v", e.M.State().JobMarks)
 	}
 	sim.set(stallScenario(pid, idle.cmd.Process.Pid, 99, 280))
 	poll(1)

@@ -62,3 +62,27 @@ func shortArg(a string) string {
 	}
 	return "…" + a[cut:]
 }
+
+// JobName is what names a job in a short line (the tray's tooltip, a
+// chart's mark): its Python script's file name ("train.py"), the module
+// it runs (`python -m torch.distributed.run` is "torch.distributed.run"),
+// else its program's name; "" with no command line.
+func JobName(cmdline []string) string {
+	base := func(s string) string { return s[strings.LastIndexAny(s, `/\`)+1:] }
+	for i := 1; i < len(cmdline); i++ {
+		a := cmdline[i]
+		if a == "-m" && i+1 < len(cmdline) {
+			return cmdline[i+1]
+		}
+		if strings.HasSuffix(strings.ToLower(a), ".py") && !strings.HasPrefix(a, "-") {
+			return base(a)
+		}
+	}
+	if len(cmdline) == 0 {
+		return ""
+	}
+	if b := base(cmdline[0]); b != "" {
+		return b
+	}
+	return cmdline[0]
+}

@@ -54,3 +54,21 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+func TestJobName(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"/home/ada/.venv/bin/python", "/home/ada/work/train.py", "--epochs", "3"}, "train.py"},
+		{[]string{"python", "-u", "-m", "torch.distributed.run", "train.py"}, "torch.distributed.run"},
+		{[]string{"python", "--config=conf.py"}, "python"},
+		{[]string{`C:\envs\py\python.exe`, `C:\work\Train.PY`}, "Train.PY"},
+		{[]string{"/usr/bin/llama-server"}, "llama-server"},
+		{nil, ""},
+	} {
+		if got := JobName(tc.cmd); got != tc.want {
+			t.Errorf("JobName(%q) = %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
