@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,21 +59,7 @@ func (h *healthSim) write(t *testing.T, path string) {
   "pcie": {"gen": %d, "width": 16, "max_gen": 4, "max_width": 16, "replays": 0},
   "ecc": {"volatile_dbe": %d, "retired_pending": false},
   "xid_events": [%s], "lost": %v}]}`, h.hwThermal, h.pcieGen, h.dbe, strings.Join(xs, ", "), h.lost)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
-		t.Error(err)
-		return
-	}
-	h.written = h.written.Add(time.Second)
-	if h.written.IsZero() || h.written.Before(time.Now()) {
-		h.written = time.Now().Add(time.Second)
-	}
-	if err := os.Chtimes(tmp, h.written, h.written); err != nil {
-		t.Error(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Error(err)
-	}
+	writeScenario(t, path, data, &h.written)
 }
 
 // TestWatchGPUHealthJSON runs `watch --json` on a simulated GPU whose
@@ -98,68 +81,16 @@ func TestWatchGPUHealthJSON(t *testing.T) {
 	}
 	scenario := filepath.Join(dir, "gpu.json")
 	sim := &healthSim{pcieGen: 4}
-	sim.write(t, scenario)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	writing := make(chan struct{})
-	go func() {
-		defer close(writing)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(50 * time.Millisecond):
-				sim.write(t, scenario)
-			}
-		}
-	}()
-	pr, pw := io.Pipe()
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"--config", cfg, "--gpu-sim", scenario, "watch", "--json", env}, stdio{in: strings.NewReader(""), out: pw, err: io.Discard})
-		pw.Close()
-	}()
-	lines := make(chan map[string]any, 256)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			var ev map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				t.Errorf("not a JSON line: %q", sc.Text())
-				continue
-			}
-			lines <- ev
-		}
-		close(lines)
-	}()
-	var seen []string
-	// wait returns the next line of kind about a finding with code, and
-	// fails on any GPU health finding raised that is not expected.
+	w := startSimWatch(t, cfg, scenario, env, sim.write)
+	// wait returns the next line of kind about a finding with code, which
+	// must be about gpu:0.
 	wait := func(kind, code string) map[string]any {
 		t.Helper()
-		timeout := time.After(60 * time.Second)
-		for {
-			select {
-			case ev, ok := <-lines:
-				if !ok {
-					t.Fatalf("watch ended before %s %s; saw %v", kind, code, seen)
-				}
-				f, _ := ev["finding"].(map[string]any)
-				if f == nil {
-					continue
-				}
-				seen = append(seen, fmt.Sprint(ev["kind"], " ", f["code"]))
-				if ev["kind"] == kind && f["code"] == code {
-					if f["env"] != "gpu:0" {
-						t.Errorf("%s %s is about %v, want gpu:0", kind, code, f["env"])
-					}
-					return ev
-				}
-			case <-timeout:
-				t.Fatalf("no %s %s line within 60s; saw %v", kind, code, seen)
-			}
+		ev := w.wait(t, kind, code)
+		if f := ev["finding"].(map[string]any); f["env"] != "gpu:0" {
+			t.Errorf("%s %s is about %v, want gpu:0", kind, code, f["env"])
 		}
+		return ev
 	}
 	raised := func(code string, sev finding.Severity, says string) {
 		t.Helper()
@@ -194,19 +125,10 @@ func TestWatchGPUHealthJSON(t *testing.T) {
 	sim.set(func(h *healthSim) { h.lost = false })
 	wait("FINDING_CLEARED", finding.CodeGPULost)
 
-	cancel()
-	<-writing
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("exit %d after Ctrl-C", c)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("watch did not stop on cancel")
-	}
-	for _, s := range seen {
-		if strings.HasPrefix(s, "FINDING_RAISED") && strings.Count(strings.Join(seen, "|"), s) > 1 {
-			t.Errorf("%s more than once: %v", s, seen)
+	w.stop(t)
+	for _, s := range w.seen {
+		if strings.HasPrefix(s, "FINDING_RAISED") && strings.Count(strings.Join(w.seen, "|"), s) > 1 {
+			t.Errorf("%s more than once: %v", s, w.seen)
 			break
 		}
 	}

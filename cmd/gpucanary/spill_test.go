@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,23 +44,7 @@ func (s *spillSim) write(t *testing.T, path string) {
  "devices": [{"name": "NVIDIA GeForce RTX 4090", "uuid": "GPU-4090", "compute_capability": "8.9", "memory_total_bytes": 25757220864,
   "memory_used_bytes": 25600000000, "utilization_gpu_percent": 40,
   "processes": [{"pid": %d, "used_memory_bytes": null, "shared_memory_bytes": %d}]}]}`, resets, os.Getpid(), s.shared)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
-		t.Error(err)
-		return
-	}
-	// A modification time later than the last, so the backend sees
-	// every change.
-	s.written = s.written.Add(time.Second)
-	if s.written.Before(time.Now()) {
-		s.written = time.Now().Add(time.Second)
-	}
-	if err := os.Chtimes(tmp, s.written, s.written); err != nil {
-		t.Error(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Error(err)
-	}
+	writeScenario(t, path, data, &s.written)
 }
 
 // TestWatchSpillAndDriverResetJSON runs `watch --json` on a scenario the
@@ -86,67 +66,10 @@ func TestWatchSpillAndDriverResetJSON(t *testing.T) {
 	}
 	scenario := filepath.Join(dir, "gpu.json")
 	sim := &spillSim{}
-	sim.write(t, scenario)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	writing := make(chan struct{})
-	go func() {
-		defer close(writing)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(50 * time.Millisecond):
-				sim.write(t, scenario)
-			}
-		}
-	}()
-	pr, pw := io.Pipe()
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"--config", cfg, "--gpu-sim", scenario, "watch", "--json", env}, stdio{in: strings.NewReader(""), out: pw, err: io.Discard})
-		pw.Close()
-	}()
-	lines := make(chan map[string]any, 256)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			var ev map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				t.Errorf("not a JSON line: %q", sc.Text())
-				continue
-			}
-			lines <- ev
-		}
-		close(lines)
-	}()
-	var seen []string
-	wait := func(kind, code string) map[string]any {
-		t.Helper()
-		timeout := time.After(60 * time.Second)
-		for {
-			select {
-			case ev, ok := <-lines:
-				if !ok {
-					t.Fatalf("watch ended before %s %s; saw %v", kind, code, seen)
-				}
-				f, _ := ev["finding"].(map[string]any)
-				if f == nil {
-					continue
-				}
-				seen = append(seen, fmt.Sprint(ev["kind"], " ", f["code"]))
-				if ev["kind"] == kind && f["code"] == code {
-					return ev
-				}
-			case <-timeout:
-				t.Fatalf("no %s %s line within 60s; saw %v", kind, code, seen)
-			}
-		}
-	}
+	w := startSimWatch(t, cfg, scenario, env, sim.write)
 
 	sim.set(func(s *spillSim) { s.spilling = true })
-	ev := wait("FINDING_RAISED", finding.CodeVRAMSpill)
+	ev := w.wait(t, "FINDING_RAISED", finding.CodeVRAMSpill)
 	f := ev["finding"].(map[string]any)
 	msg, _ := ev["message"].(string)
 	if f["env"] != "gpu:0" || f["pid"] != float64(os.Getpid()) || f["severity"] != "warning" || ev["notify"] != true ||
@@ -154,27 +77,18 @@ func TestWatchSpillAndDriverResetJSON(t *testing.T) {
 		t.Errorf("VRAM_SPILL raised: %v", ev)
 	}
 	sim.set(func(s *spillSim) { s.spilling = false })
-	wait("FINDING_CLEARED", finding.CodeVRAMSpill)
+	w.wait(t, "FINDING_CLEARED", finding.CodeVRAMSpill)
 
 	sim.set(func(s *spillSim) { s.resets = 1 })
-	ev = wait("FINDING_RAISED", finding.CodeDriverReset)
+	ev = w.wait(t, "FINDING_RAISED", finding.CodeDriverReset)
 	f = ev["finding"].(map[string]any)
 	if _, has := f["env"]; has || f["severity"] != "error" || ev["notify"] != true || !strings.Contains(ev["message"].(string), "nvlddmkm") {
 		t.Errorf("DRIVER_RESET raised: %v", ev)
 	}
-	wait("FINDING_CLEARED", finding.CodeDriverReset)
+	w.wait(t, "FINDING_CLEARED", finding.CodeDriverReset)
 
-	cancel()
-	<-writing
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("exit %d after Ctrl-C", c)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("watch did not stop on cancel")
-	}
-	if n := strings.Count(strings.Join(seen, "|"), "FINDING_RAISED "+finding.CodeDriverReset); n != 1 {
-		t.Errorf("DRIVER_RESET raised %d times for one reset: %v", n, seen)
+	w.stop(t)
+	if n := strings.Count(strings.Join(w.seen, "|"), "FINDING_RAISED "+finding.CodeDriverReset); n != 1 {
+		t.Errorf("DRIVER_RESET raised %d times for one reset: %v", n, w.seen)
 	}
 }
