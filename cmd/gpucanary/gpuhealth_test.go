@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -67,21 +66,9 @@ func (h *healthSim) write(t *testing.T, path string) {
 // health code is raised and then cleared, about gpu:0, and nothing is
 // raised for the power cap the GPU runs at throughout.
 func TestWatchGPUHealthJSON(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	dir := t.TempDir()
-	env := filepath.Join(dir, "proj", ".venv")
-	if err := pyenvtest.Write(env, incidentsSpec("good-cu121")); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "config.toml")
 	settings := `refresh = "100ms"` + "\n" + `throttle_window = "1s"` + "\n" + `pcie_window = "500ms"` + "\n" + `xid_hold = "1s"` + "\n"
-	if err := os.WriteFile(cfg, []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	scenario := filepath.Join(dir, "gpu.json")
 	sim := &healthSim{pcieGen: 4}
-	w := startSimWatch(t, cfg, scenario, env, sim.write)
+	w := startSimWatch(t, settings, sim.write)
 	// wait returns the next line of kind about a finding with code, which
 	// must be about gpu:0.
 	wait := func(kind, code string) map[string]any {

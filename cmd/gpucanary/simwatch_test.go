@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
 // writeScenario replaces the scenario file at path with data, its
@@ -43,10 +46,23 @@ type simWatch struct {
 	code    chan int
 }
 
-// startSimWatch runs `watch --json env` with the settings file cfg on the
-// scenario file, which write rewrites every 50ms until stop.
-func startSimWatch(t *testing.T, cfg, scenario, env string, write func(t *testing.T, path string)) *simWatch {
+// startSimWatch runs `watch --json` on a healthy CUDA venv, with the
+// settings (config.toml's lines) and a scenario file that write rewrites
+// every 50ms until stop; settings and state are the test's own.
+func startSimWatch(t *testing.T, settings string, write func(t *testing.T, path string)) *simWatch {
 	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	env := filepath.Join(dir, "proj", ".venv")
+	if err := pyenvtest.Write(env, incidentsSpec("good-cu121")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scenario := filepath.Join(dir, "gpu.json")
 	write(t, scenario)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &simWatch{lines: make(chan map[string]any, 256), cancel: cancel, writing: make(chan struct{}), code: make(chan int, 1)}

@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
-	"github.com/gpucanary/gpucanary/monitor/pyenv/pyenvtest"
 )
 
 // spillSim is a simulated RTX 4090 under WDDM, rewritten every 50ms: its
@@ -53,20 +51,8 @@ func (s *spillSim) write(t *testing.T, path string) {
 // spilling; DRIVER_RESET is raised by a new driver_resets entry (the
 // machine's, not a GPU's) and cleared after the hold.
 func TestWatchSpillAndDriverResetJSON(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	dir := t.TempDir()
-	env := filepath.Join(dir, "proj", ".venv")
-	if err := pyenvtest.Write(env, incidentsSpec("good-cu121")); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte("refresh = \"100ms\"\nspill_window = \"1s\"\nxid_hold = \"1s\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	scenario := filepath.Join(dir, "gpu.json")
 	sim := &spillSim{}
-	w := startSimWatch(t, cfg, scenario, env, sim.write)
+	w := startSimWatch(t, "refresh = \"100ms\"\nspill_window = \"1s\"\nxid_hold = \"1s\"\n", sim.write)
 
 	sim.set(func(s *spillSim) { s.spilling = true })
 	ev := w.wait(t, "FINDING_RAISED", finding.CodeVRAMSpill)
