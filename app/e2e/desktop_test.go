@@ -54,8 +54,7 @@ func TestDesktop(t *testing.T) {
 	notes := watchNotifications(t)
 
 	cmd := exec.Command(bin, "--gpu-sim", sim)
-	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	cmd.Env = homeEnviron(home)
 	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -31,4 +32,11 @@ func testEnviron() []string {
 		}
 	}
 	return out
+}
+
+// homeEnviron is testEnviron with home as the home folder, its settings
+// and state folders under it, a UTF-8 locale, and more.
+func homeEnviron(home string, more ...string) []string {
+	return append(append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8"), more...)
 }

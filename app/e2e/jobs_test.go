@@ -64,8 +64,7 @@ func TestTooltipListsJobs(t *testing.T) {
 	}
 	defer conn.Close()
 	cmd := exec.Command(bin, "--gpu-sim", sim)
-	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	cmd.Env = homeEnviron(home)
 	item := startTray(t, conn, cmd)
 	waitFor(t, 60*time.Second, "the tooltip to list the job", func() (string, bool) {
 		tip, err := conn.Object(item, "/StatusNotifierItem").GetProperty("org.kde.StatusNotifierItem.ToolTip")

@@ -46,8 +46,7 @@ func TestKeepThisCUDABuild(t *testing.T) {
 	}
 	defer conn.Close()
 	cmd := exec.Command(bin, "--gpu-sim", sim)
-	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	cmd.Env = homeEnviron(home)
 	item := startTray(t, conn, cmd)
 	entry := func(label string) (id int32, ok bool) {
 		for _, n := range tree(t, conn, item) {

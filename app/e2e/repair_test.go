@@ -73,8 +73,7 @@ func TestNotificationRepair(t *testing.T) {
 	exec.Command("dunstctl", "close-all").Run() // earlier tests' bubbles
 
 	cmd := exec.Command(bin, "--gpu-sim", sim)
-	cmd.Env = append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+	cmd.Env = homeEnviron(home,
 		"PIP_NO_CACHE_DIR=1", "PIP_CONFIG_FILE=/dev/null", "PIP_DISABLE_PIP_VERSION_CHECK=1")
 	item := startTray(t, conn, cmd)
 	waitFor(t, 30*time.Second, "the menu to list the venv's CUDA build", func() (string, bool) {
