@@ -22,6 +22,10 @@ type JobRun struct {
 	// (nil when the driver did not say).
 	GPUs       []int    `json:"gpus,omitempty"`
 	GPUPercent *float64 `json:"gpu_percent,omitempty"`
+	// Asked: someone asked to be told when it ends (JOB_ENDED whatever
+	// its run time); Quiet: its notifications are silenced until it ends.
+	Asked bool `json:"asked,omitempty"`
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // The kinds of a JobMark.

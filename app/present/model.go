@@ -56,7 +56,10 @@ type TrayModel struct {
 	Tooltip string
 	Status  string
 	Envs    []EnvEntry
-	Paused  bool
+	// Jobs are the GPU jobs running now, oldest first, as the menu lists
+	// them (at most MenuJobs).
+	Jobs   []JobEntry
+	Paused bool
 	// SettingsError is what is wrong with the settings file ("" when
 	// nothing); the tray fills it, since the engine does not read that
 	// file.
@@ -75,6 +78,9 @@ func Model(s monitor.State, now time.Time, paused bool, snoozed func(string) boo
 	m.Icon = r.Overall()
 	m.Status = words.Summarize(s).String()
 	m.Tooltip = "GPU Canary: " + m.Status + JobLines(s.Jobs, now)
+	for _, j := range s.Jobs[:min(len(s.Jobs), MenuJobs)] {
+		m.Jobs = append(m.Jobs, JobEntry{Label: JobLabel(j), PID: j.PID, Started: j.Started, Asked: j.Asked, Quiet: j.Quiet})
+	}
 	for _, e := range s.Envs {
 		m.Envs = append(m.Envs, EnvEntry{
 			Label: EnvLabel(e), Path: e.Path, Fix: FixOf(e), Activate: ActivateCommand(e.Env, os.Getenv("SHELL")),
@@ -210,6 +216,43 @@ func ActivateCommand(env *pyenv.Env, login string) string {
 		return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate.csh"))
 	}
 	return "source " + shell.Quote(filepath.Join(env.Path, "bin", "activate"))
+}
+
+// JobEntry is a running GPU job in the tray's menu: its label, and
+// whether one asked to be told of its end or quieted it.
+type JobEntry struct {
+	Label        string
+	PID          int
+	Started      time.Time
+	Asked, Quiet bool
+}
+
+// MenuJobs is how many running jobs the tray's menu lists; the
+// Processes window lists them all.
+const MenuJobs = 5
+
+// JobLabel is a running job as the tray's menu names it: its script and
+// its GPUs ("train.py on GPU 0"), with nothing that changes while it
+// runs (its run time, its utilisation), so the menu is not rebuilt, and
+// closed under the pointer, at every poll.
+func JobLabel(j monitor.JobRun) string {
+	name := human.JobName(j.Command)
+	if name == "" {
+		name = fmt.Sprintf("PID %d", j.PID)
+	}
+	label := human.Truncate(name, 32)
+	switch len(j.GPUs) {
+	case 0:
+	case 1:
+		label += fmt.Sprintf(" on GPU %d", j.GPUs[0])
+	default:
+		gpus := make([]string, len(j.GPUs))
+		for k, g := range slices.Sorted(slices.Values(j.GPUs)) {
+			gpus[k] = fmt.Sprint(g)
+		}
+		label += " on GPUs " + strings.Join(gpus, ",")
+	}
+	return label
 }
 
 // TooltipJobs is how many running jobs the tooltip lists, one a line;

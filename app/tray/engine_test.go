@@ -212,3 +212,43 @@ func TestReportJobAsked(t *testing.T) {
 		t.Errorf("a report opened %d windows", n)
 	}
 }
+
+// TestMenuRunningJobs: the menu lists the running GPU jobs under their
+// script and GPUs (nothing that changes as they run); a job's "Tell me
+// when it ends" and "Not this job" ask the engine for that PID, and a
+// job asked about or quieted says so, disabled, rather than offer it
+// again.
+func TestMenuRunningJobs(t *testing.T) {
+	base := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	s := presenttest.State()
+	busy := 87.0
+	s.Jobs = []monitor.JobRun{
+		{PID: 4242, Command: []string{"python", "/home/ada/train.py"}, Started: base.Add(-75 * time.Minute), GPUs: []int{0}, GPUPercent: &busy},
+		{PID: 5151, Command: []string{"torchrun", "--nproc-per-node", "2", "finetune.py"}, Started: base.Add(-time.Minute), GPUs: []int{1, 0}, Asked: true, Quiet: true},
+	}
+	f := newFakeEngine(s)
+	h := start(t, presenttest.A100, func(d *Deps) { d.Monitor = f })
+	_, _, items := h.host.snapshot()
+	if !slices.Contains(labels(items), LabelJobs) {
+		t.Fatalf("no %q in the menu: %q", LabelJobs, labels(items))
+	}
+	train, tune := h.item("train.py on GPU 0"), h.item("finetune.py on GPUs 0,1")
+	if got := strings.Join(labels(train.Children), "|"); got != LabelTellWhenEnds+"|"+LabelQuietJob+"|"+LabelProcesses {
+		t.Errorf("train.py's submenu: %q", got)
+	}
+	for _, it := range tune.Children[:2] {
+		if !it.Disabled || it.Action != nil {
+			t.Errorf("finetune.py's %q is offered although done", it.Label)
+		}
+	}
+	if got := strings.Join(labels(tune.Children), "|"); got != LabelTellWhenEndsAsked+"|"+LabelJobQuiet+"|"+LabelProcesses {
+		t.Errorf("finetune.py's submenu: %q", got)
+	}
+	h.click("train.py on GPU 0", LabelTellWhenEnds)
+	h.click("train.py on GPU 0", LabelQuietJob)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !slices.Equal(f.watched, []int{4242}) || !slices.Equal(f.quieted, []int{4242}) {
+		t.Errorf("asked the engine: WatchEnd %v, QuietJob %v; want 4242 each", f.watched, f.quieted)
+	}
+}

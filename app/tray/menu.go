@@ -55,6 +55,34 @@ func (t *tray) menu(m present.TrayModel) []Item {
 		}
 		items = append(items, Item{Label: label, Children: sub})
 	}
+	if len(m.Jobs) > 0 {
+		items = append(items, Separator, Item{Label: LabelJobs, Disabled: true})
+	}
+	for _, j := range m.Jobs {
+		var sub []Item
+		if j.Asked {
+			sub = append(sub, Item{Label: LabelTellWhenEndsAsked, Disabled: true})
+		} else {
+			sub = append(sub, Item{Label: LabelTellWhenEnds, Action: on(func() {
+				if err := t.d.Monitor.WatchEnd(j.PID, j.Started); err != nil {
+					t.d.Log.Warn("asking to be told when a job ends", "pid", j.PID, "err", err)
+				}
+				t.render()
+			})})
+		}
+		if j.Quiet {
+			sub = append(sub, Item{Label: LabelJobQuiet, Disabled: true})
+		} else {
+			sub = append(sub, Item{Label: LabelQuietJob, Action: on(func() {
+				if err := t.d.Monitor.QuietJob(j.PID, j.Started); err != nil {
+					t.d.Log.Warn("quieting a job", "pid", j.PID, "err", err)
+				}
+				t.render()
+			})})
+		}
+		sub = append(sub, Item{Label: LabelProcesses, Action: show(link.ShowProcesses)})
+		items = append(items, Item{Label: j.Label, Children: sub})
+	}
 	pause := Item{Label: LabelPause, Action: on(func() {
 		t.d.Monitor.Pause(t.now().Add(time.Hour))
 		t.render()

@@ -134,6 +134,14 @@ const (
 	// once it is guarded.
 	LabelKeep = "Keep this CUDA build…"
 	LabelKept = "CUDA build kept (gpucanary unguard lifts it)"
+	// LabelJobs heads the running GPU jobs; each job's submenu asks to be
+	// told when it ends, or quiets it until it ends, and says so once
+	// done.
+	LabelJobs              = "Running GPU jobs"
+	LabelTellWhenEnds      = "Tell me when it ends"
+	LabelTellWhenEndsAsked = "You will be told when it ends"
+	LabelQuietJob          = "Not this job (quiet until it ends)"
+	LabelJobQuiet          = "Quiet until it ends"
 	// LabelSettingsError stands under the status while the settings file
 	// has an error; it opens Settings….
 	LabelSettingsError = "⚠ The settings file has an error: Settings…"

@@ -229,7 +229,8 @@ func (m *Monitor) showJobs() {
 		}
 		seen[j] = true
 		runs = append(runs, monitor.JobRun{PID: j.pid, Command: j.cmdline, Env: j.env, Started: j.start,
-			GPUs: slices.Clone(j.gpus), GPUPercent: j.util})
+			GPUs: slices.Clone(j.gpus), GPUPercent: j.util, Asked: j.asked,
+			Quiet: !m.policy.Snoozed(JobSubject(j.pid), m.clock.Now()).IsZero()})
 	}
 	if len(runs) == 0 && !m.jobs.shown {
 		return
@@ -333,6 +334,7 @@ func (m *Monitor) WatchEnd(pid int, start time.Time) error {
 		if mb, ok := jw.members[pid]; ok {
 			mb.job.asked = true
 			held.Close()
+			m.showJobs() // the tray's menu says it was asked
 			return
 		}
 		j := &job{pid: pid, cmdline: held.Cmdline, start: held.Start, asked: true}

@@ -272,3 +272,42 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRunningJobSaysAskedAndQuiet: the state's running job says when one
+// asked to be told of its end (WatchEnd) and when its notifications were
+// quieted (QuietJob), as the tray's menu shows it.
+func TestRunningJobSaysAskedAndQuiet(t *testing.T) {
+	job := startHeld(t, "sleep", "300")
+	pid := job.cmd.Process.Pid
+	gpu := monitortest.SimGPU(t, fmt.Sprintf(`{"driver": "550.54.15", "cuda_driver": "12.4",
+ "devices": [{"name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_total_bytes": 42949672960,
+              "processes": [{"pid": %d, "used_memory_bytes": 1073741824}]}]}`, pid))
+	f := monitortest.NewTorches(t)
+	venv := f.Venv(t, filepath.Join(t.TempDir(), "proj", ".venv"))
+	e := monitortest.Start(t, engine.Options{Paths: []string{venv}, GPU: gpu, Processes: procs.NewSource(procs.Options{})})
+	running := func(what string, ok func(monitor.JobRun) bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			for _, j := range e.M.State().Jobs {
+				if j.PID == pid && ok(j) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the running job never %s: %+v", what, e.M.State().Jobs)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	running("ran", func(j monitor.JobRun) bool { return !j.Asked && !j.Quiet })
+	start, _ := procs.StartTimeOf(pid)
+	if err := e.M.WatchEnd(pid, start); err != nil {
+		t.Fatal(err)
+	}
+	running("said it was asked about", func(j monitor.JobRun) bool { return j.Asked && !j.Quiet })
+	if err := e.M.QuietJob(pid, start); err != nil {
+		t.Fatal(err)
+	}
+	running("said it was quieted", func(j monitor.JobRun) bool { return j.Asked && j.Quiet })
+}

@@ -311,6 +311,7 @@ func (m *Monitor) QuietJob(pid int, start time.Time) error {
 		}
 		// Until the job ends (pollJobEnds lifts it), whatever that takes.
 		m.policy.Snooze(JobSubject(mb.job.pid), m.clock.Now().AddDate(100, 0, 0))
+		m.showJobs() // the tray's menu says it is quiet
 		answer <- nil
 	})
 	if err != nil {
