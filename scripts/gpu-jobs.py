@@ -38,18 +38,21 @@ JOB = r'''
 import sys, time, torch
 mode, dev, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 print("job", mode, "on", dev, "torch", torch.__version__, flush=True)
-w = torch.randn(1024, 1024, device=dev, requires_grad=True)
+n = 1024 if dev == "cuda" else 64  # --sim: the harness is tested, not the CPU
+w = torch.randn(n, n, device=dev, requires_grad=True)
 opt = torch.optim.SGD([w], lr=1e-4)
 end = time.time() + seconds
 step = 0
 while time.time() < end or mode == "killed":
-    x = torch.randn(256, 1024, device=dev)
+    x = torch.randn(256, n, device=dev)
     loss = (x @ w).pow(2).mean()
     opt.zero_grad(); loss.backward(); opt.step()
     if dev == "cuda":
         torch.cuda.synchronize()
+    else:
+        time.sleep(0.05)
     step += 1
-    if step % 200 == 0:
+    if step % 100 == 0:
         print("step", step, "loss", float(loss), flush=True)
 if mode == "stall":
     held = torch.empty(2 << 30, dtype=torch.uint8, device=dev)  # held while idle
