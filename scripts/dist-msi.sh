@@ -3,7 +3,10 @@
 # packaging/windows/gpucanary.wxs (scripts/dist-windows.sh runs it):
 #   OUT/gpucanary-VERSION-x64.msi   per-user: %LOCALAPPDATA%\Programs\GPU Canary,
 #                                   a Start-menu shortcut, an "Apps" entry;
-#                                   AUTOSTART=1 adds the Run-key value
+#                                   AUTOSTART=1 adds the Run-key value, LAUNCH=1
+#                                   starts the tray after a quiet install;
+#                                   an upgrade or uninstall first runs
+#                                   gpucanaryw.exe quit
 # Usage: scripts/dist-msi.sh OUT
 # Environment: VERSION (scripts/version.sh), BUILD_DATE (RFC 3339: the
 # MSI's dates), EXES (the folder with gpucanary.exe and gpucanaryw.exe),

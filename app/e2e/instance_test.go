@@ -17,8 +17,9 @@ import (
 
 // TestSecondTrayRaisesTheFirst: a second start of the tray on the same
 // desktop (autostart plus a click) adds no second icon and no second
-// engine: it brings the first one's Environments window up and ends; and
-// `watch` refuses the state folder the tray writes, saying why.
+// engine: it brings the first one's Environments window up and ends;
+// `watch` refuses the state folder the tray writes, saying why; and
+// `gpucanary quit` ends the tray through the same bus name.
 func TestSecondTrayRaisesTheFirst(t *testing.T) {
 	bin := os.Getenv("GPUCANARY_BIN")
 	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
@@ -119,5 +120,31 @@ func TestSecondTrayRaisesTheFirst(t *testing.T) {
 	}
 	if want := fmt.Sprintf("GPU Canary's tray (PID %d) is already running with the state folder %s", first.Process.Pid, filepath.Join(home, ".local", "state", "gpucanary")); !strings.Contains(string(msg), want) {
 		t.Errorf("watch says %q, want %q", msg, want)
+	}
+
+	// `gpucanary quit` asks the tray through its bus name; it ends as its
+	// Quit entry ends it (exit 0, its item gone), and quit says so once it
+	// has; then there is no tray to ask.
+	quit := exec.Command(bin, "quit")
+	quit.Env = env
+	if msg, err := quit.CombinedOutput(); err != nil || string(msg) != "GPU Canary's tray quit.\n" {
+		t.Fatalf("gpucanary quit: %v, %q", err, msg)
+	}
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the tray still runs 20 s after quit said it had quit\n%s", firstLog.String())
+	}
+	if code := first.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("the tray asked to quit ended with exit %d, want 0\n%s", code, firstLog.String())
+	}
+	waitFor(t, 15*time.Second, "no tray item", func() ([]string, bool) {
+		got := items()
+		return got, len(got) == 0
+	})
+	quit = exec.Command(bin, "quit")
+	quit.Env = env
+	if msg, err := quit.CombinedOutput(); err != nil || string(msg) != "GPU Canary's tray is not running.\n" {
+		t.Errorf("gpucanary quit with no tray: %v, %q", err, msg)
 	}
 }

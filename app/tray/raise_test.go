@@ -3,6 +3,7 @@ package tray
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gpucanary/gpucanary/app/link"
 	"github.com/gpucanary/gpucanary/app/present/presenttest"
@@ -30,5 +31,23 @@ func TestStartChecksStartAtLogin(t *testing.T) {
 	h.sync()
 	if n := h.repointed.Load(); n != 1 {
 		t.Errorf("start at login was checked %d times, want once", n)
+	}
+}
+
+// TestQuitAskedEndsTheTray: another process asking the tray to quit
+// (gpucanary quit, the installer) ends it as its Quit entry does: the
+// loop ends and the windows process is closed.
+func TestQuitAskedEndsTheTray(t *testing.T) {
+	quit := make(chan struct{}, 1)
+	h := start(t, presenttest.A100, func(d *Deps) { d.QuitAsked = quit })
+	h.click(LabelEnvs)
+	quit <- struct{}{}
+	select {
+	case <-h.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a quit asked did not end the tray")
+	}
+	if !h.wins.closed {
+		t.Error("the windows process was not closed")
 	}
 }

@@ -83,6 +83,11 @@ type Deps struct {
 	// (package instance). nil: none. Clicks on notifications come from the
 	// platform (notificationClicks).
 	Raise <-chan link.Request
+	// QuitAsked receives when another process asks this tray to quit
+	// (package instance: `gpucanary quit`, which the Windows installer
+	// runs before it replaces the tray's files): the tray ends as its
+	// Quit entry ends it. nil: none.
+	QuitAsked <-chan struct{}
 
 	Host Host
 	// Notify shows a desktop notification; its level picks the icon, and
@@ -337,6 +342,9 @@ func (t *tray) loop(ctx context.Context) {
 			f()
 		case r := <-d.Raise:
 			t.open(r)
+		case <-d.QuitAsked:
+			d.Log.Info("asked to quit by another GPU Canary process (gpucanary quit, the installer)")
+			t.stop()
 		case r := <-t.clicks:
 			t.open(r)
 		case cfg, ok := <-settings:

@@ -41,6 +41,10 @@ func commands() []command {
 			summary: "what GPU Canary knows of torch and drivers; refresh learns new releases"},
 		{name: "demo", setup: demoFlags, help: demoHelp,
 			summary: "try GPU Canary on a demonstration home and simulated GPUs"},
+		// quit reads no settings: a broken settings file must not keep
+		// the installer from stopping the tray.
+		{name: "quit", readsNoInput: true, setup: quitFlags, help: quitHelp,
+			summary: "ask this session's tray to quit, and wait until it has"},
 		{name: "version", readsNoInput: true, setup: versionFlags, help: versionHelp,
 			summary: "print the version"},
 		{name: "help", aliases: []string{"-h", "--help"}, hidden: true, rawArgs: true, readsNoInput: true, operands: operands{max: 1, what: "command name"},

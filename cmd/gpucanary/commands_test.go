@@ -37,6 +37,7 @@ Commands:
   kb refresh [--index-url URL]
   kb [--json]                  what GPU Canary knows of torch and drivers; refresh learns new releases
   demo [--cli] [--dir DIR]     try GPU Canary on a demonstration home and simulated GPUs
+  quit [--timeout D]           ask this session's tray to quit, and wait until it has
   version                      print the version
 
 Global flags:

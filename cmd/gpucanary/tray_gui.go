@@ -95,7 +95,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		fmt.Fprintf(std.err, "gpucanary: %v: the tray needs one; 'gpucanary watch' watches in this terminal instead.\n", err)
 		return exitUsage
 	}
-	raise, leave, err := g.claimSession(ctx)
+	raise, quit, leave, err := g.claimSession(ctx)
 	if errors.Is(err, instance.ErrRunning) {
 		fmt.Fprintf(std.err, "gpucanary: %v\n", err)
 		return exitOK
@@ -140,6 +140,7 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 		SettingsError: errText(g.configErr),
 		Problems:      problems,
 		Raise:         raise,
+		QuitAsked:     quit,
 		Say:           func(line string) { fmt.Fprintln(std.err, line) },
 	})
 	if err != nil {
@@ -151,33 +152,52 @@ func runTray(ctx context.Context, g *globals, std stdio) int {
 
 // claimSession makes this start the session's one tray (package
 // instance): raise then carries a later start's request for the
-// Environments window, until leave. When another tray holds the session,
-// it was asked for its window and err is an instance.ErrRunning. A
-// session that cannot be claimed at all is logged, and the tray runs.
-func (g *globals) claimSession(ctx context.Context) (raise <-chan link.Request, leave func(), err error) {
+// Environments window, and quit another process's request that the tray
+// quit (`gpucanary quit`), until leave. When another tray holds the
+// session, it was asked for its window and err is an
+// instance.ErrRunning. A session that cannot be claimed at all is
+// logged, and the tray runs.
+func (g *globals) claimSession(ctx context.Context) (raise <-chan link.Request, quit <-chan struct{}, leave func(), err error) {
 	dir, _ := store.Dir()
 	p, err := instance.Claim(dir)
 	if errors.Is(err, instance.ErrRunning) {
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
 	if err != nil {
 		g.log.Warn("cannot tell whether GPU Canary is already running", "err", err)
-		return nil, func() {}, nil
+		return nil, nil, func() {}, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan link.Request)
+	quitOut := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for range p.Raise {
+		asked := p.Quit
+		for {
 			select {
-			case out <- link.Request{Show: link.ShowEnvs}:
-			case <-ctx.Done():
-				return
+			case _, ok := <-p.Raise:
+				if !ok {
+					return
+				}
+				select {
+				case out <- link.Request{Show: link.ShowEnvs}:
+				case <-ctx.Done():
+					return
+				}
+			case _, ok := <-asked:
+				if !ok {
+					asked = nil
+					continue
+				}
+				select {
+				case quitOut <- struct{}{}:
+				default: // one already waits
+				}
 			}
 		}
 	}()
-	return out, func() { cancel(); p.Close(); <-done }, nil
+	return out, quitOut, func() { cancel(); p.Close(); <-done }, nil
 }
 
 // flags are the global flags to hand to the windows process.

@@ -4,7 +4,10 @@
 // Claim is the tray's: the first start owns a name (the session bus name
 // on Linux, a named mutex on Windows) and is told, through Primary.Raise,
 // when a later start wants its window; the later start signals it and
-// ends. LockState is every engine's: a lock file in the state folder
+// ends. Quit asks that first start to quit through the same channel
+// (Primary.Quit), and waits until it has let the name go: `gpucanary
+// quit`, which the Windows installer runs before it replaces the tray's
+// files. LockState is every engine's: a lock file in the state folder
 // (flock on Unix, LockFileEx on Windows) held while the engine runs, so
 // `watch` refuses to write the folder a running tray writes, and says who
 // holds it. Both locks go with the process, however it ends.
@@ -17,6 +20,7 @@
 package instance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/owned"
 )
@@ -60,11 +65,14 @@ func (r *Running) Is(target error) bool { return target == ErrRunning }
 type Primary struct {
 	// Raise receives a value each time another start asks for the window.
 	Raise <-chan struct{}
+	// Quit receives a value when another process asks the tray to quit
+	// (Quit: `gpucanary quit`, the installer before it replaces files).
+	Quit  <-chan struct{}
 	close func()
 	once  sync.Once
 }
 
-// Close gives the session up; Raise is then closed.
+// Close gives the session up; Raise and Quit are then closed.
 func (p *Primary) Close() { p.once.Do(p.close) }
 
 // ErrHeld is returned by LockState when another process holds the state
@@ -191,6 +199,85 @@ func claimByLock(stateDir string) (*Primary, error) {
 	if err != nil {
 		return nil, err
 	}
-	raise := make(chan struct{})
-	return &Primary{Raise: raise, close: func() { l.Release(); close(raise) }}, nil
+	raise, quit := make(chan struct{}), make(chan struct{})
+	return &Primary{Raise: raise, Quit: quit, close: func() { l.Release(); close(raise); close(quit) }}, nil
+}
+
+// NotQuit is Quit's error when a tray holds the session and has not let
+// it go: it could not be asked (Asked false), or was asked and still
+// runs when the wait ended.
+type NotQuit struct {
+	PID   int  // the tray's process, when known
+	Asked bool // it was asked to quit
+	Err   error
+}
+
+func (e *NotQuit) Error() string {
+	who := "GPU Canary's tray"
+	if e.PID > 0 {
+		who += fmt.Sprintf(" (PID %d)", e.PID)
+	}
+	if e.Asked {
+		return fmt.Sprintf("%s was asked to quit and still runs: %v", who, e.Err)
+	}
+	return fmt.Sprintf("%s runs but could not be asked to quit: %v", who, e.Err)
+}
+
+func (e *NotQuit) Unwrap() error { return e.Err }
+
+// quitPoll is how often Quit looks whether the tray has let the session
+// go (its name, or its mutex, gone).
+const quitPoll = 50 * time.Millisecond
+
+// waitGone polls held until it says false or ctx ends.
+func waitGone(ctx context.Context, held func() bool) error {
+	t := time.NewTicker(quitPoll)
+	defer t.Stop()
+	for held() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// quitByLock is Quit where no session bus can reach the tray: the lock in
+// stateDir says whether one runs (and its PID), but it cannot be asked.
+func quitByLock(stateDir string) (bool, error) {
+	held, pid := lockHeld(stateDir, trayLockName)
+	if !held {
+		return false, nil
+	}
+	return true, &NotQuit{PID: pid, Err: errors.New("it holds no session bus name (it started without a session bus); quit it from its menu")}
+}
+
+// lockHeld says whether another open holds the lock file name in dir, and
+// the PID written in it, without writing to it. An existing lock is taken
+// for an instant: a tray starting at that very instant would believe
+// another one runs.
+func lockHeld(dir, name string) (bool, int) {
+	if dir == "" {
+		return false, 0
+	}
+	p := filepath.Join(dir, name)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return false, 0
+	}
+	f, err := openLockFile(p)
+	if err != nil {
+		return false, 0
+	}
+	defer f.Close()
+	ok, err := tryLock(f)
+	if err != nil {
+		return false, 0
+	}
+	if ok {
+		unlock(f)
+		return false, 0
+	}
+	pid, _ := readOwner(f)
+	return true, pid
 }

@@ -4,6 +4,8 @@ package instance
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,14 +53,31 @@ func TestClaimOverTheSessionBus(t *testing.T) {
 	p.Close()
 }
 
+// TestQuitOverTheSessionBus: Quit on the tray's name (testQuit).
+func TestQuitOverTheSessionBus(t *testing.T) {
+	privateBus(t)
+	testQuit(t, func(c *child) int { return c.cmd.Process.Pid })
+}
+
 // TestClaimWithoutABus: with no session bus, a lock in the state folder
-// says a tray runs (and which), though it cannot be reached.
+// says a tray runs (and which), though it cannot be reached: not to
+// raise its window, nor to quit.
 func TestClaimWithoutABus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+t.TempDir()+"/no-bus")
 	dir := t.TempDir()
 	c := startChild(t, "claim", dir)
 	claimSecond(t, c, dir, false, c.cmd.Process.Pid)
+	was, err := Quit(context.Background(), dir)
+	var nq *NotQuit
+	if !was || !errors.As(err, &nq) || nq.Asked || nq.PID != c.cmd.Process.Pid {
+		t.Errorf("Quit without a bus: %v, %v; want true and a *NotQuit, not asked, PID %d", was, err, c.cmd.Process.Pid)
+	}
+	// Looking left the lock as it was: a second start is still refused.
+	claimSecond(t, c, dir, false, c.cmd.Process.Pid)
 	c.stop()
+	if was, err := Quit(context.Background(), dir); was || err != nil {
+		t.Errorf("Quit without a bus once the tray ended: %v, %v; want false, nil", was, err)
+	}
 	p, err := Claim(dir)
 	if err != nil {
 		t.Fatalf("Claim after the first start ended: %v", err)

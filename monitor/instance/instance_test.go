@@ -2,6 +2,7 @@ package instance
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,11 @@ import (
 // The tests run this test binary again as the other GPU Canary process:
 // INSTANCE_CHILD=lock (LockState) or claim (Claim) on INSTANCE_DIR. The
 // child says "ready" once it holds what it took, "raised" for each Raise,
-// and ends when its stdin closes.
+// and ends when its stdin closes. A claim child says "quit asked" when
+// Quit asks it, and gives the session up and ends as the tray does;
+// INSTANCE_CHILD=stubborn says it and keeps the session. (Outside these
+// tests, test-windows' MSI check runs a claim child as the installed
+// tray that the installer must stop.)
 func TestMain(m *testing.M) {
 	switch os.Getenv("INSTANCE_CHILD") {
 	case "":
@@ -29,7 +34,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("ready")
 		io.Copy(io.Discard, os.Stdin)
 		l.Release()
-	case "claim":
+	case "claim", "stubborn":
 		p, err := Claim(os.Getenv("INSTANCE_DIR"))
 		if err != nil {
 			fmt.Println("error:", err)
@@ -40,8 +45,24 @@ func TestMain(m *testing.M) {
 			io.Copy(io.Discard, os.Stdin)
 			p.Close()
 		}()
-		for range p.Raise {
-			fmt.Println("raised")
+		quit := p.Quit
+		for {
+			select {
+			case _, ok := <-p.Raise:
+				if !ok {
+					os.Exit(0)
+				}
+				fmt.Println("raised")
+			case _, ok := <-quit:
+				if !ok {
+					quit = nil
+					continue
+				}
+				fmt.Println("quit asked")
+				if os.Getenv("INSTANCE_CHILD") == "claim" {
+					p.Close() // Raise closes: the loop ends
+				}
+			}
 		}
 	}
 	os.Exit(0)
@@ -97,6 +118,24 @@ func (c *child) next(t *testing.T) string {
 		t.Fatal("the other process said nothing in a minute")
 	}
 	return ""
+}
+
+// ended waits until the child has ended by itself (its output closed).
+func (c *child) ended(t *testing.T) {
+	t.Helper()
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				c.cmd.Wait()
+				c.stdin = nil
+				return
+			}
+			t.Errorf("the other process says %q, want it to end", l)
+		case <-time.After(time.Minute):
+			t.Fatal("the other process did not end in a minute")
+		}
+	}
 }
 
 func (c *child) stop() {
@@ -167,4 +206,48 @@ func claimSecond(t *testing.T, c *child, dir string, signalled bool, pid int) {
 			t.Errorf("message %q", err)
 		}
 	}
+}
+
+// testQuit: with no tray, Quit says none ran; with one, it asks it, which
+// gives the session up and ends, and Quit returns once it has (the next
+// Claim is the tray); a tray that is asked and does not quit is a
+// *NotQuit when the wait ends, and still holds the session. pid is the
+// tray's PID as Quit knows it (0: not known).
+func testQuit(t *testing.T, pid func(*child) int) {
+	dir := t.TempDir()
+	if was, err := Quit(context.Background(), dir); was || err != nil {
+		t.Fatalf("Quit with no tray: %v, %v; want false, nil", was, err)
+	}
+	c := startChild(t, "claim", dir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if was, err := Quit(ctx, dir); !was || err != nil {
+		t.Fatalf("Quit with a tray: %v, %v; want true, nil", was, err)
+	}
+	if got := c.next(t); got != "quit asked" {
+		t.Errorf("the tray says %q, want quit asked", got)
+	}
+	c.ended(t)
+	p, err := Claim(dir)
+	if err != nil {
+		t.Fatalf("Claim once the tray quit: %v", err)
+	}
+	p.Close()
+
+	s := startChild(t, "stubborn", dir)
+	// It never quits: the wait's length decides nothing.
+	short, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel2()
+	was, err := Quit(short, dir)
+	var nq *NotQuit
+	if !was || !errors.As(err, &nq) || !nq.Asked || !errors.Is(err, context.DeadlineExceeded) || nq.PID != pid(s) {
+		t.Fatalf("Quit with a tray that stays: %v, %v (%+v); want true, a *NotQuit, asked, PID %d", was, err, nq, pid(s))
+	}
+	if !strings.Contains(err.Error(), "was asked to quit and still runs") {
+		t.Errorf("message %q", err)
+	}
+	if got := s.next(t); got != "quit asked" {
+		t.Errorf("the tray says %q, want quit asked", got)
+	}
+	claimSecond(t, s, dir, true, pid(s))
 }

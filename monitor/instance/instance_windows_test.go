@@ -19,3 +19,9 @@ func TestWindowsClaimByMutex(t *testing.T) {
 	}
 	p.Close()
 }
+
+// TestWindowsQuit: Quit sets the tray's -quit event and waits for its
+// mutex to go (testQuit); the PID is not known on Windows.
+func TestWindowsQuit(t *testing.T) {
+	testQuit(t, func(*child) int { return 0 })
+}

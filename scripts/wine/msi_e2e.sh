@@ -11,6 +11,18 @@
 # installed shortcut with the AppUserModelID, as the tray's first start
 # does, and reads the .lnk back.
 #
+# The tray is stopped before the upgrade and the uninstall replace its
+# files: the package runs the installed `gpucanaryw.exe quit`, which asks
+# the session's tray to quit through its named -quit event. The real tray
+# needs a display and cgo's GL here, so monitor/instance's Windows test
+# binary stands in for it: INSTANCE_CHILD=claim holds the session's mutex
+# and events as the tray does (instance.Claim), says "quit asked" when
+# asked, and gives them up and ends, as the tray does on Quit. Each must
+# have ended when msiexec returns. LAUNCH=1 on the quiet first install
+# starts the tray at its end (here the nogui build, which says it has no
+# tray and ends); msiexec's log (/l*v) says LaunchTray ran then, and not
+# on the quiet upgrade without it.
+#
 # Wine 8's msi writes every product's uninstall entry under HKLM, per-user
 # ones too, where Windows writes a per-user product's under HKCU: the
 # entry is looked for in both.
@@ -26,6 +38,42 @@ msi_entries() {
         END {for (k in hit) print k, ver[k]}'
   done
 }
+
+# msi_hold: starts the stand-in tray (see above); msi_released checks that
+# it was asked to quit and ended, and lets it go if not.
+msi_hold() {
+  rm -f "$work/holder.in" "$work/holder.out"
+  mkfifo "$work/holder.in"
+  INSTANCE_CHILD=claim INSTANCE_DIR=$(winpath "$work") "$wine" "$(testexe ./monitor/instance)" <"$work/holder.in" >"$work/holder.out" 2>&1 &
+  msi_holder=$!
+  exec {msi_holder_in}>"$work/holder.in"
+  local i
+  for i in $(seq 120); do
+    grep -q '^ready' "$work/holder.out" && return 0
+    kill -0 "$msi_holder" 2>/dev/null || break
+    sleep 0.5
+  done
+  msi_fail "the stand-in tray did not claim the session" "$work/holder.out"
+  msi_release
+  return 1
+}
+msi_release() {
+  exec {msi_holder_in}>&-
+  wait "$msi_holder" 2>/dev/null || true
+}
+msi_released() { # what: "the upgrade", "msiexec /x"
+  local i
+  for i in $(seq 60); do
+    kill -0 "$msi_holder" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$msi_holder" 2>/dev/null || ! tr -d '\r' <"$work/holder.out" | grep -qx 'quit asked'; then
+    msi_fail "$1 did not stop the running tray (gpucanaryw.exe quit)" "$work/holder.out"
+  fi
+  msi_release
+}
+# msi_ran LOG ACTION: msiexec's log says ACTION ran.
+msi_ran() { tr -d '\r' <"$1" | grep -q "^Action start .*: $2\.$"; }
 
 msi_e2e() {
   local out=$work/msi.out
@@ -49,9 +97,10 @@ msi_e2e() {
     msi_fail "scripts/dist-msi.sh (version $v2) failed" "$out"; return
   fi
 
-  if ! "$wine" msiexec /i "$(winpath "$msi1")" /qn >"$out" 2>&1; then
+  if ! "$wine" msiexec /i "$(winpath "$msi1")" /qn LAUNCH=1 /l*v "$(winpath "$work/msi-i1.log")" >"$out" 2>&1; then
     msi_fail "msiexec /i failed" "$out"; return
   fi
+  msi_ran "$work/msi-i1.log" LaunchTray || msi_fail "LAUNCH=1 did not start the tray at the end of the install" "$work/msi-i1.log"
   for f in gpucanaryw.exe gpucanary.exe LICENSE.txt THIRD_PARTY_LICENSES.txt README.md; do
     [ -f "$dir/$f" ] || msi_fail "msiexec /i installed no $dir/$f"
   done
@@ -60,7 +109,7 @@ msi_e2e() {
     msi_fail "the product is not registered for this user (HKCU\\Software\\Microsoft\\Installer\\Products)"
   entries=$(msi_entries)
   [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q " $v1$" <<<"$entries" || msi_fail "uninstall entries after /i: '$entries', want one of $v1"
-  step "msi: msiexec /i installs per user, shortcut, one uninstall entry"
+  step "msi: /i installs per user, shortcut, one entry, LAUNCH=1 starts"
 
   # The tray gives that shortcut the toasts' AppUserModelID at its first
   # start (app/shortcut, as app/tray calls it); read back from the .lnk.
@@ -80,24 +129,31 @@ msi_e2e() {
   # Settings the app would have written; the installer must never touch them.
   mkdir -p "$(dirname "$config")"
   printf '# the user'"'"'s settings\n' >"$config"
-  if ! "$wine" msiexec /i "$(winpath "$work/msi2/$(basename "$msi1")")" /qn AUTOSTART=1 >"$out" 2>&1; then
+  msi_hold || return 0 # said why; the steps after need it
+  if ! "$wine" msiexec /i "$(winpath "$work/msi2/$(basename "$msi1")")" /qn AUTOSTART=1 /l*v "$(winpath "$work/msi-i2.log")" >"$out" 2>&1; then
+    msi_release
     msi_fail "msiexec /i of version $v2 failed" "$out"; return
   fi
+  msi_released "the upgrade"
+  msi_ran "$work/msi-i2.log" LaunchTray && msi_fail "a quiet upgrade without LAUNCH=1 started the tray" "$work/msi-i2.log"
   entries=$(msi_entries)
   [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q " $v2$" <<<"$entries" || msi_fail "uninstall entries after the upgrade: '$entries', want one of $v2"
   [ -f "$dir/gpucanaryw.exe" ] && [ -f "$lnk" ] || msi_fail "the upgrade left no tray exe or shortcut"
   run=$("$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' 2>/dev/null | tr -d '\r' | sed -n 's/.*REG_SZ *//p')
   [ "$run" = '"C:\users\'"${user##*/}"'\AppData\Local\Programs\GPU Canary\gpucanaryw.exe"' ] || msi_fail "AUTOSTART=1 wrote the Run key as '$run'"
-  step "msi: version $v2 upgrades in place (one entry), AUTOSTART=1 sets the Run key"
+  step "msi: $v2 upgrades in place (one entry), the tray stopped first, AUTOSTART=1"
 
+  msi_hold || return 0 # said why; the steps after need it
   if ! "$wine" msiexec /x "$(winpath "$work/msi2/$(basename "$msi1")")" /qn >"$out" 2>&1; then
+    msi_release
     msi_fail "msiexec /x failed" "$out"; return
   fi
+  msi_released "msiexec /x"
   [ ! -e "$dir" ] || msi_fail "msiexec /x left $(find "$dir" | tr '\n' ' ')"
   [ ! -e "$lnk" ] || msi_fail "msiexec /x left the shortcut"
   [ -z "$(msi_entries)" ] || msi_fail "msiexec /x left the uninstall entry: $(msi_entries)"
   "$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left the Run-key value"
   grep -qx "# the user's settings" "$config" || msi_fail "msiexec /x did not keep $config"
   rm -rf "$(dirname "$config")"
-  step "msi: msiexec /x removes every file, keeps config.toml"
+  step "msi: msiexec /x stops the tray, removes every file, keeps config.toml"
 }

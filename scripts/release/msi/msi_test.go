@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -152,6 +153,54 @@ func TestTables(t *testing.T) {
 	seq := find(table(t, msi, "InstallExecuteSequence"), 0, "AutostartLevel")
 	if len(seq) != 1 || seq[0][1] != `AUTOSTART = "1"` {
 		t.Errorf("InstallExecuteSequence AutostartLevel: %q", seq)
+	}
+
+	// The tray is asked to quit before an uninstall or an upgrade replaces
+	// its files, and started at the end of an install (LAUNCH): each runs
+	// the installed gpucanaryw.exe (type 18: a file this package
+	// installs), which opens no console window.
+	ca := table(t, msi, "CustomAction")
+	seqs := table(t, msi, "InstallExecuteSequence")
+	seqOf := func(action string) (cond string, n int) {
+		r := find(seqs, 0, action)
+		if len(r) != 1 {
+			t.Fatalf("InstallExecuteSequence %s: %q", action, r)
+		}
+		n, err := strconv.Atoi(r[0][2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r[0][1], n
+	}
+	for _, c := range []struct {
+		action, typ, target string
+		why                 string
+	}{
+		// 18 + 64 (continue: its exit status is not checked)
+		{"QuitTray", "82", "quit --timeout 10s", "waited for, its failure ignored"},
+		// 18 + 64 + 128 (asynchronous, not waited for)
+		{"LaunchTray", "210", "", "not waited for"},
+	} {
+		r := find(ca, 0, c.action)
+		if len(r) != 1 || r[0][1] != c.typ || r[0][2] != "gpucanaryw.exe" || r[0][3] != c.target {
+			t.Errorf("CustomAction %s: %q, want type %s (gpucanaryw.exe %q, %s)", c.action, r, c.typ, c.target, c.why)
+		}
+	}
+	_, costFinalize := seqOf("CostFinalize")
+	_, findRelated := seqOf("FindRelatedProducts")
+	_, validate := seqOf("InstallValidate")
+	_, finalize := seqOf("InstallFinalize")
+	cond, quit := seqOf("QuitTray")
+	if cond != `REMOVE ~= "ALL" OR WIX_UPGRADE_DETECTED` || quit <= costFinalize || quit <= findRelated || quit >= validate {
+		t.Errorf("QuitTray at %d when %q: want it on an uninstall or an upgrade, after CostFinalize (%d) and FindRelatedProducts (%d), before InstallValidate (%d)",
+			quit, cond, costFinalize, findRelated, validate)
+	}
+	cond, launch := seqOf("LaunchTray")
+	if cond != `NOT Installed AND NOT REMOVE AND (LAUNCH = "1" OR (UILevel = 5 AND LAUNCH <> "0"))` || launch <= finalize {
+		t.Errorf("LaunchTray at %d when %q: want it after InstallFinalize (%d), on a new install with LAUNCH=1 or a full UI without LAUNCH=0", launch, cond, finalize)
+	}
+	if _, ok := props["LAUNCH"]; ok {
+		t.Errorf("LAUNCH has a default (%q): unset, a full UI launches and a quiet install does not", props["LAUNCH"])
 	}
 
 	// MajorUpgrade: older versions of the same UpgradeCode are removed, a
