@@ -196,5 +196,4 @@ func TestTrayTellsTrainingTrouble(t *testing.T) {
 		sim.set(step.off)
 		next(step.code+" cleared", step.clearedBy)
 	}
-	shoot(t, "", "training-trouble.png")
 }

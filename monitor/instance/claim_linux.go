@@ -128,10 +128,15 @@ func Quit(ctx context.Context, stateDir string) (bool, error) {
 	_ = bus.CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, BusName).Store(&pid)
 	if err := conn.Object(BusName, busPath).CallWithContext(ctx, busQuit, 0).Err; err != nil {
 		var de dbus.Error
-		if errors.As(err, &de) && de.Name == "org.freedesktop.DBus.Error.UnknownMethod" {
-			err = fmt.Errorf("it has no Quit (a GPU Canary older than this one): %w", err)
+		switch {
+		case errors.As(err, &de) && de.Name == "org.freedesktop.DBus.Error.NoReply":
+			// It left the bus before its answer went out: quitting, as
+			// asked. The wait below says whether it is gone.
+		case errors.As(err, &de) && de.Name == "org.freedesktop.DBus.Error.UnknownMethod":
+			return true, &NotQuit{PID: int(pid), Err: fmt.Errorf("it has no Quit (a GPU Canary older than this one): %w", err)}
+		default:
+			return true, &NotQuit{PID: int(pid), Err: err}
 		}
-		return true, &NotQuit{PID: int(pid), Err: err}
 	}
 	// A bus that stops answering leaves the name held until ctx ends.
 	if err := waitGone(ctx, func() bool { has, err := owned(); return has || err != nil }); err != nil {

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // privateBus starts a session bus of the test's own (dbus-daemon) and
@@ -85,5 +88,44 @@ func TestClaimWithoutABus(t *testing.T) {
 	defer p.Close()
 	if _, err := os.Stat(filepath.Join(dir, trayLockName)); err != nil {
 		t.Errorf("no tray lock: %v", err)
+	}
+}
+
+// quitter answers Quit only once the test lets it, after it has left
+// the bus: a tray that closes its connection as it quits, before its
+// answer goes out.
+type quitter struct{ asked, release chan struct{} }
+
+func (q quitter) Quit() *dbus.Error {
+	close(q.asked)
+	<-q.release
+	return nil
+}
+
+// TestQuitOfATrayThatLeavesBeforeItAnswers: the bus's "disconnected
+// without replying" to Quit is the tray quitting, not a failure: Quit
+// waits for the name to go and says the tray quit.
+func TestQuitOfATrayThatLeavesBeforeItAnswers(t *testing.T) {
+	privateBus(t)
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := quitter{asked: make(chan struct{}), release: make(chan struct{})}
+	defer close(q.release)
+	if err := conn.Export(q, busPath, busIface); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName(BusName, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("owning %s: %v %v", BusName, reply, err)
+	}
+	go func() {
+		<-q.asked
+		conn.Close() // leaves the bus, the answer never sent
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if running, err := Quit(ctx, t.TempDir()); !running || err != nil {
+		t.Fatalf("Quit = %v, %v; want true, nil", running, err)
 	}
 }
