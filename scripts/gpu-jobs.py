@@ -109,11 +109,15 @@ def main():
         return 2
     cli, sim = sys.argv[1], "--sim" in sys.argv[2:]
     dev = "cpu" if sim else "cuda"
+    # The runs' lengths and the settings' windows, in units of 2 s on a
+    # GPU; under --sim, where only the harness is tested, of 1 s.
+    unit = 1 if sim else 2
     work = tempfile.mkdtemp(prefix="gpucanary-jobs-")
     conf = os.path.join(work, "config", "gpucanary")
     os.makedirs(conf)
     with open(os.path.join(conf, "config.toml"), "w") as f:
-        f.write('refresh = "500ms"\njob_min_runtime = "5s"\nstall_arm_after = "3s"\nstall_window = "5s"\ndiscover_home = false\n')
+        f.write('refresh = "500ms"\njob_min_runtime = "%ds"\nstall_arm_after = "%ds"\nstall_window = "%ds"\ndiscover_home = false\n'
+                % (unit * 5 // 2, unit * 3 // 2, unit * 5 // 2))
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "config"),
                XDG_STATE_HOME=os.path.join(work, "state"), XDG_CACHE_HOME=os.path.join(work, "cache"))
     args = [cli]
@@ -144,16 +148,16 @@ def main():
         train = os.path.join(work, "train.py")
         with open(train, "w") as f:
             f.write(JOB)
-        for mode, seconds in (("finish", 12), ("killed", 0), ("oom", 10)):
+        for mode, seconds in (("finish", 6 * unit), ("killed", 0), ("oom", 5 * unit)):
             log = open(os.path.join(work, mode + ".log"), "w")
             jobs[mode] = subprocess.Popen([sys.executable, train, mode, dev, str(seconds)],
                                           stdout=log, stderr=log, cwd=work)
             log.close()
         if sim:
             write_json(scenario, sim_scenario([p.pid for p in jobs.values()]))
-        # The killed job dies at 12 s, by which time it has run past
+        # The killed job dies at 6 units, by which time it has run past
         # job_min_runtime however loaded the machine.
-        time.sleep(12)
+        time.sleep(6 * unit)
         jobs["killed"].send_signal(signal.SIGKILL)
         deadline = time.time() + 90
         want = {p.pid: m for m, p in jobs.items()}
@@ -171,7 +175,7 @@ def main():
 
         # A run that computes, then idles holding its memory: stalled.
         log = open(os.path.join(work, "stall.log"), "w")
-        jobs["stall"] = stall = subprocess.Popen([sys.executable, train, "stall", dev, "12"],
+        jobs["stall"] = stall = subprocess.Popen([sys.executable, train, "stall", dev, str(6 * unit)],
                                                  stdout=log, stderr=log, cwd=work)
         log.close()
         if sim:
