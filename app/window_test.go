@@ -502,17 +502,23 @@ func (e *endWatcher) QuietJob(pid int, _ time.Time) error {
 	return nil
 }
 
-// TestTellMeWhenItEnds: "Tell me when it ends" asks the engine about the
-// selected process (by PID and start time), then says it will, and is
-// not offered again for that process; nothing chosen, nothing offered.
-func TestTellMeWhenItEnds(t *testing.T) {
+// procsOnEndWatcher is the Processes window on the golden state, its
+// engine recording what it is asked of the processes' ends.
+func procsOnEndWatcher(t *testing.T) (*procsWindow, *endWatcher) {
 	a := test.NewTempApp(t)
 	eng := &endWatcher{}
 	d := goldenDeps()
 	d.Engine = eng
-	u := newUI(a, d)
-	p := newProcsWindow(u.wins)
+	p := newProcsWindow(newUI(a, d).wins)
 	p.refresh(goldenState())
+	return p, eng
+}
+
+// TestTellMeWhenItEnds: "Tell me when it ends" asks the engine about the
+// selected process (by PID and start time), then says it will, and is
+// not offered again for that process; nothing chosen, nothing offered.
+func TestTellMeWhenItEnds(t *testing.T) {
+	p, eng := procsOnEndWatcher(t)
 	if !p.end.Disabled() {
 		t.Error("offered with no process chosen")
 	}
@@ -531,13 +537,7 @@ func TestTellMeWhenItEnds(t *testing.T) {
 // it asks the engine to quiet the job (by PID and start time) and says
 // so, and is not offered again for it.
 func TestNotThisJob(t *testing.T) {
-	a := test.NewTempApp(t)
-	eng := &endWatcher{}
-	d := goldenDeps()
-	d.Engine = eng
-	u := newUI(a, d)
-	p := newProcsWindow(u.wins)
-	p.refresh(goldenState())
+	p, eng := procsOnEndWatcher(t)
 	if !p.quiet.Disabled() {
 		t.Error("offered with no process chosen")
 	}

@@ -55,43 +55,8 @@ func TestDesktop(t *testing.T) {
 
 	cmd := exec.Command(bin, "--gpu-sim", sim)
 	cmd.Env = homeEnviron(home)
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "gpucanary.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState != nil {
-			return // ended by Quit
-		}
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("gpucanary's log:\n%s", b)
-		}
-	})
-
 	// The StatusNotifierItem is registered with the watcher.
-	item := waitFor(t, 20*time.Second, "the tray item to register", func() (string, bool) {
-		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
-			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
-		if err != nil {
-			return "", false
-		}
-		items, _ := v.Value().([]string)
-		if len(items) == 0 {
-			return "", false
-		}
-		name, _, _ := strings.Cut(items[0], "/")
-		return name, true
-	})
+	item := startTray(t, conn, cmd)
 
 	// Its menu lists the environment (once the engine read it) and the windows.
 	var menu map[string]int32

@@ -25,6 +25,9 @@ func startTray(t *testing.T, conn *dbus.Conn, cmd *exec.Cmd) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if cmd.ProcessState != nil {
+			return // ended by the test (its Quit)
+		}
 		cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
