@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/shell"
@@ -17,11 +18,16 @@ import (
 // ("flag provided but not defined: -nope", "invalid value \"0s\" for flag
 // -timeout: …"); the help spells long flags --name, and so should the
 // error. A one-letter flag keeps its one dash, as the help writes it (-o).
-var flagNamed = regexp.MustCompile(`^(flag provided but not defined: |flag needs an argument: |invalid boolean value "(?:[^"\\]|\\.)*" for |invalid value "(?:[^"\\]|\\.)*" for flag )-([^-\s:=][^\s:=]+)(:|$)`)
+//
+// Compiled at first use, not at each start of the program (a check's
+// start does not pay for it).
+var flagNamed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(flag provided but not defined: |flag needs an argument: |invalid boolean value "(?:[^"\\]|\\.)*" for |invalid value "(?:[^"\\]|\\.)*" for flag )-([^-\s:=][^\s:=]+)(:|$)`)
+})
 
 // flagError is the flag package's error as GPU Canary prints it.
 func flagError(err error) string {
-	return flagNamed.ReplaceAllString(err.Error(), "$1--$2$3")
+	return flagNamed().ReplaceAllString(err.Error(), "$1--$2$3")
 }
 
 // operands is how many arguments besides flags a command takes. The zero

@@ -262,11 +262,11 @@ func FuzzParseScenario(f *testing.F) {
 		if !st.Simulated || st.Devices == nil || len(st.Devices) > 0 && !st.HasDriver() {
 			t.Fatalf("parsed state = %s", dump(st))
 		}
-		if st.Driver != "" && !simDriverVersion.MatchString(st.Driver) || st.CUDADriver != "" && (st.Driver == "" || !simCUDAVersion.MatchString(st.CUDADriver)) {
+		if st.Driver != "" && !simDriverVersion().MatchString(st.Driver) || st.CUDADriver != "" && (st.Driver == "" || !simCUDAVersion().MatchString(st.CUDADriver)) {
 			t.Fatalf("bad driver %s", dump(st))
 		}
 		for i, d := range st.Devices {
-			if d.Index != i || d.Name == "" || d.Processes == nil || d.ComputeCapability != "" && !simComputeCapability.MatchString(d.ComputeCapability) ||
+			if d.Index != i || d.Name == "" || d.Processes == nil || d.ComputeCapability != "" && !simComputeCapability().MatchString(d.ComputeCapability) ||
 				d.MemoryTotalBytes > maxMemoryBytes || d.UtilizationGPU != nil && *d.UtilizationGPU > maxPercent {
 				t.Fatalf("bad device %s", dump(d))
 			}

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // checkKeys walks raw as the JSON of a value of type t and refuses what
@@ -121,13 +122,16 @@ func fieldPath(where, key string) string {
 }
 
 // What a driver can say, as patterns and bounds.
+// Compiled at first use, not at each start of the program: only a
+// simulated GPU's scenario is checked with them, and regexps were a
+// seventh of a check's start (docs/performance.md).
 var (
 	// simDriverVersion is an NVIDIA driver version: "550.54.15", "580".
-	simDriverVersion = regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,5}){0,3}$`)
+	simDriverVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,5}){0,3}$`) })
 	// simCUDAVersion is the CUDA version a driver supports: "12.4".
-	simCUDAVersion = regexp.MustCompile(`^[1-9][0-9]?\.[0-9]{1,2}$`)
+	simCUDAVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]?\.[0-9]{1,2}$`) })
 	// simComputeCapability is major.minor: "8.0", "12.0".
-	simComputeCapability = regexp.MustCompile(`^[1-9][0-9]?\.[0-9]$`)
+	simComputeCapability = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]?\.[0-9]$`) })
 )
 
 const (
@@ -143,16 +147,16 @@ const (
 // and numbers out of any GPU's range.
 func (sc scenario) check() error {
 	switch {
-	case sc.Driver != "" && !simDriverVersion.MatchString(sc.Driver):
+	case sc.Driver != "" && !simDriverVersion().MatchString(sc.Driver):
 		return fmt.Errorf("driver %q is not an NVIDIA driver version (digits and dots, like \"550.54.15\")", sc.Driver)
-	case sc.CUDADriver != "" && !simCUDAVersion.MatchString(sc.CUDADriver):
+	case sc.CUDADriver != "" && !simCUDAVersion().MatchString(sc.CUDADriver):
 		return fmt.Errorf("cuda_driver %q is not a CUDA version (major.minor, like \"12.4\")", sc.CUDADriver)
 	case sc.CUDADriver != "" && sc.Driver == "":
 		return fmt.Errorf("cuda_driver is given but driver is not")
 	}
 	for i, d := range sc.Devices {
 		where := fmt.Sprintf("devices[%d]", i)
-		if d.ComputeCapability != "" && !simComputeCapability.MatchString(d.ComputeCapability) {
+		if d.ComputeCapability != "" && !simComputeCapability().MatchString(d.ComputeCapability) {
 			return fmt.Errorf("%s: compute_capability %q is not a compute capability (major.minor, like \"8.0\")", where, d.ComputeCapability)
 		}
 		if err := checkRanges(where, d); err != nil {

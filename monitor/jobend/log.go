@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gpucanary/gpucanary/monitor/procs"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
@@ -86,18 +87,22 @@ func readTail(l Log) ([]byte, bool) {
 	return b, true
 }
 
+// Compiled at first use, not at each start of the program: a check
+// runs none of them, and regexps were a seventh of its start (docs/performance.md).
 var (
 	// outOfMemory is torch's CUDA OOM, as the exception's name
 	// (torch.OutOfMemoryError, torch.cuda.OutOfMemoryError) or its text.
-	outOfMemory = regexp.MustCompile(`OutOfMemoryError|CUDA out of memory`)
-	cudaError   = regexp.MustCompile(`CUDA error: `)
+	outOfMemory = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`OutOfMemoryError|CUDA out of memory`) })
+	cudaError   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA error: `) })
 	// exceptionLine is the last line of a Python traceback: the
 	// exception's (dotted) name, a colon and its message, or the name
 	// alone.
-	exceptionLine = regexp.MustCompile(`^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning)?(: |$)`)
+	exceptionLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning)?(: |$)`)
+	})
 	// killedLine is what a shell prints when a job it ran was killed
 	// with SIGKILL ("Killed", bash's "line 1: 4242 Killed  python …").
-	killedLine = regexp.MustCompile(`^Killed$|: line \d+: +\d+ Killed\b`)
+	killedLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Killed$|: line \d+: +\d+ Killed\b`) })
 )
 
 // quoteMax bounds a quoted line.
@@ -128,7 +133,7 @@ func scanLog(tail []byte) logVerdict {
 	}
 	if tb >= 0 {
 		for _, l := range lines[tb+1:] {
-			if l[0] != ' ' && l[0] != '\t' && exceptionLine.MatchString(l) {
+			if l[0] != ' ' && l[0] != '\t' && exceptionLine().MatchString(l) {
 				exc = l
 				break
 			}
@@ -144,22 +149,22 @@ func scanLog(tail []byte) logVerdict {
 	}
 	v := logVerdict{}
 	switch {
-	case outOfMemory.MatchString(exc):
+	case outOfMemory().MatchString(exc):
 		v.err, v.quote = "ran out of GPU memory", exc
-	case exc == "" && last(outOfMemory) != "":
-		v.err, v.quote = "ran out of GPU memory", last(outOfMemory)
-	case cudaError.MatchString(exc):
+	case exc == "" && last(outOfMemory()) != "":
+		v.err, v.quote = "ran out of GPU memory", last(outOfMemory())
+	case cudaError().MatchString(exc):
 		v.err, v.quote = "a CUDA error", exc
-	case exc == "" && last(cudaError) != "":
-		v.err, v.quote = "a CUDA error", last(cudaError)
+	case exc == "" && last(cudaError()) != "":
+		v.err, v.quote = "a CUDA error", last(cudaError())
 	case strings.HasPrefix(exc, "KeyboardInterrupt"):
 		v.err, v.quote = "interrupted (Ctrl-C)", exc
 	case exc != "":
 		v.err, v.quote = "an unhandled Python exception", exc
 	case tb >= 0:
 		v.err, v.quote = "an unhandled Python exception", lines[len(lines)-1]
-	case last(killedLine) != "":
-		v.err, v.quote = "killed (SIGKILL, as its shell reported)", last(killedLine)
+	case last(killedLine()) != "":
+		v.err, v.quote = "killed (SIGKILL, as its shell reported)", last(killedLine())
 	default:
 		v.clean = true
 	}

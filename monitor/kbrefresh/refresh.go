@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor/config"
@@ -317,13 +318,18 @@ func offlineHint(err error) string {
 }
 
 // anchor is one link of a simple index page: its href and its text.
-var anchor = regexp.MustCompile(`(?is)<a\s[^>]*href\s*=\s*["']([^"']*)["'][^>]*>(.*?)</a>`)
+//
+// Compiled at first use, not at each start of the program (a check's
+// start does not pay for it).
+var anchor = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)<a\s[^>]*href\s*=\s*["']([^"']*)["'][^>]*>(.*?)</a>`)
+})
 
 // Parse reads the torch wheels a PEP 503 page links to, by file name:
 // the link's text, else the last part of its href.
 func Parse(page string) []kb.Wheel {
 	var out []kb.Wheel
-	for _, m := range anchor.FindAllStringSubmatch(page, -1) {
+	for _, m := range anchor().FindAllStringSubmatch(page, -1) {
 		name := strings.TrimSpace(html.UnescapeString(m[2]))
 		if !strings.HasSuffix(name, ".whl") {
 			href := html.UnescapeString(m[1])

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The report's README promises that the bundle holds no secrets, and
@@ -79,22 +80,30 @@ var userPassFlags = map[string][]string{
 	"curl": {"-u", "--user", "--proxy-user", "-U"},
 }
 
+// Compiled at first use, not at each start of the program: a check
+// runs none of them, and regexps were a seventh of its start (docs/performance.md).
 var (
 	// urlCreds matches user:password@ in a URL anywhere in an argument.
-	urlCreds = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^/\s@]*@`)
+	urlCreds = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^/\s@]*@`) })
 	// queryParam matches one key=value of a URL's query or fragment.
-	queryParam = regexp.MustCompile(`([?&#;])([^=&#\s]+)=([^&#\s]*)`)
+	queryParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([?&#;])([^=&#\s]+)=([^&#\s]*)`) })
 	// tokenShape matches the tokens that announce themselves: Hugging
 	// Face, GitHub, OpenAI-style, Slack, AWS access key IDs, JWTs.
-	tokenShape = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
+	tokenShape = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(hf_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b`)
+	})
 	// authScheme matches "Bearer X" and "Basic X" wherever they stand.
-	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}`)
+	authScheme = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}`)
+	})
 	// secretPair matches name=value and name: value inside free text (a
 	// python -c program, a libpq connection string "host=db password=x",
 	// JSON's "api_key": "x"): the name, what joins it to its value (a
 	// closing quote, blanks, = or :), and the value, quoted (with
 	// backslash escapes) or up to a blank or a delimiter.
-	secretPair = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)(["']?\s*[=:]\s*)("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^\s"',;&)}\]]+)`)
+	secretPair = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)(["']?\s*[=:]\s*)("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^\s"',;&)}\]]+)`)
+	})
 )
 
 // Redact hides secrets in a command line before it is shown or written.
@@ -182,11 +191,11 @@ func redactValue(a string) string {
 	// Each pattern runs only where what it needs is there: most arguments
 	// hold none of it, and a process's first scan redacts every one.
 	if strings.Contains(a, "://") && strings.Contains(a, "@") {
-		a = urlCreds.ReplaceAllString(a, "$1:***@")
+		a = urlCreds().ReplaceAllString(a, "$1:***@")
 	}
 	if strings.Contains(a, "=") && strings.ContainsAny(a, "?&#;") {
-		a = queryParam.ReplaceAllStringFunc(a, func(m string) string {
-			sub := queryParam.FindStringSubmatch(m)
+		a = queryParam().ReplaceAllStringFunc(a, func(m string) string {
+			sub := queryParam().FindStringSubmatch(m)
 			if secretName(sub[2]) && sub[3] != "" {
 				return sub[1] + sub[2] + "=***"
 			}
@@ -194,16 +203,16 @@ func redactValue(a string) string {
 		})
 	}
 	if strings.ContainsAny(a, " \t\n") {
-		a = authScheme.ReplaceAllStringFunc(a, func(m string) string {
+		a = authScheme().ReplaceAllStringFunc(a, func(m string) string {
 			scheme, _, _ := strings.Cut(m, " ")
 			return scheme + " ***"
 		})
 	}
 	if strings.ContainsAny(a, "=:") {
-		a = secretPair.ReplaceAllStringFunc(a, hidePairValue)
+		a = secretPair().ReplaceAllStringFunc(a, hidePairValue)
 	}
 	if slices.ContainsFunc(tokenPrefixes, func(p string) bool { return strings.Contains(a, p) }) {
-		a = tokenShape.ReplaceAllString(a, "***")
+		a = tokenShape().ReplaceAllString(a, "***")
 	}
 	return a
 }
@@ -214,7 +223,7 @@ var tokenPrefixes = []string{"hf_", "gh", "github_pat_", "sk-", "xox", "AKIA", "
 // hidePairValue hides the value of a secretPair match whose name is a
 // secret's, in the quotes it stood in.
 func hidePairValue(m string) string {
-	sub := secretPair.FindStringSubmatch(m)
+	sub := secretPair().FindStringSubmatch(m)
 	if !secretName(sub[1]) {
 		return m
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -190,7 +191,10 @@ const (
 
 // variantSegment finds a PyTorch index variant in a registry URL
 // (https://download.pytorch.org/whl/cu121, a mirror's .../cu121/).
-var variantSegment = regexp.MustCompile(`/(cu\d+|cpu|rocm[\d.]*|xpu)(/|$)`)
+//
+// Compiled at first use, not at each start of the program (a check's
+// start does not pay for it).
+var variantSegment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/(cu\d+|cpu|rocm[\d.]*|xpu)(/|$)`) })
 
 // build tells which build of torch this entry installs on platform.
 func (t TorchSource) build(platform string) string {
@@ -227,7 +231,7 @@ func (t TorchSource) variant(platform string) (build, tag string) {
 		local, _, _ = strings.Cut(local, "-")
 		return kind(local)
 	}
-	if m := variantSegment.FindStringSubmatch(strings.TrimRight(t.Registry, "/")); m != nil {
+	if m := variantSegment().FindStringSubmatch(strings.TrimRight(t.Registry, "/")); m != nil {
 		return kind(m[1])
 	}
 	if strings.HasPrefix(t.Registry, "http") && !strings.HasSuffix(t.Registry, ".whl") {

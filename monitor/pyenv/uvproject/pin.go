@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -217,22 +218,24 @@ func PinText(src []byte, indexBase, tag string, packages []string) ([]byte, bool
 	return res, true, nil
 }
 
+// Compiled at first use, not at each start of the program: a check
+// runs none of them, and regexps were a seventh of its start (docs/performance.md).
 var (
-	safeTag  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	safeName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`) // PEP 508 names
-	safeURL  = regexp.MustCompile(`^https?://[^\s"'\\]+$`)
+	safeTag  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
+	safeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`) }) // PEP 508 names
+	safeURL  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^https?://[^\s"'\\]+$`) })
 )
 
 // checkPinArgs keeps what goes into the TOML strings plain.
 func checkPinArgs(indexBase, tag string, packages []string) error {
-	if !safeURL.MatchString(indexBase) || !safeTag.MatchString(tag) {
+	if !safeURL().MatchString(indexBase) || !safeTag().MatchString(tag) {
 		return fmt.Errorf("pinning an index: %q + %q is not an index URL", indexBase, tag)
 	}
 	if len(packages) == 0 {
 		return errors.New("pinning an index: no packages to pin")
 	}
 	for _, p := range packages {
-		if !safeName.MatchString(p) {
+		if !safeName().MatchString(p) {
 			return fmt.Errorf("pinning an index: %q is not a package name", p)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // GPU Canary never runs a .pth file's import lines, but Python does,
@@ -60,7 +61,12 @@ var eggTail = []string{"new=sys.path[sys.__plen:]", "delsys.path[sys.__plen:]", 
 const eggMark = "sys.__plen=len(sys.path)"
 
 // importStmt matches a plain import statement (import sys, os as o).
-var importStmt = regexp.MustCompile(`^import\s+[A-Za-z_][\w.]*(\s+as\s+\w+)?(\s*,\s*[A-Za-z_][\w.]*(\s+as\s+\w+)?)*$`)
+//
+// Compiled at first use, not at each start of the program (a check's
+// start does not pay for it).
+var importStmt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^import\s+[A-Za-z_][\w.]*(\s+as\s+\w+)?(\s*,\s*[A-Za-z_][\w.]*(\s+as\s+\w+)?)*$`)
+})
 
 // pathWords are what a statement that changes the import path says: a
 // statement with none of them is taken to leave sys.path alone.
@@ -74,7 +80,7 @@ func ReadCode(code string) Effect {
 	}
 	var rest []string
 	for _, s := range stmts {
-		if !importStmt.MatchString(s) {
+		if !importStmt().MatchString(s) {
 			rest = append(rest, s)
 		}
 	}
@@ -107,12 +113,15 @@ func ReadCode(code string) Effect {
 // does to sys.path cannot be read from the line ("import sys;
 // exec(base64.b64decode('…'))" that puts a CPU torch first), so such a
 // line is taken as one that touches it.
-var dynamicCode = regexp.MustCompile(`\b(exec|eval|compile)\s*\(`)
+//
+// Compiled at first use, not at each start of the program (a check's
+// start does not pay for it).
+var dynamicCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(exec|eval|compile)\s*\(`) })
 
 // touchesPath reports whether a statement may change sys.path: it names
 // it (pathWords), or it runs code built at run time (dynamicCode).
 func touchesPath(s string) bool {
-	if dynamicCode.MatchString(s) {
+	if dynamicCode().MatchString(s) {
 		return true
 	}
 	for _, w := range pathWords {
