@@ -38,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gpucanary/gpucanary/monitor/cachefiles"
 	"github.com/gpucanary/gpucanary/monitor/owned"
@@ -225,6 +226,14 @@ func (s *Store) shard(path string) *shard {
 	if err != nil {
 		sh.dirty = true // written again, whole, at Flush
 	}
+	if s.n+len(facts) <= Limit {
+		// the file's map is the shard's: not built a second time
+		if facts != nil {
+			sh.m = facts
+		}
+		s.n += len(facts)
+		return sh
+	}
 	for k, f := range facts {
 		if s.n >= Limit {
 			break
@@ -330,7 +339,9 @@ func load(file, scope string) (map[key]fact, error) {
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, errDamaged
 	}
-	d := decoder{text: string(body), at: len(magic)}
+	// The text is the bytes just read, never written again: a string
+	// over them, not a second copy of the file.
+	d := decoder{text: unsafe.String(unsafe.SliceData(body), len(body)), at: len(magic)}
 	if got, ok := d.str(); !ok || got != scope {
 		return nil, errMalformed // another scope's (a hash collision) or cut short
 	}
