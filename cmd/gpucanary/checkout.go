@@ -26,9 +26,9 @@ type checkOutput interface {
 // its verdict for the exit status.
 type checkedEnv struct {
 	verdict monitor.Verdict
-	rep     monitor.EnvReport // the report, for an output that writes the whole result at the end
-	json    []byte            // the report encoded, for the JSON output
-	err     error             // why it could not be encoded
+	rep     monitor.EnvReport  // the report, for an output that writes the whole result at the end
+	json    jsonout.EncodedEnv // the report encoded, for the JSON output
+	err     error              // why it could not be encoded
 }
 
 // wholeOutput is an output of the whole result at its end (text,
@@ -84,7 +84,7 @@ func (j *jsonOutput) begin(std stdio, res monitor.CheckResult) {
 }
 
 func (j *jsonOutput) prepare(rep monitor.EnvReport) checkedEnv {
-	data, err := jsonout.EnvJSON(rep)
+	data, err := jsonout.EncodeEnv(rep)
 	return checkedEnv{verdict: rep.Verdict, json: data, err: err}
 }
 
@@ -92,7 +92,7 @@ func (j *jsonOutput) env(e checkedEnv) error {
 	if e.err != nil {
 		return fmt.Errorf("writing JSON: %w", e.err)
 	}
-	j.w.EnvBytes(e.json)
+	j.w.WriteEnv(e.json)
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/gpucanary/gpucanary/monitor"
@@ -76,37 +77,69 @@ func (c *CheckWriter) Begin(r monitor.CheckResult) {
 	c.w.WriteString("\n  \"envs\": [")
 }
 
-// EnvJSON is one environment's report as Env writes it: indented at its
-// place in the frame. A reader may encode reports on several goroutines
-// with it and hand the bytes to EnvBytes in order.
-func EnvJSON(e monitor.EnvReport) ([]byte, error) {
+// compactEncoder encodes a report, compact, into its buffer, from which
+// the report's indented bytes are made: one per goroutine encoding at
+// the time, reused.
+type compactEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var (
+	compactEncoders = sync.Pool{New: func() any {
+		c := &compactEncoder{}
+		c.enc = json.NewEncoder(&c.buf)
+		return c
+	}}
+	// envBuffers hold encoded reports until they are written: as many as
+	// are read ahead of the writer, reused. Fresh memory per report was a
+	// tenth of a 20-environment check's time (docs/performance.md).
+	envBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+)
+
+// EncodedEnv is one environment's report encoded by EncodeEnv, for
+// WriteEnv.
+type EncodedEnv struct{ b *bytes.Buffer }
+
+// EncodeEnv encodes one environment's report as Env writes it: indented
+// at its place in the frame. A reader may encode reports on several
+// goroutines with it and hand them to WriteEnv in order.
+func EncodeEnv(r monitor.EnvReport) (EncodedEnv, error) {
+	c := compactEncoders.Get().(*compactEncoder)
+	defer compactEncoders.Put(c)
+	c.buf.Reset()
+	if err := r.EncodeJSON(c.enc); err != nil {
+		return EncodedEnv{}, fmt.Errorf("encoding the report on %s: %w", r.Path, err)
+	}
 	// The report's own encoding, indented: what MarshalIndent writes,
 	// without the pass in which it checks and compacts what a
 	// json.Marshaler returned (a third pass over a thousand reports).
-	b, err := e.MarshalJSON()
-	if err != nil {
-		return nil, err
+	out := envBuffers.Get().(*bytes.Buffer)
+	out.Reset()
+	if err := json.Indent(out, bytes.TrimSuffix(c.buf.Bytes(), []byte("\n")), "    ", "  "); err != nil {
+		envBuffers.Put(out)
+		return EncodedEnv{}, fmt.Errorf("encoding the report on %s: %w", r.Path, err)
 	}
-	var out bytes.Buffer
-	out.Grow(len(b) + len(b)/2)
-	if err := json.Indent(&out, b, "    ", "  "); err != nil {
-		return nil, fmt.Errorf("encoding the report on %s: %w", e.Path, err)
-	}
-	return out.Bytes(), nil
+	return EncodedEnv{out}, nil
 }
 
 // Env writes one environment's report.
-func (c *CheckWriter) Env(e monitor.EnvReport) {
-	b, err := EnvJSON(e)
+func (c *CheckWriter) Env(r monitor.EnvReport) {
+	e, err := EncodeEnv(r)
 	if err != nil {
 		c.err = cmp.Or(c.err, err)
 		return
 	}
-	c.EnvBytes(b)
+	c.WriteEnv(e)
 }
 
-// EnvBytes writes one environment's report encoded by EnvJSON.
-func (c *CheckWriter) EnvBytes(b []byte) {
+// WriteEnv writes one environment's report encoded by EncodeEnv, and
+// lets its encoder go to the next report.
+func (c *CheckWriter) WriteEnv(env EncodedEnv) {
+	if env.b == nil {
+		return
+	}
+	defer envBuffers.Put(env.b)
 	if c.err != nil {
 		return
 	}
@@ -114,7 +147,7 @@ func (c *CheckWriter) EnvBytes(b []byte) {
 		c.w.WriteString(",")
 	}
 	c.w.WriteString("\n    ")
-	c.w.Write(b)
+	c.w.Write(env.b.Bytes())
 	c.n++
 }
 
