@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 	"runtime/debug"
 	"time"
 
@@ -72,6 +73,8 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 	found, bad := g.checkTargets(ctx, paths)
 	res := inspect.Start(b.Snapshot(ctx))
 	o, k, rd := g.healthOptions(), g.keeper(), envReader()
+	// A check is a snapshot: each path's status is looked at once.
+	rd.Disk = disk.NewOnce(rd.Disk)
 	// Each report is made ready for out (its guard marked, JSON encoded)
 	// by the worker that read it: on every core, not after the reads on
 	// one.

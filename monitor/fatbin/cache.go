@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -80,6 +81,13 @@ func (c *Cache) ReadFile(path string) (Kernels, error) {
 	if err != nil {
 		return Kernels{}, err
 	}
+	return c.ReadStated(path, fi)
+}
+
+// ReadStated is ReadFile of the file at path whose status the caller has
+// just looked at (fi, os.Stat's): an environment's reader has, and its
+// libraries are not looked at twice.
+func (c *Cache) ReadStated(path string, fi fs.FileInfo) (Kernels, error) {
 	if !fi.Mode().IsRegular() {
 		return Kernels{}, fmt.Errorf("%s is not a regular file", path)
 	}

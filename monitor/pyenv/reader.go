@@ -71,8 +71,12 @@ func (r *Reader) keep(kind, path string, st filefacts.Stamp, value string) {
 // kernels reads the CUDA kernels of the library at path, from the
 // reader's kernel cache when it has one.
 func (r *Reader) kernels(path string) (fatbin.Kernels, error) {
-	if r.Kernels == nil {
-		return (&fatbin.Cache{}).ReadFile(path)
+	fi, err := r.Stat(path)
+	if err != nil {
+		return fatbin.Kernels{}, err
 	}
-	return r.Kernels.ReadFile(path)
+	if r.Kernels == nil {
+		return (&fatbin.Cache{}).ReadStated(path, fi)
+	}
+	return r.Kernels.ReadStated(path, fi)
 }

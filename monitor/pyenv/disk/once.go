@@ -1,0 +1,61 @@
+package disk
+
+import (
+	"io/fs"
+	"sync"
+)
+
+// Once is a disk that looks at each path's status once: what Stat and
+// Lstat answered (an error included) is answered again, and the rest is
+// d's. It is for a one-shot check, a snapshot of the disk, that asks the
+// same of the same path more than once: two readers stat an
+// environment's libraries, and every environment's project search stats
+// the same folders above them up to the root. In this machine's
+// measures a stat is 3 to 6 µs, a fifth of a 20-environment check's
+// lookups were repeats. Not for a reader that lives on (watch, the tray):
+// it would not see the disk change.
+type Once struct {
+	Disk
+	mu    sync.Mutex
+	stat  map[string]status
+	lstat map[string]status
+}
+
+// status is what a Stat or an Lstat answered.
+type status struct {
+	fi  fs.FileInfo
+	err error
+}
+
+// NewOnce is d, each path's status looked at once.
+func NewOnce(d Disk) *Once {
+	return &Once{Disk: d, stat: map[string]status{}, lstat: map[string]status{}}
+}
+
+func (o *Once) Stat(path string) (fs.FileInfo, error) {
+	return o.once(o.stat, path, o.Disk.Stat)
+}
+
+func (o *Once) Lstat(path string) (fs.FileInfo, error) {
+	return o.once(o.lstat, path, o.Disk.Lstat)
+}
+
+// once is m's answer for path, asked of look the first time. Two readers
+// asking at once may both look; the answer kept is the first.
+func (o *Once) once(m map[string]status, path string, look func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
+	o.mu.Lock()
+	s, ok := m[path]
+	o.mu.Unlock()
+	if ok {
+		return s.fi, s.err
+	}
+	fi, err := look(path)
+	o.mu.Lock()
+	if s, ok := m[path]; ok {
+		fi, err = s.fi, s.err
+	} else {
+		m[path] = status{fi, err}
+	}
+	o.mu.Unlock()
+	return fi, err
+}
