@@ -58,9 +58,14 @@ when=$(TZ=UTC date -u -d "$BUILD_DATE" '+%F %T')
 echo "dist-msi: $name (ProductVersion $msi_version)"
 (cd "$stage" && TZ=UTC faketime -f "$when" wixl -a x64 -D Version="$msi_version" -D ProductCode="$product" \
   -o "$stage/out.msi" gpucanary.wxs)
+# wixl writes Root="HKMU" as root 4, which Windows Installer does not
+# know; its HKMU, the root that follows the install's scope (HKCU per
+# user, HKLM with ALLUSERS=1), is -1. Every registry value of the package
+# is HKMU (gpucanary.wxs), so every 4 becomes -1.
 # wixl draws the package code at random and ignores Package/@Id: set it,
 # with the summary's subject, as msibuild writes them.
-TZ=UTC faketime -f "$when" msibuild "$stage/out.msi" -s "GPU Canary $VERSION" "GPU Canary" "x64;1033" "{$package}"
+TZ=UTC faketime -f "$when" msibuild "$stage/out.msi" -q "UPDATE \`Registry\` SET \`Root\` = -1 WHERE \`Root\` = 4" \
+  -s "GPU Canary $VERSION" "GPU Canary" "x64;1033" "{$package}"
 if [ -n "${SIGN_PKCS12:-}" ]; then
   echo "dist-msi: signing $name (osslsigncode, $SIGN_PKCS12)"
   osslsigncode sign -pkcs12 "$SIGN_PKCS12" -readpass "${SIGN_PASSWORD_FILE:?SIGN_PASSWORD_FILE must name the file holding the certificate password}" \

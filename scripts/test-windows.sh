@@ -57,8 +57,12 @@ export WINEPREFIX=$work/prefix WINEDEBUG=-all
 # would ask.
 export WINEDLLOVERRIDES="mscoree=;mshtml="
 boot=
+# msi_e2e makes a folder of the prefix immutable for a moment (chattr +i);
+# a run cut short there must not leave it so, or rm could not remove it.
+msi_immutable=
 cleanup() {
   [ -n "$boot" ] && wait "$boot" 2>/dev/null || true
+  [ -n "$msi_immutable" ] && chattr -i "$msi_immutable" 2>/dev/null || true
   "$wineserver" -k 2>/dev/null || true
   rm -rf "$work"
 }

@@ -3,6 +3,7 @@
 package autostart
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -42,5 +43,62 @@ func TestWindowsAutostartRepoint(t *testing.T) {
 	}
 	if moved, err := Repoint(); moved || err != nil {
 		t.Errorf("Repoint when it already points here: %v, %v", moved, err)
+	}
+}
+
+// TestWindowsAutostartMachine: with the machine's Run value (a per-machine
+// install with AUTOSTART=1) GPU Canary starts at login for the Settings
+// window too; turning it on adds no second start in the user's Run key,
+// and turning it off says only an administrator can, leaving the
+// machine's value alone. Under wine the test may write HKLM (its user is
+// an administrator); it puts back what it found.
+func TestWindowsAutostartMachine(t *testing.T) {
+	machine, _, err := registry.CreateKey(registry.LOCAL_MACHINE, runKey, registry.SET_VALUE|registry.QUERY_VALUE)
+	if err != nil {
+		t.Skipf("HKLM's Run key is not writable here (an administrator's test): %v", err)
+	}
+	t.Cleanup(func() { machine.Close() }) // the last clean-up: the others use it
+	if _, _, err := machine.GetStringValue(runValue); err == nil {
+		t.Skip("the machine's Run key already starts GPU Canary")
+	}
+	user, err := runCommand()
+	if err == nil {
+		t.Cleanup(func() {
+			k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
+			if err == nil {
+				k.SetStringValue(runValue, user)
+				k.Close()
+			}
+		})
+	}
+	if err := Set(false); err != nil {
+		t.Fatal(err)
+	}
+	const line = `"C:\Program Files\GPU Canary\gpucanaryw.exe"`
+	if err := machine.SetStringValue(runValue, line); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { machine.DeleteValue(runValue) })
+
+	if !Enabled() {
+		t.Error("Enabled with the machine's Run value: false")
+	}
+	if err := Set(true); err != nil {
+		t.Errorf("Set(true) with the machine's Run value: %v", err)
+	}
+	if v, err := runCommand(); err == nil {
+		t.Errorf("Set(true) with the machine's Run value wrote the user's too: %s", v)
+	}
+	if err := Set(false); !errors.Is(err, errMachine) {
+		t.Errorf("Set(false) with the machine's Run value: %v, want errMachine", err)
+	}
+	if v, _, err := machine.GetStringValue(runValue); err != nil || v != line {
+		t.Errorf("the machine's Run value is now %q, %v", v, err)
+	}
+	if moved, err := Repoint(); moved || err != nil {
+		t.Errorf("Repoint with only the machine's Run value: %v, %v; want it left to the installer", moved, err)
+	}
+	if v, _, err := machine.GetStringValue(runValue); err != nil || v != line {
+		t.Errorf("Repoint changed the machine's Run value: %q, %v", v, err)
 	}
 }

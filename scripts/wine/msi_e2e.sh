@@ -9,7 +9,8 @@
 # the Run-key value, and leaves %AppData%\gpucanary\config.toml. Between
 # the install and the upgrade, app/shortcut's Windows test stamps the
 # installed shortcut with the AppUserModelID, as the tray's first start
-# does, and reads the .lnk back.
+# does, and reads the .lnk back. Then the same MSI once more, per machine
+# (ALLUSERS=1, msi_per_machine below): installed, stamped, removed.
 #
 # The tray is stopped before the upgrade and the uninstall replace its
 # files: the package runs the installed `gpucanaryw.exe quit`, which asks
@@ -156,4 +157,93 @@ msi_e2e() {
   grep -qx "# the user's settings" "$config" || msi_fail "msiexec /x did not keep $config"
   rm -rf "$(dirname "$config")"
   step "msi: msiexec /x stops the tray, removes every file, keeps config.toml"
+
+  msi_per_machine "$msi1" "$v1" "$user" "$dir" "$lnk"
+}
+
+# msi_per_machine MSI VERSION PROFILE USERDIR USERLNK: the same MSI with
+# ALLUSERS=1 (an administrator's prompt; wine's user is one) installs for
+# every account: the programs in C:\Program Files\GPU Canary, the shortcut
+# in the all-users Start menu, the product and its key paths under HKLM,
+# and with AUTOSTART=1 the Run value in HKLM's Run key; nothing in the
+# user's profile or HKCU. The tray of an account that may not write the
+# all-users shortcut leaves it alone without an error, an administrator's
+# stamps it (app/shortcut's TestStampPerMachineShortcut). Uninstalling it
+# as Settings > Apps does (the entry's UninstallString, msiexec /x
+# {ProductCode}, no ALLUSERS given) stops the tray and removes it all.
+msi_per_machine() {
+  local msi=$1 v=$2 user=$3 userdir=$4 userlnk=$5
+  local out=$work/msi.out
+  local dir="$WINEPREFIX/drive_c/Program Files/GPU Canary"
+  local menu="$WINEPREFIX/drive_c/ProgramData/Microsoft/Windows/Start Menu/Programs"
+  local lnk="$menu/GPU Canary.lnk"
+  local f entries run code
+  if ! "$wine" msiexec /i "$(winpath "$msi")" /qn ALLUSERS=1 AUTOSTART=1 /l*v "$(winpath "$work/msi-m1.log")" >"$out" 2>&1; then
+    msi_fail "msiexec /i ALLUSERS=1 failed" "$out"; return
+  fi
+  for f in gpucanaryw.exe gpucanary.exe LICENSE.txt THIRD_PARTY_LICENSES.txt README.md; do
+    [ -f "$dir/$f" ] || msi_fail "msiexec /i ALLUSERS=1 installed no $dir/$f"
+  done
+  [ ! -e "$userdir" ] || msi_fail "msiexec /i ALLUSERS=1 installed into the user's profile ($userdir)"
+  [ -f "$lnk" ] || msi_fail "msiexec /i ALLUSERS=1 made no all-users shortcut $lnk"
+  [ ! -e "$userlnk" ] || msi_fail "msiexec /i ALLUSERS=1 made a shortcut in the user's Start menu"
+  "$wine" reg query 'HKLM\Software\Classes\Installer\Products' /s 2>/dev/null | tr -d '\r' | grep -q 'ProductName *REG_SZ *GPU Canary$' ||
+    msi_fail "the product is not registered for the machine (HKLM\\Software\\Classes\\Installer\\Products)"
+  "$wine" reg query 'HKCU\Software\Microsoft\Installer\Products' /s 2>/dev/null | tr -d '\r' | grep -q 'ProductName *REG_SZ *GPU Canary$' &&
+    msi_fail "a per-machine install registered the product for the user"
+  entries=$(msi_entries)
+  [ "$(grep -c . <<<"$entries")" = 1 ] && grep -q '^HKEY_LOCAL_MACHINE\\.* '"$v"'$' <<<"$entries" ||
+    msi_fail "uninstall entries after /i ALLUSERS=1: '$entries', want one of $v in HKLM"
+  # The components' key paths (Root -1, HKMU) went to HKLM, not HKCU.
+  "$wine" reg query 'HKLM\Software\GPU Canary\Installer' /v Programs 2>/dev/null | tr -d '\r' | grep -q 'REG_SZ *C:\\Program Files\\GPU Canary\\$' ||
+    msi_fail "no key path under HKLM\\Software\\GPU Canary\\Installer naming C:\\Program Files\\GPU Canary"
+  "$wine" reg query 'HKCU\Software\GPU Canary' >/dev/null 2>&1 && msi_fail "a per-machine install wrote HKCU\\Software\\GPU Canary"
+  run=$("$wine" reg query 'HKLM\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' 2>/dev/null | tr -d '\r' | sed -n 's/.*REG_SZ *//p')
+  [ "$run" = '"C:\Program Files\GPU Canary\gpucanaryw.exe"' ] || msi_fail "AUTOSTART=1 ALLUSERS=1 wrote HKLM's Run key as '$run'"
+  "$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' >/dev/null 2>&1 &&
+    msi_fail "AUTOSTART=1 ALLUSERS=1 wrote the user's Run key"
+  step "msi: ALLUSERS=1 installs per machine (Program Files, all-users menu, HKLM)"
+
+  # The tray's stamp of the all-users shortcut: first as an account that
+  # may not write it (the folder immutable: wine answers access denied),
+  # then as an administrator; the shell still reads the stamped file.
+  if [ ! -x "$work/bin/shortcut.test.exe" ]; then
+    msi_fail "no app/shortcut test binary (see its build above)"
+  else
+    if chattr +i "$menu" 2>"$out"; then
+      msi_immutable=$menu
+      (cd app/shortcut && GPUCANARY_MSI_PER_MACHINE=denied "$wine" "$work/bin/shortcut.test.exe" -test.run '^TestStampPerMachineShortcut$' -test.v >"$out" 2>&1)
+      chattr -i "$menu"
+      msi_immutable=
+      grep -q -- '--- PASS: TestStampPerMachineShortcut' "$out" || msi_fail "the tray of an account that may not write the all-users shortcut" "$out"
+    else
+      echo "test-windows: note: chattr +i is not permitted here ($(cat "$out")); the all-users shortcut's refused write is not tested"
+    fi
+    if ! (cd app/shortcut && GPUCANARY_MSI_PER_MACHINE=1 "$wine" "$work/bin/shortcut.test.exe" -test.run '^TestStampPerMachineShortcut$' -test.v >"$out" 2>&1) ||
+      ! grep -q -- '--- PASS: TestStampPerMachineShortcut' "$out"; then
+      msi_fail "stamping the all-users shortcut's AppUserModelID" "$out"
+    elif ! "$wine" "$work/bin/lnktarget.exe" "$(winpath "$lnk")" >"$out" 2>&1 ||
+      ! tr -d '\r' <"$out" | grep -qx 'C:\\Program Files\\GPU Canary\\gpucanaryw.exe'; then
+      msi_fail "the shell no longer reads the stamped all-users shortcut's target" "$out"
+    else
+      step "msi: the all-users shortcut: left alone unwritable, stamped by an admin"
+    fi
+  fi
+
+  code=$("$wine" reg query "${entries%% *}" /v UninstallString 2>/dev/null | tr -d '\r' | sed -n 's/.*REG_EXPAND_SZ *MsiExec.exe \/X\({[0-9A-F-]*}\)$/\1/p')
+  [ -n "$code" ] || { msi_fail "no msiexec /X{ProductCode} in the uninstall entry ${entries%% *}"; return; }
+  msi_hold || return 0 # said why; the steps after need it
+  if ! "$wine" msiexec /x "$code" /qn >"$out" 2>&1; then
+    msi_release
+    msi_fail "msiexec /x $code (per machine) failed" "$out"; return
+  fi
+  msi_released "msiexec /x of the per-machine install"
+  [ ! -e "$dir" ] || msi_fail "msiexec /x left $(find "$dir" | tr '\n' ' ')"
+  [ ! -e "$lnk" ] || msi_fail "msiexec /x left the all-users shortcut"
+  [ -z "$(msi_entries)" ] || msi_fail "msiexec /x left the uninstall entry: $(msi_entries)"
+  "$wine" reg query 'HKLM\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left HKLM's Run value"
+  "$wine" reg query 'HKLM\Software\GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left HKLM\\Software\\GPU Canary"
+  "$wine" reg query 'HKLM\Software\Classes\Installer\Products' /s 2>/dev/null | tr -d '\r' | grep -q 'ProductName *REG_SZ *GPU Canary$' &&
+    msi_fail "msiexec /x left the product registered for the machine"
+  step "msi: msiexec /X{ProductCode} removes the per-machine install"
 }

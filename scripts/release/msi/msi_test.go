@@ -76,6 +76,15 @@ func table(t *testing.T, msi, name string) [][]string {
 	return rows
 }
 
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("a sequence number: %v", err)
+	}
+	return n
+}
+
 // find returns the rows whose column col is v.
 func find(rows [][]string, col int, v string) [][]string {
 	var got [][]string
@@ -134,12 +143,23 @@ func TestTables(t *testing.T) {
 		t.Errorf("Shortcut: %q, want GPU Canary in the Start menu starting the tray", sc)
 	}
 
-	// Per-user components: each keyed by an HKCU value (Root 1).
+	// Every registry value, each component's key path among them, is
+	// under HKMU (Root -1): HKCU per user, HKLM with ALLUSERS=1. wixl
+	// writes HKMU as 4, which is no root; scripts/dist-msi.sh makes it -1.
+	// The components are 64-bit (256, with 4: the key path is a registry
+	// value), so HKLM's values are not redirected to WOW6432Node.
 	reg := table(t, msi, "Registry")
+	for _, r := range reg {
+		if r[1] != "-1" {
+			t.Errorf("registry value %s\\%s has root %s, want -1 (HKMU)", r[2], r[3], r[1])
+		}
+	}
 	for _, c := range table(t, msi, "Component") {
-		key := find(reg, 0, c[5])
-		if len(key) != 1 || key[0][1] != "1" {
-			t.Errorf("component %s's key path %s is not an HKCU value: %q", c[0], c[5], key)
+		if key := find(reg, 0, c[5]); len(key) != 1 {
+			t.Errorf("component %s's key path %s is not a registry value: %q", c[0], c[5], key)
+		}
+		if c[3] != "260" {
+			t.Errorf("component %s's attributes are %s, want 260 (64-bit, keyed by a registry value)", c[0], c[3])
 		}
 	}
 	run := find(reg, 2, `Software\Microsoft\Windows\CurrentVersion\Run`)
@@ -155,11 +175,34 @@ func TestTables(t *testing.T) {
 		t.Errorf("InstallExecuteSequence AutostartLevel: %q", seq)
 	}
 
+	// Per machine with ALLUSERS=1: INSTALLDIR moves to Program Files
+	// unless given, and the Start-menu folder to the all-users one where
+	// the installer left it in the user's (wine's msi does; Windows sets
+	// it so itself). Type 51 sets a property, before CostFinalize resolves
+	// the folders, in both sequences (a full UI costs in the UI one).
+	ca := table(t, msi, "CustomAction")
+	for _, c := range []struct{ action, property, value, cond string }{
+		{"PerMachineDir", "INSTALLDIR", `[ProgramFiles64Folder]GPU Canary\`, `ALLUSERS = 1 AND NOT INSTALLDIR`},
+		{"PerMachineMenu", "ProgramMenuFolder", `[CommonAppDataFolder]Microsoft\Windows\Start Menu\Programs\`,
+			`ALLUSERS = 1 AND NOT (ProgramMenuFolder ~>< CommonAppDataFolder)`},
+	} {
+		if r := find(ca, 0, c.action); len(r) != 1 || r[0][1] != "51" || r[0][2] != c.property || r[0][3] != c.value {
+			t.Errorf("CustomAction %s: %q, want type 51 setting %s to %s", c.action, r, c.property, c.value)
+		}
+		for _, name := range []string{"InstallExecuteSequence", "InstallUISequence"} {
+			seqs := table(t, msi, name)
+			r := find(seqs, 0, c.action)
+			cost := find(seqs, 0, "CostFinalize")
+			if len(r) != 1 || len(cost) != 1 || r[0][1] != c.cond || atoi(t, r[0][2]) >= atoi(t, cost[0][2]) {
+				t.Errorf("%s %s: %q, want it when %s, before CostFinalize (%q)", name, c.action, r, c.cond, cost)
+			}
+		}
+	}
+
 	// The tray is asked to quit before an uninstall or an upgrade replaces
 	// its files, and started at the end of an install (LAUNCH): each runs
 	// the installed gpucanaryw.exe (type 18: a file this package
 	// installs), which opens no console window.
-	ca := table(t, msi, "CustomAction")
 	seqs := table(t, msi, "InstallExecuteSequence")
 	seqOf := func(action string) (cond string, n int) {
 		r := find(seqs, 0, action)
