@@ -93,7 +93,7 @@ var importRules = []importRule{
 	{pkg: "monitor/pyenv/uvproject", only: []string{"monitor/config", "monitor/pyenv/disk", "monitor/pyenv/pyspec", "monitor/safefs"}},
 	{pkg: "monitor/procs", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/pyenv", "monitor/pyenv/managers"}},
 	{pkg: "monitor/gpu", only: []string{"monitor/safefs"}},
-	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/owned", "monitor/safefs"}}, // safefs, owned: overlay files, which a user writes
+	{pkg: "monitor/kb", only: []string{"monitor/fatbin", "monitor/gpu", "monitor/owned", "monitor/pyenv/pyspec", "monitor/safefs"}}, // safefs, owned: overlay files, which a user writes; pyspec: versions parsed once
 	{pkg: "monitor/kbrefresh", only: []string{"monitor/config", "monitor/kb"}},
 	{pkg: "monitor/report", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},
 	{pkg: "monitor/store", forbidden: []string{mod + "monitor/engine", mod + "monitor/fix", mod + "monitor/health"}},

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	pep440 "github.com/aquasecurity/go-pep440-version"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
 // GPUVerdict is whether a build has code for one GPU.
@@ -157,7 +157,7 @@ func notInTable(torchVersion string) string {
 // or source build"), "" for a release or nightly: its local label, when it
 // has one, must be an index tag.
 func unofficial(version string) string {
-	pv, err := pep440.Parse(strings.TrimSpace(version))
+	pv, err := pyspec.ParseVersion(strings.TrimSpace(version))
 	if err != nil {
 		return "not a version GPU Canary can read"
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	pep440 "github.com/aquasecurity/go-pep440-version"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 )
 
 // torchVersion is a torch version reduced to what the tables are keyed by.
@@ -17,7 +17,7 @@ type torchVersion struct {
 // parseTorch reads any PEP 440 torch version ("2.5.1+cu121", "2.5.0a0+git1234",
 // "2.10.0.dev20251001+cu128"); the local tag and pre/dev parts are dropped.
 func parseTorch(v string) (torchVersion, bool) {
-	pv, err := pep440.Parse(strings.TrimSpace(v))
+	pv, err := pyspec.ParseVersion(strings.TrimSpace(v))
 	if err != nil {
 		return torchVersion{}, false
 	}
@@ -37,8 +37,8 @@ func parseTorch(v string) (torchVersion, bool) {
 
 // compareTorch orders two torch versions that parseTorch accepts.
 func compareTorch(a, b string) int {
-	va, errA := pep440.Parse(a)
-	vb, errB := pep440.Parse(b)
+	va, errA := pyspec.ParseVersion(a)
+	vb, errB := pyspec.ParseVersion(b)
 	if errA != nil || errB != nil {
 		return strings.Compare(a, b)
 	}
@@ -123,7 +123,7 @@ func ReleaseVersion(v string) string {
 // the tables are keyed by the public version. A version PEP 440 cannot read
 // loses whatever follows its first "+".
 func PublicVersion(v string) string {
-	pv, err := pep440.Parse(v)
+	pv, err := pyspec.ParseVersion(v)
 	if err != nil {
 		if i := strings.IndexByte(v, '+'); i >= 0 {
 			return v[:i]

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	pep440 "github.com/aquasecurity/go-pep440-version"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
 
 	"github.com/gpucanary/gpucanary/monitor/filefacts"
 	"github.com/gpucanary/gpucanary/monitor/safefs"
@@ -455,8 +455,8 @@ func versionProblem(p *Package, metaPath, vpPath string, vp *VersionPy) {
 // sameRelease compares two public versions as PEP 440 does (2.5 is
 // 2.5.0), as text when either is not one.
 func sameRelease(a, b string) bool {
-	va, errA := pep440.Parse(a)
-	vb, errB := pep440.Parse(b)
+	va, errA := pyspec.ParseVersion(a)
+	vb, errB := pyspec.ParseVersion(b)
 	if errA != nil || errB != nil {
 		return strings.EqualFold(a, b)
 	}

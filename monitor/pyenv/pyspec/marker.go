@@ -304,7 +304,7 @@ func fullVersionCompare(env Env, op, other string, cmp func(full string) tri) tr
 	if !ok || op == "in" || op == "not in" || op == "===" {
 		return triUnknown
 	}
-	o, err := pep440.Parse(strings.TrimSuffix(strings.TrimSpace(other), ".*"))
+	o, err := ParseVersion(strings.TrimSuffix(strings.TrimSpace(other), ".*"))
 	if err != nil {
 		return triUnknown
 	}
@@ -359,7 +359,7 @@ func versionCompare(l, op, r string) (v tri, ok bool) {
 	if err != nil {
 		return triUnknown, false
 	}
-	have, err := pep440.Parse(strings.TrimSpace(l))
+	have, err := ParseVersion(strings.TrimSpace(l))
 	if err != nil {
 		return triUnknown, true
 	}

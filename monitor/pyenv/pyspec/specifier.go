@@ -48,7 +48,7 @@ func satisfies(version, specifier string) (ok, known bool) {
 	if err != nil {
 		return false, false
 	}
-	v, err := pep440.Parse(version)
+	v, err := ParseVersion(version)
 	if err != nil {
 		return false, false
 	}
