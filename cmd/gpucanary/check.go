@@ -74,7 +74,7 @@ func cmdCheck(ctx context.Context, g *globals, paths []string, out checkOutput, 
 	res := inspect.Start(b.Snapshot(ctx))
 	o, k, rd := g.healthOptions(), g.keeper(), envReader()
 	// A check is a snapshot: each path's status is looked at once.
-	rd.Disk = disk.NewOnce(rd.Disk)
+	rd.Disk = disk.NewOnce(rd.Disk, len(found.Found))
 	// Each report is made ready for out (its guard marked, JSON encoded)
 	// by the worker that read it: on every core, not after the reads on
 	// one.

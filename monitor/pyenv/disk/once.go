@@ -27,9 +27,11 @@ type status struct {
 	err error
 }
 
-// NewOnce is d, each path's status looked at once.
-func NewOnce(d Disk) *Once {
-	return &Once{Disk: d, stat: map[string]status{}, lstat: map[string]status{}}
+// NewOnce is d, each path's status looked at once, for a read of about
+// envs environments: the answers' maps are sized for them (a read of
+// one asks about forty statuses), not grown and rehashed as they fill.
+func NewOnce(d Disk, envs int) *Once {
+	return &Once{Disk: d, stat: make(map[string]status, 40*envs), lstat: make(map[string]status, 8*envs)}
 }
 
 func (o *Once) Stat(path string) (fs.FileInfo, error) {

@@ -56,7 +56,7 @@ func TestOnceLooksOnce(t *testing.T) {
 	}
 	missing := filepath.Join(dir, "pyproject.toml")
 	c := &countingDisk{}
-	o := NewOnce(c)
+	o := NewOnce(c, 1)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
