@@ -31,8 +31,14 @@ type status struct {
 // envs environments: the answers' maps are sized for them (a read of
 // one asks about forty statuses), not grown and rehashed as they fill.
 func NewOnce(d Disk, envs int) *Once {
-	return &Once{Disk: d, stat: make(map[string]status, 40*envs), lstat: make(map[string]status, 8*envs)}
+	return &Once{Disk: d, stat: make(map[string]status, min(40*envs, maxKept)), lstat: make(map[string]status, min(8*envs, maxKept))}
 }
+
+// maxKept bounds the answers kept of each kind: about 200 environments'
+// (a few MB), so that a check of a thousand, which streams its reports
+// to hold a few at a time, does not hold every status it saw. Beyond
+// it, a path not kept is looked at each time it is asked.
+const maxKept = 8192
 
 func (o *Once) Stat(path string) (fs.FileInfo, error) {
 	return o.once(o.stat, path, o.Disk.Stat)
@@ -55,7 +61,7 @@ func (o *Once) once(m map[string]status, path string, look func(string) (fs.File
 	o.mu.Lock()
 	if s, ok := m[path]; ok {
 		fi, err = s.fi, s.err
-	} else {
+	} else if len(m) < maxKept {
 		m[path] = status{fi, err}
 	}
 	o.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -97,5 +98,39 @@ func TestOnceLooksOnce(t *testing.T) {
 	}
 	if b, err := o.ReadFile(file, 1<<10); err != nil || string(b) != "ELF and more" {
 		t.Errorf("ReadFile = %q, %v", b, err)
+	}
+}
+
+// TestOnceKeepsABoundedNumber: past maxKept answers of a kind, a new
+// path is looked at each time it is asked, and still answered right;
+// the paths kept before are still answered without a look.
+func TestOnceKeepsABoundedNumber(t *testing.T) {
+	dir := t.TempDir()
+	c := &countingDisk{}
+	o := NewOnce(c, 1)
+	for i := range maxKept {
+		o.Stat(filepath.Join(dir, "missing", strconv.Itoa(i)))
+	}
+	first := filepath.Join(dir, "missing", "0")
+	beyond := filepath.Join(dir, "beyond")
+	if err := os.WriteFile(beyond, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if fi, err := o.Stat(beyond); err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("Stat(beyond) = %v, %v", fi, err)
+		}
+		if _, err := o.Stat(first); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Stat(first) = %v", err)
+		}
+	}
+	if n := looks(&c.stats, beyond); n != 3 {
+		t.Errorf("a path past the bound was looked at %d times for 3 asks, want 3", n)
+	}
+	if n := looks(&c.stats, first); n != 1 {
+		t.Errorf("a kept path was looked at %d times, want 1", n)
+	}
+	if len(o.stat) > maxKept {
+		t.Errorf("%d answers kept, want at most %d", len(o.stat), maxKept)
 	}
 }
