@@ -355,7 +355,7 @@ func versionCompare(l, op, r string) (v tri, ok bool) {
 	if strings.ContainsAny(r, ",|") || strings.TrimSpace(r) == "*" {
 		return triUnknown, false // one specifier, not a set (pep440 would read a set)
 	}
-	spec, err := pep440.NewSpecifiers(op+r, pep440.WithPreRelease(true))
+	spec, err := parseSpecifiers(op + r)
 	if err != nil {
 		return triUnknown, false
 	}

@@ -2,8 +2,6 @@ package pyspec
 
 import (
 	"sync"
-
-	pep440 "github.com/aquasecurity/go-pep440-version"
 )
 
 // Satisfies reports whether version meets a PEP 440 specifier; known is
@@ -44,7 +42,7 @@ type answer struct{ ok, known bool }
 
 // satisfies is Satisfies without its memory.
 func satisfies(version, specifier string) (ok, known bool) {
-	spec, err := pep440.NewSpecifiers(specifier, pep440.WithPreRelease(true))
+	spec, err := parseSpecifiers(specifier)
 	if err != nil {
 		return false, false
 	}

@@ -38,7 +38,32 @@ func TestParseVersionIsTheLibrarys(t *testing.T) {
 			t.Fatalf("ParseVersion(%q) = %v, %v", s, got, err)
 		}
 	}
-	if n := parsedCount.Load(); n > maxParsed {
+	if n := versions.n.Load(); n > maxParsed {
 		t.Errorf("%d texts kept, want at most %d", n, maxParsed)
+	}
+}
+
+// TestParseSpecifiersIsTheLibrarys: the kept specifiers answer Check as
+// freshly made ones do, and a text that is no specifier is an error each
+// time.
+func TestParseSpecifiersIsTheLibrarys(t *testing.T) {
+	probes := []string{"3.12", "3.13", "2.5.1+cu121", "2.6.0rc1"}
+	for _, text := range []string{"<3.13", ">=2.5,<2.7", "==2.5.*", "~=3.12", "!=2.6.0rc1", "<<3", ""} {
+		want, wantErr := pep440.NewSpecifiers(text, pep440.WithPreRelease(true))
+		for range 2 {
+			got, err := parseSpecifiers(text)
+			if (err == nil) != (wantErr == nil) {
+				t.Fatalf("parseSpecifiers(%q) error = %v, pep440's %v", text, err, wantErr)
+			}
+			if err != nil {
+				continue
+			}
+			for _, p := range probes {
+				v := pep440.MustParse(p)
+				if got.Check(v) != want.Check(v) {
+					t.Errorf("%q.Check(%s) = %v, pep440's %v", text, p, got.Check(v), want.Check(v))
+				}
+			}
+		}
 	}
 }
