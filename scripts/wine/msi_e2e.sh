@@ -73,6 +73,21 @@ msi_released() { # what: "the upgrade", "msiexec /x"
   fi
   msi_release
 }
+# msi_uninstall TARGET WHAT: with the stand-in tray running, msiexec /x
+# TARGET (a package or {ProductCode}) quietly, checks that it asked the
+# tray to quit, and that the folder $dir, the shortcut $lnk and every
+# uninstall entry are gone. Non-zero when it could not run.
+msi_uninstall() {
+  msi_hold || return 1 # said why; the steps after need it
+  if ! "$wine" msiexec /x "$1" /qn >"$out" 2>&1; then
+    msi_release
+    msi_fail "msiexec /x $2 failed" "$out"; return 1
+  fi
+  msi_released "msiexec /x $2"
+  [ ! -e "$dir" ] || msi_fail "msiexec /x $2 left $(find "$dir" | tr '\n' ' ')"
+  [ ! -e "$lnk" ] || msi_fail "msiexec /x $2 left the shortcut"
+  [ -z "$(msi_entries)" ] || msi_fail "msiexec /x $2 left the uninstall entry: $(msi_entries)"
+}
 # msi_ran LOG ACTION: msiexec's log says ACTION ran.
 msi_ran() { tr -d '\r' <"$1" | grep -q "^Action start .*: $2\.$"; }
 
@@ -144,15 +159,7 @@ msi_e2e() {
   [ "$run" = '"C:\users\'"${user##*/}"'\AppData\Local\Programs\GPU Canary\gpucanaryw.exe"' ] || msi_fail "AUTOSTART=1 wrote the Run key as '$run'"
   step "msi: $v2 upgrades in place (one entry), the tray stopped first, AUTOSTART=1"
 
-  msi_hold || return 0 # said why; the steps after need it
-  if ! "$wine" msiexec /x "$(winpath "$work/msi2/$(basename "$msi1")")" /qn >"$out" 2>&1; then
-    msi_release
-    msi_fail "msiexec /x failed" "$out"; return
-  fi
-  msi_released "msiexec /x"
-  [ ! -e "$dir" ] || msi_fail "msiexec /x left $(find "$dir" | tr '\n' ' ')"
-  [ ! -e "$lnk" ] || msi_fail "msiexec /x left the shortcut"
-  [ -z "$(msi_entries)" ] || msi_fail "msiexec /x left the uninstall entry: $(msi_entries)"
+  msi_uninstall "$(winpath "$work/msi2/$(basename "$msi1")")" "of the per-user install" || return 0
   "$wine" reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left the Run-key value"
   grep -qx "# the user's settings" "$config" || msi_fail "msiexec /x did not keep $config"
   rm -rf "$(dirname "$config")"
@@ -232,15 +239,7 @@ msi_per_machine() {
 
   code=$("$wine" reg query "${entries%% *}" /v UninstallString 2>/dev/null | tr -d '\r' | sed -n 's/.*REG_EXPAND_SZ *MsiExec.exe \/X\({[0-9A-F-]*}\)$/\1/p')
   [ -n "$code" ] || { msi_fail "no msiexec /X{ProductCode} in the uninstall entry ${entries%% *}"; return; }
-  msi_hold || return 0 # said why; the steps after need it
-  if ! "$wine" msiexec /x "$code" /qn >"$out" 2>&1; then
-    msi_release
-    msi_fail "msiexec /x $code (per machine) failed" "$out"; return
-  fi
-  msi_released "msiexec /x of the per-machine install"
-  [ ! -e "$dir" ] || msi_fail "msiexec /x left $(find "$dir" | tr '\n' ' ')"
-  [ ! -e "$lnk" ] || msi_fail "msiexec /x left the all-users shortcut"
-  [ -z "$(msi_entries)" ] || msi_fail "msiexec /x left the uninstall entry: $(msi_entries)"
+  msi_uninstall "$code" "$code of the per-machine install" || return 0
   "$wine" reg query 'HKLM\Software\Microsoft\Windows\CurrentVersion\Run' /v 'GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left HKLM's Run value"
   "$wine" reg query 'HKLM\Software\GPU Canary' >/dev/null 2>&1 && msi_fail "msiexec /x left HKLM\\Software\\GPU Canary"
   "$wine" reg query 'HKLM\Software\Classes\Installer\Products' /s 2>/dev/null | tr -d '\r' | grep -q 'ProductName *REG_SZ *GPU Canary$' &&
