@@ -180,10 +180,17 @@ type installer struct {
 	NestedInstallerType  string       `yaml:"NestedInstallerType,omitempty"`
 	NestedInstallerFiles []nestedFile `yaml:"NestedInstallerFiles,omitempty"`
 	Scope                string       `yaml:"Scope,omitempty"`
+	InstallerSwitches    *switches    `yaml:"InstallerSwitches,omitempty"`
+	ElevationRequirement string       `yaml:"ElevationRequirement,omitempty"`
 	InstallerURL         string       `yaml:"InstallerUrl"`
 	InstallerSha256      string       `yaml:"InstallerSha256"`
 	UpgradeBehavior      string       `yaml:"UpgradeBehavior,omitempty"`
 	ProductCode          string       `yaml:"ProductCode,omitempty"`
+}
+
+// switches are what winget adds to the installer's command line.
+type switches struct {
+	Custom string `yaml:"Custom,omitempty"`
 }
 
 type installerM struct {
@@ -204,17 +211,27 @@ func installerManifest(version, zipURL, zipSum, folder, base, msi, msiSum, produ
 		ManifestVersion:   wingetSchema,
 	}
 	// winget prefers the first installer that fits; the MSI, when there
-	// is one, gives the Start-menu entry and an "Apps" entry.
+	// is one, gives the Start-menu entry and an "Apps" entry. The same
+	// MSI is listed twice: per user (the default, no administrator), and
+	// for `winget install --scope machine` per machine, with ALLUSERS=1
+	// and elevated (docs/windows.md).
 	if msi != "" {
-		m.Installers = append(m.Installers, installer{
-			Architecture:    "x64",
-			InstallerType:   "wix",
-			Scope:           "user",
-			InstallerURL:    base + "/" + filepath.Base(msi),
-			InstallerSha256: strings.ToUpper(msiSum),
-			UpgradeBehavior: "install",
-			ProductCode:     productCode,
-		})
+		for _, scope := range []string{"user", "machine"} {
+			in := installer{
+				Architecture:    "x64",
+				InstallerType:   "wix",
+				Scope:           scope,
+				InstallerURL:    base + "/" + filepath.Base(msi),
+				InstallerSha256: strings.ToUpper(msiSum),
+				UpgradeBehavior: "install",
+				ProductCode:     productCode,
+			}
+			if scope == "machine" {
+				in.InstallerSwitches = &switches{Custom: "ALLUSERS=1"}
+				in.ElevationRequirement = "elevationRequired"
+			}
+			m.Installers = append(m.Installers, in)
+		}
 	}
 	m.Installers = append(m.Installers, installer{
 		Architecture:        "x64",

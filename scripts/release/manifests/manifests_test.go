@@ -161,13 +161,19 @@ func TestManifestsNameTheFiles(t *testing.T) {
 	if err := yaml.Unmarshal(data, &inst); err != nil {
 		t.Fatal(err)
 	}
-	if len(inst.Installers) != 2 {
-		t.Fatalf("installers: %+v, want the MSI and the zip", inst.Installers)
+	if len(inst.Installers) != 3 {
+		t.Fatalf("installers: %+v, want the MSI per user, the MSI per machine and the zip", inst.Installers)
 	}
-	msi, zip := inst.Installers[0], inst.Installers[1]
+	msi, machine, zip := inst.Installers[0], inst.Installers[1], inst.Installers[2]
 	if msi.InstallerURL != "https://example.com/releases/download/v1.2.3/gpucanary-1.2.3-x64.msi" ||
-		!strings.EqualFold(msi.InstallerSha256, sum(t, o.msi)) || msi.Scope != "user" || msi.ProductCode != o.productCode {
+		!strings.EqualFold(msi.InstallerSha256, sum(t, o.msi)) || msi.Scope != "user" || msi.ProductCode != o.productCode ||
+		msi.InstallerSwitches != nil || msi.ElevationRequirement != "" {
 		t.Errorf("the MSI installer: %+v; its file's SHA256 is %s", msi, sum(t, o.msi))
+	}
+	if machine.InstallerURL != msi.InstallerURL || machine.InstallerSha256 != msi.InstallerSha256 || machine.Scope != "machine" ||
+		machine.ProductCode != o.productCode || machine.InstallerSwitches == nil || machine.InstallerSwitches.Custom != "ALLUSERS=1" ||
+		machine.ElevationRequirement != "elevationRequired" {
+		t.Errorf("the per-machine MSI installer: %+v", machine)
 	}
 	if zip.InstallerURL != "https://example.com/releases/download/v1.2.3/gpucanary-1.2.3-windows-amd64.zip" ||
 		!strings.EqualFold(zip.InstallerSha256, sum(t, o.zip)) ||
