@@ -135,16 +135,16 @@ func TestParseSettings(t *testing.T) {
 	}
 }
 
-// TestParseJobTimes: the Settings window's job run time and stall
-// window reach the config, and what the settings file would refuse is
-// refused.
+// TestParseJobTimes: the Settings window's job run time, stall window
+// and how long a job runs before a stall is watched for reach the
+// config, and what the settings file would refuse is refused.
 func TestParseJobTimes(t *testing.T) {
-	c, err := parseJobTimes(config.Default(), " 90s", "2m")
-	if err != nil || c.JobMinRuntime.Duration != 90*time.Second || c.StallWindow.Duration != 2*time.Minute {
-		t.Errorf("config = %v %v, %v", c.JobMinRuntime, c.StallWindow, err)
+	c, err := parseJobTimes(config.Default(), " 90s", "2m", "30s ")
+	if err != nil || c.JobMinRuntime.Duration != 90*time.Second || c.StallWindow.Duration != 2*time.Minute || c.StallArmAfter.Duration != 30*time.Second {
+		t.Errorf("config = %v %v %v, %v", c.JobMinRuntime, c.StallWindow, c.StallArmAfter, err)
 	}
-	for _, bad := range [][2]string{{"0s", "10m"}, {"x", "10m"}, {"5m", "10ms"}, {"5m", ""}} {
-		if _, err := parseJobTimes(config.Default(), bad[0], bad[1]); err == nil {
+	for _, bad := range [][3]string{{"0s", "10m", "5m"}, {"x", "10m", "5m"}, {"5m", "10ms", "5m"}, {"5m", "", "5m"}, {"5m", "10m", "0s"}, {"5m", "10m", "-1m"}, {"5m", "10m", ""}} {
+		if _, err := parseJobTimes(config.Default(), bad[0], bad[1], bad[2]); err == nil {
 			t.Errorf("accepted %v", bad)
 		}
 	}

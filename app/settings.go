@@ -39,8 +39,9 @@ var settingsSize = fyne.NewSize(760, 640)
 type settingsForm struct {
 	base                                         config.Config
 	roots, envs, refresh, percent, window, index *widget.Entry
-	// jobMin and stall are job_min_runtime and stall_window.
-	jobMin, stall      *widget.Entry
+	// jobMin, stall and arm are job_min_runtime, stall_window and
+	// stall_arm_after.
+	jobMin, stall, arm *widget.Entry
 	home, login, learn *widget.Check
 	// kinds are the notification kinds' checks, by code, in notifyKinds' order.
 	kinds        map[string]*widget.Check
@@ -53,7 +54,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	f := &settingsForm{base: cfg,
 		roots: widget.NewMultiLineEntry(), envs: widget.NewMultiLineEntry(),
 		refresh: widget.NewEntry(), percent: widget.NewEntry(), window: widget.NewEntry(), index: widget.NewEntry(),
-		jobMin: widget.NewEntry(), stall: widget.NewEntry(),
+		jobMin: widget.NewEntry(), stall: widget.NewEntry(), arm: widget.NewEntry(),
 		home:  widget.NewCheck("Also search my home folder", nil),
 		login: widget.NewCheck("Start GPU Canary when I log in", nil),
 		learn: widget.NewCheck("Learn of new torch releases from the PyTorch index (once a day)", nil),
@@ -68,6 +69,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 	f.index.SetText(cfg.IndexBase)
 	f.jobMin.SetText(cfg.JobMinRuntime.String())
 	f.stall.SetText(cfg.StallWindow.String())
+	f.arm.SetText(cfg.StallArmAfter.String())
 	f.home.SetChecked(cfg.DiscoverHome)
 	f.learn.SetChecked(cfg.KBRefresh)
 	checks := make([]fyne.CanvasObject, 0, len(notifyKinds))
@@ -87,6 +89,7 @@ func newSettingsForm(cfg config.Config) *settingsForm {
 		widget.NewFormItem("for at least", f.window),
 		widget.NewFormItem("Job ended: tell if it ran", container.NewBorder(nil, nil, widget.NewLabel("at least"), nil, f.jobMin)),
 		widget.NewFormItem("Job stalled: its GPU idle", container.NewBorder(nil, nil, widget.NewLabel("for"), nil, f.stall)),
+		widget.NewFormItem("after it computed", container.NewBorder(nil, nil, widget.NewLabel("for"), nil, f.arm)),
 		widget.NewFormItem("PyTorch index (mirror)", f.index),
 		widget.NewFormItem("", f.learn),
 		widget.NewFormItem("Starting", f.login),
@@ -119,7 +122,7 @@ func (f *settingsForm) config() (config.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if c, err = parseJobTimes(c, f.jobMin.Text, f.stall.Text); err != nil {
+	if c, err = parseJobTimes(c, f.jobMin.Text, f.stall.Text, f.arm.Text); err != nil {
 		return f.base, err
 	}
 	c.DiscoverHome = f.home.Checked
@@ -127,9 +130,9 @@ func (f *settingsForm) config() (config.Config, error) {
 	return c, nil
 }
 
-// parseJobTimes reads job_min_runtime and stall_window from the form
-// into c, refusing what the settings file would refuse.
-func parseJobTimes(c config.Config, jobMin, stall string) (config.Config, error) {
+// parseJobTimes reads job_min_runtime, stall_window and stall_arm_after
+// from the form into c, refusing what the settings file would refuse.
+func parseJobTimes(c config.Config, jobMin, stall, arm string) (config.Config, error) {
 	m, err := time.ParseDuration(strings.TrimSpace(jobMin))
 	if err != nil || m <= 0 {
 		return c, fmt.Errorf("job run time %q: give a duration above 0, like 5m", jobMin)
@@ -138,7 +141,11 @@ func parseJobTimes(c config.Config, jobMin, stall string) (config.Config, error)
 	if err != nil || s < 100*time.Millisecond {
 		return c, fmt.Errorf("stall window %q: give a duration of at least 100ms, like 10m", stall)
 	}
-	c.JobMinRuntime, c.StallWindow = config.Duration{Duration: m}, config.Duration{Duration: s}
+	a, err := time.ParseDuration(strings.TrimSpace(arm))
+	if err != nil || a <= 0 {
+		return c, fmt.Errorf("a job is watched for a stall after it computed for %q: give a duration above 0, like 5m", arm)
+	}
+	c.JobMinRuntime, c.StallWindow, c.StallArmAfter = config.Duration{Duration: m}, config.Duration{Duration: s}, config.Duration{Duration: a}
 	return c, nil
 }
 

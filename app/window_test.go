@@ -374,6 +374,8 @@ func TestSettingsWindow(t *testing.T) {
 		f.refresh.SetText("5s")
 		f.percent.SetText("80")
 		f.index.SetText("https://mirror.example/whl/")
+		f.stall.SetText("15m")
+		f.arm.SetText("90s")
 		f.home.SetChecked(false)
 		for code, c := range f.kinds {
 			c.SetChecked(code == string(monitor.KindCUDAWheelReplaced) || code == string(monitor.KindJobOnCPU))
@@ -393,7 +395,8 @@ func TestSettingsWindow(t *testing.T) {
 		want.DiscoverHome = false
 		want.Notify = []string{string(monitor.KindCUDAWheelReplaced), string(monitor.KindJobOnCPU)}
 		if !slices.Equal(got.Roots, want.Roots) || got.Refresh != want.Refresh || got.CPUFallbackPercent != want.CPUFallbackPercent ||
-			got.IndexBase != want.IndexBase || got.DiscoverHome || !slices.Equal(got.Notify, want.Notify) || !got.KBRefresh {
+			got.IndexBase != want.IndexBase || got.DiscoverHome || !slices.Equal(got.Notify, want.Notify) || !got.KBRefresh ||
+			got.StallWindow.Duration != 15*time.Minute || got.StallArmAfter.Duration != 90*time.Second {
 			t.Errorf("saved %+v\nwant  %+v", got, want)
 		}
 		if u.d.Config.Refresh != want.Refresh {
@@ -404,8 +407,9 @@ func TestSettingsWindow(t *testing.T) {
 		}
 		// Reopened, the form shows what was saved.
 		u.wins.showSettings()
-		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.selectedKinds()) != 2 || !f.login.Checked || !f.learn.Checked {
-			t.Errorf("reopened form: refresh %q home %v kinds %v login %v", f.refresh.Text, f.home.Checked, f.selectedKinds(), f.login.Checked)
+		if f := u.wins.settingsForm; f.refresh.Text != "5s" || f.home.Checked || len(f.selectedKinds()) != 2 || !f.login.Checked || !f.learn.Checked ||
+			f.stall.Text != "15m0s" || f.arm.Text != "1m30s" {
+			t.Errorf("reopened form: refresh %q home %v kinds %v login %v stall %q after %q", f.refresh.Text, f.home.Checked, f.selectedKinds(), f.login.Checked, f.stall.Text, f.arm.Text)
 		}
 		// The kinds are in words; the file keeps their codes.
 		if c := u.wins.settingsForm.kinds[string(monitor.KindCUDAWheelReplaced)]; c.Text != "torch lost its CUDA build" || !c.Checked {
