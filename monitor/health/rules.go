@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
+	pep440 "github.com/aquasecurity/go-pep440-version"
 
 	"github.com/gpucanary/gpucanary/monitor/finding"
 	"github.com/gpucanary/gpucanary/monitor/fixplan"
@@ -474,8 +474,8 @@ func (c *envCheck) llama() {
 }
 
 func atLeast(v, floor string) bool {
-	a, err1 := pyspec.ParseVersion(v)
-	b, err2 := pyspec.ParseVersion(floor)
+	a, err1 := pep440.Parse(v)
+	b, err2 := pep440.Parse(floor)
 	return err1 == nil && err2 == nil && a.GreaterThanOrEqual(b)
 }
 

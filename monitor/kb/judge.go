@@ -157,15 +157,15 @@ func notInTable(torchVersion string) string {
 // or source build"), "" for a release or nightly: its local label, when it
 // has one, must be an index tag.
 func unofficial(version string) string {
-	pv, err := pyspec.ParseVersion(strings.TrimSpace(version))
+	pv, err := pyspec.VersionOf(strings.TrimSpace(version))
 	if err != nil {
 		return "not a version GPU Canary can read"
 	}
-	rest := strings.TrimPrefix(pv.Public(), pv.BaseVersion())
+	rest := strings.TrimPrefix(pv.Public, pv.Base)
 	if rest != "" && !strings.HasPrefix(rest, ".dev") && !strings.HasPrefix(rest, ".post") {
 		return "a pre-release or source build"
 	}
-	local := pv.Local()
+	local := pv.Local
 	switch {
 	case local == "", local == "cpu", local == "xpu", strings.HasPrefix(local, "rocm"):
 		return ""

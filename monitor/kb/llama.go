@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/gpucanary/gpucanary/monitor/pyenv/pyspec"
+	pep440 "github.com/aquasecurity/go-pep440-version"
 )
 
 // LlamaIndexBase is where llama-cpp-python's prebuilt CUDA wheels live:
@@ -76,7 +76,7 @@ func ChooseLlamaWheel(version string, m Machine, platform string) (LlamaWheel, b
 	if platform == "" {
 		platform = LlamaHostPlatform()
 	}
-	v, err := pyspec.ParseVersion(version)
+	v, err := pep440.Parse(version)
 	if err != nil {
 		return LlamaWheel{Reason: fmt.Sprintf("the installed llama-cpp-python version %q cannot be read", version)}, false
 	}
@@ -94,7 +94,7 @@ func ChooseLlamaWheel(version string, m Machine, platform string) (LlamaWheel, b
 			continue
 		}
 		onPlatform = append(onPlatform, row.Tag)
-		if s, err := pyspec.ParseVersion(since); err != nil || v.LessThan(s) {
+		if s, err := pep440.Parse(since); err != nil || v.LessThan(s) {
 			continue
 		}
 		oldEnough = append(oldEnough, row.Tag)

@@ -17,11 +17,11 @@ type torchVersion struct {
 // parseTorch reads any PEP 440 torch version ("2.5.1+cu121", "2.5.0a0+git1234",
 // "2.10.0.dev20251001+cu128"); the local tag and pre/dev parts are dropped.
 func parseTorch(v string) (torchVersion, bool) {
-	pv, err := pyspec.ParseVersion(strings.TrimSpace(v))
+	pv, err := pyspec.VersionOf(strings.TrimSpace(v))
 	if err != nil {
 		return torchVersion{}, false
 	}
-	base := pv.BaseVersion()
+	base := pv.Base
 	if strings.Contains(base, "!") { // an epoch: no torch release has one
 		return torchVersion{}, false
 	}
@@ -37,12 +37,11 @@ func parseTorch(v string) (torchVersion, bool) {
 
 // compareTorch orders two torch versions that parseTorch accepts.
 func compareTorch(a, b string) int {
-	va, errA := pyspec.ParseVersion(a)
-	vb, errB := pyspec.ParseVersion(b)
-	if errA != nil || errB != nil {
+	c, err := pyspec.CompareVersions(a, b)
+	if err != nil {
 		return strings.Compare(a, b)
 	}
-	return va.Compare(vb)
+	return c
 }
 
 // cudaParts splits a CUDA version or compute capability ("12.4", "12.4.1",
@@ -123,12 +122,12 @@ func ReleaseVersion(v string) string {
 // the tables are keyed by the public version. A version PEP 440 cannot read
 // loses whatever follows its first "+".
 func PublicVersion(v string) string {
-	pv, err := pyspec.ParseVersion(v)
+	pv, err := pyspec.VersionOf(v)
 	if err != nil {
 		if i := strings.IndexByte(v, '+'); i >= 0 {
 			return v[:i]
 		}
 		return v
 	}
-	return pv.Public()
+	return pv.Public
 }

@@ -455,12 +455,11 @@ func versionProblem(p *Package, metaPath, vpPath string, vp *VersionPy) {
 // sameRelease compares two public versions as PEP 440 does (2.5 is
 // 2.5.0), as text when either is not one.
 func sameRelease(a, b string) bool {
-	va, errA := pyspec.ParseVersion(a)
-	vb, errB := pyspec.ParseVersion(b)
-	if errA != nil || errB != nil {
+	c, err := pyspec.CompareVersions(a, b)
+	if err != nil {
 		return strings.EqualFold(a, b)
 	}
-	return va.Equal(vb)
+	return c == 0
 }
 
 func buildWords(b Build, detail string) string {

@@ -304,11 +304,11 @@ func fullVersionCompare(env Env, op, other string, cmp func(full string) tri) tr
 	if !ok || op == "in" || op == "not in" || op == "===" {
 		return triUnknown
 	}
-	o, err := ParseVersion(strings.TrimSuffix(strings.TrimSpace(other), ".*"))
+	o, err := VersionOf(strings.TrimSuffix(strings.TrimSpace(other), ".*"))
 	if err != nil {
 		return triUnknown
 	}
-	rel := strings.SplitN(o.Public(), ".", 3)
+	rel := strings.SplitN(o.Public, ".", 3)
 	if len(rel) < 2 || rel[0]+"."+rel[1] == py {
 		return triUnknown
 	}
@@ -359,7 +359,7 @@ func versionCompare(l, op, r string) (v tri, ok bool) {
 	if err != nil {
 		return triUnknown, false
 	}
-	have, err := ParseVersion(strings.TrimSpace(l))
+	have, err := pep440.Parse(strings.TrimSpace(l))
 	if err != nil {
 		return triUnknown, true
 	}

@@ -2,6 +2,8 @@ package pyspec
 
 import (
 	"sync"
+
+	pep440 "github.com/aquasecurity/go-pep440-version"
 )
 
 // Satisfies reports whether version meets a PEP 440 specifier; known is
@@ -46,7 +48,7 @@ func satisfies(version, specifier string) (ok, known bool) {
 	if err != nil {
 		return false, false
 	}
-	v, err := ParseVersion(version)
+	v, err := pep440.Parse(version)
 	if err != nil {
 		return false, false
 	}
