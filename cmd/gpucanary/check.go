@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 	"runtime/debug"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/gpucanary/gpucanary/monitor/health"
 	"github.com/gpucanary/gpucanary/monitor/inspect"
 	"github.com/gpucanary/gpucanary/monitor/procs"
+	"github.com/gpucanary/gpucanary/monitor/pyenv/disk"
 	"github.com/gpucanary/gpucanary/monitor/pyenv/envsearch"
 )
 

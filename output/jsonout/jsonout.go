@@ -134,7 +134,7 @@ func (c *CheckWriter) Env(r monitor.EnvReport) {
 }
 
 // WriteEnv writes one environment's report encoded by EncodeEnv, and
-// lets its encoder go to the next report.
+// hands its buffer back for the next report.
 func (c *CheckWriter) WriteEnv(env EncodedEnv) {
 	if env.b == nil {
 		return
