@@ -1,6 +1,7 @@
 package pyspec
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -45,7 +46,7 @@ var (
 		return Version{Public: v.Public(), Base: v.BaseVersion(), Local: v.Local()}, nil
 	}}
 	comparisons = memo[int]{parse: func(pair string) (int, error) {
-		a, b, _ := cut(pair)
+		a, b, _ := strings.Cut(pair, "\x00") // as CompareVersions joined them
 		va, err := pep440.Parse(a)
 		if err != nil {
 			return 0, err
@@ -60,16 +61,6 @@ var (
 		return pep440.NewSpecifiers(s, pep440.WithPreRelease(true))
 	}}
 )
-
-// cut splits a pair CompareVersions joined.
-func cut(pair string) (a, b string, ok bool) {
-	for i := 0; i < len(pair); i++ {
-		if pair[i] == 0 {
-			return pair[:i], pair[i+1:], true
-		}
-	}
-	return pair, "", false
-}
 
 // memo keeps parse's answers, an error included, for the first maxParsed
 // distinct texts: a process that lives on (the tray) sees a few hundred,
