@@ -39,8 +39,9 @@ func NewOnce(d Disk, envs int) *Once {
 // reports to hold a few at a time, does not hold every status it saw:
 // at 8192, the 3.5 MB it kept raised such a check's peak from 35 to 55
 // MB, its collector letting the heap grow to five times what is live
-// (GOGC 400). Beyond it, a path not kept is looked at each time it is
-// asked.
+// (GOGC 400). When full, the answers are let go and kept afresh: a
+// path is asked again by the read of its own environment, which is
+// among the last few, so the latest answers are the ones worth keeping.
 const maxKept = 512
 
 func (o *Once) Stat(path string) (fs.FileInfo, error) {
@@ -64,7 +65,10 @@ func (o *Once) once(m map[string]status, path string, look func(string) (fs.File
 	o.mu.Lock()
 	if s, ok := m[path]; ok {
 		fi, err = s.fi, s.err
-	} else if len(m) < maxKept {
+	} else {
+		if len(m) >= maxKept {
+			clear(m)
+		}
 		m[path] = status{fi, err}
 	}
 	o.mu.Unlock()

@@ -101,36 +101,38 @@ func TestOnceLooksOnce(t *testing.T) {
 	}
 }
 
-// TestOnceKeepsABoundedNumber: past maxKept answers of a kind, a new
-// path is looked at each time it is asked, and still answered right;
-// the paths kept before are still answered without a look.
+// TestOnceKeepsABoundedNumber: past maxKept answers of a kind, the
+// answers kept are let go and kept afresh: never more than maxKept, a
+// path asked again right after is still not looked at again, and every
+// answer is right.
 func TestOnceKeepsABoundedNumber(t *testing.T) {
 	dir := t.TempDir()
 	c := &countingDisk{}
 	o := NewOnce(c, 1)
-	for i := range maxKept {
-		o.Stat(filepath.Join(dir, "missing", strconv.Itoa(i)))
+	for i := range 3 * maxKept {
+		p := filepath.Join(dir, "missing", strconv.Itoa(i))
+		for range 2 {
+			if _, err := o.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("Stat(%s) = %v", p, err)
+			}
+		}
+		if n := looks(&c.stats, p); n != 1 {
+			t.Fatalf("%s asked twice in a row was looked at %d times", p, n)
+		}
+		if len(o.stat) > maxKept {
+			t.Fatalf("%d answers kept, want at most %d", len(o.stat), maxKept)
+		}
 	}
+	// The first paths were let go: asked again, they are looked at again.
 	first := filepath.Join(dir, "missing", "0")
-	beyond := filepath.Join(dir, "beyond")
-	if err := os.WriteFile(beyond, nil, 0o644); err != nil {
+	if _, err := o.Stat(first); !errors.Is(err, fs.ErrNotExist) || looks(&c.stats, first) != 2 {
+		t.Errorf("a path let go: %v, looked at %d times", err, looks(&c.stats, first))
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		if fi, err := o.Stat(beyond); err != nil || !fi.Mode().IsRegular() {
-			t.Fatalf("Stat(beyond) = %v, %v", fi, err)
-		}
-		if _, err := o.Stat(first); !errors.Is(err, fs.ErrNotExist) {
-			t.Fatalf("Stat(first) = %v", err)
-		}
-	}
-	if n := looks(&c.stats, beyond); n != 3 {
-		t.Errorf("a path past the bound was looked at %d times for 3 asks, want 3", n)
-	}
-	if n := looks(&c.stats, first); n != 1 {
-		t.Errorf("a kept path was looked at %d times, want 1", n)
-	}
-	if len(o.stat) > maxKept {
-		t.Errorf("%d answers kept, want at most %d", len(o.stat), maxKept)
+	if fi, err := o.Stat(file); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("Stat(file) = %v, %v", fi, err)
 	}
 }
