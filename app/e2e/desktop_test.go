@@ -28,10 +28,7 @@ const a100 = `{"driver": "550.54.15", "cuda_driver": "12.4",
               "power_limit_watts": 400, "processes": []}]}`
 
 func TestDesktop(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	py := wheeltest.Python(t)
 	home := t.TempDir()
 	links := t.TempDir()
@@ -481,10 +478,7 @@ func keys(m map[string]int32) []string {
 // TestStandaloneWindows: `gpucanary ui` alone opens the asked-for window
 // with an engine of its own, and ends cleanly on an interrupt.
 func TestStandaloneWindows(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh")
-	}
+	bin := displayBin(t)
 	home := t.TempDir()
 	sim := filepath.Join(home, "gpu.json")
 	os.WriteFile(sim, []byte(a100), 0o644)

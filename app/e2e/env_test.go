@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // managerVars point environment managers at the developer's own
@@ -39,4 +40,26 @@ func testEnviron() []string {
 func homeEnviron(home string, more ...string) []string {
 	return append(append(testEnviron(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8"), more...)
+}
+
+// desktopBin is the gpucanary under test, on the display and session
+// bus scripts/e2e-desktop.sh starts; the test fails without them. A
+// test that needs no bus asks displayBin.
+func desktopBin(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
+	}
+	return displayBin(t)
+}
+
+// displayBin is the gpucanary under test, on the display
+// scripts/e2e-desktop.sh starts.
+func displayBin(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("GPUCANARY_BIN")
+	if bin == "" || os.Getenv("DISPLAY") == "" {
+		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN and DISPLAY are needed")
+	}
+	return bin
 }

@@ -21,10 +21,7 @@ import (
 // `watch` refuses the state folder the tray writes, saying why; and
 // `gpucanary quit` ends the tray through the same bus name.
 func TestSecondTrayRaisesTheFirst(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	home := t.TempDir()
 	sim := filepath.Join(home, "gpu.json")
 	os.WriteFile(sim, []byte(a100), 0o644)

@@ -21,10 +21,7 @@ import (
 // a notification that says how: finished, and crashed out of GPU memory
 // with the log's line. (A job killed by SIGKILL is TestTooltipListsJobs'.)
 func TestTrayTellsHowJobsEnd(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	home := t.TempDir()
 	// Each waits for a line on its stdin, then ends; neither is reaped
 	// until the test ends, so the kernel shows its exit status meanwhile.

@@ -29,10 +29,7 @@ func TestTooltipListsJobs(t *testing.T) {
 	if _, err := exec.LookPath("dunstctl"); err != nil {
 		t.Fatal("dunstctl is missing (make deps-test installs it)")
 	}
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	home := t.TempDir()
 	script := filepath.Join(home, "work", "train.py")
 	os.MkdirAll(filepath.Dir(script), 0o755)

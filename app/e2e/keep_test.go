@@ -22,10 +22,7 @@ import (
 // pip.conf names GPU Canary's constraints file, and the menu then says
 // the build is kept.
 func TestKeepThisCUDABuild(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	if _, err := exec.LookPath("xdotool"); err != nil {
 		t.Fatal("xdotool is missing (make deps-test installs it)")
 	}

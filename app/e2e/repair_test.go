@@ -33,10 +33,7 @@ import (
 // Then, torch overwritten again, the window's own Repair… button, clicked
 // with the mouse, asks the same question and repairs it again.
 func TestNotificationRepair(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	for _, tool := range []string{"xdotool", "dunstctl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is missing (make deps-test installs it)", tool)

@@ -18,10 +18,7 @@ import (
 // wider and taller than the 1280×800 screen, their buttons off it; each
 // now opens within the screen.
 func TestWindowsFitTheScreenAtScale2(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh")
-	}
+	bin := displayBin(t)
 	screen := geometry(t, "-root")
 	for _, w := range []struct{ show, title string }{{"processes", "GPU Canary — GPU processes"}, {"envs", "GPU Canary — Environments"}} {
 		home := t.TempDir()

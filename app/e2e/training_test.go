@@ -92,10 +92,7 @@ func (s *trainingSim) write(t *testing.T, path string) {
 // a spill into system memory, a driver reset, a stalled and a spinning
 // job. Training at the power cap throughout tells nothing.
 func TestTrayTellsTrainingTrouble(t *testing.T) {
-	bin := os.Getenv("GPUCANARY_BIN")
-	if bin == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("run through scripts/e2e-desktop.sh: GPUCANARY_BIN, DISPLAY and a session bus are needed")
-	}
+	bin := desktopBin(t)
 	home := t.TempDir()
 	job := exec.Command("sleep", "600")
 	if err := job.Start(); err != nil {
